@@ -1,0 +1,72 @@
+//! `chessclockctl`: the command-line client of chessclockd and its offline tools.
+//!
+//! Owns argument parsing, output formatting and exit codes (0 ok, 1 the action failed,
+//! 2 usage, 3 daemon not running). It must not keep game state of its own: live data comes
+//! from the daemon over D-Bus, offline tools call the daemon's library.
+
+mod offline;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Command-line client and offline tools for chessclockd.
+#[derive(Debug, Parser)]
+#[command(name = "chessclockctl", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with time-control notation.
+    #[command(subcommand)]
+    Timecontrol(TimecontrolCommand),
+    /// Run a time control offline: a scripted game, or conformance vectors.
+    Simulate(offline::simulate::Args),
+    /// Decode DGT board traffic into messages.
+    Decode(offline::decode::Args),
+}
+
+#[derive(Debug, Subcommand)]
+enum TimecontrolCommand {
+    /// Parse a time control and explain how the clock will behave.
+    Parse(offline::parse::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Timecontrol(TimecontrolCommand::Parse(args)) => offline::parse::run(args),
+        Command::Simulate(args) => offline::simulate::run(args),
+        Command::Decode(args) => offline::decode::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("chessclockctl: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

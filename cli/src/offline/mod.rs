@@ -1,0 +1,4 @@
+//! Offline tools: they need no daemon and no bus.
+pub(crate) mod decode;
+pub(crate) mod parse;
+pub(crate) mod simulate;

@@ -1,0 +1,370 @@
+//! The public JSON form of a time control: a method name plus a flat `params` object.
+//!
+//! This is the schema of `spec/timecontrols.md` §1.3 (the `method` and `params` of the
+//! conformance vectors), used by the notation parser, the engine, the D-Bus API and the CLI.
+//! It owns only the data shape and its defaults; validation lives with the parser and the
+//! engine. No IO here.
+
+use serde::{Deserialize, Serialize};
+
+/// Which timing method a control uses (`method` in the JSON form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// One sudden-death segment, no increment or delay.
+    SuddenDeath,
+    /// Sudden death with a Fischer increment.
+    Fischer,
+    /// Sudden death with a US (simple) delay.
+    UsDelay,
+    /// Sudden death with a Bronstein delay.
+    Bronstein,
+    /// Several segments (moves/minutes), mixed or repeating.
+    Segments,
+    /// Phased increment (increment up to a cut-off, then a final increment).
+    PhasedIncrement,
+    /// Phased increment with per-player declared parameters and a declared maximum.
+    PhasedIncrementVariable,
+    /// Hourglass (sandglass).
+    Hourglass,
+    /// Japanese byo-yomi.
+    Byoyomi,
+    /// Canadian byo-yomi.
+    Canadian,
+    /// Double-flag clock.
+    DoubleFlag,
+    /// Phased countdown with one reserve clock.
+    PhasedCountdown,
+    /// Phased countdown with a reserve and a secondary reserve.
+    PhasedCountdownTriple,
+    /// Phased swing with a cut-off.
+    PhasedSwing,
+    /// Open-ended phased swing.
+    PhasedSwingOpen,
+    /// PGN `?`: unknown; cannot configure a clock.
+    Unknown,
+    /// PGN `-`: no time control.
+    None,
+}
+
+impl Method {
+    /// The snake_case name used in JSON and on D-Bus.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::SuddenDeath => "sudden_death",
+            Method::Fischer => "fischer",
+            Method::UsDelay => "us_delay",
+            Method::Bronstein => "bronstein",
+            Method::Segments => "segments",
+            Method::PhasedIncrement => "phased_increment",
+            Method::PhasedIncrementVariable => "phased_increment_variable",
+            Method::Hourglass => "hourglass",
+            Method::Byoyomi => "byoyomi",
+            Method::Canadian => "canadian",
+            Method::DoubleFlag => "double_flag",
+            Method::PhasedCountdown => "phased_countdown",
+            Method::PhasedCountdownTriple => "phased_countdown_triple",
+            Method::PhasedSwing => "phased_swing",
+            Method::PhasedSwingOpen => "phased_swing_open",
+            Method::Unknown => "unknown",
+            Method::None => "none",
+        }
+    }
+
+    /// Whether the method is driven by a segment list (`segments` or per-side lists).
+    pub fn is_segment_based(self) -> bool {
+        matches!(
+            self,
+            Method::SuddenDeath
+                | Method::Fischer
+                | Method::UsDelay
+                | Method::Bronstein
+                | Method::Segments
+                | Method::PhasedIncrement
+                | Method::PhasedIncrementVariable
+        )
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Kind of per-move delay on a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayKind {
+    /// US simple delay: the clock waits `delay_ms` before counting down.
+    Us,
+    /// Bronstein delay: the used part of the delay is refunded at the press.
+    Bronstein,
+}
+
+/// One period of a segment-based control.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Segment {
+    /// Moves in this period; `None` is sudden death (must be the last segment).
+    pub moves: Option<u32>,
+    /// Base time added when the period starts.
+    pub base_ms: u64,
+    /// Fischer increment per move in this period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inc_ms: Option<u64>,
+    /// Per-move delay in this period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Which delay `delay_ms` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_kind: Option<DelayKind>,
+}
+
+impl Segment {
+    /// A sudden-death segment without increment or delay.
+    pub fn sudden_death(base_ms: u64) -> Self {
+        Segment {
+            moves: None,
+            base_ms,
+            inc_ms: None,
+            delay_ms: None,
+            delay_kind: None,
+        }
+    }
+
+    /// Increment in ms (0 when none).
+    pub fn inc(&self) -> u64 {
+        self.inc_ms.unwrap_or(0)
+    }
+
+    /// Delay in ms and its kind, when the segment has a non-zero delay.
+    pub fn delay(&self) -> Option<(u64, DelayKind)> {
+        match (self.delay_ms, self.delay_kind) {
+            (Some(d), kind) if d > 0 => Some((d, kind.unwrap_or(DelayKind::Us))),
+            _ => None,
+        }
+    }
+}
+
+/// When the Fischer increment is credited (spec D1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Credit {
+    /// One increment at the start and one at every valid press (FIDE, DGT 3000).
+    #[default]
+    Fide,
+    /// After each move; no credit at the start (PGN / online).
+    After,
+    /// When the player's own turn starts.
+    Before,
+}
+
+/// When the next period's base time is added (spec D3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    /// At the press completing the player's N-th move.
+    #[default]
+    Moves,
+    /// When the player's period time runs out, if the quota was reached.
+    Flag,
+    /// DGT preset: both clocks get the next period when either runs out.
+    FlagBoth,
+}
+
+/// What a flag does (spec D16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFlag {
+    /// Both clocks stop; provisional result.
+    #[default]
+    Freeze,
+    /// The flagged side stays at 0 and play may go on.
+    Continue,
+}
+
+/// Double-flag bonus scheme (spec §4.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheme {
+    /// `min(t + b, M)`.
+    Truncated,
+    /// `t + b − ceil(b·t/M)`.
+    Linear,
+    /// `min(t + b, floor((t + M)/2))`.
+    Hybrid,
+}
+
+impl Scheme {
+    /// The name used in notation and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Truncated => "truncated",
+            Scheme::Linear => "linear",
+            Scheme::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// The flat `params` object of the JSON form. Which fields are present depends on the method
+/// (spec §1.3); absent options take their defaults (`credit` fide, `transition` moves,
+/// `on_flag` freeze).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Segments shared by both sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<Vec<Segment>>,
+    /// White's own segments (per-side controls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments_white: Option<Vec<Segment>>,
+    /// Black's own segments (per-side controls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments_black: Option<Vec<Segment>>,
+    /// Increment convention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credit: Option<Credit>,
+    /// Period transition rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition: Option<Transition>,
+    /// Flag behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_flag: Option<OnFlag>,
+    /// Fischer maximum (clock never exceeds this after a credit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_ms: Option<u64>,
+    /// Declared limit for variable phased-increment parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_total_ms: Option<u64>,
+    /// Independent single countdown per side (any method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overall_cap_ms: Option<u64>,
+    /// Hourglass amount per side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_side_ms: Option<u64>,
+    /// Main time (byo-yomi, Canadian, phased countdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_ms: Option<u64>,
+    /// Byo-yomi periods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<u32>,
+    /// Byo-yomi / Canadian period length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_ms: Option<u64>,
+    /// Canadian stones per period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stones: Option<u32>,
+    /// Double-flag main time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_segments: Option<Vec<Segment>>,
+    /// Double-flag initial extra batch (= maximum extra), M.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_ms: Option<u64>,
+    /// Double-flag bonus, b.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonus_ms: Option<u64>,
+    /// Double-flag bonus scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
+    /// Phased-countdown reserve increments (`[r1]` or `[r1, r2]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_incs_ms: Option<Vec<u64>>,
+    /// Phased-swing reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_ms: Option<u64>,
+    /// Phased-swing balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swing_ms: Option<u64>,
+    /// Phased-swing cut-off in full moves (absent: open-ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutoff_moves: Option<u32>,
+}
+
+impl Params {
+    /// The same params with defaults made explicit where the method uses them, and removed
+    /// where they carry no information, so two equivalent params compare equal (spec C1).
+    pub fn normalized(&self, method: Method) -> Params {
+        let mut p = self.clone();
+        if p.credit == Some(Credit::Fide) && method != Method::PhasedIncrement {
+            p.credit = None;
+        }
+        if matches!(
+            method,
+            Method::PhasedIncrement | Method::PhasedIncrementVariable
+        ) && p.credit == Some(Credit::After)
+        {
+            p.credit = None;
+        }
+        if p.transition == Some(Transition::Moves) {
+            p.transition = None;
+        }
+        if p.on_flag == Some(OnFlag::Freeze) {
+            p.on_flag = None;
+        }
+        p
+    }
+}
+
+/// A complete time control in its JSON form: `{"method": .., "params": {..}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    /// The timing method.
+    pub method: Method,
+    /// Its parameters.
+    pub params: Params,
+}
+
+impl TimeControl {
+    /// Equality after normalization (spec C1).
+    pub fn equivalent(&self, other: &TimeControl) -> bool {
+        self.method == other.method
+            && self.params.normalized(self.method) == other.params.normalized(other.method)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_keeps_only_present_fields() {
+        let json = r#"{"method":"fischer","params":{"segments":[{"moves":null,"base_ms":180000,"inc_ms":2000}],"credit":"after"}}"#;
+        let tc: TimeControl = serde_json::from_str(json).unwrap();
+        assert_eq!(tc.method, Method::Fischer);
+        assert_eq!(tc.params.credit, Some(Credit::After));
+        assert_eq!(serde_json::to_string(&tc).unwrap(), json);
+    }
+
+    #[test]
+    fn unknown_field_is_rejected_with_its_name() {
+        let err = serde_json::from_str::<Params>(r#"{"base":1}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `base`"), "{err}");
+    }
+
+    #[test]
+    fn defaults_compare_equal_to_absent() {
+        let a = TimeControl {
+            method: Method::Segments,
+            params: Params {
+                transition: Some(Transition::Moves),
+                credit: Some(Credit::Fide),
+                ..Params::default()
+            },
+        };
+        let b = TimeControl {
+            method: Method::Segments,
+            params: Params::default(),
+        };
+        assert!(a.equivalent(&b));
+        let c = TimeControl {
+            method: Method::Segments,
+            params: Params {
+                transition: Some(Transition::Flag),
+                ..Params::default()
+            },
+        };
+        assert!(!a.equivalent(&c));
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The project's one test command (README "Run the tests"; CI runs exactly this).
+# Installs what a fresh Debian machine lacks, then checks formatting, lints and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+  echo "test.sh: need root to run: $*" >&2; return 1; fi; }
+
+# System packages the tests use: a real dbus-daemon (private buses with the real policy),
+# setpriv/useradd (run clients as unprivileged users), systemd-analyze (unit checks).
+need=()
+command -v dbus-daemon >/dev/null || need+=(dbus-daemon)
+command -v dbus-send >/dev/null || need+=(dbus-bin)
+command -v setpriv >/dev/null || need+=(util-linux)
+command -v useradd >/dev/null || need+=(passwd)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test.sh: installing ${need[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# Rust components for the checks below.
+if command -v rustup >/dev/null; then
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+  rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+fi
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo build --workspace --bins --locked
+cargo test --workspace --locked
