@@ -3,3 +3,5 @@
 //! Layers, from the pure core outwards:
 //! - [`engine`]: the time-control engine and the notation parser. Pure: no IO, no clock reads.
 pub mod engine;
+pub mod config;
+pub mod store;
