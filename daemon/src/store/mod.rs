@@ -1,1 +1,27 @@
-//! placeholder
+//! State that survives crashes and power loss (architecture §7 "nothing lost"): an
+//! append-only, checksummed journal plus atomic snapshots, in the state directory.
+//!
+//! Owns the on-disk format and its durability (fsync per append, atomic rename for
+//! snapshots, torn-tail repair on open). It must not decide what is recorded: records and
+//! snapshots are any serde type the daemon chooses. Pure std + serde_json; no tokio, so call
+//! it directly or from `spawn_blocking`.
+//!
+//! Files, for a store named `NAME` in directory `DIR`:
+//! - `DIR/NAME.journal`: one record per line, `SEQ CRC JSON\n`, where `SEQ` is the decimal
+//!   sequence number (consecutive), `CRC` the CRC-32 (8 lowercase hex digits) of the bytes
+//!   `SEQ JSON` and `JSON` the record without raw newlines.
+//! - `DIR/NAME.snapshot`: one line of the same form; its `SEQ` is the last journal record it
+//!   includes. Written to `NAME.snapshot.tmp`, fsynced, renamed, directory fsynced.
+//! - `DIR/NAME.journal.bad-OFFSET`: bytes cut from a damaged journal tail, kept for forensics.
+
+mod crc32;
+mod error;
+mod journal;
+mod line;
+pub mod pgn;
+mod snapshot;
+
+pub use crc32::crc32;
+pub use error::StoreError;
+pub use journal::{Journal, Record, Recovered, TailRepair};
+pub use snapshot::{read_snapshot, write_snapshot};

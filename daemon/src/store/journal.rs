@@ -1,0 +1,270 @@
+//! The append-only journal: checksummed lines, fsync per append, torn/corrupt tail repair
+//! on open, compaction into a snapshot.
+//!
+//! Owns `NAME.journal` and its lock. It must not interpret records.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::error::StoreError;
+use super::line;
+use super::snapshot::{read_snapshot, sync_dir, write_snapshot};
+
+/// One journal entry as recovered on open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record<R> {
+    /// Sequence number (consecutive across the life of the store, including compactions).
+    pub seq: u64,
+    /// The record as the daemon wrote it.
+    pub data: R,
+}
+
+/// A damaged tail that was cut off on open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TailRepair {
+    /// Byte offset in the journal where the damage starts (the journal now ends here).
+    pub offset: u64,
+    /// How many bytes were cut.
+    pub cut_bytes: u64,
+    /// What was wrong with the first cut entry.
+    pub reason: String,
+    /// Where the cut bytes were saved.
+    pub saved_to: PathBuf,
+}
+
+/// What [`Journal::open`] found: the snapshot, then the records written after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered<R, S> {
+    /// The last snapshot, if any.
+    pub snapshot: Option<S>,
+    /// The journal records newer than the snapshot, in order.
+    pub records: Vec<Record<R>>,
+    /// Set when a torn or corrupt tail was found and cut (log it as a warning).
+    pub repair: Option<TailRepair>,
+}
+
+/// An open journal. Appends are durable (fsynced) when [`Journal::append`] returns.
+#[derive(Debug)]
+pub struct Journal<R> {
+    dir: PathBuf,
+    name: String,
+    path: PathBuf,
+    file: File,
+    len: u64,
+    next_seq: u64,
+    poisoned: bool,
+    _record: PhantomData<fn(R)>,
+}
+
+impl<R: Serialize + DeserializeOwned> Journal<R> {
+    /// Open (or create) the store `name` in `dir`, lock it, repair a damaged tail and return
+    /// the snapshot plus every record after it.
+    pub fn open<S: DeserializeOwned>(
+        dir: &Path,
+        name: &str,
+    ) -> Result<(Journal<R>, Recovered<R, S>), StoreError> {
+        let path = dir.join(format!("{name}.journal"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|e| StoreError::io("open", &path, e))?;
+        file.try_lock().map_err(|e| match e {
+            fs::TryLockError::WouldBlock => StoreError::Locked { path: path.clone() },
+            fs::TryLockError::Error(e) => StoreError::io("lock", &path, e),
+        })?;
+        sync_dir(dir)?;
+        let snapshot = read_snapshot::<S>(dir, name)?;
+        let snap_seq = snapshot.as_ref().map(|(seq, _)| *seq);
+
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| StoreError::io("read", &path, e))?;
+        let scan = scan::<R>(&path, &bytes)?;
+        let mut repair = None;
+        if let Some((offset, reason)) = scan.damage {
+            repair = Some(cut_tail(dir, &path, &file, &bytes, offset, reason)?);
+        }
+        let last = scan.records.last().map(|r| r.seq);
+        let next_seq = last.max(snap_seq).map_or(1, |s| s.saturating_add(1));
+        let records = scan
+            .records
+            .into_iter()
+            .filter(|r| snap_seq.is_none_or(|s| r.seq > s))
+            .collect();
+        let journal = Journal {
+            dir: dir.to_path_buf(),
+            name: name.to_owned(),
+            path,
+            file,
+            len: scan.good_len,
+            next_seq,
+            poisoned: false,
+            _record: PhantomData,
+        };
+        Ok((
+            journal,
+            Recovered {
+                snapshot: snapshot.map(|(_, s)| s),
+                records,
+                repair,
+            },
+        ))
+    }
+
+    /// Append `record` and fsync; returns its sequence number. On failure nothing is
+    /// appended (a partial write is rolled back), or the journal refuses further appends.
+    pub fn append(&mut self, record: &R) -> Result<u64, StoreError> {
+        if self.poisoned {
+            return Err(StoreError::Poisoned {
+                path: self.path.clone(),
+            });
+        }
+        let json = serde_json::to_string(record).map_err(|source| StoreError::Encode {
+            what: "record",
+            source,
+        })?;
+        let seq = self.next_seq;
+        let bytes = line::encode(seq, &json);
+        if let Err(e) = self
+            .file
+            .write_all(&bytes)
+            .and_then(|()| self.file.sync_data())
+        {
+            if self
+                .file
+                .set_len(self.len)
+                .and_then(|()| self.file.sync_data())
+                .is_err()
+            {
+                self.poisoned = true;
+            }
+            return Err(StoreError::io("append to", &self.path, e));
+        }
+        self.len += bytes.len() as u64;
+        self.next_seq += 1;
+        Ok(seq)
+    }
+
+    /// Write `state` as the snapshot covering every record appended so far, then empty the
+    /// journal. A crash in between is safe: records the snapshot covers are skipped on open.
+    pub fn compact<S: Serialize>(&mut self, state: &S) -> Result<(), StoreError> {
+        if self.poisoned {
+            return Err(StoreError::Poisoned {
+                path: self.path.clone(),
+            });
+        }
+        write_snapshot(&self.dir, &self.name, self.next_seq - 1, state)?;
+        self.file
+            .set_len(0)
+            .and_then(|()| self.file.sync_all())
+            .map_err(|e| StoreError::io("truncate", &self.path, e))?;
+        self.len = 0;
+        Ok(())
+    }
+
+    /// The sequence number the next append will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Bytes in the journal file (records since the last compaction).
+    pub fn len_bytes(&self) -> u64 {
+        self.len
+    }
+
+    /// The journal file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+struct Scan<R> {
+    records: Vec<Record<R>>,
+    good_len: u64,
+    damage: Option<(u64, String)>,
+}
+
+/// Read entries until the end or the first damaged one.
+fn scan<R: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Scan<R>, StoreError> {
+    let mut records: Vec<Record<R>> = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let offset = pos as u64;
+        let rest = &bytes[pos..];
+        let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
+            let reason = format!("torn write: {} bytes without a line end", rest.len());
+            return Ok(Scan {
+                records,
+                good_len: offset,
+                damage: Some((offset, reason)),
+            });
+        };
+        let (seq, json) = match line::decode(&rest[..nl]) {
+            Ok(entry) => entry,
+            Err(reason) => {
+                return Ok(Scan {
+                    records,
+                    good_len: offset,
+                    damage: Some((offset, reason)),
+                });
+            }
+        };
+        if let Some(prev) = records.last().map(|r| r.seq)
+            && seq != prev.saturating_add(1)
+        {
+            let reason = format!("sequence number {seq} does not follow {prev}");
+            return Ok(Scan {
+                records,
+                good_len: offset,
+                damage: Some((offset, reason)),
+            });
+        }
+        let data = serde_json::from_str(json).map_err(|e| StoreError::Decode {
+            path: path.to_path_buf(),
+            seq,
+            offset,
+            reason: e.to_string(),
+        })?;
+        records.push(Record { seq, data });
+        pos += nl + 1;
+    }
+    Ok(Scan {
+        records,
+        good_len: bytes.len() as u64,
+        damage: None,
+    })
+}
+
+/// Save the bytes from `offset` to a side file, then truncate the journal to `offset`.
+fn cut_tail(
+    dir: &Path,
+    path: &Path,
+    file: &File,
+    bytes: &[u8],
+    offset: u64,
+    reason: String,
+) -> Result<TailRepair, StoreError> {
+    let tail = bytes.get(offset as usize..).unwrap_or_default();
+    let saved_to = PathBuf::from(format!("{}.bad-{offset}", path.display()));
+    let mut side = File::create(&saved_to).map_err(|e| StoreError::io("create", &saved_to, e))?;
+    side.write_all(tail)
+        .and_then(|()| side.sync_all())
+        .map_err(|e| StoreError::io("write", &saved_to, e))?;
+    sync_dir(dir)?;
+    file.set_len(offset)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| StoreError::io("truncate", path, e))?;
+    Ok(TailRepair {
+        offset,
+        cut_bytes: tail.len() as u64,
+        reason,
+        saved_to,
+    })
+}

@@ -1,0 +1,84 @@
+//! The line codec shared by journal and snapshot files: `SEQ CRC JSON\n`.
+//!
+//! Owns encoding and checking one line; it knows nothing about files.
+
+use super::crc32::Crc32;
+
+fn checksum(seq: &[u8], json: &[u8]) -> u32 {
+    Crc32::new().update(seq).update(b" ").update(json).finish()
+}
+
+/// Encode one entry (the JSON must not contain a raw newline; serde_json never emits one).
+pub(crate) fn encode(seq: u64, json: &str) -> Vec<u8> {
+    let seq_text = seq.to_string();
+    let crc = checksum(seq_text.as_bytes(), json.as_bytes());
+    format!("{seq_text} {crc:08x} {json}\n").into_bytes()
+}
+
+/// Check one line (without its `\n`); returns the sequence number and the JSON text.
+pub(crate) fn decode(line: &[u8]) -> Result<(u64, &str), String> {
+    let mut parts = line.splitn(3, |&b| b == b' ');
+    let seq_bytes = parts.next().unwrap_or_default();
+    let (Some(crc_bytes), Some(json)) = (parts.next(), parts.next()) else {
+        return Err("not of the form `SEQ CRC JSON`".to_owned());
+    };
+    if seq_bytes.is_empty() || seq_bytes.len() > 20 || !seq_bytes.iter().all(u8::is_ascii_digit) {
+        return Err("sequence number is not a decimal number".to_owned());
+    }
+    if crc_bytes.len() != 8
+        || !crc_bytes
+            .iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    {
+        return Err("checksum is not 8 lowercase hex digits".to_owned());
+    }
+    let crc_text = std::str::from_utf8(crc_bytes).map_err(|_| "checksum is not text".to_owned())?;
+    let want = u32::from_str_radix(crc_text, 16).map_err(|e| format!("checksum: {e}"))?;
+    let got = checksum(seq_bytes, json);
+    if want != got {
+        return Err(format!(
+            "checksum mismatch (stored {want:08x}, computed {got:08x})"
+        ));
+    }
+    let seq_text =
+        std::str::from_utf8(seq_bytes).map_err(|_| "sequence number is not text".to_owned())?;
+    let seq = seq_text
+        .parse::<u64>()
+        .map_err(|e| format!("sequence number: {e}"))?;
+    let json = std::str::from_utf8(json).map_err(|_| "payload is not UTF-8".to_owned())?;
+    Ok((seq, json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let line = encode(42, r#"{"a":1}"#);
+        assert_eq!(line.last(), Some(&b'\n'));
+        let body = &line[..line.len() - 1];
+        assert_eq!(decode(body), Ok((42, r#"{"a":1}"#)));
+    }
+
+    #[test]
+    fn changed_sequence_number_is_detected() {
+        let line = encode(42, "{}");
+        let mut body = line[..line.len() - 1].to_vec();
+        body[1] = b'3';
+        assert!(decode(&body).is_err_and(|e| e.contains("checksum mismatch")));
+    }
+
+    #[test]
+    fn malformed_lines_are_rejected() {
+        for bad in [
+            &b""[..],
+            b"12",
+            b"12 zz 3",
+            b"x 00000000 {}",
+            b"1 0000000 {}",
+        ] {
+            assert!(decode(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+}

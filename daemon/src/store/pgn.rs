@@ -1,0 +1,1 @@
+//! PGN rendering of a finished game's clock record (placeholder; see below).
