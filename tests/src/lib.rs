@@ -1,1 +1,15 @@
-//! Shared harness for the end-to-end tests.
+//! Shared harness for the end-to-end tests: private D-Bus daemons (session-like and
+//! system-like with the project's real policy), unprivileged test users, temp dirs and
+//! paths into the checkout.
+//!
+//! Owns test scaffolding only. It must not contain product logic; tests drive the real
+//! binaries and a real `dbus-daemon` through it.
+
+pub mod bus;
+pub mod paths;
+pub mod tempdir;
+pub mod users;
+
+pub use bus::PrivateBus;
+pub use tempdir::TempDir;
+pub use users::{TestUser, ensure_test_user, is_root};
