@@ -15,6 +15,7 @@ command -v dbus-send >/dev/null || need+=(dbus-bin)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v useradd >/dev/null || need+=(passwd)
 command -v python3 >/dev/null || need+=(python3)
+command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   as_root apt-get update -qq

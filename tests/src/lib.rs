@@ -8,6 +8,7 @@
 pub mod bus;
 pub mod paths;
 pub mod tempdir;
+pub mod udev;
 pub mod users;
 
 pub use bus::PrivateBus;

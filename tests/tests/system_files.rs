@@ -1,0 +1,262 @@
+//! The shipped system files: systemd units and sysusers (checked with systemd's own tools
+//! when present, and statically always), the udev rules (offline syntax checker) and the
+//! D-Bus activation file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use chessclock_tests::TempDir;
+use chessclock_tests::paths::repo_path;
+use chessclock_tests::udev::check_rules;
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(repo_path(relative)).unwrap_or_else(|e| panic!("read {relative}: {e}"))
+}
+
+/// `[Section]` -> key -> values (a key may repeat), ignoring comments.
+fn ini(text: &str) -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let mut out: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    let mut section = String::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.to_owned();
+            continue;
+        }
+        let (k, v) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("not key=value: {line}"));
+        out.entry(section.clone())
+            .or_default()
+            .entry(k.trim().to_owned())
+            .or_default()
+            .push(v.trim().to_owned());
+    }
+    out
+}
+
+fn has_tool(name: &str) -> bool {
+    Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn daemon_unit_has_the_required_settings() {
+    let unit = ini(&read("systemd/chessclockd.service"));
+    let service = &unit["Service"];
+    let want = [
+        ("Type", "notify"),
+        ("NotifyAccess", "main"),
+        ("BusName", "org.chessclockd.ChessClock1"),
+        ("ExecStart", "/usr/bin/chessclockd"),
+        ("Restart", "on-failure"),
+        ("User", "chessclockd"),
+        ("SupplementaryGroups", "dialout"),
+        ("StateDirectory", "chessclockd"),
+        ("ConfigurationDirectory", "chessclockd"),
+        ("DevicePolicy", "closed"),
+        ("NoNewPrivileges", "yes"),
+        ("ProtectSystem", "strict"),
+    ];
+    for (key, value) in want {
+        let got = service
+            .get(key)
+            .unwrap_or_else(|| panic!("[Service] lacks {key}="));
+        assert!(
+            got.iter().any(|v| v == value),
+            "{key}: want {value}, got {got:?}"
+        );
+    }
+    assert!(service.contains_key("WatchdogSec"), "watchdog configured");
+    assert!(
+        !service.contains_key("DynamicUser"),
+        "DynamicUser breaks the bus policy's user rule"
+    );
+    let devices = &service["DeviceAllow"];
+    for dev in ["char-ttyACM rw", "char-ttyUSB rw", "char-rfcomm rw"] {
+        assert!(
+            devices.iter().any(|d| d == dev),
+            "DeviceAllow={dev} missing: {devices:?}"
+        );
+    }
+    assert_eq!(
+        unit["Install"]["WantedBy"],
+        vec!["multi-user.target".to_owned()]
+    );
+}
+
+#[test]
+fn attach_template_runs_chessclockctl_attach_and_follows_the_device() {
+    let unit = ini(&read("systemd/chessclock-attach@.service"));
+    assert_eq!(
+        unit["Service"]["ExecStart"],
+        vec!["/usr/bin/chessclockctl attach /dev/%I".to_owned()]
+    );
+    assert_eq!(unit["Unit"]["BindsTo"], vec!["dev-%i.device".to_owned()]);
+    assert!(unit["Unit"]["After"][0].contains("chessclockd.service"));
+}
+
+/// Copy the units to `dir` with the binaries replaced by /bin/true (verify checks that
+/// ExecStart exists, and the project's binaries are not installed here).
+fn staged_units(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for (src, dest) in [
+        ("systemd/chessclockd.service", "chessclockd.service"),
+        (
+            "systemd/chessclock-attach@.service",
+            "chessclock-attach@ttyACM0.service",
+        ),
+    ] {
+        let text = read(src)
+            .replace("/usr/bin/chessclockd", "/bin/true")
+            .replace("/usr/bin/chessclockctl", "/bin/true");
+        let path = dir.join(dest);
+        std::fs::write(&path, text).expect("stage unit");
+        out.push(path);
+    }
+    out
+}
+
+#[test]
+fn units_pass_systemd_analyze_verify_and_security() {
+    if !has_tool("systemd-analyze") {
+        eprintln!("SKIP: systemd-analyze not installed (scripts/test.sh installs package systemd)");
+        return;
+    }
+    let dir = TempDir::new("units").expect("temp dir");
+    for unit in staged_units(dir.path()) {
+        let out = Command::new("systemd-analyze")
+            .arg("verify")
+            .arg(&unit)
+            .output()
+            .expect("run verify");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // verify exits 0 on unknown keys and bad values and only warns, so stderr must be empty.
+        assert!(
+            out.status.success() && stderr.trim().is_empty(),
+            "{}: {stderr}",
+            unit.display()
+        );
+        // Exposure at most 1.5 of 10 (the --threshold unit is tenths).
+        let out = Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--threshold=15", "--no-pager"])
+            .arg(&unit)
+            .output()
+            .expect("run security");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let summary = text.lines().last().unwrap_or_default();
+        assert!(
+            out.status.success(),
+            "{}: exposure too high: {summary}",
+            unit.display()
+        );
+    }
+}
+
+#[test]
+fn sysusers_creates_the_daemon_user_and_the_operators_group() {
+    if !has_tool("systemd-sysusers") {
+        eprintln!(
+            "SKIP: systemd-sysusers not installed (scripts/test.sh installs package systemd)"
+        );
+        return;
+    }
+    let root = TempDir::new("sysusers").expect("temp dir");
+    std::fs::create_dir_all(root.path().join("etc")).expect("etc");
+    let out = Command::new("systemd-sysusers")
+        .arg(format!("--root={}", root.path().display()))
+        .arg(repo_path("systemd/chessclockd.sysusers"))
+        .output()
+        .expect("run systemd-sysusers");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let passwd = std::fs::read_to_string(root.path().join("etc/passwd")).expect("passwd");
+    let group = std::fs::read_to_string(root.path().join("etc/group")).expect("group");
+    assert!(
+        passwd
+            .lines()
+            .any(|l| l.starts_with("chessclockd:x:") && l.ends_with(":/usr/sbin/nologin")),
+        "{passwd}"
+    );
+    assert!(
+        group.lines().any(|l| l.starts_with("chessclock:x:")),
+        "{group}"
+    );
+    let dialout = group
+        .lines()
+        .find(|l| l.starts_with("dialout:"))
+        .expect("dialout group");
+    assert!(dialout.ends_with(":chessclockd"), "{dialout}");
+}
+
+#[test]
+fn udev_rules_parse_and_claim_only_dgt_boards() {
+    let text = read("udev/70-chessclockd.rules");
+    let rules = check_rules(&text)
+        .unwrap_or_else(|p| panic!("udev/70-chessclockd.rules:\n{}", p.join("\n")));
+    let items: Vec<_> = rules.iter().flatten().collect();
+    let has = |key: &str, attr: Option<&str>, op: &str, value: &str| {
+        items
+            .iter()
+            .any(|i| i.key == key && i.attr.as_deref() == attr && i.op == op && i.value == value)
+    };
+    assert!(
+        has("ATTRS", Some("idVendor"), "==", "045b")
+            && has("ATTRS", Some("idProduct"), "==", "8111")
+    );
+    assert!(
+        has("ENV", Some("ID_MM_DEVICE_IGNORE"), "=", "1"),
+        "ModemManager must be told to stay away"
+    );
+    assert!(has("TAG", None, "+=", "systemd"));
+    assert!(has(
+        "ENV",
+        Some("SYSTEMD_WANTS"),
+        "+=",
+        "chessclock-attach@%k.service"
+    ));
+    assert!(
+        items
+            .iter()
+            .any(|i| i.key == "SYMLINK" && i.op == "+=" && i.value.starts_with("dgt/"))
+    );
+    // The generic FTDI id must never be claimed by an active rule.
+    assert!(
+        !has("ATTRS", Some("idVendor"), "==", "0403"),
+        "FTDI is opt-in (commented) only"
+    );
+    assert!(
+        text.contains("#SUBSYSTEMS==\"usb\", ATTRS{idVendor}==\"0403\""),
+        "opt-in example present"
+    );
+    assert!(
+        repo_path("systemd/chessclock-attach@.service").exists(),
+        "the wanted template exists"
+    );
+}
+
+#[test]
+fn dbus_activation_file_starts_the_systemd_unit() {
+    let file = ini(&read("dbus/org.chessclockd.ChessClock1.service"));
+    let s = &file["D-BUS Service"];
+    assert_eq!(s["Name"], vec!["org.chessclockd.ChessClock1".to_owned()]);
+    assert_eq!(s["SystemdService"], vec!["chessclockd.service".to_owned()]);
+    assert_eq!(s["User"], vec!["chessclockd".to_owned()]);
+    assert!(repo_path("systemd/chessclockd.service").exists());
+}
+
+#[test]
+fn policy_file_loads_into_a_real_dbus_daemon() {
+    // No users needed: this only checks that dbus-daemon parses the policy without error.
+    let bus =
+        chessclock_tests::PrivateBus::start_system_like(&repo_path("dbus")).expect("policy loads");
+    assert!(bus.address().starts_with("unix:path="), "{}", bus.address());
+}
