@@ -6,11 +6,13 @@
 //! binaries and a real `dbus-daemon` through it.
 
 pub mod bus;
+pub mod notify;
 pub mod paths;
 pub mod tempdir;
 pub mod udev;
 pub mod users;
 
 pub use bus::PrivateBus;
+pub use notify::NotifySocket;
 pub use tempdir::TempDir;
 pub use users::{TestUser, ensure_test_user, is_root};

@@ -111,3 +111,14 @@ pub fn ensure_test_user(name: &str, groups: &[&str]) -> Result<TestUser> {
         name: name.to_owned(),
     })
 }
+
+impl TestUser {
+    /// Give `path` (recursively) to this user, e.g. a temp state directory for a daemon that
+    /// runs as it.
+    pub fn chown(&self, path: &std::path::Path) -> Result<()> {
+        run(Command::new("chown")
+            .arg("-R")
+            .arg(format!("{0}:{0}", self.name))
+            .arg(path))
+    }
+}
