@@ -1,0 +1,80 @@
+//! Error types of the protocol crate.
+//!
+//! Owns every error a caller can see. Errors carry the offending bytes or values and say how to
+//! read them; they never carry parser-library types.
+
+use thiserror::Error;
+
+/// A well-framed board message whose payload does not make sense for its id.
+///
+/// The frame itself was consumed; the decoder continues with the next byte after it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("bad {name} message (id 0x{id:02X}, payload {payload_hex}): {reason}", payload_hex = crate::hex(payload))]
+pub struct DecodeError {
+    /// The message id byte as received (with the high bit set).
+    pub id: u8,
+    /// The message name, for readable errors.
+    pub name: &'static str,
+    /// The payload bytes (after the 3-byte header).
+    pub payload: Vec<u8>,
+    /// What is wrong with the payload.
+    pub reason: PayloadError,
+}
+
+/// What is wrong inside a message payload or a command.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// The payload has the wrong number of bytes.
+    #[error("expected {expected} payload bytes, got {got}")]
+    Length {
+        /// Bytes expected.
+        expected: usize,
+        /// Bytes present.
+        got: usize,
+    },
+    /// A piece code outside 0..=15.
+    #[error("piece code 0x{code:02X} at offset {offset} is not a DGT piece code (0x00..=0x0F)")]
+    PieceCode {
+        /// The code.
+        code: u8,
+        /// Payload offset of the code.
+        offset: usize,
+    },
+    /// A field (square) index outside 0..=63.
+    #[error("field index {0} is outside 0..=63")]
+    Field(u8),
+    /// A BCD byte whose digits are not decimal, or a value out of range.
+    #[error("{what} byte 0x{byte:02X} is not a valid {kind} value")]
+    Time {
+        /// Which field ("left minutes", ...).
+        what: &'static str,
+        /// The raw byte.
+        byte: u8,
+        /// "BCD 00..59", "binary 0..59", "hours 0..9".
+        kind: &'static str,
+    },
+}
+
+/// A host command that could not be built or parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum CommandError {
+    /// The byte is not a known host command.
+    #[error("0x{0:02X} is not a known DGT host command byte")]
+    UnknownCommand(u8),
+    /// A clock message (`0x2B`) is malformed.
+    #[error("bad clock message: {0}")]
+    BadClockMessage(String),
+    /// A field of the command is invalid.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    /// Text for the clock display cannot be sent.
+    #[error("clock text {text:?}: {reason}")]
+    Text {
+        /// The text given.
+        text: String,
+        /// Why it cannot be sent.
+        reason: String,
+    },
+}
