@@ -21,6 +21,7 @@ pub mod board;
 pub mod clock_command;
 pub mod command;
 pub mod decoder;
+mod display;
 pub mod error;
 pub mod frame;
 pub mod message;
@@ -37,8 +38,8 @@ pub use frame::{Frame, FrameError};
 pub use message::{BatteryStatus, Message, MessageId};
 pub use report::{ClockReport, ClockSide, ClockTime};
 
-/// Lower-case hex of `bytes`, no separators (used in error messages).
-pub(crate) fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex of `bytes`, no separators (as used in error messages and JSON output).
+pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()

@@ -1,0 +1,297 @@
+//! The emulated clock (DGT 3000 or DGT XL) hanging off the board's clock connector.
+//!
+//! Owns what the clock itself knows: power, PC mode (option 25 / 23), the two halves' times at
+//! 1 s resolution, which half runs, the lever, the final flags, the text on the display, and
+//! how it answers each clock sub-command (the ack it would send). It must not decide whether an
+//! ack or report reaches the host (that depends on the board mode, see [`super::board`]) and
+//! never reads a clock: `now_ms` is passed in.
+
+use crate::ack::{ACK_ERROR_NOT_IN_PC_MODE, ClockAck, ClockModel};
+use crate::clock_command::{ClockCommand, RunFlags, SetAndRun, seven_segment};
+use crate::report::{
+    ClockReport, ClockSide, ClockTime, STATUS_LEFT_TURN, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
+    STATUS_RIGHT_TURN, STATUS_RUNNING,
+};
+
+/// Which half of the clock counts down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Running {
+    /// The left half runs.
+    Left,
+    /// The right half runs.
+    Right,
+    /// Nothing runs (paused, never set, or frozen by a final flag).
+    None,
+}
+
+impl Running {
+    /// `left`, `right` or `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Running::Left => "left",
+            Running::Right => "right",
+            Running::None => "none",
+        }
+    }
+}
+
+/// The clock's state. Times are whole seconds, as the clock counts them.
+#[derive(Debug, Clone)]
+pub(crate) struct Clock {
+    pub(crate) model: ClockModel,
+    pub(crate) present: bool,
+    pub(crate) powered: bool,
+    pub(crate) pc_mode: bool,
+    pub(crate) left: u32,
+    pub(crate) right: u32,
+    pub(crate) left_final: bool,
+    pub(crate) right_final: bool,
+    pub(crate) running: Running,
+    /// Flags 0x08 (or 0x03): the clock itself switches sides on a lever press.
+    pub(crate) toggle_on_lever: bool,
+    pub(crate) right_high: bool,
+    pub(crate) text: Option<String>,
+    pub(crate) last_set_and_run: Option<SetAndRun>,
+    /// When the running half loses its next second.
+    pub(crate) next_tick: Option<u64>,
+}
+
+impl Clock {
+    pub(crate) fn new(model: ClockModel, present: bool, powered: bool, pc_mode: bool) -> Clock {
+        Clock {
+            model,
+            present,
+            powered,
+            pc_mode,
+            left: 0,
+            right: 0,
+            left_final: false,
+            right_final: false,
+            running: Running::None,
+            toggle_on_lever: false,
+            right_high: false,
+            text: None,
+            last_set_and_run: None,
+            next_tick: None,
+        }
+    }
+
+    /// Present and switched on: it talks to the board.
+    pub(crate) fn alive(&self) -> bool {
+        self.present && self.powered
+    }
+
+    /// (major, minor) the clock answers to VERSION.
+    pub(crate) fn version(&self) -> (u8, u8) {
+        match self.model {
+            ClockModel::DgtXl => (1, 4),
+            ClockModel::Dgt3000 => (2, 0),
+            ClockModel::Unknown(m) => (m, 0),
+        }
+    }
+
+    /// Power on/off. Power-on starts from a blank state (0:00:00 both, stopped).
+    pub(crate) fn set_power(&mut self, on: bool) {
+        if !self.present || on == self.powered {
+            return;
+        }
+        let keep = (self.model, self.present, self.pc_mode, self.right_high);
+        *self = Clock::new(keep.0, keep.1, on, keep.2);
+        self.right_high = keep.3;
+    }
+
+    fn start(&mut self, side: Running, now_ms: u64) {
+        self.running = side;
+        self.next_tick = (side != Running::None).then_some(now_ms.saturating_add(1000));
+        self.check_flag();
+    }
+
+    /// A half that runs with nothing left shows the final flag and the clock freezes.
+    fn check_flag(&mut self) {
+        let hit = match self.running {
+            Running::Left if self.left == 0 => {
+                self.left_final = true;
+                true
+            }
+            Running::Right if self.right == 0 => {
+                self.right_final = true;
+                true
+            }
+            _ => false,
+        };
+        if hit {
+            self.running = Running::None;
+            self.next_tick = None;
+        }
+    }
+
+    /// Apply every whole-second tick due by `now_ms`; returns the tick instants (each one is
+    /// a change the board may report).
+    pub(crate) fn advance(&mut self, now_ms: u64) -> Vec<u64> {
+        let mut ticks = Vec::new();
+        while let Some(at) = self.next_tick.filter(|at| *at <= now_ms) {
+            match self.running {
+                Running::Left => self.left = self.left.saturating_sub(1),
+                Running::Right => self.right = self.right.saturating_sub(1),
+                Running::None => {}
+            }
+            self.next_tick = Some(at.saturating_add(1000));
+            self.check_flag();
+            ticks.push(at);
+        }
+        ticks
+    }
+
+    /// The lever was pressed: the lever flips; the running half switches only when the clock
+    /// switches by itself (not in PC mode, or PC mode with flag 0x08 / 0x03).
+    pub(crate) fn press_lever(&mut self, now_ms: u64) {
+        self.right_high = !self.right_high;
+        if !self.alive() {
+            return;
+        }
+        let switches = !self.pc_mode || self.toggle_on_lever;
+        if switches && self.running != Running::None {
+            let side = if self.right_high {
+                Running::Right
+            } else {
+                Running::Left
+            };
+            self.start(side, now_ms);
+        }
+    }
+
+    /// Execute a clock sub-command; returns the ack the clock sends (`None`: the clock does
+    /// not answer this command).
+    pub(crate) fn execute(&mut self, cmd: &ClockCommand, now_ms: u64) -> Option<ClockAck> {
+        if !self.alive() {
+            return None;
+        }
+        let id = cmd.id();
+        match cmd {
+            ClockCommand::SetAndRun(s) => {
+                if !self.pc_mode {
+                    return Some(ClockAck::error(id, ACK_ERROR_NOT_IN_PC_MODE));
+                }
+                self.set_and_run(s, now_ms);
+            }
+            ClockCommand::Version => {
+                let (major, minor) = self.version();
+                return Some(ClockAck::version(major, minor));
+            }
+            ClockCommand::End => self.text = None,
+            ClockCommand::Ascii { text, .. } => {
+                if self.model == ClockModel::DgtXl {
+                    return None;
+                }
+                self.text = Some(String::from_utf8_lossy(text).trim_end().to_owned());
+            }
+            ClockCommand::Display { segments, .. } => {
+                self.text = Some(segments_text(segments));
+            }
+            ClockCommand::Rev2Ascii { .. } => return None,
+            ClockCommand::Icons { .. } | ClockCommand::Button | ClockCommand::Beep { .. } => {}
+        }
+        Some(ClockAck::ok(id))
+    }
+
+    fn set_and_run(&mut self, s: &SetAndRun, now_ms: u64) {
+        self.left = s.left.total_seconds();
+        self.right = s.right.total_seconds();
+        self.left_final = false;
+        self.right_final = false;
+        self.last_set_and_run = Some(*s);
+        let RunFlags(flags) = s.flags;
+        self.toggle_on_lever = flags & RunFlags::TOGGLE_ON_LEVER != 0 || flags & 0x03 == 0x03;
+        let side = if flags & RunFlags::PAUSED.0 != 0 {
+            Running::None
+        } else {
+            match flags & 0x03 {
+                0x01 => Running::Left,
+                0x02 => Running::Right,
+                0x03 if self.right_high => Running::Right,
+                0x03 => Running::Left,
+                _ => Running::None,
+            }
+        };
+        self.start(side, now_ms);
+    }
+
+    /// The BWTIME report the board reads from the clock now.
+    pub(crate) fn report(&self) -> ClockReport {
+        if !self.alive() {
+            return ClockReport::from_status(
+                ClockSide::default(),
+                ClockSide::default(),
+                STATUS_NO_CLOCK,
+            );
+        }
+        let side = |secs: u32, final_flag: bool| ClockSide {
+            time: ClockTime::saturating_from_total_seconds(secs),
+            flag: final_flag,
+            final_flag,
+            time_per_move: false,
+        };
+        let mut status = if self.right_high {
+            STATUS_RIGHT_HIGH | STATUS_RIGHT_TURN
+        } else {
+            STATUS_LEFT_TURN
+        };
+        if self.running != Running::None {
+            status |= STATUS_RUNNING;
+        }
+        ClockReport::from_status(
+            side(self.left, self.left_final),
+            side(self.right, self.right_final),
+            status,
+        )
+    }
+}
+
+/// The DGT XL segment bytes read back as characters (first match in the 7-segment table;
+/// `?` for patterns the table does not have).
+fn segments_text(segments: &[u8; 6]) -> String {
+    let table: Vec<(char, u8)> = (' '..='~')
+        .filter_map(|c| seven_segment(c).map(|s| (c.to_ascii_lowercase(), s)))
+        .collect();
+    let text: String = segments
+        .iter()
+        .map(|seg| {
+            table
+                .iter()
+                .find(|(_, s)| s == seg)
+                .map_or('?', |(c, _)| *c)
+        })
+        .collect();
+    text.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock_command::{ClockCommandId, RunSide};
+
+    fn t(s: u32) -> ClockTime {
+        ClockTime::from_total_seconds(s).expect("in range")
+    }
+
+    #[test]
+    fn counts_down_and_freezes_at_zero() {
+        let mut c = Clock::new(ClockModel::Dgt3000, true, true, true);
+        let cmd = ClockCommand::SetAndRun(SetAndRun::new(t(2), t(60), RunSide::Left));
+        assert_eq!(c.execute(&cmd, 0), Some(ClockAck::ok(ClockCommandId::SetAndRun)));
+        assert_eq!(c.advance(999), Vec::<u64>::new());
+        assert_eq!(c.advance(1000), vec![1000]);
+        assert_eq!(c.left, 1);
+        assert_eq!(c.advance(5000), vec![2000]);
+        assert_eq!((c.left, c.left_final, c.running), (0, true, Running::None));
+        assert_eq!(c.right, 60);
+    }
+
+    #[test]
+    fn xl_segments_read_back() {
+        assert_eq!(
+            segments_text(&[0x00, 0x7B, 0x5B, 0x00, 0x7B, 0x66]),
+            " e2 e4"
+        );
+    }
+}
