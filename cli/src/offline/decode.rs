@@ -106,7 +106,7 @@ fn parse_hex(line: &str) -> anyhow::Result<Vec<u8>> {
     if let Some(bad) = digits.iter().find(|c| !c.is_ascii_hexdigit()) {
         bail!("{bad:?} is not a hex digit; write bytes as pairs like \"8e 00 05\"");
     }
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         bail!(
             "odd number of hex digits ({}); every byte needs two",
             digits.len()
