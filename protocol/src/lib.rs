@@ -19,6 +19,7 @@
 pub mod ack;
 pub mod board;
 pub mod clock_command;
+pub mod clock_text;
 pub mod command;
 pub mod decoder;
 mod display;

@@ -1,0 +1,394 @@
+//! A sans-IO emulator of a DGT e-board with a DGT 3000 or DGT XL attached (feature
+//! `emulator`).
+//!
+//! Owns the timing of everything the board sends: host bytes go in with
+//! [`Emulator::on_host_bytes`], board bytes come out of [`Emulator::poll_output`], and the
+//! caller wakes it at [`Emulator::poll_timeout`] (quinn-proto style). Physical actions are
+//! injected ([`Emulator::press_lever`], [`Emulator::press_button`], ...). Time is milliseconds
+//! of any monotonic clock, passed in; this module never reads a clock and does no IO.
+//!
+//! The board's mode and fixed answers live in [`board`], the clock in [`clock`], the byte-level
+//! fault layer in [`fault`]. What is modelled and what is assumed is written down in
+//! `docs/emulator.md`.
+
+pub mod board;
+pub mod clock;
+pub mod fault;
+
+pub use board::{BoardConfig, BoardMode};
+pub use clock::Running;
+pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats};
+
+use crate::ack::{Button, ClockAck, ClockModel, HeldButtons};
+use crate::clock_command::{ClockCommand, SetAndRun};
+use crate::command::Command;
+use crate::message::Message;
+use board::{BoardAction, board_action};
+use clock::Clock;
+
+/// How the emulated board and clock behave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmuConfig {
+    /// The board's fixed answers.
+    pub board: BoardConfig,
+    /// The clock model (DGT 3000 answers version 2.0, DGT XL 1.4).
+    pub model: ClockModel,
+    /// A clock is cabled to the board at all (false: reports say "no clock", no acks).
+    pub clock_present: bool,
+    /// The clock is switched on at start.
+    pub clock_on: bool,
+    /// The clock is in its PC mode (option 25 on a DGT 3000, 23 on a DGT XL).
+    pub pc_mode: bool,
+    /// Delay between a clock command's arrival and its ack.
+    pub ack_delay_ms: u64,
+    /// Delay between a change on the clock and the report about it.
+    pub report_lag_ms: u64,
+    /// Delay of the board's answers to its own commands (version, serial number, ...).
+    pub reply_delay_ms: u64,
+    /// Bluetooth quirk: an all-zero BWTIME right after each clock command.
+    pub bt_empty_report: bool,
+    /// Bluetooth quirk: every clock-command ack is sent twice.
+    pub bt_duplicate_ack: bool,
+    /// Gap between an ack and its Bluetooth duplicate.
+    pub bt_duplicate_gap_ms: u64,
+    /// Faults applied to the output byte stream.
+    pub faults: FaultConfig,
+}
+
+impl Default for EmuConfig {
+    fn default() -> Self {
+        EmuConfig {
+            board: BoardConfig::default(),
+            model: ClockModel::Dgt3000,
+            clock_present: true,
+            clock_on: true,
+            pc_mode: true,
+            ack_delay_ms: 30,
+            report_lag_ms: 0,
+            reply_delay_ms: 5,
+            bt_empty_report: false,
+            bt_duplicate_ack: false,
+            bt_duplicate_gap_ms: 300,
+            faults: FaultConfig::default(),
+        }
+    }
+}
+
+impl EmuConfig {
+    /// Switch both Bluetooth quirks on or off.
+    pub fn bluetooth(mut self, on: bool) -> EmuConfig {
+        self.bt_empty_report = on;
+        self.bt_duplicate_ack = on;
+        self
+    }
+}
+
+/// What the clock shows and knows right now (for tests, UIs and autoplay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockView {
+    /// The board's mode.
+    pub board_mode: BoardMode,
+    /// The clock model.
+    pub model: ClockModel,
+    /// A clock is cabled to the board.
+    pub present: bool,
+    /// The clock is switched on.
+    pub powered: bool,
+    /// The clock is in PC mode.
+    pub pc_mode: bool,
+    /// Seconds shown on the left half.
+    pub left_seconds: u32,
+    /// Seconds shown on the right half.
+    pub right_seconds: u32,
+    /// Which half counts down.
+    pub running: Running,
+    /// The lever's right end is up.
+    pub right_high: bool,
+    /// The left half shows its final flag (frozen at 0).
+    pub left_flag: bool,
+    /// The right half shows its final flag.
+    pub right_flag: bool,
+    /// Text on the display, if a text command replaced the times.
+    pub text: Option<String>,
+    /// The last set-and-run the clock accepted.
+    pub last_set_and_run: Option<SetAndRun>,
+}
+
+/// `H:MM:SS` for an hour or more, else `M:SS`.
+pub fn format_seconds(secs: u32) -> String {
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// One host command as the board received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostEntry {
+    /// When its last byte arrived.
+    pub at_ms: u64,
+    /// The command.
+    pub command: Command,
+}
+
+/// The emulated board + clock. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Emulator {
+    cfg: EmuConfig,
+    mode: BoardMode,
+    clock: Clock,
+    input: Vec<u8>,
+    garbage: u64,
+    /// Messages waiting for their time, ordered by due time (stable).
+    pending: Vec<(u64, Vec<u8>)>,
+    wire: FaultLayer,
+    last_report: Option<[u8; 7]>,
+    next_periodic: Option<u64>,
+    log: Vec<HostEntry>,
+    now: u64,
+}
+
+impl Emulator {
+    /// A board in IDLE mode (as after power-up) with the configured clock.
+    pub fn new(cfg: EmuConfig) -> Emulator {
+        let clock = Clock::new(cfg.model, cfg.clock_present, cfg.clock_on, cfg.pc_mode);
+        let wire = FaultLayer::new(cfg.faults);
+        Emulator {
+            cfg,
+            mode: BoardMode::Idle,
+            clock,
+            input: Vec::new(),
+            garbage: 0,
+            pending: Vec::new(),
+            wire,
+            last_report: None,
+            next_periodic: None,
+            log: Vec::new(),
+            now: 0,
+        }
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &EmuConfig {
+        &self.cfg
+    }
+
+    /// Bytes from the host arrived at `now_ms`.
+    pub fn on_host_bytes(&mut self, now_ms: u64, bytes: &[u8]) {
+        self.advance(now_ms);
+        self.input.extend_from_slice(bytes);
+        loop {
+            match Command::decode(&self.input) {
+                Ok(None) => break,
+                Ok(Some((cmd, used))) => {
+                    self.input.drain(..used);
+                    self.execute(cmd);
+                }
+                Err(_) => {
+                    // A real board ignores what it cannot parse; skip one byte and go on.
+                    self.input.drain(..1);
+                    self.garbage += 1;
+                }
+            }
+        }
+    }
+
+    /// Bytes the board has sent by `now_ms` (after the fault layer).
+    pub fn poll_output(&mut self, now_ms: u64) -> Vec<u8> {
+        self.advance(now_ms);
+        let due = self.pending.partition_point(|(at, _)| *at <= self.now);
+        for (_, bytes) in self.pending.drain(..due) {
+            self.wire.push(self.now, bytes);
+        }
+        self.wire.poll(self.now)
+    }
+
+    /// The next instant at which something happens (a tick, a report, output due).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        [
+            self.clock.next_tick,
+            self.next_periodic,
+            self.pending.first().map(|(at, _)| *at),
+            self.wire.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Process everything due by `now_ms` (ticks, periodic reports).
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        self.advance(now_ms);
+    }
+
+    /// The lever is pressed at `now_ms`.
+    pub fn press_lever(&mut self, now_ms: u64) {
+        self.advance(now_ms);
+        self.clock.press_lever(self.now);
+        self.clock_changed(self.now);
+    }
+
+    /// A clock button is pressed at `now_ms`: the clock sends a button event (ack 0x88).
+    pub fn press_button(&mut self, now_ms: u64, button: Button) {
+        self.advance(now_ms);
+        if self.clock.alive() && self.mode.acks() {
+            let ack = ClockAck::button(button, HeldButtons::of(&[button]));
+            self.schedule(self.now + self.cfg.ack_delay_ms, Message::ClockAck(ack));
+        }
+    }
+
+    /// The clock is switched on or off at `now_ms` (no effect when no clock is cabled).
+    pub fn set_clock_power(&mut self, now_ms: u64, on: bool) {
+        self.advance(now_ms);
+        self.clock.set_power(on);
+        self.clock_changed(self.now);
+    }
+
+    /// The user selects (or leaves) the clock's PC mode at `now_ms`.
+    pub fn set_pc_mode(&mut self, now_ms: u64, on: bool) {
+        self.advance(now_ms);
+        self.clock.pc_mode = on;
+        self.clock_changed(self.now);
+    }
+
+    /// What the clock shows at `now_ms`.
+    pub fn clock_view(&mut self, now_ms: u64) -> ClockView {
+        self.advance(now_ms);
+        self.view()
+    }
+
+    /// What the clock showed when time last advanced (no time passes).
+    pub fn view(&self) -> ClockView {
+        let c = &self.clock;
+        ClockView {
+            board_mode: self.mode,
+            model: c.model,
+            present: c.present,
+            powered: c.powered,
+            pc_mode: c.pc_mode,
+            left_seconds: c.left,
+            right_seconds: c.right,
+            running: c.running,
+            right_high: c.right_high,
+            left_flag: c.left_final,
+            right_flag: c.right_final,
+            text: c.text.clone(),
+            last_set_and_run: c.last_set_and_run,
+        }
+    }
+
+    /// Every host command received so far, oldest first.
+    pub fn host_log(&self) -> &[HostEntry] {
+        &self.log
+    }
+
+    /// Take the host commands received since the last call.
+    pub fn drain_host_log(&mut self) -> Vec<HostEntry> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Host bytes that did not form a command and were skipped.
+    pub fn garbage_bytes(&self) -> u64 {
+        self.garbage
+    }
+
+    /// Faults the fault layer applied so far.
+    pub fn fault_stats(&self) -> FaultStats {
+        self.wire.stats()
+    }
+
+    fn advance(&mut self, now_ms: u64) {
+        // Time never goes backwards; an older `now` means "no time passed".
+        let now = now_ms.max(self.now);
+        loop {
+            let tick = self.clock.next_tick.filter(|t| *t <= now);
+            let periodic = self.next_periodic.filter(|t| *t <= now);
+            match (tick, periodic) {
+                (Some(t), p) if p.is_none_or(|p| t <= p) => {
+                    self.clock.advance(t);
+                    self.now = self.now.max(t);
+                    self.clock_changed(t);
+                }
+                (_, Some(p)) => {
+                    self.now = self.now.max(p);
+                    self.next_periodic = Some(p + 1000);
+                    self.report_now(p);
+                }
+                _ => break,
+            }
+        }
+        self.now = now;
+    }
+
+    fn schedule(&mut self, at: u64, message: Message) {
+        let i = self.pending.partition_point(|(due, _)| *due <= at);
+        self.pending.insert(i, (at, message.encode()));
+    }
+
+    /// Something on the clock may have changed at `at`: report it when the mode says so.
+    fn clock_changed(&mut self, at: u64) {
+        let payload = self.clock.report().encode_payload();
+        if self.last_report == Some(payload) {
+            return;
+        }
+        if matches!(self.mode, BoardMode::Update | BoardMode::UpdateNice) {
+            self.report_now(at);
+        }
+    }
+
+    fn report_now(&mut self, at: u64) {
+        let report = self.clock.report();
+        self.last_report = Some(report.encode_payload());
+        self.schedule(at + self.cfg.report_lag_ms, Message::ClockReport(report));
+    }
+
+    fn execute(&mut self, cmd: Command) {
+        let now = self.now;
+        self.log.push(HostEntry {
+            at_ms: now,
+            command: cmd.clone(),
+        });
+        if let Command::Clock(clock_cmd) = &cmd {
+            self.execute_clock(clock_cmd);
+            return;
+        }
+        match board_action(&self.cfg.board, &cmd) {
+            BoardAction::Mode(mode) => {
+                self.mode = mode;
+                self.last_report = None;
+                self.next_periodic = (mode == BoardMode::Update).then_some(now + 1000);
+                if mode.acks() {
+                    self.report_now(now);
+                }
+            }
+            BoardAction::ClockReport => {
+                let report = self.clock.report();
+                self.schedule(now + self.cfg.reply_delay_ms, Message::ClockReport(report));
+            }
+            BoardAction::Reply(message) => {
+                self.schedule(now + self.cfg.reply_delay_ms, message);
+            }
+            BoardAction::Nothing => {}
+        }
+    }
+
+    fn execute_clock(&mut self, cmd: &ClockCommand) {
+        let now = self.now;
+        let ack = self.clock.execute(cmd, now);
+        self.clock_changed(now);
+        let Some(ack) = ack else { return };
+        if !self.mode.acks() {
+            return;
+        }
+        let at = now + self.cfg.ack_delay_ms;
+        if self.cfg.bt_empty_report {
+            self.schedule(at, Message::EmptyClockReport);
+        }
+        self.schedule(at, Message::ClockAck(ack));
+        if self.cfg.bt_duplicate_ack {
+            self.schedule(at + self.cfg.bt_duplicate_gap_ms, Message::ClockAck(ack));
+        }
+    }
+}
