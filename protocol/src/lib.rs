@@ -22,6 +22,8 @@ pub mod clock_command;
 pub mod clock_text;
 pub mod command;
 pub mod decoder;
+#[cfg(feature = "emulator")]
+pub mod emulator;
 mod display;
 pub mod error;
 pub mod frame;

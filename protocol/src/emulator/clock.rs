@@ -7,7 +7,8 @@
 //! never reads a clock: `now_ms` is passed in.
 
 use crate::ack::{ACK_ERROR_NOT_IN_PC_MODE, ClockAck, ClockModel};
-use crate::clock_command::{ClockCommand, RunFlags, SetAndRun, seven_segment};
+use crate::clock_command::{ClockCommand, RunFlags, SetAndRun};
+use crate::clock_text::seven_segment;
 use crate::report::{
     ClockReport, ClockSide, ClockTime, STATUS_LEFT_TURN, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
     STATUS_RIGHT_TURN, STATUS_RUNNING,
@@ -278,7 +279,10 @@ mod tests {
     fn counts_down_and_freezes_at_zero() {
         let mut c = Clock::new(ClockModel::Dgt3000, true, true, true);
         let cmd = ClockCommand::SetAndRun(SetAndRun::new(t(2), t(60), RunSide::Left));
-        assert_eq!(c.execute(&cmd, 0), Some(ClockAck::ok(ClockCommandId::SetAndRun)));
+        assert_eq!(
+            c.execute(&cmd, 0),
+            Some(ClockAck::ok(ClockCommandId::SetAndRun))
+        );
         assert_eq!(c.advance(999), Vec::<u64>::new());
         assert_eq!(c.advance(1000), vec![1000]);
         assert_eq!(c.left, 1);

@@ -50,15 +50,23 @@ impl Default for FaultConfig {
 impl FaultConfig {
     /// True if no fault can ever happen.
     pub fn is_clean(&self) -> bool {
-        [self.drop, self.corrupt, self.duplicate, self.split, self.stall]
-            .iter()
-            .all(|p| *p <= 0.0)
+        [
+            self.drop,
+            self.corrupt,
+            self.duplicate,
+            self.split,
+            self.stall,
+        ]
+        .iter()
+        .all(|p| *p <= 0.0)
     }
 }
 
 /// A fault specification that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad fault spec {spec:?}: {reason} (expected e.g. \"drop=0.01,corrupt=0.005,seed=7\"; keys: drop, corrupt, duplicate, split, stall (probabilities 0..1), split_gap_ms, stall_ms, seed)")]
+#[error(
+    "bad fault spec {spec:?}: {reason} (expected e.g. \"drop=0.01,corrupt=0.005,seed=7\"; keys: drop, corrupt, duplicate, split, stall (probabilities 0..1), split_gap_ms, stall_ms, seed)"
+)]
 pub struct FaultSpecError {
     /// The whole specification given.
     pub spec: String,
@@ -87,7 +95,9 @@ impl FromStr for FaultConfig {
                 if (0.0..=1.0).contains(&p) {
                     Ok(p)
                 } else {
-                    Err(err(format!("{key}={v}: a probability must be within 0..=1")))
+                    Err(err(format!(
+                        "{key}={v}: a probability must be within 0..=1"
+                    )))
                 }
             };
             let int = |v: &str| -> Result<u64, FaultSpecError> {
