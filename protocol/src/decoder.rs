@@ -6,11 +6,10 @@
 //! [`Decoded::Dropped`] item, just before the next frame (tokio-modbus style). It must not do
 //! IO or keep time.
 //!
-//! Memory is bounded: only the unfinished tail of the input is buffered, and its length is
-//! bounded by the largest frame length any id accepts ([`crate::message::MessageId::frame_len_bounds`])
-//! plus one input chunk of at most 4 KiB.
-
-use std::collections::VecDeque;
+//! Frames are decoded lazily, straight from the input buffer, when the caller asks for the
+//! next item. Memory is bounded: a frame's declared length is checked against its id's
+//! bounds ([`crate::message::MessageId::frame_len_bounds`], at most 16383) before the decoder
+//! waits for its payload, and the buffer of undrained input is capped at [`MAX_BUFFERED`].
 
 use crate::error::DecodeError;
 use crate::frame::{Frame, FrameError, check_header, first_high};
@@ -18,8 +17,11 @@ use crate::message::Message;
 
 /// How many dropped bytes are kept for the report (the count covers all of them).
 pub const MAX_DROPPED_KEPT: usize = 64;
-/// Bytes appended to the partial-frame buffer at a time.
-const CHUNK: usize = 4096;
+/// Most undrained input the decoder holds. Bytes pushed beyond it are dropped (and counted).
+/// A caller that drains the decoder after every push of at most 64 KiB never reaches it.
+pub const MAX_BUFFERED: usize = 64 * 1024 + 0x3FFF;
+/// Consumed bytes at the front of the buffer that trigger compaction on the next push.
+const COMPACT_AT: usize = 4096;
 
 /// Bytes the decoder skipped because they did not form a valid frame.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -57,10 +59,12 @@ pub enum Decoded {
 /// ```
 #[derive(Debug, Default)]
 pub struct Decoder {
-    partial: Vec<u8>,
-    out: VecDeque<Result<Decoded, DecodeError>>,
+    buf: Vec<u8>,
+    pos: usize,
     pending_drop: Dropped,
     dropped_total: u64,
+    ready: Option<Result<Decoded, DecodeError>>,
+    finished: bool,
 }
 
 impl Decoder {
@@ -70,29 +74,26 @@ impl Decoder {
     }
 
     /// Feed received bytes. Items become available through [`Iterator::next`].
-    pub fn push(&mut self, mut input: &[u8]) {
-        while !input.is_empty() {
-            if self.partial.is_empty() {
-                let used = self.scan(input);
-                self.partial.extend_from_slice(&input[used..]);
-                return;
-            }
-            let take = input.len().min(CHUNK);
-            self.partial.extend_from_slice(&input[..take]);
-            input = &input[take..];
-            let partial = std::mem::take(&mut self.partial);
-            let used = self.scan(&partial);
-            self.partial = partial;
-            self.partial.drain(..used);
+    pub fn push(&mut self, input: &[u8]) {
+        self.finished = false;
+        if self.pos == self.buf.len() {
+            self.buf.clear();
+            self.pos = 0;
+        } else if self.pos >= COMPACT_AT {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
         }
+        let room = MAX_BUFFERED.saturating_sub(self.buf.len() - self.pos);
+        let (take, excess) = input.split_at(room.min(input.len()));
+        self.buf.extend_from_slice(take);
+        note_drop(&mut self.pending_drop, &mut self.dropped_total, excess);
     }
 
-    /// End of input: the buffered partial frame can never complete. Report it and any
-    /// pending dropped bytes as a final [`Decoded::Dropped`] item.
+    /// End of input: once the complete frames are drained, the buffered partial frame (which
+    /// can never complete) and any pending dropped bytes come out as a final
+    /// [`Decoded::Dropped`] item. A later [`Decoder::push`] starts a new stream.
     pub fn finish(&mut self) {
-        let partial = std::mem::take(&mut self.partial);
-        self.drop_bytes(&partial);
-        self.flush_dropped();
+        self.finished = true;
     }
 
     /// Total bytes dropped since creation (including those not yet reported).
@@ -100,69 +101,74 @@ impl Decoder {
         self.dropped_total
     }
 
-    /// Bytes buffered as the start of an unfinished frame.
+    /// Bytes buffered and not yet decoded (at most one partial frame once drained).
     pub fn buffered_len(&self) -> usize {
-        self.partial.len()
+        self.buf.len() - self.pos
     }
 
-    /// Decode as much of `data` as possible; returns how many bytes were used. The rest is a
-    /// valid prefix of a frame.
-    fn scan(&mut self, data: &[u8]) -> usize {
-        let mut i = 0;
-        while i < data.len() {
-            let rest = &data[i..];
-            match check_header(rest) {
+    /// Nothing more can be decoded now: at end of input, report what is left.
+    fn stalled(&mut self) -> Option<Result<Decoded, DecodeError>> {
+        if self.finished {
+            note_drop(
+                &mut self.pending_drop,
+                &mut self.dropped_total,
+                &self.buf[self.pos..],
+            );
+            self.pos = self.buf.len();
+            if self.pending_drop.count > 0 {
+                return Some(Ok(Decoded::Dropped(std::mem::take(&mut self.pending_drop))));
+            }
+        }
+        None
+    }
+
+    fn decode_next(&mut self) -> Option<Result<Decoded, DecodeError>> {
+        loop {
+            let rest = &self.buf[self.pos..];
+            let skip = match check_header(rest) {
                 Ok((_, total)) => {
                     let end = total.min(rest.len());
                     if let Some(k) = first_high(&rest[3..end]) {
-                        self.drop_bytes(&rest[..3 + k]);
-                        i += 3 + k;
-                        continue;
+                        3 + k
+                    } else if let Some(bytes) = rest.get(..total) {
+                        let item =
+                            Message::parse(&Frame::from_checked_parts(bytes)).map(Decoded::Message);
+                        self.pos += total;
+                        if self.pending_drop.count > 0 {
+                            self.ready = Some(item);
+                            return Some(Ok(Decoded::Dropped(std::mem::take(
+                                &mut self.pending_drop,
+                            ))));
+                        }
+                        return Some(item);
+                    } else {
+                        return self.stalled();
                     }
-                    let Some(bytes) = rest.get(..total) else {
-                        return i;
-                    };
-                    let item = Message::parse(&Frame::from_checked_parts(bytes));
-                    self.emit(item.map(Decoded::Message));
-                    i += total;
                 }
-                Err(FrameError::Incomplete { .. }) => return i,
-                Err(FrameError::NotAnId(_)) => {
-                    let skip = first_high(rest).unwrap_or(rest.len());
-                    self.drop_bytes(&rest[..skip]);
-                    i += skip;
-                }
-                Err(_) => {
-                    self.drop_bytes(&rest[..1]);
-                    i += 1;
-                }
-            }
-        }
-        i
-    }
-
-    fn drop_bytes(&mut self, bytes: &[u8]) {
-        if bytes.is_empty() {
-            return;
-        }
-        let d = &mut self.pending_drop;
-        let room = MAX_DROPPED_KEPT.saturating_sub(d.bytes.len());
-        d.bytes.extend_from_slice(&bytes[..room.min(bytes.len())]);
-        d.count += bytes.len();
-        self.dropped_total += bytes.len() as u64;
-    }
-
-    fn flush_dropped(&mut self) {
-        if self.pending_drop.count > 0 {
-            let d = std::mem::take(&mut self.pending_drop);
-            self.out.push_back(Ok(Decoded::Dropped(d)));
+                Err(FrameError::Incomplete { .. }) => return self.stalled(),
+                Err(FrameError::NotAnId(_)) => first_high(rest).unwrap_or(rest.len()),
+                Err(_) => 1,
+            };
+            note_drop(
+                &mut self.pending_drop,
+                &mut self.dropped_total,
+                &rest[..skip],
+            );
+            self.pos += skip;
         }
     }
+}
 
-    fn emit(&mut self, item: Result<Decoded, DecodeError>) {
-        self.flush_dropped();
-        self.out.push_back(item);
+fn note_drop(pending: &mut Dropped, total: &mut u64, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
     }
+    let room = MAX_DROPPED_KEPT.saturating_sub(pending.bytes.len());
+    pending
+        .bytes
+        .extend_from_slice(&bytes[..room.min(bytes.len())]);
+    pending.count += bytes.len();
+    *total += bytes.len() as u64;
 }
 
 impl Iterator for Decoder {
@@ -170,7 +176,7 @@ impl Iterator for Decoder {
 
     /// The next decoded item, or `None` until more bytes are pushed.
     fn next(&mut self) -> Option<Self::Item> {
-        self.out.pop_front()
+        self.ready.take().or_else(|| self.decode_next())
     }
 }
 
@@ -219,6 +225,7 @@ mod tests {
     fn impossible_length_is_rejected_before_waiting() {
         let mut d = Decoder::new();
         d.push(&[0x8D, 0x7F, 0x7F]);
+        assert!(d.next().is_none());
         assert_eq!(
             d.buffered_len(),
             0,
@@ -255,6 +262,16 @@ mod tests {
         let items = drain(&mut d);
         assert!(items[0].is_err());
         assert!(items[1].is_ok());
+    }
+
+    #[test]
+    fn undrained_input_is_capped() {
+        let mut d = Decoder::new();
+        for _ in 0..100 {
+            d.push(&[0x8E, 0x00, 0x05, 0x24, 0x01].repeat(1000));
+        }
+        assert!(d.buffered_len() <= MAX_BUFFERED);
+        assert_eq!(d.dropped_total(), (5 * 1000 * 100 - MAX_BUFFERED) as u64);
     }
 
     #[test]

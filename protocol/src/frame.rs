@@ -65,6 +65,7 @@ pub struct Frame<'a> {
 }
 
 /// Check the 3-byte header at the start of `buf`; returns (id, total length).
+#[inline]
 pub(crate) fn check_header(buf: &[u8]) -> Result<(u8, usize), FrameError> {
     let hi7 = |b: &u8| b & 0x80 == 0;
     let res: nom::IResult<&[u8], (u8, u8, u8)> = (
@@ -122,6 +123,7 @@ pub(crate) fn check_header(buf: &[u8]) -> Result<(u8, usize), FrameError> {
 }
 
 /// Offset of the first byte with the high bit set, if any.
+#[inline]
 pub(crate) fn first_high(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|b| b & 0x80 != 0)
 }

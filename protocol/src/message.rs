@@ -235,6 +235,7 @@ impl Message {
     }
 
     /// Parse a checked frame.
+    #[inline]
     pub fn parse(frame: &Frame<'_>) -> Result<Message, DecodeError> {
         let id = frame.id();
         let payload = frame.payload();
@@ -246,6 +247,7 @@ impl Message {
         })
     }
 
+    #[inline]
     fn parse_payload(id: u8, p: &[u8]) -> Result<Message, PayloadError> {
         Ok(match MessageId::from(id) {
             MessageId::BoardDump => {

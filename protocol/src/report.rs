@@ -114,6 +114,7 @@ impl ClockSide {
         self.time.total_seconds()
     }
 
+    #[inline]
     fn decode(bytes: [u8; 3], half: Half) -> Result<ClockSide, PayloadError> {
         let [flags, minutes, seconds] = bytes;
         let hours = flags & 0x0F;
@@ -232,6 +233,7 @@ impl ClockReport {
 
     /// Decode the 7-byte BWTIME payload of a report (not an ack; see
     /// [`crate::ack::is_ack_payload`]).
+    #[inline]
     pub fn decode_payload(p: [u8; 7]) -> Result<ClockReport, PayloadError> {
         let right = ClockSide::decode([p[0], p[1], p[2]], Half::Right)?;
         let left = ClockSide::decode([p[3], p[4], p[5]], Half::Left)?;
