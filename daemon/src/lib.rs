@@ -7,3 +7,4 @@
 pub mod config;
 pub mod engine;
 pub mod store;
+pub mod virtual_board;

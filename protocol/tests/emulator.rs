@@ -483,3 +483,14 @@ fn fault_layer_is_deterministic_and_decoder_survives_it() {
         "{good} of {clean_count} messages survived"
     );
 }
+
+#[test]
+fn board_reset_goes_idle_but_the_clock_keeps_running() {
+    let mut emu = nice(EmuConfig::default());
+    clock(&mut emu, 100, set_and_run(60, 60, RunSide::Left));
+    emu.reset_board(600);
+    assert!(run(&mut emu, 600, 3000).is_empty(), "IDLE after a power cycle");
+    let view = emu.clock_view(3000);
+    assert_eq!(view.board_mode, BoardMode::Idle);
+    assert_eq!((view.left_seconds, view.running), (58, Running::Left));
+}

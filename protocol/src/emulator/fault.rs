@@ -275,6 +275,11 @@ impl FaultLayer {
         out
     }
 
+    /// Forget bytes not yet delivered (the link went down); the random sequence goes on.
+    pub fn clear(&mut self) {
+        self.queue.clear();
+    }
+
     /// When bytes held back become due, if any are.
     pub fn poll_timeout(&self) -> Option<u64> {
         self.queue.front().map(|(at, _)| *at)

@@ -253,6 +253,19 @@ impl Emulator {
         self.clock_changed(self.now);
     }
 
+    /// The board loses power and comes back at `now_ms` (a USB replug): it is IDLE again,
+    /// half-received host bytes and unsent output are lost. The clock, which has its own
+    /// batteries, keeps its state and keeps running.
+    pub fn reset_board(&mut self, now_ms: u64) {
+        self.advance(now_ms);
+        self.mode = BoardMode::Idle;
+        self.input.clear();
+        self.pending.clear();
+        self.wire.clear();
+        self.last_report = None;
+        self.next_periodic = None;
+    }
+
     /// What the clock shows at `now_ms`.
     pub fn clock_view(&mut self, now_ms: u64) -> ClockView {
         self.advance(now_ms);
