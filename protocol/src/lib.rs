@@ -22,9 +22,9 @@ pub mod clock_command;
 pub mod clock_text;
 pub mod command;
 pub mod decoder;
+mod display;
 #[cfg(feature = "emulator")]
 pub mod emulator;
-mod display;
 pub mod error;
 pub mod frame;
 pub mod message;
