@@ -1,9 +1,25 @@
 //! Time-control notation: parser (native grammar, US Chess forms, PGN behind `pgn:`, per-side
-//! `W{..} B{..}`) and canonical printer, per `docs/timecontrols.md`.
+//! `W{..} B{..}`), canonical printer and plain-English explanation, per `docs/timecontrols.md`.
 //!
 //! Owns text <-> [`TimeControl`] only. It must not do IO or know about the engine's state.
+//! Roles: `lexer` (numbers, units, durations; nom), `grammar` (items and chunks), `semantics`
+//! (scoping, methods, validation), `sided` (`W{..} B{..}`), `pgn`, `printer`, `explain`,
+//! `errors` (codes and wording).
 
-use super::params::TimeControl;
+mod errors;
+mod explain;
+mod grammar;
+mod lexer;
+mod pgn;
+mod printer;
+mod semantics;
+mod sided;
+
+pub use explain::explain;
+pub use pgn::Sandclock;
+pub use printer::canonical;
+
+use super::params::{Method, TimeControl};
 
 /// A successfully parsed notation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,19 +43,63 @@ pub struct NotationError {
     pub message: String,
 }
 
+impl NotationError {
+    /// The code without its detail (the part before the first `:`).
+    pub fn kind(&self) -> &str {
+        self.code.split(':').next().unwrap_or(&self.code)
+    }
+}
+
 impl std::fmt::Display for NotationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (at byte {}): {}", self.code, self.position, self.message)
+        write!(
+            f,
+            "{} (at byte {}): {}",
+            self.code, self.position, self.message
+        )
     }
 }
 
 impl std::error::Error for NotationError {}
 
-/// Parse a time-control notation.
+/// Parser settings that the notation itself cannot express.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ParseOptions {
+    /// How PGN `*N` is read (spec D5, option `pgn_sandclock`).
+    pub pgn_sandclock: Sandclock,
+}
+
+/// Parse a time-control notation with the default settings.
 pub fn parse(input: &str) -> Result<Parsed, NotationError> {
-    Err(NotationError {
-        code: "unknown_item".into(),
-        position: 0,
-        message: format!("the notation parser is not implemented yet: {input:?}"),
+    parse_with(input, ParseOptions::default())
+}
+
+/// Parse a time-control notation.
+pub fn parse_with(input: &str, options: ParseOptions) -> Result<Parsed, NotationError> {
+    let mut warnings = Vec::new();
+    let lead = input.len() - input.trim_start().len();
+    let trimmed = input.trim_start();
+    let is_pgn = trimmed
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case("pgn:"));
+    let control = if is_pgn {
+        let body = trimmed.get(4..).unwrap_or("");
+        pgn::parse(body, lead + 4, options.pgn_sandclock, &mut warnings)?
+    } else if sided::is_sided(input) {
+        sided::parse(input, &mut warnings)?
+    } else {
+        let chunks = grammar::control(input, 0, &mut warnings)?;
+        let built = semantics::build(&chunks, input.len(), true)?;
+        let m = built.control.method;
+        if m.is_segment_based() && m != Method::PhasedIncrement && !built.named_modifier {
+            warnings.push(errors::no_modifier_warning(None));
+        }
+        built.control
+    };
+    let canonical = canonical(&control);
+    Ok(Parsed {
+        control,
+        canonical,
+        warnings,
     })
 }

@@ -1,0 +1,231 @@
+//! PGN `TimeControl` values behind the `pgn:` prefix (spec §6.3): `?`, `-`, `*N`, `:`-separated
+//! moves/seconds fields with `+inc`, and the Nocheto `S`/`B` delay suffixes and `=` per-side
+//! form.
+//!
+//! Owns the PGN field syntax (read with nom) and its mapping to segments. PGN values never
+//! draw the C9 "no increment or delay" warning.
+
+use nom::{
+    IResult, Parser,
+    branch::alt,
+    character::complete::{char, digit1, one_of},
+    combinator::{all_consuming, map, opt},
+};
+
+use super::NotationError;
+use super::errors::err;
+use super::lexer::{MAX_MS, SECOND};
+use super::semantics::classify;
+use crate::engine::params::{DelayKind, Method, Params, Segment, TimeControl};
+
+/// How `*N` is read (spec D5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sandclock {
+    /// `*180` is 180 s of sand in all: 90 s per side (default, literal PGN reading).
+    #[default]
+    Split,
+    /// `*180` is 180 s per side (Nocheto reading).
+    PerSide,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Suffix {
+    Inc(u64),
+    Delay(u64, DelayKind),
+}
+
+/// A PGN field as read: optional moves, seconds, optional suffix character and value.
+type RawField = (
+    Option<Option<u64>>,
+    Option<u64>,
+    Option<(char, Option<u64>)>,
+);
+
+struct Field {
+    moves: Option<u32>,
+    seconds: u64,
+    suffix: Option<Suffix>,
+}
+
+fn int(i: &str) -> IResult<&str, Option<u64>> {
+    map(digit1, |d: &str| d.parse::<u64>().ok()).parse(i)
+}
+
+fn field(i: &str) -> IResult<&str, RawField> {
+    all_consuming((
+        opt(map((int, char('/')), |(n, _)| n)),
+        int,
+        opt(alt(((char('+'), int), (one_of("SsBb"), int)))),
+    ))
+    .parse(i)
+}
+
+fn bad_field(text: &str, pos: usize) -> NotationError {
+    err(
+        format!("bad_pgn_field:{text}"),
+        pos,
+        format!(
+            "`{text}` is not a PGN time-control field; fields look like `40/9000` (moves/seconds), \
+             `300` or `300+2` (seconds + increment), `300S5`/`300B5` (delay), separated by `:`"
+        ),
+    )
+}
+
+fn secs_to_ms(s: u64, text: &str, pos: usize) -> Result<u64, NotationError> {
+    s.checked_mul(SECOND)
+        .filter(|&v| v <= MAX_MS)
+        .ok_or_else(|| bad_field(text, pos))
+}
+
+fn read_field(text: &str, pos: usize) -> Result<Field, NotationError> {
+    let (_, (moves, secs, suffix)) = field(text).map_err(|_| bad_field(text, pos))?;
+    let moves = match moves {
+        None => None,
+        Some(n) => Some(
+            n.and_then(|n| u32::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| bad_field(text, pos))?,
+        ),
+    };
+    let seconds = secs_to_ms(secs.ok_or_else(|| bad_field(text, pos))?, text, pos)?;
+    let suffix = match suffix {
+        None => None,
+        Some((c, v)) => {
+            let v = secs_to_ms(v.ok_or_else(|| bad_field(text, pos))?, text, pos)?;
+            Some(match c {
+                '+' => Suffix::Inc(v),
+                'S' | 's' => Suffix::Delay(v, DelayKind::Us),
+                _ => Suffix::Delay(v, DelayKind::Bronstein),
+            })
+        }
+    };
+    Ok(Field {
+        moves,
+        seconds,
+        suffix,
+    })
+}
+
+/// One side's `:`-separated field list.
+fn segments(text: &str, pos: usize) -> Result<Vec<Segment>, NotationError> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let mut out = Vec::new();
+    let mut off = pos;
+    for (k, part) in parts.iter().enumerate() {
+        let f = read_field(part, off)?;
+        if f.moves.is_none() && k + 1 < parts.len() {
+            return Err(err(
+                "sudden_death_not_last",
+                off,
+                format!(
+                    "`{part}` has no move count, so it is sudden death and must be the last field; \
+                     give it a count like `40/{part}` or move it to the end"
+                ),
+            ));
+        }
+        let mut seg = Segment::sudden_death(f.seconds);
+        seg.moves = f.moves;
+        match f.suffix {
+            Some(Suffix::Inc(v)) if v > 0 => seg.inc_ms = Some(v),
+            Some(Suffix::Delay(v, kind)) if v > 0 => {
+                seg.delay_ms = Some(v);
+                seg.delay_kind = Some(kind);
+            }
+            _ => {}
+        }
+        out.push(seg);
+        off += part.len() + 1;
+    }
+    if out.iter().all(|s| s.base_ms == 0 && s.inc() == 0) {
+        return Err(err(
+            "no_base_time",
+            pos,
+            "the PGN value gives no playing time; write e.g. `pgn:300+2`",
+        ));
+    }
+    Ok(out)
+}
+
+/// Parse the text after `pgn:` (`pos` = its offset in the input).
+pub(crate) fn parse(
+    body: &str,
+    pos: usize,
+    sandclock: Sandclock,
+    warnings: &mut Vec<String>,
+) -> Result<TimeControl, NotationError> {
+    let lead = body.len() - body.trim_start().len();
+    let text = body.trim();
+    let pos = pos + lead;
+    let plain = |method| TimeControl {
+        method,
+        params: Params::default(),
+    };
+    match text {
+        "?" => {
+            warnings.push("time control unknown: cannot configure a clock".into());
+            return Ok(plain(Method::Unknown));
+        }
+        "-" => {
+            warnings.push("no time control: clock not used".into());
+            return Ok(plain(Method::None));
+        }
+        "" => return Err(bad_field("", pos)),
+        _ => {}
+    }
+    if let Some(sand) = text.strip_prefix('*') {
+        let secs = sand
+            .parse::<u64>()
+            .ok()
+            .filter(|&s| s > 0)
+            .ok_or_else(|| bad_field(text, pos))?;
+        let total = secs_to_ms(secs, text, pos)?;
+        let per_side = match sandclock {
+            Sandclock::Split => total / 2,
+            Sandclock::PerSide => total,
+        };
+        warnings.push(match sandclock {
+            Sandclock::Split => {
+                format!("sandclock: total {secs} s split evenly, {per_side} ms per side")
+            }
+            Sandclock::PerSide => format!("sandclock: {secs} s per side ({per_side} ms)"),
+        });
+        return Ok(TimeControl {
+            method: Method::Hourglass,
+            params: Params {
+                per_side_ms: Some(per_side),
+                ..Params::default()
+            },
+        });
+    }
+    if let Some(eq) = text.find('=') {
+        let (w, b) = (&text[..eq], &text[eq + 1..]);
+        let ws = segments(w, pos)?;
+        let bs = segments(b, pos + eq + 1)?;
+        let (wm, bm) = (classify(&ws), classify(&bs));
+        if wm != bm {
+            return Err(err(
+                format!("per_side_methods_differ:{wm}/{bm}"),
+                pos + eq + 1,
+                format!(
+                    "White's control is {wm} but Black's is {bm}; both sides must use the same method"
+                ),
+            ));
+        }
+        return Ok(TimeControl {
+            method: wm,
+            params: Params {
+                segments_white: Some(ws),
+                segments_black: Some(bs),
+                ..Params::default()
+            },
+        });
+    }
+    let segs = segments(text, pos)?;
+    Ok(TimeControl {
+        method: classify(&segs),
+        params: Params {
+            segments: Some(segs),
+            ..Params::default()
+        },
+    })
+}
