@@ -1,0 +1,181 @@
+//! `chessclock-emu` as end-to-end tests use it: spawn the real binary, open the path it
+//! prints, talk DGT to it, and follow its JSON events on stdout while driving it on stdin.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use chessclock_protocol::{
+    ClockCommand, ClockTime, Command, Decoded, Decoder, Message, RunSide, SetAndRun,
+};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout};
+use tokio::time::{Instant, timeout};
+use tokio_serial::{SerialPortBuilderExt, SerialStream};
+
+const EMU: &str = env!("CARGO_BIN_EXE_chessclock-emu");
+
+fn spawn(args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = tokio::process::Command::new(EMU)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn chessclock-emu");
+    let stdout = child.stdout.take().expect("piped stdout");
+    (child, BufReader::new(stdout).lines())
+}
+
+async fn next_json(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
+    let line = timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("an event within 5 s")
+        .expect("read stdout")
+        .expect("chessclock-emu is still running");
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line:?}: {e}"))
+}
+
+/// Read events until one satisfies `want`; fails after 5 s.
+async fn wait_event(
+    lines: &mut Lines<BufReader<ChildStdout>>,
+    want: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        assert!(Instant::now() < deadline, "no matching event within 5 s");
+        let v = next_json(lines).await;
+        if want(&v) {
+            return v;
+        }
+    }
+}
+
+async fn read_report(port: &mut SerialStream, dec: &mut Decoder, want: impl Fn(&Message) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut buf = [0u8; 128];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let n = timeout(left, port.read(&mut buf))
+            .await
+            .expect("a matching message within 5 s")
+            .expect("read pty");
+        dec.push(&buf[..n]);
+        for item in dec.by_ref() {
+            if let Ok(Decoded::Message(m)) = item
+                && want(&m)
+            {
+                return;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn json_events_follow_the_host_and_stdin_drives_the_lever() {
+    let (mut child, mut lines) = spawn(&["--json"]);
+    let first = next_json(&mut lines).await;
+    assert_eq!(first["event"], "path", "{first}");
+    let path = first["path"].as_str().expect("path string").to_owned();
+    let mut port = tokio_serial::new(&path, 9600)
+        .open_native_async()
+        .expect("open the printed path");
+    let t = |s| ClockTime::from_total_seconds(s).expect("in range");
+    let mut bytes = Command::SendUpdateNice.encode();
+    bytes.extend(Command::SendVersion.encode());
+    bytes.extend(
+        Command::Clock(ClockCommand::SetAndRun(SetAndRun::new(
+            t(300),
+            t(185),
+            RunSide::Left,
+        )))
+        .encode(),
+    );
+    port.write_all(&bytes).await.expect("write");
+
+    let first_cmd = wait_event(&mut lines, |v| v["event"] == "host_command").await;
+    assert_eq!(first_cmd["command"]["name"], "send_update_nice");
+    let snr = wait_event(&mut lines, |v| {
+        v["event"] == "host_command" && v["command"]["name"] == "clock"
+    })
+    .await;
+    let c = &snr["command"];
+    assert_eq!(
+        (&c["sub"], &c["left_s"], &c["right_s"], &c["run"]),
+        (
+            &Value::from("set_and_run"),
+            &Value::from(300),
+            &Value::from(185),
+            &Value::from("left")
+        ),
+        "{snr}"
+    );
+    assert!(snr["t_ms"].is_u64());
+    let shown = wait_event(&mut lines, |v| {
+        v["event"] == "display" && v["running"] == "left"
+    })
+    .await;
+    assert_eq!(shown["right"], "3:05", "{shown}");
+    assert!(
+        ["5:00", "4:59"].contains(&shown["left"].as_str().unwrap_or("")),
+        "{shown}"
+    );
+
+    // `lever` on stdin: the report on the wire and the display event show the right end up.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin.write_all(b"lever\n").await.expect("write stdin");
+    let mut dec = Decoder::new();
+    read_report(
+        &mut port,
+        &mut dec,
+        |m| matches!(m, Message::ClockReport(r) if r.right_high),
+    )
+    .await;
+    wait_event(&mut lines, |v| {
+        v["event"] == "display" && v["right_high"] == true
+    })
+    .await;
+
+    // Bad input is reported, not fatal; `quit` ends the process cleanly.
+    stdin.write_all(b"jump\nquit\n").await.expect("write stdin");
+    let err = wait_event(&mut lines, |v| v["event"] == "error").await;
+    assert!(
+        err["message"].as_str().unwrap_or("").contains("lever"),
+        "{err}"
+    );
+    let status = timeout(Duration::from_secs(5), child.wait())
+        .await
+        .expect("exits after quit")
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test]
+async fn text_mode_prints_the_path_first() {
+    let (mut child, mut lines) = spawn(&["--model", "xl", "--no-pc-mode"]);
+    let first = timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("a line within 5 s")
+        .expect("read")
+        .expect("a first line");
+    let path = first
+        .strip_prefix("PATH ")
+        .unwrap_or_else(|| panic!("{first:?}"));
+    assert!(std::path::Path::new(path).exists(), "{path}");
+    child.start_kill().expect("kill");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_usage_errors() {
+    for args in [&["--model", "4000"][..], &["--fault", "drop=3"][..]] {
+        let out = tokio::process::Command::new(EMU)
+            .args(args)
+            .output()
+            .await
+            .expect("run chessclock-emu");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(args[1]), "{args:?}: {err}");
+    }
+}
