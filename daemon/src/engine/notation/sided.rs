@@ -49,7 +49,7 @@ fn brace<'a>(
             format!(
                 "expected `{}{{..}}` with {side}'s control here; the per-side form is \
                  `W{{G/60 inc/30}} B{{G/30 inc/30}}`",
-                letter as char
+                letter.to_ascii_uppercase() as char
             ),
         ));
     }
@@ -60,7 +60,7 @@ fn brace<'a>(
             at + 1,
             format!(
                 "`{}{{` is not closed; add `}}` after {side}'s control",
-                letter as char
+                letter.to_ascii_uppercase() as char
             ),
         ));
     };
