@@ -489,8 +489,27 @@ fn board_reset_goes_idle_but_the_clock_keeps_running() {
     let mut emu = nice(EmuConfig::default());
     clock(&mut emu, 100, set_and_run(60, 60, RunSide::Left));
     emu.reset_board(600);
-    assert!(run(&mut emu, 600, 3000).is_empty(), "IDLE after a power cycle");
+    assert!(
+        run(&mut emu, 600, 3000).is_empty(),
+        "IDLE after a power cycle"
+    );
     let view = emu.clock_view(3000);
     assert_eq!(view.board_mode, BoardMode::Idle);
     assert_eq!((view.left_seconds, view.running), (58, Running::Left));
+}
+
+#[test]
+fn flag_fall_report_matches_the_real_capture_shape() {
+    // Spec §9.1, end of johan.inbytes: `8d 00 0a 30 00 00 20 00 16 12` (with a
+    // time-per-move clock; this emulator never sets bit 5, so byte 3 is 0x10 here).
+    let mut emu = nice(EmuConfig::default());
+    emu.press_lever(0);
+    clock(&mut emu, 0, set_and_run(16, 2, RunSide::Right));
+    let msgs = run(&mut emu, 0, 3000);
+    let (_, last) = reports(&msgs).pop().expect("reports");
+    let bytes = Message::ClockReport(last).encode();
+    assert_eq!(
+        bytes,
+        [0x8D, 0x00, 0x0A, 0x10, 0x00, 0x00, 0x00, 0x00, 0x16, 0x12]
+    );
 }

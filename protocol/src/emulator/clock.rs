@@ -228,7 +228,8 @@ impl Clock {
         }
         let side = |secs: u32, final_flag: bool| ClockSide {
             time: ClockTime::saturating_from_total_seconds(secs),
-            flag: final_flag,
+            // The capture of a real flag fall (spec §9.1) has bit 4 without bit 6.
+            flag: false,
             final_flag,
             time_per_move: false,
         };
