@@ -9,7 +9,8 @@
 //! Frames are decoded lazily, straight from the input buffer, when the caller asks for the
 //! next item. Memory is bounded: a frame's declared length is checked against its id's
 //! bounds ([`crate::message::MessageId::frame_len_bounds`], at most 16383) before the decoder
-//! waits for its payload, and the buffer of undrained input is capped at [`MAX_BUFFERED`].
+//! waits for its payload, and a caller that stops draining cannot grow the buffer beyond
+//! [`MAX_BUFFERED`] plus one pushed slice.
 
 use crate::error::DecodeError;
 use crate::frame::{Frame, FrameError, check_header, first_high};
@@ -17,8 +18,9 @@ use crate::message::Message;
 
 /// How many dropped bytes are kept for the report (the count covers all of them).
 pub const MAX_DROPPED_KEPT: usize = 64;
-/// Most undrained input the decoder holds. Bytes pushed beyond it are dropped (and counted).
-/// A caller that drains the decoder after every push of at most 64 KiB never reaches it.
+/// Undrained input above which [`Decoder::push`] drops new bytes (counted as dropped) instead
+/// of buffering them, so the buffer never exceeds this plus one pushed slice. A single push
+/// of any size is accepted whole; a caller that drains after every push never reaches it.
 pub const MAX_BUFFERED: usize = 64 * 1024 + 0x3FFF;
 /// Consumed bytes at the front of the buffer that trigger compaction on the next push.
 const COMPACT_AT: usize = 4096;
@@ -83,10 +85,12 @@ impl Decoder {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        let room = MAX_BUFFERED.saturating_sub(self.buf.len() - self.pos);
-        let (take, excess) = input.split_at(room.min(input.len()));
-        self.buf.extend_from_slice(take);
-        note_drop(&mut self.pending_drop, &mut self.dropped_total, excess);
+        if self.buf.len() - self.pos > MAX_BUFFERED {
+            // The caller keeps pushing without draining: refuse to grow further.
+            note_drop(&mut self.pending_drop, &mut self.dropped_total, input);
+        } else {
+            self.buf.extend_from_slice(input);
+        }
     }
 
     /// End of input: once the complete frames are drained, the buffered partial frame (which
@@ -267,11 +271,24 @@ mod tests {
     #[test]
     fn undrained_input_is_capped() {
         let mut d = Decoder::new();
+        let chunk = FIELD.repeat(1000);
         for _ in 0..100 {
-            d.push(&[0x8E, 0x00, 0x05, 0x24, 0x01].repeat(1000));
+            d.push(&chunk);
         }
-        assert!(d.buffered_len() <= MAX_BUFFERED);
-        assert_eq!(d.dropped_total(), (5 * 1000 * 100 - MAX_BUFFERED) as u64);
+        assert!(d.buffered_len() <= MAX_BUFFERED + chunk.len());
+        assert_eq!(
+            d.dropped_total() as usize + d.buffered_len(),
+            100 * chunk.len()
+        );
+        assert!(d.dropped_total() > 0);
+        let whole = FIELD.repeat(50_000);
+        let mut d = Decoder::new();
+        d.push(&whole);
+        assert_eq!(
+            d.by_ref().count(),
+            50_000,
+            "one large push is accepted whole"
+        );
     }
 
     #[test]
