@@ -18,6 +18,8 @@ pub const DEFAULT_CONFIG_PATH: &str = "/etc/chessclockd/chessclockd.toml";
 pub const CONFIG_PATH_ENV: &str = "CHESSCLOCKD_CONFIG";
 /// Prefix of the environment variables that override settings.
 pub const ENV_PREFIX: &str = "CHESSCLOCKD_";
+/// Log filter of the daemon (tracing `Env-Filter` syntax, e.g. `debug`); not a setting.
+pub const LOG_ENV: &str = "CHESSCLOCKD_LOG";
 
 /// Which half of the clock shows White's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -273,7 +275,7 @@ fn env_overrides(
         let Some(rest) = name.strip_prefix(ENV_PREFIX) else {
             continue;
         };
-        if name == CONFIG_PATH_ENV {
+        if name == CONFIG_PATH_ENV || name == LOG_ENV {
             continue;
         }
         let lower = rest.to_ascii_lowercase();
