@@ -1,0 +1,92 @@
+//! Runs the real `chessclockctl timecontrol parse` binary: JSON and readable output, error
+//! exit code 2 with the spec's code, caret under the error position.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args(["timecontrol", "parse"])
+        .args(args)
+        .output()
+        .expect("running chessclockctl")
+}
+
+fn json(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON: {text}: {e}"))
+}
+
+#[test]
+fn json_output_of_a_valid_notation() {
+    let out = run(&["G/3;inc2", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v["method"], "fischer");
+    assert_eq!(v["canonical"], "G/3 inc/2");
+    assert_eq!(v["params"]["segments"][0]["base_ms"], 180_000);
+    assert_eq!(v["params"]["segments"][0]["inc_ms"], 2_000);
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn json_output_carries_warnings() {
+    let out = run(&["--json", "G/30"]);
+    assert!(out.status.success(), "{out:?}");
+    let v = json(&out);
+    let w = v["warnings"][0].as_str().unwrap_or_default();
+    assert!(w.starts_with("no_increment_or_delay_specified"), "{v}");
+    assert_eq!(v["canonical"], "G/30 d/0");
+}
+
+#[test]
+fn unquoted_words_are_joined() {
+    let out = run(&["--json", "40/120", "SD/60", "d/5"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json(&out)["canonical"], "40/120 SD/60 d/5");
+}
+
+#[test]
+fn json_error_exits_2_with_the_code() {
+    let out = run(&["--json", "G/3 inc/2 d/5"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v["error"], "increment_and_delay_on_same_segment");
+    assert!(
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("remove one")),
+        "{v}"
+    );
+    assert_eq!(v["position"], 10);
+}
+
+#[test]
+fn human_output_explains_and_names_the_method() {
+    let out = run(&["G/3 inc/2"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("method:    fischer"), "{text}");
+    assert!(text.contains("canonical: G/3 inc/2"), "{text}");
+    assert!(text.contains("3:02"), "{text}");
+}
+
+#[test]
+fn human_error_has_a_caret_under_the_position() {
+    let out = run(&["G/30 foo"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines[0].contains("unknown_item:foo"), "{err}");
+    assert_eq!(lines[1], "  G/30 foo", "{err}");
+    assert_eq!(lines[2], "       ^", "{err}");
+}
+
+#[test]
+fn pgn_sandclock_reading_can_be_chosen() {
+    let split = json(&run(&["--json", "pgn:*180"]));
+    assert_eq!(split["params"]["per_side_ms"], 90_000);
+    let per_side = json(&run(&["--json", "--pgn-sandclock-per-side", "pgn:*180"]));
+    assert_eq!(per_side["params"]["per_side_ms"], 180_000);
+}
