@@ -13,7 +13,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chessclock_protocol::SetAndRun;
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
 use chessclock_protocol::{Button, ClockModel, Command};
 use serialport::{SerialPort as _, TTYPort};
@@ -228,8 +227,6 @@ impl Drop for VirtualBoard {
 #[derive(Debug)]
 struct Autoplay {
     seed: u64,
-    /// The running half and the set-and-run it came from when the press was planned.
-    planned_for: Option<(Running, Option<SetAndRun>)>,
     press_at: Option<u64>,
 }
 
@@ -237,7 +234,6 @@ impl Default for Autoplay {
     fn default() -> Self {
         Autoplay {
             seed: 0x2545_F491_4F6C_DD1D,
-            planned_for: None,
             press_at: None,
         }
     }
@@ -252,20 +248,20 @@ impl Autoplay {
         1000 + (self.seed >> 33) % 3001
     }
 
-    /// Plan a press when a new half starts running with its lever end up (its player is to
-    /// move); a player can only press the lever down on their own side.
+    /// While a half runs with its lever end up (its player is to move), one press is planned;
+    /// a player can only press the lever down on their own side. Further set-and-runs for the
+    /// same half (display refreshes) do not postpone it.
     fn update(&mut self, view: &ClockView, now: u64) {
-        let key = (view.running, view.last_set_and_run);
-        if self.planned_for.as_ref() == Some(&key) {
-            return;
-        }
         let own_side_up = match view.running {
             Running::Left => !view.right_high,
             Running::Right => view.right_high,
             Running::None => false,
         };
-        self.planned_for = Some(key);
-        self.press_at = own_side_up.then(|| now + self.think_ms());
+        if !own_side_up {
+            self.press_at = None;
+        } else if self.press_at.is_none() {
+            self.press_at = Some(now + self.think_ms());
+        }
     }
 }
 

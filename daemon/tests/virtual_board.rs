@@ -235,15 +235,27 @@ async fn autoplay_presses_the_lever_of_the_running_half() {
     let mut port = open(vb.path());
     let mut dec = Decoder::new();
     send(&mut port, Command::SendUpdateNice).await;
-    send(&mut port, set_and_run(60, 60, RunSide::Left)).await;
-    // Left runs with its lever end up; the "player" presses within 1-4 s: right goes up.
-    let seen = read_until(
-        &mut port,
-        &mut dec,
-        |m| matches!(m, Message::ClockReport(r) if r.right_high),
-    )
-    .await;
-    assert!(!seen.is_empty());
+    // Left runs with its lever end up; the "player" presses within 1-4 s: right goes up,
+    // even though the host keeps refreshing the display with new set-and-runs meanwhile.
+    let deadline = Instant::now() + Duration::from_secs(6);
+    let mut buf = [0u8; 256];
+    let mut pressed = false;
+    let mut left = 60;
+    while !pressed {
+        assert!(
+            Instant::now() < deadline,
+            "autoplay did not press within 6 s"
+        );
+        left -= 1;
+        send(&mut port, set_and_run(left, 60, RunSide::Left)).await;
+        let pace = Instant::now() + Duration::from_millis(300);
+        while let Ok(n) = tokio::time::timeout_at(pace, port.read(&mut buf)).await {
+            dec.push(&buf[..n.expect("read pty")]);
+        }
+        pressed = dec.by_ref().any(
+            |item| matches!(item, Ok(Decoded::Message(Message::ClockReport(r))) if r.right_high),
+        );
+    }
     assert!(vb.view().borrow().right_high);
     // Paused: nobody presses.
     send(&mut port, set_and_run(60, 60, RunSide::Paused)).await;
