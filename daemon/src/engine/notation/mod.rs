@@ -10,6 +10,7 @@ mod errors;
 mod explain;
 mod grammar;
 mod lexer;
+mod methods;
 mod pgn;
 mod printer;
 mod semantics;

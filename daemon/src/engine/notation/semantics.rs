@@ -8,6 +8,7 @@
 use super::NotationError;
 use super::errors::err;
 use super::grammar::{Chunks, Item, MethodItem, Modifier, OptItem, SegmentItem};
+use super::methods;
 use crate::engine::params::{Credit, Method, Params, Segment, TimeControl};
 
 /// A built control and what the warnings need to know about it.
@@ -25,11 +26,12 @@ pub(crate) struct OptAt {
     pub pos: usize,
 }
 
-struct SegAt {
-    seg: SegmentItem,
-    pos: usize,
-    text: String,
-    chunk: usize,
+/// A segment item with where it was written and its chunk.
+pub(crate) struct SegAt {
+    pub seg: SegmentItem,
+    pub pos: usize,
+    pub text: String,
+    pub chunk: usize,
 }
 
 struct ModAt {
@@ -116,7 +118,7 @@ pub(crate) fn build(
     if let Some(s) = segs.iter().find(|s| s.seg.modifier.is_some()) {
         return Err(not_supported_with(kw, &s.text, s.pos));
     }
-    let control = method_control(method, mpos, &segs, end)?;
+    let control = methods::method_control(method, mpos, &segs, end)?;
     let mut control = control;
     apply_options(kw, &opts, &mut control.params)?;
     Ok(Built {
@@ -210,7 +212,7 @@ fn scoped_segments(
         .collect())
 }
 
-fn make_segment(s: &SegmentItem, m: Option<Modifier>) -> Segment {
+pub(crate) fn make_segment(s: &SegmentItem, m: Option<Modifier>) -> Segment {
     let mut seg = Segment::sudden_death(s.base_ms);
     seg.moves = s.moves;
     match m {
@@ -224,7 +226,7 @@ fn make_segment(s: &SegmentItem, m: Option<Modifier>) -> Segment {
     seg
 }
 
-fn check_sd_last(segs: &[SegAt]) -> Result<(), NotationError> {
+pub(crate) fn check_sd_last(segs: &[SegAt]) -> Result<(), NotationError> {
     if let Some(s) = segs.iter().rev().skip(1).find(|s| s.seg.moves.is_none()) {
         return Err(err(
             "sudden_death_not_last",
@@ -240,7 +242,7 @@ fn check_sd_last(segs: &[SegAt]) -> Result<(), NotationError> {
     Ok(())
 }
 
-fn no_base_time(pos: usize) -> NotationError {
+pub(crate) fn no_base_time(pos: usize) -> NotationError {
     err(
         "no_base_time",
         pos,
@@ -344,197 +346,4 @@ pub(crate) fn apply_options(
         }
     }
     Ok(())
-}
-
-/// The single `G/` base of byo, can, rsv, pinc and swing (`None`: no segment at all).
-fn single_base(kw: &str, segs: &[SegAt]) -> Result<Option<u64>, NotationError> {
-    match segs {
-        [] => Ok(None),
-        [s] if s.seg.moves.is_none() => Ok(Some(s.seg.base_ms)),
-        [s, ..] => Err(err(
-            format!("{kw}_needs_single_sudden_death_base"),
-            s.pos,
-            format!(
-                "`{kw}/` takes its main time from one `G/` period (e.g. `G/60 {kw}/..`); \
-                 replace the periods with a single `G/`"
-            ),
-        )),
-    }
-}
-
-fn positive(v: u64, what: &str, pos: usize, text: &str) -> Result<u64, NotationError> {
-    if v == 0 {
-        return Err(err(
-            format!("bad_duration:{text}"),
-            pos,
-            format!("`{text}`: the {what} must be longer than 0"),
-        ));
-    }
-    Ok(v)
-}
-
-fn method_control(
-    m: &MethodItem,
-    mpos: usize,
-    segs: &[SegAt],
-    end: usize,
-) -> Result<TimeControl, NotationError> {
-    let kw = m.keyword();
-    let mtext = kw;
-    let needs_base = |base: Option<u64>| base.filter(|&b| b > 0).ok_or_else(|| no_base_time(end));
-    let (method, params) = match m {
-        MethodItem::Hourglass(h) => {
-            if let Some(s) = segs.first() {
-                return Err(err(
-                    "hourglass_takes_no_segments",
-                    s.pos,
-                    format!(
-                        "`{}`: an hourglass has only `HG/` time per side; remove the period",
-                        s.text
-                    ),
-                ));
-            }
-            let h = needs_base(Some(*h))?;
-            (
-                Method::Hourglass,
-                Params {
-                    per_side_ms: Some(h),
-                    ..Params::default()
-                },
-            )
-        }
-        MethodItem::Byo { periods, period_ms } => {
-            let main = single_base(kw, segs)?.unwrap_or(0);
-            let period = positive(*period_ms, "byo-yomi period", mpos, mtext)?;
-            let p = Params {
-                main_ms: Some(main),
-                periods: Some(*periods),
-                period_ms: Some(period),
-                ..Params::default()
-            };
-            (Method::Byoyomi, p)
-        }
-        MethodItem::Can { stones, period_ms } => {
-            let main = single_base(kw, segs)?.unwrap_or(0);
-            let period = positive(*period_ms, "Canadian period", mpos, mtext)?;
-            let p = Params {
-                main_ms: Some(main),
-                stones: Some(*stones),
-                period_ms: Some(period),
-                ..Params::default()
-            };
-            (Method::Canadian, p)
-        }
-        MethodItem::Rsv(incs) => {
-            let main = needs_base(single_base(kw, segs)?)?;
-            let method = if incs.len() > 1 {
-                Method::PhasedCountdownTriple
-            } else {
-                Method::PhasedCountdown
-            };
-            (
-                method,
-                Params {
-                    main_ms: Some(main),
-                    reserve_incs_ms: Some(incs.clone()),
-                    ..Params::default()
-                },
-            )
-        }
-        MethodItem::Pinc {
-            inc_ms,
-            cutoff,
-            final_ms,
-        } => {
-            let base = needs_base(single_base(kw, segs)?)?;
-            let first = Segment {
-                moves: Some(*cutoff),
-                inc_ms: (*inc_ms > 0).then_some(*inc_ms),
-                ..Segment::sudden_death(base)
-            };
-            let p = Params {
-                segments: Some(vec![first, Segment::sudden_death(*final_ms)]),
-                credit: Some(Credit::After),
-                ..Params::default()
-            };
-            (Method::PhasedIncrement, p)
-        }
-        MethodItem::Swing { swing_ms, cutoff } => {
-            let reserve = single_base(kw, segs)?.ok_or_else(|| no_base_time(end))?;
-            if reserve == 0 && *swing_ms == 0 {
-                return Err(no_base_time(end));
-            }
-            let method = if cutoff.is_some() {
-                Method::PhasedSwing
-            } else {
-                Method::PhasedSwingOpen
-            };
-            let p = Params {
-                reserve_ms: Some(reserve),
-                swing_ms: Some(*swing_ms),
-                cutoff_moves: *cutoff,
-                ..Params::default()
-            };
-            (method, p)
-        }
-        MethodItem::Df {
-            extra_ms,
-            bonus_ms,
-            scheme,
-        } => {
-            if segs.is_empty() {
-                return Err(no_base_time(end));
-            }
-            check_sd_last(segs)?;
-            if let Some(last) = segs.last().filter(|s| s.seg.moves.is_some()) {
-                return Err(err(
-                    "df_needs_final_sudden_death",
-                    last.pos,
-                    format!(
-                        "`{}`: double-flag main time must end with a sudden-death period; add e.g. `SD/30`",
-                        last.text
-                    ),
-                ));
-            }
-            let extra = positive(*extra_ms, "double-flag extra time", mpos, mtext)?;
-            if bonus_ms > extra_ms {
-                return Err(err(
-                    "df_bonus_exceeds_cap",
-                    mpos,
-                    format!(
-                        "the bonus ({bonus_ms} ms) is larger than the extra time cap ({extra_ms} ms); lower the bonus"
-                    ),
-                ));
-            }
-            let main: Vec<Segment> = segs.iter().map(|s| make_segment(&s.seg, None)).collect();
-            if main.iter().all(|s| s.base_ms == 0) {
-                return Err(no_base_time(end));
-            }
-            let p = Params {
-                main_segments: Some(main),
-                extra_ms: Some(extra),
-                bonus_ms: Some(*bonus_ms),
-                scheme: Some(*scheme),
-                ..Params::default()
-            };
-            (Method::DoubleFlag, p)
-        }
-    };
-    Ok(TimeControl { method, params })
-}
-
-/// The keyword of a non-segment method (for per-side errors).
-pub(crate) fn method_keyword(m: Method) -> &'static str {
-    match m {
-        Method::Hourglass => "hg",
-        Method::Byoyomi => "byo",
-        Method::Canadian => "can",
-        Method::DoubleFlag => "df",
-        Method::PhasedCountdown | Method::PhasedCountdownTriple => "rsv",
-        Method::PhasedSwing | Method::PhasedSwingOpen => "swing",
-        Method::PhasedIncrement | Method::PhasedIncrementVariable => "pinc",
-        Method::Unknown => "unknown",
-        Method::None => "none",
-        _ => "segments",
-    }
 }

@@ -7,6 +7,7 @@
 use super::NotationError;
 use super::errors::{self, err};
 use super::grammar::{self, Item, OptItem};
+use super::methods;
 use super::semantics::{self, Built, OptAt};
 use crate::engine::params::{Credit, Method, Params, Segment, TimeControl};
 
@@ -136,7 +137,7 @@ fn combine(
 ) -> Result<TimeControl, NotationError> {
     let (wm, bm) = (white.control.method, black.control.method);
     if !wm.is_segment_based() {
-        let kw = semantics::method_keyword(wm);
+        let kw = methods::method_keyword(wm);
         return Err(err(
             format!("per_side_not_supported_for_{kw}"),
             0,
