@@ -513,3 +513,85 @@ fn flag_fall_report_matches_the_real_capture_shape() {
         [0x8D, 0x00, 0x0A, 0x10, 0x00, 0x00, 0x00, 0x00, 0x16, 0x12]
     );
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        Wait(u64),
+        Bytes(Vec<u8>),
+        Command(u8),
+        Lever,
+        Button(u8),
+        Power(bool),
+        PcMode(bool),
+        ResetBoard,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0u64..3000).prop_map(Step::Wait),
+            prop::collection::vec(any::<u8>(), 0..20).prop_map(Step::Bytes),
+            (0u8..6).prop_map(Step::Command),
+            Just(Step::Lever),
+            (0x31u8..0x36).prop_map(Step::Button),
+            any::<bool>().prop_map(Step::Power),
+            any::<bool>().prop_map(Step::PcMode),
+            Just(Step::ResetBoard),
+        ]
+    }
+
+    fn command(i: u8) -> Command {
+        let t = ClockTime::from_total_seconds(u32::from(i) * 7).expect("in range");
+        match i {
+            0 => Command::SendUpdate,
+            1 => Command::SendUpdateNice,
+            2 => Command::Clock(ClockCommand::SetAndRun(SetAndRun::new(t, t, RunSide::Left))),
+            3 => Command::Clock(ClockCommand::SetAndRun(SetAndRun::new(
+                t,
+                t,
+                RunSide::Right,
+            ))),
+            4 => Command::Clock(ClockCommand::Version),
+            _ => Command::SendClock,
+        }
+    }
+
+    proptest! {
+        /// Whatever the host sends and the user does, the emulator does not panic and
+        /// everything it sends is a well-formed message.
+        #[test]
+        fn any_input_gives_well_formed_output(
+            steps in prop::collection::vec(step(), 0..60),
+            bluetooth in any::<bool>(),
+        ) {
+            let mut emu = Emulator::new(EmuConfig::default().bluetooth(bluetooth));
+            let mut dec = Decoder::new();
+            let mut now = 0;
+            for s in steps {
+                match s {
+                    Step::Wait(ms) => now += ms,
+                    Step::Bytes(b) => emu.on_host_bytes(now, &b),
+                    Step::Command(i) => emu.on_host_bytes(now, &command(i).encode()),
+                    Step::Lever => emu.press_lever(now),
+                    Step::Button(code) => emu.press_button(now, Button::from_code(code)),
+                    Step::Power(on) => emu.set_clock_power(now, on),
+                    Step::PcMode(on) => emu.set_pc_mode(now, on),
+                    Step::ResetBoard => emu.reset_board(now),
+                }
+                dec.push(&emu.poll_output(now));
+            }
+            now += 10_000;
+            emu.handle_timeout(now);
+            dec.push(&emu.poll_output(now));
+            dec.finish();
+            for item in dec {
+                prop_assert!(matches!(item, Ok(Decoded::Message(_))), "{:?}", item);
+            }
+            let view = emu.clock_view(now);
+            prop_assert!(view.left_seconds <= 35_999 && view.right_seconds <= 35_999);
+        }
+    }
+}
