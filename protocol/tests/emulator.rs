@@ -2,7 +2,7 @@
 //! through the protocol `Decoder`, so its output is checked to be well-formed as well.
 #![cfg(feature = "emulator")]
 
-use chessclock_protocol::emulator::{BoardMode, EmuConfig, Emulator, FaultConfig, Running};
+use chessclock_protocol::emulator::{BoardMode, EmuConfig, Emulator, Running};
 use chessclock_protocol::{
     AckMeaning, Button, ClockAck, ClockCommand, ClockCommandId, ClockModel, ClockReport, ClockTime,
     Command, Decoded, Decoder, Message, RunSide, SetAndRun,
@@ -422,68 +422,6 @@ fn garbage_host_bytes_are_skipped() {
     assert_eq!(emu.clock_view(100).board_mode, BoardMode::Idle);
 }
 
-fn faulty_stream(seed: u64) -> (Vec<u8>, Vec<u8>) {
-    let faults = FaultConfig {
-        drop: 0.2,
-        corrupt: 0.2,
-        duplicate: 0.2,
-        split: 0.3,
-        stall: 0.1,
-        stall_ms: 700,
-        seed,
-        ..FaultConfig::default()
-    };
-    let drive = |faults: FaultConfig| {
-        let mut emu = Emulator::new(EmuConfig {
-            faults,
-            ..EmuConfig::default()
-        });
-        send(&mut emu, 0, Command::SendUpdate);
-        clock(&mut emu, 0, set_and_run(120, 120, RunSide::Left));
-        let mut bytes = Vec::new();
-        for now in (0..30_000).step_by(50) {
-            if now % 3000 == 0 {
-                emu.press_lever(now);
-            }
-            bytes.extend(emu.poll_output(now));
-        }
-        bytes
-    };
-    (drive(faults), drive(FaultConfig::default()))
-}
-
-#[test]
-fn fault_layer_is_deterministic_and_decoder_survives_it() {
-    let (a, clean) = faulty_stream(7);
-    let (b, _) = faulty_stream(7);
-    let (c, _) = faulty_stream(8);
-    assert_eq!(a, b, "same seed, same bytes");
-    assert_ne!(a, c, "another seed, other bytes");
-    assert_ne!(a, clean, "faults changed the stream");
-    // The decoder resyncs: garbage is reported, and most reports still come through.
-    let mut dec = Decoder::new();
-    dec.push(&a);
-    dec.finish();
-    let (mut good, mut dropped) = (0, 0);
-    for item in dec {
-        match item {
-            Ok(Decoded::Message(_)) => good += 1,
-            Ok(Decoded::Dropped(_)) | Err(_) => dropped += 1,
-        }
-    }
-    let mut clean_dec = Decoder::new();
-    clean_dec.push(&clean);
-    let clean_count = clean_dec.count();
-    assert!(
-        dropped > 0,
-        "faults show up as dropped bytes or bad payloads"
-    );
-    assert!(
-        good * 2 > clean_count,
-        "{good} of {clean_count} messages survived"
-    );
-}
-
 #[test]
 fn board_reset_goes_idle_but_the_clock_keeps_running() {
     let mut emu = nice(EmuConfig::default());
@@ -512,86 +450,4 @@ fn flag_fall_report_matches_the_real_capture_shape() {
         bytes,
         [0x8D, 0x00, 0x0A, 0x10, 0x00, 0x00, 0x00, 0x00, 0x16, 0x12]
     );
-}
-
-mod random {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[derive(Debug, Clone)]
-    enum Step {
-        Wait(u64),
-        Bytes(Vec<u8>),
-        Command(u8),
-        Lever,
-        Button(u8),
-        Power(bool),
-        PcMode(bool),
-        ResetBoard,
-    }
-
-    fn step() -> impl Strategy<Value = Step> {
-        prop_oneof![
-            (0u64..3000).prop_map(Step::Wait),
-            prop::collection::vec(any::<u8>(), 0..20).prop_map(Step::Bytes),
-            (0u8..6).prop_map(Step::Command),
-            Just(Step::Lever),
-            (0x31u8..0x36).prop_map(Step::Button),
-            any::<bool>().prop_map(Step::Power),
-            any::<bool>().prop_map(Step::PcMode),
-            Just(Step::ResetBoard),
-        ]
-    }
-
-    fn command(i: u8) -> Command {
-        let t = ClockTime::from_total_seconds(u32::from(i) * 7).expect("in range");
-        match i {
-            0 => Command::SendUpdate,
-            1 => Command::SendUpdateNice,
-            2 => Command::Clock(ClockCommand::SetAndRun(SetAndRun::new(t, t, RunSide::Left))),
-            3 => Command::Clock(ClockCommand::SetAndRun(SetAndRun::new(
-                t,
-                t,
-                RunSide::Right,
-            ))),
-            4 => Command::Clock(ClockCommand::Version),
-            _ => Command::SendClock,
-        }
-    }
-
-    proptest! {
-        /// Whatever the host sends and the user does, the emulator does not panic and
-        /// everything it sends is a well-formed message.
-        #[test]
-        fn any_input_gives_well_formed_output(
-            steps in prop::collection::vec(step(), 0..60),
-            bluetooth in any::<bool>(),
-        ) {
-            let mut emu = Emulator::new(EmuConfig::default().bluetooth(bluetooth));
-            let mut dec = Decoder::new();
-            let mut now = 0;
-            for s in steps {
-                match s {
-                    Step::Wait(ms) => now += ms,
-                    Step::Bytes(b) => emu.on_host_bytes(now, &b),
-                    Step::Command(i) => emu.on_host_bytes(now, &command(i).encode()),
-                    Step::Lever => emu.press_lever(now),
-                    Step::Button(code) => emu.press_button(now, Button::from_code(code)),
-                    Step::Power(on) => emu.set_clock_power(now, on),
-                    Step::PcMode(on) => emu.set_pc_mode(now, on),
-                    Step::ResetBoard => emu.reset_board(now),
-                }
-                dec.push(&emu.poll_output(now));
-            }
-            now += 10_000;
-            emu.handle_timeout(now);
-            dec.push(&emu.poll_output(now));
-            dec.finish();
-            for item in dec {
-                prop_assert!(matches!(item, Ok(Decoded::Message(_))), "{:?}", item);
-            }
-            let view = emu.clock_view(now);
-            prop_assert!(view.left_seconds <= 35_999 && view.right_seconds <= 35_999);
-        }
-    }
 }
