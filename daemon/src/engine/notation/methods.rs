@@ -40,12 +40,11 @@ fn positive(v: u64, what: &str, pos: usize, text: &str) -> Result<u64, NotationE
 
 pub(crate) fn method_control(
     m: &MethodItem,
-    mpos: usize,
+    (mpos, mtext): (usize, &str),
     segs: &[SegAt],
     end: usize,
 ) -> Result<TimeControl, NotationError> {
     let kw = m.keyword();
-    let mtext = kw;
     let needs_base = |base: Option<u64>| base.filter(|&b| b > 0).ok_or_else(|| no_base_time(end));
     let (method, params) = match m {
         MethodItem::Hourglass(h) => {

@@ -103,7 +103,7 @@ pub(crate) fn build(
         ));
     }
     let named_modifier = !mods.is_empty() || segs.iter().any(|s| s.seg.modifier.is_some());
-    let Some((method, mpos, _)) = methods.first().copied() else {
+    let Some((method, mpos, mtext)) = methods.first().copied() else {
         let segments = scoped_segments(&segs, &mods, chunks.len(), end)?;
         let control = segment_control(segments, &opts, end)?;
         return Ok(Built {
@@ -118,7 +118,7 @@ pub(crate) fn build(
     if let Some(s) = segs.iter().find(|s| s.seg.modifier.is_some()) {
         return Err(not_supported_with(kw, &s.text, s.pos));
     }
-    let control = methods::method_control(method, mpos, &segs, end)?;
+    let control = methods::method_control(method, (mpos, mtext), &segs, end)?;
     let mut control = control;
     apply_options(kw, &opts, &mut control.params)?;
     Ok(Built {
