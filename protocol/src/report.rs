@@ -235,9 +235,34 @@ impl ClockReport {
     /// [`crate::ack::is_ack_payload`]).
     #[inline]
     pub fn decode_payload(p: [u8; 7]) -> Result<ClockReport, PayloadError> {
-        let right = ClockSide::decode([p[0], p[1], p[2]], Half::Right)?;
-        let left = ClockSide::decode([p[3], p[4], p[5]], Half::Left)?;
-        Ok(ClockReport::from_status(left, right, p[6] & 0x7F))
+        let valid_hours = |b: u8| b & 0x0F <= 9;
+        let valid_bcd = |b: u8| b >> 4 <= 5 && b & 0x0F <= 9;
+        if !(valid_hours(p[0])
+            && valid_bcd(p[1])
+            && valid_bcd(p[2])
+            && valid_hours(p[3])
+            && valid_bcd(p[4])
+            && valid_bcd(p[5]))
+        {
+            // Slow path, only to say which byte is wrong.
+            ClockSide::decode([p[0], p[1], p[2]], Half::Right)?;
+            ClockSide::decode([p[3], p[4], p[5]], Half::Left)?;
+        }
+        let side = |flags: u8, m: u8, s: u8| ClockSide {
+            time: ClockTime {
+                hours: flags & 0x0F,
+                minutes: (m >> 4) * 10 + (m & 0x0F),
+                seconds: (s >> 4) * 10 + (s & 0x0F),
+            },
+            flag: flags & 0x40 != 0,
+            final_flag: flags & 0x10 != 0,
+            time_per_move: flags & 0x20 != 0,
+        };
+        Ok(ClockReport::from_status(
+            side(p[3], p[4], p[5]),
+            side(p[0], p[1], p[2]),
+            p[6] & 0x7F,
+        ))
     }
 
     /// The 7-byte BWTIME payload for this report.
