@@ -37,18 +37,26 @@ async fn next_json(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
     serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line:?}: {e}"))
 }
 
-/// Read events until one satisfies `want`; fails after 5 s.
+/// Read events until one satisfies `want`; fails after 5 s, showing what it saw.
 async fn wait_event(
     lines: &mut Lines<BufReader<ChildStdout>>,
     want: impl Fn(&Value) -> bool,
 ) -> Value {
     let deadline = Instant::now() + Duration::from_secs(5);
+    let mut seen = Vec::new();
     loop {
-        assert!(Instant::now() < deadline, "no matching event within 5 s");
-        let v = next_json(lines).await;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = timeout(left, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no matching event within 5 s; saw {seen:#?}"))
+            .expect("read stdout")
+            .expect("chessclock-emu is still running");
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line:?}: {e}"));
         if want(&v) {
             return v;
         }
+        seen.push(v);
     }
 }
 

@@ -249,16 +249,27 @@ async fn run(args: Args) -> anyhow::Result<()> {
         json: args.json,
         live: !args.json && std::io::stdout().is_terminal(),
     };
+    // Subscribe before telling anyone where to connect, so no host command is missed.
+    let ctl = vb.control();
+    let mut view = vb.view();
+    let mut host = vb.host_commands();
     let path = vb.path().display().to_string();
     if out.json {
         out.event(json!({"event": "path", "path": path}), String::new);
     } else {
         println!("PATH {path}");
     }
-    let ctl = vb.control();
-    let mut view = vb.view();
-    let mut host = vb.host_commands();
-    let mut lines = stdin_lines();
+    // On a terminal, single keys act at once; the terminal is restored on exit.
+    let keys = out.live && std::io::stdin().is_terminal();
+    let _raw = if keys { RawTerminal::enter() } else { None };
+    let mut lines = if _raw.is_some() {
+        println!(
+            "keys: space lever, p run, + plus, - minus, < back, > ok, o/O power off/on, q quit"
+        );
+        stdin_keys()
+    } else {
+        stdin_lines()
+    };
     let mut stdin_open = true;
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
@@ -329,6 +340,71 @@ fn stdin_lines() -> tokio::sync::mpsc::UnboundedReceiver<String> {
     rx
 }
 
+/// The command line a single key stands for (terminal mode).
+fn key_command(key: u8) -> Option<&'static str> {
+    Some(match key {
+        b' ' => "lever",
+        b'p' => "button run",
+        b'+' => "button plus",
+        b'-' => "button minus",
+        b'<' => "button back",
+        b'>' => "button ok",
+        b'o' => "power off",
+        b'O' => "power on",
+        b'q' => "quit",
+        _ => return None,
+    })
+}
+
+/// Keys of stdin, one at a time, as command lines.
+fn stdin_keys() -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    use std::io::Read;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for byte in std::io::stdin().lock().bytes() {
+            let Ok(byte) = byte else { break };
+            if let Some(cmd) = key_command(byte)
+                && tx.send(cmd.to_owned()).is_err()
+            {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The terminal in non-canonical, no-echo mode (through `stty`), restored on drop.
+struct RawTerminal {
+    saved: String,
+}
+
+impl RawTerminal {
+    fn enter() -> Option<RawTerminal> {
+        let stty = |args: &[&str]| {
+            std::process::Command::new("stty")
+                .args(args)
+                .stdin(std::process::Stdio::inherit())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        };
+        let saved = String::from_utf8(stty(&["-g"])?.stdout).ok()?;
+        stty(&["-icanon", "-echo", "min", "1"])?;
+        Some(RawTerminal {
+            saved: saved.trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for RawTerminal {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("stty")
+            .arg(&self.saved)
+            .stdin(std::process::Stdio::inherit())
+            .status();
+    }
+}
+
 /// After unplug/replug, say where the board is now.
 async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
     let want_plugged = match c {
@@ -380,5 +456,20 @@ mod tests {
         for bad in ["power", "pc-mode maybe", "button stop", "jump"] {
             assert!(parse_input(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn every_key_stands_for_a_valid_command() {
+        let mapped: Vec<u8> = (0..=255u8).filter(|k| key_command(*k).is_some()).collect();
+        assert_eq!(mapped.len(), 9);
+        for k in mapped {
+            let cmd = key_command(k).unwrap_or_default();
+            assert!(matches!(parse_input(cmd), Ok(Some(_))), "{cmd}");
+        }
+        assert_eq!(
+            key_command(b' ').map(parse_input),
+            Some(Ok(Some(Input::Control(VirtualControl::Lever))))
+        );
+        assert_eq!(key_command(b'x'), None);
     }
 }
