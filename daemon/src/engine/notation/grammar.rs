@@ -420,11 +420,12 @@ fn numeric(cur: &mut Cursor<'_>, warnings: &mut Vec<String>) -> Result<Item, Not
     if !(cur.rest().starts_with('+') || cur.rest().starts_with('|')) {
         return Err(errors::lone_number(head, pos));
     }
+    let head_start = cur.at - head.len();
     cur.at += 1;
     let inc = sec(cur, &[])?;
     if base.bare && base.ms > 180 * MINUTE {
-        let text = format!("{head}+{}", inc / SECOND);
-        warnings.push(errors::casual_warning(&text));
+        let text = cur.text.get(head_start..cur.at).unwrap_or(head);
+        warnings.push(errors::casual_warning(text));
     }
     Ok(Item::Segment(SegmentItem {
         moves: None,
