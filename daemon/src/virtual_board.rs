@@ -10,17 +10,22 @@
 //! `chessclock_protocol::emulator`.
 
 use std::io;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
 use chessclock_protocol::{Button, ClockModel, Command};
+use rustix::fs::{Mode, OFlags};
 use serialport::{SerialPort as _, TTYPort};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 use tokio_serial::SerialStream;
+
+/// How often the pty's exclusive flag is cleared (see [`Task::unlock`]).
+const UNLOCK_EVERY: Duration = Duration::from_secs(1);
 
 /// How long a write to the pty may block before the output is dropped (nobody reads the port,
 /// as on a real serial line without a listener).
@@ -90,6 +95,8 @@ pub struct VirtualBoard {
 struct Pty {
     master: SerialStream,
     _slave: TTYPort,
+    /// A second slave fd (no controlling tty, no lock) to clear TIOCEXCL through.
+    guard: OwnedFd,
     path: PathBuf,
 }
 
@@ -118,12 +125,19 @@ fn open_pty(link: Option<&Path>) -> io::Result<Pty> {
             path.display()
         ))
     })?;
+    let guard = rustix::fs::open(
+        &path,
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io::Error::other(format!("cannot open {}: {e}", path.display())))?;
     if let Some(link) = link {
         point_link(link, &path)?;
     }
     Ok(Pty {
         master,
         _slave: slave,
+        guard,
         path,
     })
 }
@@ -287,6 +301,7 @@ impl Task {
 
     async fn run(mut self, mut control: mpsc::UnboundedReceiver<VirtualControl>) {
         let mut buf = [0u8; 256];
+        let mut unlock = tokio::time::interval(UNLOCK_EVERY);
         loop {
             let deadline = [
                 self.emu.poll_timeout(),
@@ -308,6 +323,7 @@ impl Task {
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 },
+                _ = unlock.tick() => self.unlock(),
                 msg = control.recv() => match msg {
                     Some(c) => self.control(c),
                     None => break,
@@ -324,6 +340,17 @@ impl Task {
                 }
             }
             self.flush().await;
+        }
+    }
+
+    /// Clear TIOCEXCL on the pty. A daemon opens the port exclusively; if it is killed, the
+    /// kernel keeps the flag (our slave fds keep the tty alive) and the restarted daemon, unless
+    /// root, gets EBUSY. Its flock (released when it dies) still keeps two daemons apart.
+    fn unlock(&self) {
+        if let Some(pty) = &self.pty
+            && let Err(e) = rustix::termios::ioctl_tiocnxcl(&pty.guard)
+        {
+            tracing::debug!("virtual board: cannot clear TIOCEXCL: {e}");
         }
     }
 
