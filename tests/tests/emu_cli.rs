@@ -125,6 +125,7 @@ async fn json_events_follow_the_host_and_stdin_drives_the_lever() {
     })
     .await;
     assert_eq!(shown["right"], "3:05", "{shown}");
+    assert_eq!(shown["model"], "DGT 3000", "{shown}");
     assert!(
         ["5:00", "4:59"].contains(&shown["left"].as_str().unwrap_or("")),
         "{shown}"

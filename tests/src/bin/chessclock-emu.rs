@@ -158,6 +158,7 @@ fn display_json(view: &ClockView) -> Value {
         "powered": view.powered,
         "present": view.present,
         "board_mode": view.board_mode.name(),
+        "model": view.model.to_string(),
     })
 }
 
