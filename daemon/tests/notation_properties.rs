@@ -377,3 +377,36 @@ proptest! {
         check_any(&input)?;
     }
 }
+
+/// Controls read from JSON may lack fields the parser would require; printing and
+/// explaining them must still work.
+#[test]
+fn printer_and_explanation_accept_incomplete_params() {
+    use chessclockd::engine::notation::explain;
+    let methods = [
+        "sudden_death",
+        "fischer",
+        "us_delay",
+        "bronstein",
+        "segments",
+        "phased_increment",
+        "phased_increment_variable",
+        "hourglass",
+        "byoyomi",
+        "canadian",
+        "double_flag",
+        "phased_countdown",
+        "phased_countdown_triple",
+        "phased_swing",
+        "phased_swing_open",
+        "unknown",
+        "none",
+    ];
+    for name in methods {
+        let tc: TimeControl =
+            serde_json::from_str(&format!(r#"{{"method":"{name}","params":{{}}}}"#))
+                .expect("every method name deserializes");
+        assert!(!canonical(&tc).is_empty(), "{name}");
+        assert!(!explain(&tc).is_empty(), "{name}");
+    }
+}
