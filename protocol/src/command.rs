@@ -146,10 +146,10 @@ impl Command {
                     },
                     6,
                 ))),
-                [_, 0x04, _, _, _, end, ..] => Err(CommandError::BadClockMessage(format!(
+                [_, 0x04, _, _, _, end, ..] => Err(CommandError::BadSetLeds(format!(
                     "SET_LEDS must end with 0x00, got 0x{end:02X}"
                 ))),
-                [_, len, ..] if *len != 0x04 => Err(CommandError::BadClockMessage(format!(
+                [_, len, ..] if *len != 0x04 => Err(CommandError::BadSetLeds(format!(
                     "SET_LEDS length must be 0x04, got 0x{len:02X}"
                 ))),
                 _ => Ok(None),

@@ -66,6 +66,9 @@ pub enum CommandError {
     /// A clock message (`0x2B`) is malformed.
     #[error("bad clock message: {0}")]
     BadClockMessage(String),
+    /// A SET_LEDS command (`0x60`) is malformed.
+    #[error("bad SET_LEDS command: {0}")]
+    BadSetLeds(String),
     /// A field of the command is invalid.
     #[error(transparent)]
     Payload(#[from] PayloadError),
