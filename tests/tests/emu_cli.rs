@@ -60,7 +60,7 @@ async fn wait_event(
     }
 }
 
-async fn read_report(port: &mut SerialStream, dec: &mut Decoder, want: impl Fn(&Message) -> bool) {
+async fn read_message(port: &mut SerialStream, dec: &mut Decoder, want: impl Fn(&Message) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut buf = [0u8; 128];
     loop {
@@ -135,7 +135,7 @@ async fn json_events_follow_the_host_and_stdin_drives_the_lever() {
     let mut stdin = child.stdin.take().expect("piped stdin");
     stdin.write_all(b"lever\n").await.expect("write stdin");
     let mut dec = Decoder::new();
-    read_report(
+    read_message(
         &mut port,
         &mut dec,
         |m| matches!(m, Message::ClockReport(r) if r.right_high),
@@ -187,4 +187,44 @@ async fn bad_arguments_are_usage_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(args[1]), "{args:?}: {err}");
     }
+}
+
+#[tokio::test]
+async fn unplug_and_replug_from_stdin_keep_the_link() {
+    let link = std::env::temp_dir().join(format!("chessclock-emu-cli-{}", std::process::id()));
+    let link_arg = link.display().to_string();
+    let (mut child, mut lines) = spawn(&["--json", "--link", &link_arg]);
+    let first = next_json(&mut lines).await;
+    assert_eq!(first["path"], link_arg.as_str(), "{first}");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+
+    stdin.write_all(b"unplug\n").await.expect("write stdin");
+    wait_event(&mut lines, |v| v["event"] == "unplugged").await;
+    stdin.write_all(b"replug\n").await.expect("write stdin");
+    let back = wait_event(&mut lines, |v| v["event"] == "replugged").await;
+    assert_eq!(back["path"], link_arg.as_str(), "{back}");
+    let pty = back["pty"].as_str().expect("pty path");
+    assert_eq!(
+        std::fs::read_link(&link).expect("still a symlink"),
+        std::path::PathBuf::from(pty)
+    );
+    // The re-pointed link leads to a working board again.
+    let mut port = tokio_serial::new(&link_arg, 9600)
+        .open_native_async()
+        .expect("open the link after replug");
+    port.write_all(&Command::SendVersion.encode())
+        .await
+        .expect("write");
+    read_message(&mut port, &mut Decoder::new(), |m| {
+        matches!(m, Message::Version { .. })
+    })
+    .await;
+
+    stdin.write_all(b"quit\n").await.expect("write stdin");
+    let status = timeout(Duration::from_secs(5), child.wait())
+        .await
+        .expect("exits after quit")
+        .expect("wait");
+    assert!(status.success(), "{status}");
+    assert!(!link.exists(), "the link is removed on exit");
 }
