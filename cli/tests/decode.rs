@@ -170,3 +170,32 @@ fn junk_and_acks_in_hex_input() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn raw_stdin_with_trailing_partial_frame() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args(["decode", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning chessclockctl");
+    // Board version 3.10, then the first two bytes of a field update that never completes.
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&[0x93, 0x00, 0x05, 0x03, 0x0A, 0x8E, 0x00])
+        .expect("writing");
+    let out = child.wait_with_output().expect("waiting");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, ["version 3.10", "dropped 2 bytes: 8e00"], "{text}");
+}
