@@ -11,7 +11,9 @@ use chessclock_protocol::{ClockCommand, Command, Decoded, Decoder, Frame, Messag
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&split, stream)) = data.split_first() else { return };
+    let Some((&split, stream)) = data.split_first() else {
+        return;
+    };
     let chunk = usize::from(split % 64) + 1;
     let mut d = Decoder::new();
     let mut accounted = 0usize;
@@ -19,7 +21,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(Decoded::Message(m)) => {
             let bytes = m.encode();
             let frame = Frame::new_checked(&bytes).expect("encoded message is a valid frame");
-            assert_eq!(Message::parse(&frame).as_ref(), Ok(&m), "re-encoded message decodes the same");
+            assert_eq!(
+                Message::parse(&frame).as_ref(),
+                Ok(&m),
+                "re-encoded message decodes the same"
+            );
             accounted += bytes.len();
         }
         Ok(Decoded::Dropped(x)) => {
@@ -38,7 +44,11 @@ fuzz_target!(|data: &[u8]| {
     }
     d.finish();
     d.by_ref().for_each(&mut check);
-    assert_eq!(accounted, stream.len(), "every byte is a message, a bad frame or dropped");
+    assert_eq!(
+        accounted,
+        stream.len(),
+        "every byte is a message, a bad frame or dropped"
+    );
 
     // Host-command parsing must not panic either.
     let mut rest = stream;
