@@ -1,0 +1,614 @@
+//! The game state machine: turns, running time, expiries in order, flags, results, pause,
+//! arbiter actions, reconfiguration; and the event queue.
+//!
+//! Time only moves through [`Engine::advance`], which walks from the last update to `now`
+//! boundary by boundary (phase changes and expiries at their exact instants), so every value
+//! is a closed-form function of the last event and the elapsed time.
+
+use std::collections::VecDeque;
+
+use crate::engine::params::{OnFlag, TimeControl};
+
+use super::method::{self, Boundary, SideState};
+use super::rules::{Kind, Rules, period_of_move};
+use super::types::{
+    AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
+};
+
+/// A recorded time event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FlagRec {
+    pub side: Side,
+    pub t_ms: u64,
+    pub reason: String,
+}
+
+/// The time-control engine for one game.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(crate) control: TimeControl,
+    pub(crate) rules: Rules,
+    pub(crate) status: Status,
+    /// Side to move (kept while paused and after a flag).
+    pub(crate) turn: Option<Side>,
+    /// Time up to which the state is advanced.
+    pub(crate) last: Time,
+    /// Running time of the current turn (pauses excluded).
+    pub(crate) turn_u: u64,
+    pub(crate) sides: [SideState; 2],
+    pub(crate) moves: [u32; 2],
+    pub(crate) post_cutoff: bool,
+    pub(crate) flags: Vec<FlagRec>,
+    pub(crate) result: Option<GameResult>,
+    pub(crate) reason: Option<String>,
+    events: VecDeque<Event>,
+}
+
+fn not_allowed(msg: impl Into<String>) -> InputError {
+    InputError(msg.into())
+}
+
+impl Engine {
+    /// A game set up under `control`, status ready.
+    pub fn new(control: TimeControl) -> Result<Engine, ConfigError> {
+        let rules = Rules::new(&control)?;
+        let sides = [
+            method::initial(&rules.kind, 0),
+            method::initial(&rules.kind, 1),
+        ];
+        Ok(Engine {
+            control,
+            rules,
+            status: Status::Ready,
+            turn: None,
+            last: Time::ZERO,
+            turn_u: 0,
+            sides,
+            moves: [0, 0],
+            post_cutoff: false,
+            flags: Vec::new(),
+            result: None,
+            reason: None,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The control in force.
+    pub fn control(&self) -> &TimeControl {
+        &self.control
+    }
+
+    /// The game status.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The next event the engine has to report.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When the next expiry or phase change happens, if a clock runs.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let side = self.running_side()?;
+        self.time_to_boundary(side).map(|d| self.last.plus(d))
+    }
+
+    /// Process every expiry at or before `now`. Spurious calls are harmless.
+    pub fn handle_timeout(&mut self, now: Time) {
+        self.advance(now);
+    }
+
+    pub(crate) fn running_side(&self) -> Option<Side> {
+        if self.status == Status::Running {
+            self.turn
+        } else {
+            None
+        }
+    }
+
+    fn set_status(&mut self, new: Status, reason: &str) {
+        if self.status != new {
+            self.events.push_back(Event::StatusChanged {
+                old: self.status,
+                new,
+                reason: reason.to_owned(),
+            });
+            self.status = new;
+        }
+    }
+
+    /// Running time until the mover's next boundary: delay-window end, cap, or method.
+    pub(crate) fn time_to_boundary(&self, side: Side) -> Option<u64> {
+        let st = &self.sides[side.idx()];
+        if st.flagged {
+            return None;
+        }
+        let cap = self
+            .rules
+            .overall_cap
+            .map(|a| a.saturating_sub(st.cap_used));
+        let method = if st.delay_left > 0 {
+            Some(st.delay_left)
+        } else {
+            method::time_to_boundary(&self.rules.kind, st, self.post_cutoff)
+        };
+        match (cap, method) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn consume(&mut self, side: Side, d: u64) {
+        self.turn_u += d;
+        let (me, opp) = pair(&mut self.sides, side);
+        me.cap_used += d;
+        if me.delay_left > 0 {
+            me.delay_left -= d.min(me.delay_left);
+        } else {
+            method::consume(&self.rules.kind, me, opp, d, self.post_cutoff);
+        }
+    }
+
+    /// Move the state forward to `now` (never backwards).
+    pub(crate) fn advance(&mut self, now: Time) {
+        if now <= self.last {
+            return;
+        }
+        let Some(side) = self.running_side() else {
+            self.last = now;
+            return;
+        };
+        let mut left = now.since(self.last);
+        for _ in 0..10_000 {
+            match self.time_to_boundary(side) {
+                Some(b) if b <= left => {
+                    self.consume(side, b);
+                    left -= b;
+                    self.last = self.last.plus(b);
+                    self.boundary(side);
+                    if self.running_side() != Some(side) {
+                        break;
+                    }
+                }
+                _ => {
+                    self.consume(side, left);
+                    break;
+                }
+            }
+        }
+        self.last = now;
+    }
+
+    /// The mover is exactly at a boundary.
+    fn boundary(&mut self, side: Side) {
+        let t = self.last;
+        let st = &self.sides[side.idx()];
+        if self.rules.overall_cap.is_some_and(|a| st.cap_used >= a) {
+            self.flag(side, "overall_cap", t);
+            return;
+        }
+        if st.delay_left > 0
+            || method::time_to_boundary(&self.rules.kind, st, self.post_cutoff) != Some(0)
+        {
+            return; // the end of a delay window: nothing changes but the display
+        }
+        let before = self.phase_name(side);
+        let my_moves = self.moves[side.idx()];
+        let kind = &self.rules.kind;
+        let (me, opp) = pair(&mut self.sides, side);
+        let outcome = match kind {
+            Kind::Segments {
+                segs, transition, ..
+            } => method::segments_at_boundary(
+                &segs[side.idx()],
+                &segs[side.other().idx()],
+                *transition,
+                me,
+                opp,
+                my_moves,
+            ),
+            other => method::at_boundary(other, me, opp),
+        };
+        match outcome {
+            Boundary::Continue => {
+                let after = self.phase_name(side);
+                if after != before {
+                    self.events.push_back(Event::PhaseChanged {
+                        side,
+                        old: before,
+                        new: after,
+                    });
+                }
+            }
+            Boundary::Flag(reason) => self.flag(side, reason, t),
+            Boundary::BothMainExpired => {
+                self.flags.push(FlagRec {
+                    side,
+                    t_ms: t.as_ms(),
+                    reason: "main_time_expired".into(),
+                });
+                self.events.push_back(Event::Flag {
+                    side,
+                    reason: "main_time_expired".into(),
+                });
+                self.finish(GameResult::Draw, "both_main_times_expired", Status::Ended);
+            }
+        }
+    }
+
+    fn finish(&mut self, result: GameResult, reason: &str, status: Status) {
+        self.result = Some(result);
+        self.reason = Some(reason.to_owned());
+        self.events.push_back(Event::Result {
+            result,
+            reason: reason.to_owned(),
+        });
+        self.set_status(status, reason);
+    }
+
+    fn countdown_method(&self) -> bool {
+        matches!(self.rules.kind, Kind::Segments { .. })
+    }
+
+    fn flag(&mut self, side: Side, reason: &str, t: Time) {
+        self.flags.push(FlagRec {
+            side,
+            t_ms: t.as_ms(),
+            reason: reason.to_owned(),
+        });
+        self.events.push_back(Event::Flag {
+            side,
+            reason: reason.to_owned(),
+        });
+        if self.rules.on_flag == OnFlag::Continue && self.countdown_method() {
+            self.sides[side.idx()].flagged = true;
+            self.sides[side.idx()].main = 0;
+            if self.sides.iter().all(|s| s.flagged) {
+                self.reason = Some(reason.to_owned());
+                self.set_status(Status::Flagged, "flag");
+            }
+            return;
+        }
+        self.finish(GameResult::win_for(side.other()), reason, Status::Flagged);
+    }
+
+    pub(crate) fn phase_name(&self, side: Side) -> String {
+        method::phase(
+            &self.rules.kind,
+            side.idx(),
+            &self.sides[side.idx()],
+            self.post_cutoff,
+        )
+    }
+
+    /// Apply an input at `now`. An input that is not allowed now returns an error that says
+    /// why and changes nothing (expiries up to `now` are still processed).
+    pub fn handle_input(&mut self, now: Time, input: Input) -> Result<(), InputError> {
+        self.advance(now);
+        match input {
+            Input::Start { side } => self.start(now, side),
+            Input::Press { side } => self.press(side),
+            Input::Pause => {
+                if self.status != Status::Running {
+                    return Err(not_allowed(format!(
+                        "nothing to pause: the game is {}",
+                        self.status
+                    )));
+                }
+                self.set_status(Status::Paused, "pause");
+                Ok(())
+            }
+            Input::Resume => self.resume(),
+            Input::Adjust {
+                side,
+                field,
+                op,
+                ms,
+            } => self.adjust(side, &field, op, ms),
+            Input::SetMoves { side, moves } => {
+                self.arbiter_allowed("set_moves")?;
+                let i = side.idx();
+                if moves > self.moves[i] {
+                    method::catch_up_periods(&self.rules.kind, i, &mut self.sides[i], moves);
+                }
+                self.moves[i] = moves;
+                Ok(())
+            }
+            Input::ClaimDraw { side } => self.claim(side),
+            Input::BoardResult { result } => self.board_result(result),
+            Input::Reconfigure(tc) => self.reconfigure(*tc),
+        }
+    }
+
+    fn start(&mut self, now: Time, side: Side) -> Result<(), InputError> {
+        if self.status != Status::Ready {
+            return Err(not_allowed(format!(
+                "the game has started already ({}); use new-game for a new one",
+                self.status
+            )));
+        }
+        self.last = now;
+        self.turn = Some(side);
+        self.turn_u = 0;
+        let m = self.moves[side.idx()] + 1;
+        method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
+        self.set_status(Status::Running, "start");
+        // A zero main time (pure byo-yomi) starts the overtime at once.
+        self.advance_boundaries_at_now();
+        Ok(())
+    }
+
+    /// Handle boundaries that are due right now (a clock that starts at 0).
+    fn advance_boundaries_at_now(&mut self) {
+        for _ in 0..100 {
+            let Some(side) = self.running_side() else {
+                return;
+            };
+            if self.time_to_boundary(side) == Some(0) {
+                self.boundary(side);
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn press(&mut self, side: Side) -> Result<(), InputError> {
+        if self.status != Status::Running {
+            return Err(not_allowed(format!(
+                "press ignored: the game is {}",
+                self.status
+            )));
+        }
+        if self.turn != Some(side) {
+            return Err(not_allowed(format!(
+                "press ignored: it is {}'s turn, not {}'s",
+                side.other().as_str(),
+                side.as_str()
+            )));
+        }
+        let i = side.idx();
+        let u = self.turn_u;
+        let m = self.moves[i] + 1;
+        let before = self.phase_name(side);
+        if !self.sides[i].flagged {
+            method::press(&self.rules.kind, i, &mut self.sides[i], u, m);
+        }
+        self.sides[i].delay_left = 0;
+        self.moves[i] = m;
+        if let Kind::Swing {
+            cutoff: Some(n), ..
+        } = self.rules.kind
+            && !self.post_cutoff
+            && self.moves.iter().all(|&k| k >= n)
+        {
+            self.post_cutoff = true;
+            for s in &mut self.sides {
+                s.reserve[0] += s.swing;
+                s.swing = 0;
+            }
+        }
+        let after = self.phase_name(side);
+        if after != before {
+            self.events.push_back(Event::PhaseChanged {
+                side,
+                old: before,
+                new: after,
+            });
+        }
+        let next = side.other();
+        self.turn = Some(next);
+        self.turn_u = 0;
+        let mn = self.moves[next.idx()] + 1;
+        method::turn_start(
+            &self.rules.kind,
+            next.idx(),
+            &mut self.sides[next.idx()],
+            mn,
+        );
+        let (white_ms, black_ms) = (self.value(Side::White), self.value(Side::Black));
+        self.events.push_back(Event::Pressed {
+            side,
+            move_number: m,
+            move_ms: u,
+            white_ms,
+            black_ms,
+        });
+        self.advance_boundaries_at_now();
+        Ok(())
+    }
+
+    fn resume(&mut self) -> Result<(), InputError> {
+        match self.status {
+            Status::Paused => {
+                self.set_status(Status::Running, "resume");
+                Ok(())
+            }
+            Status::Flagged => {
+                let Some(side) = self.turn else {
+                    return Err(not_allowed("nothing to resume"));
+                };
+                let st = &self.sides[side.idx()];
+                let has_time = method::time_to_boundary(&self.rules.kind, st, self.post_cutoff)
+                    .is_some_and(|t| t > 0)
+                    && self.rules.overall_cap.is_none_or(|a| st.cap_used < a);
+                if !has_time {
+                    return Err(not_allowed(
+                        "the flagged side has no time left; an arbiter adjustment must give it time before resuming",
+                    ));
+                }
+                for s in &mut self.sides {
+                    s.flagged = false;
+                }
+                self.result = None;
+                self.reason = None;
+                self.set_status(Status::Running, "resume");
+                Ok(())
+            }
+            other => Err(not_allowed(format!(
+                "nothing to resume: the game is {other}"
+            ))),
+        }
+    }
+
+    fn arbiter_allowed(&self, what: &str) -> Result<(), InputError> {
+        match self.status {
+            Status::Ready | Status::Paused | Status::Flagged => Ok(()),
+            other => Err(not_allowed(format!(
+                "{what} needs a paused game (it is {other}); pause first"
+            ))),
+        }
+    }
+
+    fn adjust(&mut self, side: Side, field: &str, op: AdjustOp, ms: i64) -> Result<(), InputError> {
+        self.arbiter_allowed("adjust")?;
+        let kind = &self.rules.kind;
+        let st = &mut self.sides[side.idx()];
+        let slot: &mut u64 = match (field, kind) {
+            ("main_ms", Kind::Swing { .. }) => {
+                return Err(not_allowed(
+                    "phased swing has no main_ms; use swing_ms or reserve_ms",
+                ));
+            }
+            ("main_ms", _) => &mut st.main,
+            ("extra_ms", Kind::DoubleFlag { .. }) => &mut st.extra,
+            ("reserve_ms", Kind::PhasedCountdown { .. } | Kind::Swing { .. }) => &mut st.reserve[0],
+            ("secondary_ms", Kind::PhasedCountdown { .. }) => &mut st.reserve[1],
+            ("swing_ms", Kind::Swing { .. }) => &mut st.swing,
+            ("period_ms", Kind::Byoyomi { .. } | Kind::Canadian { .. }) => &mut st.period_rem,
+            _ => {
+                return Err(not_allowed(format!(
+                    "{field:?} cannot be adjusted for {}; adjust one of the detail fields the snapshot shows",
+                    self.control.method
+                )));
+            }
+        };
+        let new = match op {
+            AdjustOp::Set => ms,
+            AdjustOp::Add => i64::try_from(*slot).unwrap_or(i64::MAX).saturating_add(ms),
+        };
+        let Ok(new) = u64::try_from(new) else {
+            return Err(not_allowed(format!(
+                "{field} would become negative ({new} ms); give a smaller reduction"
+            )));
+        };
+        *slot = new;
+        if new > 0 {
+            st.flagged = false;
+        }
+        Ok(())
+    }
+
+    fn claim(&mut self, side: Side) -> Result<(), InputError> {
+        if !matches!(self.rules.kind, Kind::DoubleFlag { .. }) {
+            return Err(not_allowed(
+                "draw claims exist only under a double-flag control",
+            ));
+        }
+        if !matches!(self.status, Status::Running | Status::Paused) {
+            return Err(not_allowed(format!(
+                "no claim possible: the game is {}",
+                self.status
+            )));
+        }
+        let me = &self.sides[side.idx()];
+        let opp = &self.sides[side.other().idx()];
+        if me.extra_phase || !opp.extra_phase {
+            return Err(not_allowed(
+                "only the player still on main time may claim, and only while the opponent is on extra time",
+            ));
+        }
+        self.finish(
+            GameResult::Draw,
+            "draw_claim_opponent_in_extra",
+            Status::Ended,
+        );
+        Ok(())
+    }
+
+    fn board_result(&mut self, result: GameResult) -> Result<(), InputError> {
+        if self.status == Status::Ready {
+            return Err(not_allowed("the game has not started"));
+        }
+        if self.status == Status::Ended {
+            return Err(not_allowed("the game has ended already"));
+        }
+        let mut reason = "board";
+        let mut result = result;
+        if let (Kind::DoubleFlag { .. }, Some(winner)) = (&self.rules.kind, result.winner())
+            && self.sides[winner.idx()].extra_phase
+        {
+            result = GameResult::Draw;
+            reason = "winner_in_extra_time";
+        }
+        self.finish(result, reason, Status::Ended);
+        Ok(())
+    }
+
+    fn reconfigure(&mut self, tc: TimeControl) -> Result<(), InputError> {
+        let rules = Rules::new(&tc).map_err(|e| not_allowed(e.0))?;
+        let mut sides = [
+            method::initial(&rules.kind, 0),
+            method::initial(&rules.kind, 1),
+        ];
+        for side in Side::BOTH {
+            let i = side.idx();
+            let keep = self.value(side);
+            let s = &mut sides[i];
+            s.cap_used = self.sides[i].cap_used;
+            match &rules.kind {
+                Kind::Segments { segs, .. } => {
+                    s.period = period_of_move(&segs[i], self.moves[i] + 1);
+                    s.main = keep;
+                }
+                Kind::Swing { .. } => {
+                    s.reserve[0] = keep;
+                    s.swing = 0;
+                }
+                _ => s.main = keep,
+            }
+        }
+        self.rules = rules;
+        self.sides = sides;
+        self.control = tc;
+        if let Some(side) = self.turn {
+            let m = self.moves[side.idx()] + 1;
+            method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
+        }
+        Ok(())
+    }
+
+    /// The displayed value of a side, with the independent cap applied.
+    pub(crate) fn value(&self, side: Side) -> u64 {
+        let v = self.method_value(side);
+        match self.cap_left(side) {
+            Some(c) if c < v => c,
+            _ => v,
+        }
+    }
+
+    pub(crate) fn method_value(&self, side: Side) -> u64 {
+        let i = side.idx();
+        method::value(
+            &self.rules.kind,
+            i,
+            &self.sides[i],
+            self.turn == Some(side) && self.status != Status::Ready,
+            self.moves[i] + 1,
+        )
+    }
+
+    pub(crate) fn cap_left(&self, side: Side) -> Option<u64> {
+        self.rules
+            .overall_cap
+            .map(|a| a.saturating_sub(self.sides[side.idx()].cap_used))
+    }
+}
+
+fn pair(sides: &mut [SideState; 2], side: Side) -> (&mut SideState, &mut SideState) {
+    let [w, b] = sides;
+    match side {
+        Side::White => (w, b),
+        Side::Black => (b, w),
+    }
+}

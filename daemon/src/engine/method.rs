@@ -1,0 +1,543 @@
+//! Per-method behaviour of one side's clock: how running time is consumed, where the next
+//! boundary (phase change or expiry) lies, what a press credits, what is displayed, and the
+//! phase and detail fields.
+//!
+//! Each function works on a side's state plus (for hourglass and swing) the opponent's.
+//! No notion of wall time: the core passes running-time amounts in.
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::params::{Credit, DelayKind, Transition};
+
+use super::rules::{Kind, boundary, delay_for_move, inc_for_move, seg_at};
+
+/// One side's clock state. Fields are used according to the method.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SideState {
+    /// Main / remaining time (segments, hourglass, byo-yomi, Canadian, double-flag main,
+    /// phased-countdown clock 0).
+    pub main: u64,
+    /// Funded period index (segments, double-flag main).
+    pub period: usize,
+    /// Byo-yomi / Canadian: in overtime.
+    pub overtime: bool,
+    /// Byo-yomi periods left (incl. the current one).
+    pub periods_left: u32,
+    /// Byo-yomi / Canadian current period remainder.
+    pub period_rem: u64,
+    /// Canadian stones still owed in the period.
+    pub stones_left: u32,
+    /// Double flag: on extra time.
+    pub extra_phase: bool,
+    /// Double flag: extra time left.
+    pub extra: u64,
+    /// Phased countdown reserve clocks (1 and 2) and the active index.
+    pub reserve: [u64; 2],
+    pub active: usize,
+    /// Swing balance (phased swing; `reserve[0]` is its reserve).
+    pub swing: u64,
+    /// Delay window left in the current turn.
+    pub delay_left: u64,
+    /// Own running time (independent cap).
+    pub cap_used: u64,
+    /// flag/continue: this side has flagged.
+    pub flagged: bool,
+}
+
+/// Initial state for a side.
+pub(crate) fn initial(kind: &Kind, side: usize) -> SideState {
+    let mut s = SideState::default();
+    match kind {
+        Kind::Segments { segs, credit, .. } => {
+            s.main = segs[side][0].base_ms;
+            if *credit == Credit::Fide {
+                s.main += segs[side][0].inc();
+            }
+        }
+        Kind::Hourglass { per_side } => s.main = *per_side,
+        Kind::Byoyomi {
+            main,
+            periods,
+            period,
+        } => {
+            s.main = *main;
+            s.periods_left = *periods;
+            s.period_rem = *period;
+            // No main time (C8): both players are in byo-yomi from the start.
+            s.overtime = *main == 0;
+        }
+        Kind::Canadian {
+            main,
+            stones,
+            period,
+        } => {
+            s.main = *main;
+            s.stones_left = *stones;
+            s.period_rem = *period;
+            s.overtime = *main == 0;
+        }
+        Kind::DoubleFlag { segs, .. } => s.main = segs[0].base_ms,
+        Kind::PhasedCountdown { main, .. } => s.main = *main,
+        Kind::Swing { reserve, swing, .. } => {
+            s.reserve[0] = *reserve;
+            s.swing = *swing;
+        }
+    }
+    s
+}
+
+/// Running time until the mover's next method boundary (after any delay window), or `None`
+/// if nothing happens however long it runs.
+pub(crate) fn time_to_boundary(kind: &Kind, s: &SideState, post_cutoff: bool) -> Option<u64> {
+    if s.flagged {
+        return None;
+    }
+    Some(match kind {
+        Kind::Segments { .. } | Kind::Hourglass { .. } => s.main,
+        Kind::DoubleFlag { .. } => {
+            if s.extra_phase {
+                s.extra
+            } else {
+                s.main
+            }
+        }
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } => {
+            if s.overtime {
+                s.period_rem
+            } else {
+                s.main
+            }
+        }
+        Kind::PhasedCountdown { .. } => {
+            if s.active == 0 {
+                s.main
+            } else {
+                s.reserve[s.active - 1]
+            }
+        }
+        Kind::Swing { .. } => {
+            if s.swing > 0 && !post_cutoff {
+                s.swing
+            } else {
+                s.reserve[0]
+            }
+        }
+    })
+}
+
+/// Consume `d` ms of the mover's running time (`d` never crosses a boundary).
+pub(crate) fn consume(
+    kind: &Kind,
+    me: &mut SideState,
+    opp: &mut SideState,
+    d: u64,
+    post_cutoff: bool,
+) {
+    if me.flagged {
+        return;
+    }
+    match kind {
+        Kind::Segments { .. } => me.main -= d.min(me.main),
+        Kind::Hourglass { .. } => {
+            me.main -= d.min(me.main);
+            opp.main += d;
+        }
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } => {
+            if me.overtime {
+                me.period_rem -= d.min(me.period_rem);
+            } else {
+                me.main -= d.min(me.main);
+            }
+        }
+        Kind::DoubleFlag { .. } => {
+            if me.extra_phase {
+                me.extra -= d.min(me.extra);
+            } else {
+                me.main -= d.min(me.main);
+            }
+        }
+        Kind::PhasedCountdown { .. } => {
+            if me.active == 0 {
+                me.main -= d.min(me.main);
+            } else {
+                let r = &mut me.reserve[me.active - 1];
+                *r -= d.min(*r);
+            }
+        }
+        Kind::Swing { .. } => {
+            if me.swing > 0 && !post_cutoff {
+                let t = d.min(me.swing);
+                me.swing -= t;
+                opp.swing += t;
+            } else {
+                me.reserve[0] -= d.min(me.reserve[0]);
+            }
+        }
+    }
+}
+
+/// What a boundary reached by the mover means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Boundary {
+    /// Play goes on (a phase changed inside the turn).
+    Continue,
+    /// The mover's time is up: flag with this reason.
+    Flag(&'static str),
+    /// Double flag: the mover's main time ran out while the opponent is on extra: draw.
+    BothMainExpired,
+}
+
+/// Handle the mover reaching a boundary (its current value is 0). Segment-based methods
+/// go through [`segments_at_boundary`], which needs both schedules.
+pub(crate) fn at_boundary(kind: &Kind, me: &mut SideState, opp: &mut SideState) -> Boundary {
+    match kind {
+        Kind::Segments { .. } => Boundary::Flag("time"),
+        Kind::Hourglass { .. } => Boundary::Flag("time"),
+        Kind::Byoyomi {
+            periods, period, ..
+        } => {
+            if !me.overtime {
+                me.overtime = true;
+                me.periods_left = *periods;
+                me.period_rem = *period;
+                Boundary::Continue
+            } else if me.periods_left > 1 {
+                me.periods_left -= 1;
+                me.period_rem = *period;
+                Boundary::Continue
+            } else {
+                Boundary::Flag("time")
+            }
+        }
+        Kind::Canadian { stones, period, .. } => {
+            if !me.overtime {
+                me.overtime = true;
+                me.period_rem = *period;
+                me.stones_left = *stones;
+                Boundary::Continue
+            } else {
+                Boundary::Flag("time")
+            }
+        }
+        Kind::DoubleFlag { segs, extra, .. } => {
+            if me.extra_phase {
+                return Boundary::Flag("extra_time_expired");
+            }
+            if boundary(segs, me.period).is_some() {
+                // Main ran out in a move-counted period: no mercy, unless the opponent
+                // can no longer win (C6).
+                if opp.extra_phase {
+                    return Boundary::BothMainExpired;
+                }
+                return Boundary::Flag("control_not_reached");
+            }
+            if opp.extra_phase {
+                return Boundary::BothMainExpired;
+            }
+            me.extra_phase = true;
+            me.extra = *extra;
+            Boundary::Continue
+        }
+        Kind::PhasedCountdown { incs, .. } => {
+            if me.active < incs.len() {
+                me.active += 1;
+                Boundary::Continue
+            } else {
+                Boundary::Flag("time")
+            }
+        }
+        Kind::Swing { .. } => {
+            if me.swing == 0 && me.reserve[0] == 0 {
+                Boundary::Flag("time")
+            } else {
+                // The swing balance is spent: the reserve runs now.
+                Boundary::Continue
+            }
+        }
+    }
+}
+
+/// Segment-based boundary: the mover's `main` reached 0 in period `me.period`.
+pub(crate) fn segments_at_boundary(
+    segs_me: &[crate::engine::params::Segment],
+    segs_opp: &[crate::engine::params::Segment],
+    transition: Transition,
+    me: &mut SideState,
+    opp: &mut SideState,
+    my_moves: u32,
+) -> Boundary {
+    let Some(quota) = boundary(segs_me, me.period) else {
+        return Boundary::Flag("time");
+    };
+    match transition {
+        Transition::Moves => Boundary::Flag("control_not_reached"),
+        Transition::Flag | Transition::FlagBoth => {
+            if u64::from(my_moves) < quota {
+                return Boundary::Flag("control_not_reached");
+            }
+            me.period += 1;
+            me.main += seg_at(segs_me, me.period).base_ms;
+            if transition == Transition::FlagBoth {
+                opp.period += 1;
+                opp.main += seg_at(segs_opp, opp.period).base_ms;
+            }
+            Boundary::Continue
+        }
+    }
+}
+
+/// The press effect for the mover's move `m` (already charged up to turn time `u`):
+/// credits, refunds, resets, and move-counted period transitions (spec §2.3 steps 3-5).
+pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32) {
+    match kind {
+        Kind::Segments {
+            segs,
+            credit,
+            transition,
+            cap_ms,
+            ..
+        } => {
+            let segs = &segs[side];
+            // Bronstein "after": refund the used part of the delay at the press.
+            if let Some((d, DelayKind::Bronstein)) = delay_for_move(segs, m)
+                && *credit == Credit::After
+            {
+                me.main += u.min(d);
+            }
+            let inc = match credit {
+                Credit::Fide => inc_for_move(segs, m + 1),
+                Credit::After => inc_for_move(segs, m),
+                Credit::Before => 0,
+            };
+            if inc > 0 {
+                me.main += inc;
+                if let Some(cap) = cap_ms {
+                    me.main = me.main.min(*cap);
+                }
+            }
+            if *transition == Transition::Moves
+                && let Some(c) = boundary(segs, me.period)
+                && u64::from(m) >= c
+            {
+                me.period += 1;
+                me.main += seg_at(segs, me.period).base_ms;
+            }
+        }
+        Kind::Hourglass { .. } => {}
+        Kind::Byoyomi { period, .. } => {
+            if me.overtime {
+                me.period_rem = *period;
+            }
+        }
+        Kind::Canadian { stones, period, .. } => {
+            if me.overtime {
+                me.stones_left = me.stones_left.saturating_sub(1);
+                if me.stones_left == 0 {
+                    me.stones_left = *stones;
+                    me.period_rem = *period;
+                }
+            }
+        }
+        Kind::DoubleFlag {
+            segs,
+            extra,
+            bonus,
+            scheme,
+        } => {
+            if me.extra_phase {
+                me.extra = super::rules::bonus(*scheme, me.extra, *bonus, *extra);
+            } else if let Some(c) = boundary(segs, me.period)
+                && u64::from(m) >= c
+            {
+                me.period += 1;
+                me.main += seg_at(segs, me.period).base_ms;
+            }
+        }
+        Kind::PhasedCountdown { incs, .. } => {
+            if me.active < incs.len() {
+                me.reserve[me.active] += incs[me.active];
+            }
+        }
+        Kind::Swing { .. } => {}
+    }
+}
+
+/// Set up the mover's turn for move `m` (delay window, `cr/before` credit).
+pub(crate) fn turn_start(kind: &Kind, side: usize, me: &mut SideState, m: u32) {
+    me.delay_left = 0;
+    if let Kind::Segments {
+        segs,
+        credit,
+        cap_ms,
+        ..
+    } = kind
+    {
+        let segs = &segs[side];
+        if let Some((d, dk)) = delay_for_move(segs, m)
+            && (dk == DelayKind::Us || *credit != Credit::After)
+        {
+            me.delay_left = d;
+        }
+        if *credit == Credit::Before {
+            me.main += inc_for_move(segs, m);
+            if let Some(cap) = cap_ms {
+                me.main = me.main.min(*cap);
+            }
+        }
+    }
+}
+
+/// Whether the side's move `m` has a delay window (for `delay_left_ms`).
+pub(crate) fn has_window(kind: &Kind, side: usize, m: u32) -> bool {
+    match kind {
+        Kind::Segments { segs, credit, .. } => match delay_for_move(&segs[side], m) {
+            Some((_, DelayKind::Us)) => true,
+            Some((_, DelayKind::Bronstein)) => *credit != Credit::After,
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// The method's primary displayed value (spec §3) for a side; `mover` is whether it is
+/// that side's turn (Bronstein shows main + unused delay for the mover, main + d otherwise).
+pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_move: u32) -> u64 {
+    match kind {
+        Kind::Segments { segs, credit, .. } => {
+            let mut v = s.main;
+            if *credit != Credit::After
+                && let Some((d, DelayKind::Bronstein)) = delay_for_move(&segs[side], next_move)
+            {
+                v += if mover { s.delay_left } else { d };
+            }
+            if s.flagged { 0 } else { v }
+        }
+        Kind::Hourglass { .. } => s.main,
+        Kind::Byoyomi { .. } => {
+            if s.overtime {
+                u64::from(s.periods_left.saturating_sub(1)) * byo_period(kind) + s.period_rem
+            } else {
+                s.main
+            }
+        }
+        Kind::Canadian { .. } => {
+            if s.overtime {
+                s.period_rem
+            } else {
+                s.main
+            }
+        }
+        Kind::DoubleFlag { .. } => {
+            if s.extra_phase {
+                s.extra
+            } else {
+                s.main
+            }
+        }
+        Kind::PhasedCountdown { .. } => {
+            if s.active == 0 {
+                s.main
+            } else {
+                s.reserve[s.active - 1]
+            }
+        }
+        Kind::Swing { .. } => s.swing + s.reserve[0],
+    }
+}
+
+fn byo_period(kind: &Kind) -> u64 {
+    match kind {
+        Kind::Byoyomi { period, .. } => *period,
+        _ => 0,
+    }
+}
+
+/// Phase name (spec §1.4) without the `+cap` suffix.
+pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) -> String {
+    match kind {
+        Kind::Segments {
+            segs, single_sd, ..
+        } => {
+            if s.flagged {
+                return "flagged".into();
+            }
+            if *single_sd {
+                return "sd".into();
+            }
+            let n = s.period + 1;
+            if seg_at(&segs[side], s.period).moves.is_none() {
+                format!("period{n}_sd")
+            } else {
+                format!("period{n}")
+            }
+        }
+        Kind::Hourglass { .. } => "hourglass".into(),
+        Kind::Byoyomi { .. } => if s.overtime { "byoyomi" } else { "main" }.into(),
+        Kind::Canadian { .. } => if s.overtime { "overtime" } else { "main" }.into(),
+        Kind::DoubleFlag { .. } => if s.extra_phase { "extra" } else { "main" }.into(),
+        Kind::PhasedCountdown { .. } => ["main", "reserve", "secondary"][s.active.min(2)].into(),
+        Kind::Swing { .. } => {
+            if post_cutoff {
+                "post_cutoff".into()
+            } else if s.swing > 0 {
+                "swing".into()
+            } else {
+                "reserve".into()
+            }
+        }
+    }
+}
+
+/// Detail fields (spec §1.4) without `delay_left_ms` / `cap_left_ms`.
+pub(crate) fn detail(kind: &Kind, s: &SideState) -> Map<String, Value> {
+    let v = match kind {
+        Kind::Segments { .. } => json!({"main_ms": s.main, "period": s.period + 1}),
+        Kind::Hourglass { .. } => json!({}),
+        Kind::Byoyomi { period, .. } => json!({
+            "main_ms": s.main,
+            "periods_left": s.periods_left,
+            "period_ms": if s.overtime { s.period_rem } else { *period },
+        }),
+        Kind::Canadian { stones, period, .. } => json!({
+            "main_ms": s.main,
+            "period_ms": if s.overtime { s.period_rem } else { *period },
+            "stones_left": if s.overtime { s.stones_left } else { *stones },
+        }),
+        Kind::DoubleFlag { .. } => json!({
+            "main_ms": s.main,
+            "extra_ms": if s.extra_phase { Value::from(s.extra) } else { Value::Null },
+            // False once the main time is exhausted (extra time, or a lost first period).
+            "can_win": !s.extra_phase && s.main > 0,
+        }),
+        Kind::PhasedCountdown { incs, .. } => {
+            let mut m = json!({"main_ms": s.main, "reserve_ms": s.reserve[0]});
+            if incs.len() > 1 {
+                m["secondary_ms"] = json!(s.reserve[1]);
+            }
+            m
+        }
+        Kind::Swing { .. } => json!({"swing_ms": s.swing, "reserve_ms": s.reserve[0]}),
+    };
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// Period index for a set_moves correction: apply pending move-counted transitions.
+pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, moves: u32) {
+    let segs = match kind {
+        Kind::Segments {
+            segs, transition, ..
+        } if *transition == Transition::Moves => &segs[side],
+        Kind::DoubleFlag { segs, .. } => segs,
+        _ => return,
+    };
+    while let Some(c) = boundary(segs, s.period) {
+        if u64::from(moves) < c {
+            break;
+        }
+        s.period += 1;
+        s.main += seg_at(segs, s.period).base_ms;
+    }
+}

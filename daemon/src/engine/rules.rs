@@ -1,0 +1,311 @@
+//! The validated rules of a control: the per-method parameters the engine runs on, built
+//! from the JSON form, and the segment schedule arithmetic (which period governs move m,
+//! where the cumulative move boundaries are).
+//!
+//! Pure functions of the parameters; no game state here.
+
+use crate::engine::params::{
+    Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
+};
+
+use super::types::ConfigError;
+
+/// What a method needs at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    /// Segment-based methods (sudden death, Fischer, delays, segments, phased increment).
+    Segments {
+        /// Per side (White, Black).
+        segs: [Vec<Segment>; 2],
+        credit: Credit,
+        transition: Transition,
+        cap_ms: Option<u64>,
+        /// `sd` phase naming: a single sudden-death segment.
+        single_sd: bool,
+    },
+    Hourglass {
+        per_side: u64,
+    },
+    Byoyomi {
+        main: u64,
+        periods: u32,
+        period: u64,
+    },
+    Canadian {
+        main: u64,
+        stones: u32,
+        period: u64,
+    },
+    DoubleFlag {
+        segs: Vec<Segment>,
+        extra: u64,
+        bonus: u64,
+        scheme: Scheme,
+    },
+    PhasedCountdown {
+        main: u64,
+        incs: Vec<u64>,
+    },
+    Swing {
+        reserve: u64,
+        swing: u64,
+        cutoff: Option<u32>,
+    },
+}
+
+/// Rules of a game.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rules {
+    pub kind: Kind,
+    pub on_flag: OnFlag,
+    pub overall_cap: Option<u64>,
+}
+
+fn need<T: Copy>(v: Option<T>, method: Method, field: &str) -> Result<T, ConfigError> {
+    v.ok_or_else(|| ConfigError(format!("{method} needs params.{field}")))
+}
+
+fn check_segments(segs: &[Segment], what: &str) -> Result<(), ConfigError> {
+    if segs.is_empty() {
+        return Err(ConfigError(format!(
+            "{what}: at least one segment is needed"
+        )));
+    }
+    for (i, s) in segs.iter().enumerate() {
+        if s.moves.is_none() && i + 1 != segs.len() {
+            return Err(ConfigError(format!(
+                "{what}: segment {} is sudden death but not last; sudden death must be the last segment",
+                i + 1
+            )));
+        }
+        if s.moves == Some(0) {
+            return Err(ConfigError(format!(
+                "{what}: segment {} has 0 moves; give a positive move count",
+                i + 1
+            )));
+        }
+        if s.inc() > 0 && s.delay().is_some() {
+            return Err(ConfigError(format!(
+                "{what}: segment {} has both an increment and a delay; keep one",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Rules {
+    pub(crate) fn new(tc: &TimeControl) -> Result<Rules, ConfigError> {
+        let p: &Params = &tc.params;
+        let m = tc.method;
+        let kind = match m {
+            Method::SuddenDeath
+            | Method::Fischer
+            | Method::UsDelay
+            | Method::Bronstein
+            | Method::Segments
+            | Method::PhasedIncrement
+            | Method::PhasedIncrementVariable => {
+                let (w, b) = match (&p.segments, &p.segments_white, &p.segments_black) {
+                    (_, Some(w), Some(b)) => (w.clone(), b.clone()),
+                    (Some(s), None, None) => (s.clone(), s.clone()),
+                    _ => {
+                        return Err(ConfigError(format!(
+                            "{m} needs params.segments, or both segments_white and segments_black"
+                        )));
+                    }
+                };
+                check_segments(&w, "White's segments")?;
+                check_segments(&b, "Black's segments")?;
+                let credit = match m {
+                    Method::PhasedIncrement | Method::PhasedIncrementVariable => {
+                        p.credit.unwrap_or(Credit::After)
+                    }
+                    _ => p.credit.unwrap_or_default(),
+                };
+                let single_sd = w.len() == 1 && w[0].moves.is_none() && b.len() == 1;
+                if let Some(max) = p.max_total_ms {
+                    for (side, segs) in [("white", &w), ("black", &b)] {
+                        let total = max_total(segs);
+                        if total > max {
+                            return Err(ConfigError(format!(
+                                "exceeds_max:{side}:{total}>{max}: {side}'s declared parameters allow {total} ms, more than the maximum {max} ms"
+                            )));
+                        }
+                    }
+                }
+                Kind::Segments {
+                    segs: [w, b],
+                    credit,
+                    transition: p.transition.unwrap_or_default(),
+                    cap_ms: p.cap_ms,
+                    single_sd,
+                }
+            }
+            Method::Hourglass => Kind::Hourglass {
+                per_side: need(p.per_side_ms, m, "per_side_ms")?,
+            },
+            Method::Byoyomi => Kind::Byoyomi {
+                main: p.main_ms.unwrap_or(0),
+                periods: need(p.periods, m, "periods")?.max(1),
+                period: need(p.period_ms, m, "period_ms")?,
+            },
+            Method::Canadian => Kind::Canadian {
+                main: p.main_ms.unwrap_or(0),
+                stones: need(p.stones, m, "stones")?.max(1),
+                period: need(p.period_ms, m, "period_ms")?,
+            },
+            Method::DoubleFlag => {
+                let segs = p
+                    .main_segments
+                    .clone()
+                    .ok_or_else(|| ConfigError("double_flag needs params.main_segments".into()))?;
+                check_segments(&segs, "main time")?;
+                if segs.last().is_some_and(|s| s.moves.is_some()) {
+                    return Err(ConfigError(
+                        "df_needs_final_sudden_death: double flag needs a final sudden-death segment".into(),
+                    ));
+                }
+                let extra = need(p.extra_ms, m, "extra_ms")?;
+                let bonus = need(p.bonus_ms, m, "bonus_ms")?;
+                if bonus > extra {
+                    return Err(ConfigError(
+                        "df_bonus_exceeds_cap: the bonus cannot exceed the extra time".into(),
+                    ));
+                }
+                Kind::DoubleFlag {
+                    segs,
+                    extra,
+                    bonus,
+                    scheme: p.scheme.unwrap_or(Scheme::Hybrid),
+                }
+            }
+            Method::PhasedCountdown | Method::PhasedCountdownTriple => {
+                let incs = p.reserve_incs_ms.clone().unwrap_or_default();
+                if incs.is_empty() || incs.len() > 2 {
+                    return Err(ConfigError(
+                        "phased countdown needs one or two reserve increments".into(),
+                    ));
+                }
+                Kind::PhasedCountdown {
+                    main: need(p.main_ms, m, "main_ms")?,
+                    incs,
+                }
+            }
+            Method::PhasedSwing | Method::PhasedSwingOpen => Kind::Swing {
+                reserve: need(p.reserve_ms, m, "reserve_ms")?,
+                swing: need(p.swing_ms, m, "swing_ms")?,
+                cutoff: if m == Method::PhasedSwing {
+                    Some(need(p.cutoff_moves, m, "cutoff_moves")?)
+                } else {
+                    None
+                },
+            },
+            Method::Unknown | Method::None => {
+                return Err(ConfigError(format!(
+                    "method {m} cannot run a clock; give a time control"
+                )));
+            }
+        };
+        Ok(Rules {
+            kind,
+            on_flag: p.on_flag.unwrap_or_default(),
+            overall_cap: p.overall_cap_ms,
+        })
+    }
+}
+
+/// Segment `p` of a schedule (the last one repeats).
+pub(crate) fn seg_at(segs: &[Segment], p: usize) -> &Segment {
+    &segs[p.min(segs.len() - 1)]
+}
+
+/// Cumulative move count at the end of period `p`, or `None` for a sudden-death period.
+pub(crate) fn boundary(segs: &[Segment], p: usize) -> Option<u64> {
+    let mut total = 0u64;
+    for j in 0..=p {
+        total += u64::from(seg_at(segs, j).moves?);
+    }
+    Some(total)
+}
+
+/// Index of the period that governs move `m` (1-based).
+pub(crate) fn period_of_move(segs: &[Segment], m: u32) -> usize {
+    let mut p = 0;
+    loop {
+        match boundary(segs, p) {
+            Some(c) if c < u64::from(m) => p += 1,
+            _ => return p,
+        }
+        if p > 100_000 {
+            return p;
+        }
+    }
+}
+
+/// The increment of the segment that governs move `m`.
+pub(crate) fn inc_for_move(segs: &[Segment], m: u32) -> u64 {
+    seg_at(segs, period_of_move(segs, m)).inc()
+}
+
+/// The delay of the segment that governs move `m`.
+pub(crate) fn delay_for_move(segs: &[Segment], m: u32) -> Option<(u64, DelayKind)> {
+    seg_at(segs, period_of_move(segs, m)).delay()
+}
+
+/// Largest total a schedule can give (phased increment variable parameters): every base plus
+/// every increment up to the last move-counted period.
+fn max_total(segs: &[Segment]) -> u64 {
+    segs.iter()
+        .map(|s| s.base_ms + s.inc() * u64::from(s.moves.unwrap_or(0)))
+        .sum()
+}
+
+/// Double-flag bonus formula (spec §4.10, D10).
+pub(crate) fn bonus(scheme: Scheme, t: u64, b: u64, m: u64) -> u64 {
+    match scheme {
+        Scheme::Truncated => (t + b).min(m),
+        Scheme::Linear => {
+            if m == 0 {
+                t
+            } else {
+                (t + b).saturating_sub((b * t).div_ceil(m))
+            }
+        }
+        Scheme::Hybrid => (t + b).min((t + m) / 2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(moves: Option<u32>, base: u64) -> Segment {
+        Segment {
+            moves,
+            ..Segment::sudden_death(base)
+        }
+    }
+
+    #[test]
+    fn repeating_boundaries_and_periods() {
+        let segs = vec![seg(Some(3), 60_000), seg(Some(2), 30_000)];
+        assert_eq!(boundary(&segs, 0), Some(3));
+        assert_eq!(boundary(&segs, 1), Some(5));
+        assert_eq!(boundary(&segs, 2), Some(7));
+        assert_eq!(period_of_move(&segs, 3), 0);
+        assert_eq!(period_of_move(&segs, 4), 1);
+        assert_eq!(period_of_move(&segs, 6), 2);
+    }
+
+    #[test]
+    fn bonus_formulas_match_the_seed_examples() {
+        let m = 60_000;
+        assert_eq!(bonus(Scheme::Hybrid, 44_000, 10_000, m), 52_000);
+        assert_eq!(bonus(Scheme::Hybrid, 42_000, 10_000, m), 51_000);
+        assert_eq!(bonus(Scheme::Hybrid, 58_000, 10_000, m), 59_000);
+        assert_eq!(bonus(Scheme::Truncated, 55_000, 10_000, m), 60_000);
+        assert_eq!(bonus(Scheme::Linear, 30_000, 10_000, m), 35_000);
+        assert_eq!(bonus(Scheme::Linear, 44_000, 10_000, m), 46_666);
+    }
+}

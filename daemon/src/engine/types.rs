@@ -1,0 +1,290 @@
+//! The engine's public value types: time, sides, results, statuses, inputs, events, display.
+//!
+//! Plain data; no behaviour beyond parsing and printing.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::params::TimeControl;
+
+/// Milliseconds since an epoch the caller chooses (the vectors' `t_ms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Time(u64);
+
+impl Time {
+    /// The epoch.
+    pub const ZERO: Time = Time(0);
+
+    /// `ms` after the epoch.
+    pub fn from_ms(ms: u64) -> Time {
+        Time(ms)
+    }
+
+    /// Milliseconds after the epoch.
+    pub fn as_ms(self) -> u64 {
+        self.0
+    }
+
+    pub(crate) fn plus(self, ms: u64) -> Time {
+        Time(self.0.saturating_add(ms))
+    }
+
+    pub(crate) fn since(self, earlier: Time) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+/// A player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Side {
+    /// The opponent.
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    /// `white` or `black`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+
+    pub(crate) fn idx(self) -> usize {
+        match self {
+            Side::White => 0,
+            Side::Black => 1,
+        }
+    }
+
+    pub(crate) const BOTH: [Side; 2] = [Side::White, Side::Black];
+}
+
+/// Set or add, for arbiter adjustments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AdjustOp {
+    /// Replace the value.
+    Set,
+    /// Add to the value (may be negative).
+    Add,
+}
+
+/// A game result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// 1-0.
+    WhiteWins,
+    /// 0-1.
+    BlackWins,
+    /// 1/2-1/2.
+    Draw,
+}
+
+impl GameResult {
+    /// Parse `1-0`, `0-1` or `1/2-1/2` (also `½-½`).
+    pub fn parse(s: &str) -> Option<GameResult> {
+        match s.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    /// The side that wins, if any.
+    pub fn winner(self) -> Option<Side> {
+        match self {
+            GameResult::WhiteWins => Some(Side::White),
+            GameResult::BlackWins => Some(Side::Black),
+            GameResult::Draw => None,
+        }
+    }
+
+    pub(crate) fn win_for(side: Side) -> GameResult {
+        match side {
+            Side::White => GameResult::WhiteWins,
+            Side::Black => GameResult::BlackWins,
+        }
+    }
+}
+
+impl std::fmt::Display for GameResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        })
+    }
+}
+
+/// The game's status (spec §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Set up, not started.
+    Ready,
+    /// A clock runs.
+    Running,
+    /// Paused mid-turn.
+    Paused,
+    /// Stopped by a time event.
+    Flagged,
+    /// Ended by a result (rule, claim or board).
+    Ended,
+}
+
+impl Status {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ready => "ready",
+            Status::Running => "running",
+            Status::Paused => "paused",
+            Status::Flagged => "flagged",
+            Status::Ended => "ended",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What happens to a game.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// Start `side`'s clock (not a move).
+    Start {
+        /// Side to move first.
+        side: Side,
+    },
+    /// `side` ends its turn.
+    Press {
+        /// The presser.
+        side: Side,
+    },
+    /// Stop the running clock, keeping the turn's elapsed time.
+    Pause,
+    /// Continue the same turn.
+    Resume,
+    /// Arbiter change of a detail field while paused / ready / flagged.
+    Adjust {
+        /// Whose value.
+        side: Side,
+        /// A detail field name (`main_ms`, `extra_ms`, `reserve_ms`, `swing_ms`, `period_ms`...).
+        field: String,
+        /// Set or add.
+        op: AdjustOp,
+        /// Amount in ms.
+        ms: i64,
+    },
+    /// Arbiter correction of a press counter.
+    SetMoves {
+        /// Whose counter.
+        side: Side,
+        /// New value.
+        moves: u32,
+    },
+    /// Double-flag draw claim.
+    ClaimDraw {
+        /// The claimant.
+        side: Side,
+    },
+    /// The game ended on the board.
+    BoardResult {
+        /// The result on the board.
+        result: GameResult,
+    },
+    /// Replace the method for the rest of the game, keeping times and counters.
+    Reconfigure(Box<TimeControl>),
+}
+
+/// Something that happened, for the daemon to report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The status changed.
+    StatusChanged {
+        /// Before.
+        old: Status,
+        /// After.
+        new: Status,
+        /// Why (`start`, `press`, `pause`, `resume`, `flag`, `result`, `claim`, ...).
+        reason: String,
+    },
+    /// A valid press.
+    Pressed {
+        /// The presser.
+        side: Side,
+        /// The presser's completed move number.
+        move_number: u32,
+        /// How long the turn took.
+        move_ms: u64,
+        /// White's displayed value after the press.
+        white_ms: u64,
+        /// Black's displayed value after the press.
+        black_ms: u64,
+    },
+    /// A side's phase changed.
+    PhaseChanged {
+        /// Whose.
+        side: Side,
+        /// Before.
+        old: String,
+        /// After.
+        new: String,
+    },
+    /// A time event.
+    Flag {
+        /// Whose flag.
+        side: Side,
+        /// Reason code.
+        reason: String,
+    },
+    /// A result.
+    Result {
+        /// The result.
+        result: GameResult,
+        /// Reason code.
+        reason: String,
+    },
+}
+
+/// What a count-down-only clock should show now (spec §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Display {
+    /// White's value in whole seconds, rounded up.
+    pub white_s: u64,
+    /// Black's value in whole seconds, rounded up.
+    pub black_s: u64,
+    /// The side the hardware should count down now, if any.
+    pub counting: Option<Side>,
+    /// When the value does something the device's own countdown cannot show (a jump, the end
+    /// of a delay window, a waiting side that moves): push again then.
+    pub next_refresh: Option<Time>,
+    /// For the counting side: ms until its value crosses the next whole second.
+    pub ms_to_next_second: Option<u64>,
+}
+
+/// The configuration cannot be run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// An input that is not allowed now; nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
