@@ -1,0 +1,314 @@
+//! The handle through which everything outside a device actor talks to it.
+//!
+//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream.
+//! A handle is cheap to clone and holds no lock: requests go over a channel with a oneshot
+//! reply, state comes from a watch channel the actor publishes to.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+use crate::engine::{AdjustOp, GameResult, Side};
+
+/// Which half of the clock display shows White.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardSide {
+    /// Left half (bytes 6-8 of a report), the default.
+    #[default]
+    Left,
+    /// Right half (bytes 3-5 of a report).
+    Right,
+}
+
+impl BoardSide {
+    /// `left` or `right`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardSide::Left => "left",
+            BoardSide::Right => "right",
+        }
+    }
+
+    /// Parse `left` / `right` (case-insensitive).
+    pub fn parse(s: &str) -> Option<BoardSide> {
+        match s.to_ascii_lowercase().as_str() {
+            "left" => Some(BoardSide::Left),
+            "right" => Some(BoardSide::Right),
+            _ => None,
+        }
+    }
+}
+
+/// Connection state of the board and its clock, as shown on D-Bus (`DeviceState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceState {
+    /// The port is being opened.
+    Opening,
+    /// The board is being probed (mode, version, serial, clock).
+    Probing,
+    /// Board and clock answer; the clock is in PC mode and driven by the daemon.
+    Ready,
+    /// The board answers but reports no clock attached (or the clock is off).
+    NoClock,
+    /// The clock rejected a command: it is not in its PC mode (option 25 / 23).
+    NotInPcMode,
+    /// The clock stopped acknowledging commands after the retries.
+    NotResponding,
+    /// The port is gone (unplugged); the game goes on in the engine.
+    Disconnected,
+}
+
+impl DeviceState {
+    /// snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceState::Opening => "opening",
+            DeviceState::Probing => "probing",
+            DeviceState::Ready => "ready",
+            DeviceState::NoClock => "no_clock",
+            DeviceState::NotInPcMode => "not_in_pc_mode",
+            DeviceState::NotResponding => "not_responding",
+            DeviceState::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// Everything the bus shows about one clock. Published by the actor on every change of
+/// state (not on every tick: `snapshot` holds for the monotonic instant `as_of_us`, and
+/// clients extrapolate the running side).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockState {
+    /// Index in the object path.
+    pub index: u32,
+    /// Operator-given name.
+    pub name: String,
+    /// tty path (or `virtual:<name>` style path for an emulated board).
+    pub port: String,
+    /// `DGT 3000`, `DGT XL`, or empty while unknown.
+    pub model: String,
+    /// Clock firmware `major.minor`, or empty.
+    pub firmware: String,
+    /// Board serial number, or empty.
+    pub board_serial: String,
+    /// Whether the port is open.
+    pub connected: bool,
+    /// Board/clock state.
+    pub device_state: DeviceState,
+    /// Engine status: `ready`, `running`, `paused`, `flagged`, `ended`.
+    pub game_state: String,
+    /// Canonical notation of the time control.
+    pub time_control: String,
+    /// Which half of the display is White.
+    pub white_side: BoardSide,
+    /// The engine snapshot (spec §1.1 fields) at `as_of_us`.
+    pub snapshot: serde_json::Value,
+    /// CLOCK_MONOTONIC microseconds the snapshot holds for.
+    pub as_of_us: u64,
+}
+
+/// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ClockEvent {
+    /// Game state transition.
+    StateChanged {
+        /// Previous state.
+        old: String,
+        /// New state.
+        new: String,
+        /// Why (`start`, `press`, `pause`, `flag`, `operator`, ...).
+        reason: String,
+    },
+    /// A valid press ended a turn.
+    Pressed {
+        /// Who pressed.
+        side: Side,
+        /// The presser's completed move number.
+        move_number: u32,
+        /// Time the move took.
+        move_ms: u64,
+        /// White's displayed time after the press.
+        white_ms: u64,
+        /// Black's displayed time after the press.
+        black_ms: u64,
+    },
+    /// A time event (flag).
+    Flag {
+        /// Whose flag fell.
+        side: Side,
+        /// Reason code (spec §1.1).
+        reason: String,
+    },
+    /// The game has a result (possibly provisional).
+    Result {
+        /// `1-0`, `0-1`, `1/2-1/2`.
+        result: String,
+        /// Reason code.
+        reason: String,
+    },
+}
+
+/// An operator or script request to a device actor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Set the time control (notation); mid-game it keeps times and counters.
+    SetTimeControl(String),
+    /// Start the game with `side` to move.
+    Start(Side),
+    /// Pause the running clock.
+    Pause,
+    /// Resume after a pause.
+    Resume,
+    /// Press for `side` (as if its lever was pressed).
+    Press(Side),
+    /// Arbiter adjustment.
+    Adjust {
+        /// Side adjusted.
+        side: Side,
+        /// Detail field (`main_ms`, ...).
+        field: String,
+        /// Set or add.
+        op: AdjustOp,
+        /// Amount.
+        ms: i64,
+    },
+    /// Arbiter move-counter correction.
+    SetMoves {
+        /// Side corrected.
+        side: Side,
+        /// New counter value.
+        moves: u32,
+    },
+    /// Double-flag draw claim.
+    ClaimDraw(Side),
+    /// Result on the board.
+    SetResult(GameResult),
+    /// Discard the current game (explicit operator command) and set up a fresh one.
+    NewGame,
+    /// Show text on the clock for `ms` milliseconds.
+    ShowText {
+        /// Text (ASCII; cut to the display width).
+        text: String,
+        /// How long.
+        ms: u32,
+    },
+    /// Beep for `ms` milliseconds.
+    Beep(u32),
+    /// Which display half is White.
+    SetWhiteSide(BoardSide),
+    /// Report the live state (the snapshot computed now).
+    Live,
+    /// Stop the actor (detach).
+    Shutdown,
+}
+
+/// A successful answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Done.
+    Done,
+    /// The live state, for [`Request::Live`].
+    State(Box<ClockState>),
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// The request's arguments are wrong.
+    #[error("{0}")]
+    Invalid(String),
+    /// Not allowed in the current state.
+    #[error("{0}")]
+    NotAllowed(String),
+    /// The clock hardware failed the request.
+    #[error("{0}")]
+    Device(String),
+    /// The actor has stopped.
+    #[error("the clock was detached; list the clocks again with `chessclockctl list`")]
+    Gone,
+}
+
+/// A request with its reply channel.
+#[derive(Debug)]
+pub struct Envelope {
+    /// The request.
+    pub request: Request,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Result<Reply, DeviceError>>,
+}
+
+/// How long a caller waits for an actor's answer before reporting a stuck actor.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Cloneable handle to one device actor.
+#[derive(Debug, Clone)]
+pub struct DeviceHandle {
+    tx: mpsc::Sender<Envelope>,
+    state: watch::Receiver<ClockState>,
+    events: broadcast::Sender<ClockEvent>,
+}
+
+impl DeviceHandle {
+    /// Wrap the actor's channels.
+    pub fn new(
+        tx: mpsc::Sender<Envelope>,
+        state: watch::Receiver<ClockState>,
+        events: broadcast::Sender<ClockEvent>,
+    ) -> Self {
+        DeviceHandle { tx, state, events }
+    }
+
+    /// Send a request and wait for it to be done.
+    pub async fn request(&self, request: Request) -> Result<(), DeviceError> {
+        self.ask(request).await.map(|_| ())
+    }
+
+    /// The live state: the snapshot computed at the moment the actor answers.
+    pub async fn live(&self) -> Result<ClockState, DeviceError> {
+        match self.ask(Request::Live).await? {
+            Reply::State(s) => Ok(*s),
+            Reply::Done => Ok(self.state()),
+        }
+    }
+
+    async fn ask(&self, request: Request) -> Result<Reply, DeviceError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Envelope { request, reply })
+            .await
+            .map_err(|_| DeviceError::Gone)?;
+        match tokio::time::timeout(REPLY_TIMEOUT, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(DeviceError::Gone),
+            Err(_) => {
+                tracing::error!("device actor did not answer within {REPLY_TIMEOUT:?}");
+                Err(DeviceError::Device(
+                    "the clock's actor did not answer in time; see the daemon log".into(),
+                ))
+            }
+        }
+    }
+
+    /// The latest published state.
+    pub fn state(&self) -> ClockState {
+        self.state.borrow().clone()
+    }
+
+    /// A receiver of state changes.
+    pub fn watch_state(&self) -> watch::Receiver<ClockState> {
+        self.state.clone()
+    }
+
+    /// A receiver of events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<ClockEvent> {
+        self.events.subscribe()
+    }
+
+    /// Whether the actor has stopped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}

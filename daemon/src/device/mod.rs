@@ -1,0 +1,94 @@
+//! Device actors: one task per attached board, the only code that touches a tty.
+//!
+//! An actor owns its serial port, the protocol decoder, the clock command queue and the
+//! game's [`Engine`](crate::engine::Engine). It turns lever changes into engine presses and
+//! engine state into set-and-run pushes, and publishes a [`handle::ClockState`] for the bus.
+//! Nothing in an actor blocks: reads, writes and timers are awaited in one `select!`.
+
+mod actor;
+pub mod display;
+pub mod handle;
+mod link;
+mod persist;
+pub(crate) mod port;
+pub(crate) mod queue;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use handle::{BoardSide, DeviceHandle};
+
+/// Where a device actor gets its bytes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortSpec {
+    /// A tty path.
+    Tty(PathBuf),
+    /// A built-in emulated board with a DGT 3000 on a pty.
+    Virtual,
+}
+
+/// Settings of one device actor.
+#[derive(Debug, Clone)]
+pub struct DeviceOptions {
+    /// Time-control notation for new games.
+    pub time_control: String,
+    /// Which half of the display is White.
+    pub white_side: BoardSide,
+    /// Subtracted from the arrival time of a lever report.
+    pub transport_latency: Duration,
+    /// How long to wait for a clock ack.
+    pub command_timeout: Duration,
+    /// How often to resend an unacknowledged clock command.
+    pub command_retries: u32,
+    /// The clock's play/pause button pauses and resumes the game.
+    pub pause_button: bool,
+    /// Wait this long before reopening a vanished port.
+    pub reopen_interval: Duration,
+    /// Where games are journaled; `None` keeps them in memory only. Emulated boards are
+    /// never journaled.
+    pub state_dir: Option<PathBuf>,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions {
+            time_control: "G/5 d/0".into(),
+            white_side: BoardSide::Left,
+            transport_latency: Duration::ZERO,
+            command_timeout: Duration::from_millis(2500),
+            command_retries: 2,
+            pause_button: true,
+            reopen_interval: Duration::from_secs(2),
+            state_dir: None,
+        }
+    }
+}
+
+/// Why a device could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The port could not be opened.
+    #[error("{0}")]
+    Port(#[from] std::io::Error),
+    /// The time control is invalid.
+    #[error("time control {notation:?}: {message}")]
+    TimeControl {
+        /// The notation given.
+        notation: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// Open the port and start an actor for it. Returns the handle, the task, and the tty path
+/// the actor uses (for an emulated board, the pty's path).
+pub async fn spawn(
+    index: u32,
+    name: String,
+    port: PortSpec,
+    options: DeviceOptions,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    actor::spawn(index, name, port, options).await
+}
