@@ -4,7 +4,17 @@
 //! - [`engine`]: the time-control engine and the notation parser. Pure: no IO, no clock reads.
 //! - [`store`]: the crash-safe journal and snapshots in the state directory.
 //! - [`config`]: settings from defaults, `/etc/chessclockd/chessclockd.toml` and the environment.
+//! - [`device`]: one actor per board, the only code that touches a tty.
+//! - [`supervisor`]: the set of attached clocks and their D-Bus objects.
+//! - [`bus`]: the D-Bus service (objects hold handles, never locks) and client proxies.
+//! - [`service`], [`demo`]: process lifetime, systemd notification, signals; the demo.
+pub mod bus;
 pub mod config;
+pub mod demo;
+pub mod device;
 pub mod engine;
+pub mod monotonic;
+pub mod service;
 pub mod store;
+pub mod supervisor;
 pub mod virtual_board;

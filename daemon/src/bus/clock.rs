@@ -1,0 +1,380 @@
+//! The `org.chessclockd.ChessClock1.Clock` interface: one object per attached board.
+//!
+//! Holds a [`DeviceHandle`] only: properties read the actor's latest published state,
+//! methods become requests to the actor. The [`forward`] task turns state changes and events
+//! into `PropertiesChanged` and signals. No game logic here.
+
+use std::collections::BTreeMap;
+
+use zbus::object_server::{InterfaceRef, SignalEmitter};
+use zbus::{OwnedVariant, interface};
+
+use super::error::BusError;
+use super::variant::object_to_dict;
+use crate::device::handle::{
+    BoardSide, ClockEvent, ClockState, DeviceError, DeviceHandle, Request,
+};
+use crate::engine::{AdjustOp, GameResult, Side};
+
+/// The D-Bus object of one clock.
+#[derive(Debug)]
+pub struct ClockIface {
+    handle: DeviceHandle,
+}
+
+impl ClockIface {
+    /// Serve `handle` on the bus.
+    pub fn new(handle: DeviceHandle) -> Self {
+        ClockIface { handle }
+    }
+
+    fn st(&self) -> ClockState {
+        self.handle.state()
+    }
+
+    async fn ask(&self, request: Request) -> Result<(), BusError> {
+        self.handle.request(request).await.map_err(device_error)
+    }
+}
+
+pub(crate) fn device_error(e: DeviceError) -> BusError {
+    match e {
+        DeviceError::Invalid(m) => BusError::InvalidArgument(m),
+        DeviceError::NotAllowed(m) => BusError::NotAllowed(m),
+        DeviceError::Device(m) => BusError::DeviceFailed(m),
+        DeviceError::Gone => BusError::Gone(DeviceError::Gone.to_string()),
+    }
+}
+
+pub(crate) fn parse_side(s: &str) -> Result<Side, BusError> {
+    match s.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Side::White),
+        "black" | "b" => Ok(Side::Black),
+        _ => Err(BusError::InvalidArgument(format!(
+            "{s:?} is not a side; use \"white\" or \"black\""
+        ))),
+    }
+}
+
+/// The snapshot as `a{sv}`, with `as_of_us`.
+pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
+    let mut dict = match &state.snapshot {
+        serde_json::Value::Object(obj) => object_to_dict(obj),
+        _ => BTreeMap::new(),
+    };
+    dict.insert("as_of_us".into(), OwnedVariant::from(state.as_of_us));
+    dict
+}
+
+#[interface(name = "org.chessclockd.ChessClock1.Clock")]
+impl ClockIface {
+    /// Operator-given name of the clock.
+    #[zbus(property)]
+    fn name(&self) -> String {
+        self.st().name
+    }
+
+    /// Index of the clock (last element of its object path).
+    #[zbus(property(emits_changed_signal = "const"))]
+    fn index(&self) -> u32 {
+        self.st().index
+    }
+
+    /// tty path of the board.
+    #[zbus(property)]
+    fn port(&self) -> String {
+        self.st().port
+    }
+
+    /// Clock model: "DGT 3000", "DGT XL", or "" while unknown.
+    #[zbus(property)]
+    fn model(&self) -> String {
+        self.st().model
+    }
+
+    /// Clock firmware version "major.minor", or "".
+    #[zbus(property)]
+    fn firmware(&self) -> String {
+        self.st().firmware
+    }
+
+    /// Board serial number, or "".
+    #[zbus(property)]
+    fn board_serial(&self) -> String {
+        self.st().board_serial
+    }
+
+    /// Whether the board's port is open.
+    #[zbus(property)]
+    fn connected(&self) -> bool {
+        self.st().connected
+    }
+
+    /// opening, probing, ready, no_clock, not_in_pc_mode, not_responding, disconnected.
+    #[zbus(property)]
+    fn device_state(&self) -> String {
+        self.st().device_state.as_str().into()
+    }
+
+    /// ready, running, paused, flagged, ended.
+    #[zbus(property)]
+    fn game_state(&self) -> String {
+        self.st().game_state
+    }
+
+    /// Canonical notation of the time control.
+    #[zbus(property)]
+    fn time_control(&self) -> String {
+        self.st().time_control
+    }
+
+    /// Which half of the display shows White: "left" or "right".
+    #[zbus(property)]
+    fn white_side(&self) -> String {
+        self.st().white_side.as_str().into()
+    }
+
+    /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,
+    /// the CLOCK_MONOTONIC microseconds it holds for. Changes are signalled on every state
+    /// change, not on every tick: extrapolate the running side from `as_of_us`.
+    #[zbus(property)]
+    fn snapshot(&self) -> BTreeMap<String, OwnedVariant> {
+        snapshot_dict(&self.st())
+    }
+
+    /// The snapshot computed now (same keys as the Snapshot property), for clients that
+    /// want exact live values instead of extrapolating.
+    async fn get_snapshot(&self) -> Result<BTreeMap<String, OwnedVariant>, BusError> {
+        let live = self.handle.live().await.map_err(device_error)?;
+        Ok(snapshot_dict(&live))
+    }
+
+    /// Set the time control from its notation (see docs/timecontrols.md). Mid-game the
+    /// remaining times and move counters are kept.
+    async fn set_time_control(&self, notation: &str) -> Result<(), BusError> {
+        self.ask(Request::SetTimeControl(notation.to_owned())).await
+    }
+
+    /// Start the game; `side` ("white" or "black") moves first.
+    async fn start(&self, side: &str) -> Result<(), BusError> {
+        let side = parse_side(side)?;
+        self.ask(Request::Start(side)).await
+    }
+
+    /// Pause the running clock.
+    async fn pause(&self) -> Result<(), BusError> {
+        self.ask(Request::Pause).await
+    }
+
+    /// Resume after a pause.
+    async fn resume(&self) -> Result<(), BusError> {
+        self.ask(Request::Resume).await
+    }
+
+    /// Press for `side`, as if its lever had been pressed.
+    async fn press(&self, side: &str) -> Result<(), BusError> {
+        let side = parse_side(side)?;
+        self.ask(Request::Press(side)).await
+    }
+
+    /// Arbiter adjustment while paused/ready/flagged: `field` is a detail field
+    /// (e.g. "main_ms"), `op` is "set" or "add", `ms` may be negative with "add".
+    async fn adjust(&self, side: &str, field: &str, op: &str, ms: i64) -> Result<(), BusError> {
+        let side = parse_side(side)?;
+        let op = match op.to_ascii_lowercase().as_str() {
+            "set" => AdjustOp::Set,
+            "add" => AdjustOp::Add,
+            _ => {
+                return Err(BusError::InvalidArgument(format!(
+                    "{op:?} is not an adjust operation; use \"set\" or \"add\""
+                )));
+            }
+        };
+        self.ask(Request::Adjust {
+            side,
+            field: field.to_owned(),
+            op,
+            ms,
+        })
+        .await
+    }
+
+    /// Correct a side's move counter.
+    async fn set_moves(&self, side: &str, n: u32) -> Result<(), BusError> {
+        let side = parse_side(side)?;
+        self.ask(Request::SetMoves { side, moves: n }).await
+    }
+
+    /// Double-flag: the side still on main time claims the draw.
+    async fn claim_draw(&self, side: &str) -> Result<(), BusError> {
+        let side = parse_side(side)?;
+        self.ask(Request::ClaimDraw(side)).await
+    }
+
+    /// Result reached on the board: "1-0", "0-1" or "1/2-1/2".
+    async fn set_result(&self, result: &str) -> Result<(), BusError> {
+        let result = GameResult::parse(result).ok_or_else(|| {
+            BusError::InvalidArgument(format!(
+                "{result:?} is not a result; use \"1-0\", \"0-1\" or \"1/2-1/2\""
+            ))
+        })?;
+        self.ask(Request::SetResult(result)).await
+    }
+
+    /// Discard the current game and set up a new one with the same time control.
+    async fn new_game(&self) -> Result<(), BusError> {
+        self.ask(Request::NewGame).await
+    }
+
+    /// Show `text` on the clock for `ms` milliseconds (DGT 3000: 8 characters, DGT XL: 6).
+    async fn show_text(&self, text: &str, ms: u32) -> Result<(), BusError> {
+        self.ask(Request::ShowText {
+            text: text.to_owned(),
+            ms,
+        })
+        .await
+    }
+
+    /// Beep for `ms` milliseconds.
+    async fn beep(&self, ms: u32) -> Result<(), BusError> {
+        self.ask(Request::Beep(ms)).await
+    }
+
+    /// Which half of the display shows White: "left" or "right".
+    async fn set_white_side(&self, side: &str) -> Result<(), BusError> {
+        let side = BoardSide::parse(side).ok_or_else(|| {
+            BusError::InvalidArgument(format!("{side:?} is not a half; use \"left\" or \"right\""))
+        })?;
+        self.ask(Request::SetWhiteSide(side)).await
+    }
+
+    /// The game state changed (ready, running, paused, flagged, ended).
+    #[zbus(signal)]
+    async fn state_changed(
+        emitter: &SignalEmitter<'_>,
+        old: &str,
+        new: &str,
+        reason: &str,
+    ) -> zbus::Result<()>;
+
+    /// A valid press ended `side`'s move `move` after `move_ms`; the times after it.
+    #[zbus(signal)]
+    async fn pressed(
+        emitter: &SignalEmitter<'_>,
+        side: &str,
+        r#move: u32,
+        move_ms: u64,
+        white_ms: u64,
+        black_ms: u64,
+    ) -> zbus::Result<()>;
+
+    /// `side`'s flag fell.
+    #[zbus(signal)]
+    async fn flag(emitter: &SignalEmitter<'_>, side: &str, reason: &str) -> zbus::Result<()>;
+
+    /// The game has a result (provisional for time forfeits).
+    #[zbus(signal)]
+    async fn result(emitter: &SignalEmitter<'_>, result: &str, reason: &str) -> zbus::Result<()>;
+}
+
+/// Forward one clock's state changes and events to the bus until the actor stops.
+pub async fn forward(iface: InterfaceRef<ClockIface>, handle: DeviceHandle) {
+    let mut state_rx = handle.watch_state();
+    let mut events = handle.subscribe();
+    let mut last = state_rx.borrow_and_update().clone();
+    loop {
+        tokio::select! {
+            changed = state_rx.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                let now = state_rx.borrow_and_update().clone();
+                if let Err(e) = emit_changes(&iface, &last, &now).await {
+                    tracing::warn!("could not emit PropertiesChanged: {e}");
+                }
+                last = now;
+            }
+            ev = events.recv() => match ev {
+                Ok(ev) => {
+                    if let Err(e) = emit_event(iface.signal_emitter(), &ev).await {
+                        tracing::warn!("could not emit signal: {e}");
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!("bus forwarder lagged, {n} events not signalled");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            },
+        }
+    }
+}
+
+async fn emit_changes(
+    iface: &InterfaceRef<ClockIface>,
+    old: &ClockState,
+    new: &ClockState,
+) -> zbus::Result<()> {
+    let obj = iface.get().await;
+    let e = iface.signal_emitter();
+    if old.name != new.name {
+        obj.name_changed(e).await?;
+    }
+    if old.port != new.port {
+        obj.port_changed(e).await?;
+    }
+    if old.model != new.model {
+        obj.model_changed(e).await?;
+    }
+    if old.firmware != new.firmware {
+        obj.firmware_changed(e).await?;
+    }
+    if old.board_serial != new.board_serial {
+        obj.board_serial_changed(e).await?;
+    }
+    if old.connected != new.connected {
+        obj.connected_changed(e).await?;
+    }
+    if old.device_state != new.device_state {
+        obj.device_state_changed(e).await?;
+    }
+    if old.game_state != new.game_state {
+        obj.game_state_changed(e).await?;
+    }
+    if old.time_control != new.time_control {
+        obj.time_control_changed(e).await?;
+    }
+    if old.white_side != new.white_side {
+        obj.white_side_changed(e).await?;
+    }
+    if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
+        obj.snapshot_changed(e).await?;
+    }
+    Ok(())
+}
+
+async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {
+    match ev {
+        ClockEvent::StateChanged { old, new, reason } => {
+            ClockIface::state_changed(e, old, new, reason).await
+        }
+        ClockEvent::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        } => {
+            ClockIface::pressed(
+                e,
+                side.as_str(),
+                *move_number,
+                *move_ms,
+                *white_ms,
+                *black_ms,
+            )
+            .await
+        }
+        ClockEvent::Flag { side, reason } => ClockIface::flag(e, side.as_str(), reason).await,
+        ClockEvent::Result { result, reason } => ClockIface::result(e, result, reason).await,
+    }
+}

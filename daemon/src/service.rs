@@ -1,0 +1,175 @@
+//! The daemon's top level: bus connection, supervisor, configured clocks, systemd
+//! notification and watchdog, signals (SIGTERM stops, SIGHUP reloads).
+//!
+//! Owns process lifetime only; clocks are owned by the supervisor, games by device actors.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::signal::unix::{SignalKind, signal};
+use zbus::Connection;
+
+use crate::bus::names::BUS_NAME;
+use crate::config::Config;
+use crate::device::DeviceOptions;
+use crate::device::handle::BoardSide;
+use crate::supervisor::{self, ClockSpec, Defaults, SupervisorHandle};
+
+/// Which bus to serve on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BusChoice {
+    /// The system bus (production).
+    System,
+    /// The session bus (tests, demos).
+    Session,
+    /// An explicit address (private buses in tests).
+    Address(String),
+}
+
+/// What `main` decided from the command line.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// Config file; `None` = the default path, which may be absent.
+    pub config: Option<PathBuf>,
+    /// Bus to use.
+    pub bus: BusChoice,
+    /// Overrides the configured state directory.
+    pub state_dir: Option<PathBuf>,
+}
+
+/// Connect to the chosen bus.
+pub async fn connect(bus: &BusChoice) -> zbus::Result<Connection> {
+    match bus {
+        BusChoice::System => zbus::connection::Builder::system().build().await,
+        BusChoice::Session => zbus::connection::Builder::session().build().await,
+        BusChoice::Address(a) => zbus::connection::Builder::address(a.as_str()).build().await,
+    }
+}
+
+/// Device options from the configuration.
+pub fn device_defaults(cfg: &Config) -> DeviceOptions {
+    DeviceOptions {
+        time_control: cfg.default_time_control.clone(),
+        transport_latency: Duration::from_millis(cfg.transport_latency_ms),
+        command_timeout: Duration::from_millis(cfg.command_timeout_ms),
+        command_retries: cfg.command_retries,
+        pause_button: cfg.pause_button,
+        ..DeviceOptions::default()
+    }
+}
+
+fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
+    cfg.clocks
+        .iter()
+        .map(|c| ClockSpec {
+            port: c.port.clone(),
+            name: c.name.clone(),
+            white_side: match c.white_side {
+                crate::config::WhiteSide::Left => BoardSide::Left,
+                crate::config::WhiteSide::Right => BoardSide::Right,
+            },
+            time_control: c.time_control.clone(),
+        })
+        .collect()
+}
+
+/// Run the daemon until SIGTERM/SIGINT.
+pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
+    let cfg = Config::load(opts.config.as_deref()).context("configuration")?;
+    let state_dir = opts
+        .state_dir
+        .clone()
+        .unwrap_or_else(|| cfg.state_dir.clone());
+    std::fs::create_dir_all(&state_dir).with_context(|| {
+        format!(
+            "state directory {} cannot be created; give a writable one with --state-dir or \
+             state_dir in the configuration",
+            state_dir.display()
+        )
+    })?;
+    let mut device = device_defaults(&cfg);
+    device.state_dir = Some(state_dir);
+    let conn = connect(&opts.bus)
+        .await
+        .with_context(|| format!("cannot connect to the {:?} bus", opts.bus))?;
+    let sup = supervisor::start(conn.clone(), Defaults { device })
+        .await
+        .context("cannot serve the D-Bus objects")?;
+    conn.request_name(BUS_NAME).await.with_context(|| {
+        format!("cannot own {BUS_NAME}: another chessclockd may be running, or the bus policy does not allow this user")
+    })?;
+    tracing::info!("serving {BUS_NAME}");
+    attach_configured(&sup, &cfg).await;
+    notify_ready(&sup);
+    let watchdog = tokio::spawn(watchdog(sup.clone()));
+
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = hup.recv() => {
+                let mut reloading = vec![sd_notify::NotifyState::Reloading];
+                if let Ok(usec) = sd_notify::NotifyState::monotonic_usec_now() {
+                    reloading.push(usec);
+                }
+                let _ = sd_notify::notify(&reloading);
+                match Config::load(opts.config.as_deref()) {
+                    Ok(new) => {
+                        tracing::info!("configuration reloaded");
+                        attach_configured(&sup, &new).await;
+                    }
+                    Err(e) => tracing::error!("configuration not reloaded, keeping the old one: {e:#}"),
+                }
+                notify_ready(&sup);
+            }
+        }
+    }
+    tracing::info!("stopping");
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    watchdog.abort();
+    sup.shutdown().await;
+    let _ = conn.release_name(BUS_NAME).await;
+    Ok(())
+}
+
+/// Attach every configured clock that is not attached yet. Running games are untouched.
+pub async fn attach_configured(sup: &SupervisorHandle, cfg: &Config) {
+    for spec in clock_specs(cfg) {
+        let port = spec.port.display().to_string();
+        match sup.attach_spec(spec).await {
+            Ok(path) => tracing::info!("configured clock {port} attached as {}", path.as_str()),
+            Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+            Err(e) => tracing::warn!("configured clock {port} not attached: {e}"),
+        }
+    }
+}
+
+fn notify_ready(sup: &SupervisorHandle) {
+    let n = sup.clock_paths().len();
+    let status = format!("{n} clock(s) attached");
+    let _ = sd_notify::notify(&[
+        sd_notify::NotifyState::Ready,
+        sd_notify::NotifyState::Status(&status),
+    ]);
+}
+
+/// Ping systemd's watchdog only while the supervisor answers: a wedged daemon gets restarted.
+async fn watchdog(sup: SupervisorHandle) {
+    let Some(period) = sd_notify::watchdog_enabled() else {
+        return;
+    };
+    let every = period / 2;
+    loop {
+        tokio::time::sleep(every).await;
+        match tokio::time::timeout(every, sup.handles()).await {
+            Ok(_) => {
+                let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+            }
+            Err(_) => tracing::error!("supervisor did not answer the watchdog check"),
+        }
+    }
+}
