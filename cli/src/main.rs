@@ -4,6 +4,7 @@
 //! 2 usage, 3 daemon not running). It must not keep game state of its own: live data comes
 //! from the daemon over D-Bus, offline tools call the daemon's library.
 
+mod client;
 mod offline;
 
 use std::process::ExitCode;
@@ -14,6 +15,8 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "chessclockctl", version, about, propagate_version = true)]
 struct Cli {
+    #[command(flatten)]
+    bus: client::BusArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -27,6 +30,17 @@ enum Command {
     Simulate(offline::simulate::Args),
     /// Decode DGT board traffic into messages.
     Decode(offline::decode::Args),
+    #[command(flatten)]
+    Bus(client::commands::BusCommand),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(hide = true)]
+    Completions {
+        /// Shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    #[command(hide = true)]
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +65,24 @@ fn main() -> ExitCode {
         Command::Timecontrol(TimecontrolCommand::Parse(args)) => offline::parse::run(args),
         Command::Simulate(args) => offline::simulate::run(args),
         Command::Decode(args) => offline::decode::run(args),
+        Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "chessclockctl",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut std::io::stdout())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::from)
+        }
     };
     match result {
         Ok(code) => code,
@@ -61,6 +93,23 @@ fn main() -> ExitCode {
             eprintln!("chessclockctl: {e:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+fn run_bus(bus: &client::BusArgs, cmd: client::commands::BusCommand) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("chessclockctl: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(client::commands::run(bus, cmd)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
     }
 }
 

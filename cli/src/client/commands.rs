@@ -1,0 +1,528 @@
+//! The D-Bus subcommands: reading (`list`, `status`, `watch`, `monitor`) and control verbs.
+
+use std::io::Write;
+use std::time::Duration;
+
+use chessclockd::bus::names::{BUS_NAME, MANAGER_PATH};
+use chessclockd::bus::proxy::ManagerProxy;
+use serde_json::{Value, json};
+use zbus::{Connection, MatchRule, MessageStream, OwnedObjectPath};
+
+use super::render::{clock_json, list_header, list_line, status_text};
+use super::resolve::{all_clocks, proxy, resolve};
+use super::{BusArgs, Failure, Result, bus_failure, connect};
+
+/// A clock: index, object path, tty path or board serial.
+type ClockName = String;
+
+/// Subcommands that talk to the daemon.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum BusCommand {
+    /// List the attached clocks.
+    List(ReadArgs),
+    /// Show one clock in detail (or every clock).
+    Status {
+        /// Clock to show (default: all).
+        clock: Option<ClockName>,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// A live table of all clocks, refreshed in place (Ctrl-C to stop).
+    Watch {
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Refresh interval in milliseconds.
+        #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u64).range(50..=10_000))]
+        interval_ms: u64,
+    },
+    /// Print events (presses, flags, results, state changes, clocks added/removed) as they
+    /// happen (Ctrl-C to stop).
+    Monitor(ReadArgs),
+    /// Set a clock's time control (see `chessclockctl timecontrol parse`).
+    Set {
+        /// Clock.
+        clock: ClockName,
+        /// Time-control notation, e.g. "G/15 df/60:10:hybrid".
+        timecontrol: String,
+    },
+    /// Start the game.
+    Start {
+        /// Clock.
+        clock: ClockName,
+        /// Side to move first.
+        #[arg(long, default_value = "white", value_parser = ["white", "black"])]
+        side: String,
+    },
+    /// Pause the running clock.
+    Pause {
+        /// Clock.
+        clock: ClockName,
+    },
+    /// Resume after a pause.
+    Resume {
+        /// Clock.
+        clock: ClockName,
+    },
+    /// Press for a side, as if its lever had been pressed.
+    Press {
+        /// Clock.
+        clock: ClockName,
+        /// white or black.
+        #[arg(value_parser = ["white", "black"])]
+        side: String,
+    },
+    /// Arbiter adjustment (game paused): e.g. `adjust 0 black main_ms add 120000`.
+    Adjust {
+        /// Clock.
+        clock: ClockName,
+        /// white or black.
+        #[arg(value_parser = ["white", "black"])]
+        side: String,
+        /// Detail field, e.g. main_ms, extra_ms, reserve_ms, period_ms.
+        field: String,
+        /// set or add.
+        #[arg(value_parser = ["set", "add"])]
+        op: String,
+        /// Milliseconds (may be negative with add).
+        #[arg(allow_negative_numbers = true)]
+        ms: i64,
+    },
+    /// Correct a side's move counter.
+    Moves {
+        /// Clock.
+        clock: ClockName,
+        /// white or black.
+        #[arg(value_parser = ["white", "black"])]
+        side: String,
+        /// New counter.
+        n: u32,
+    },
+    /// Double-flag: the side on main time claims the draw.
+    Claim {
+        /// Clock.
+        clock: ClockName,
+        /// white or black.
+        #[arg(value_parser = ["white", "black"])]
+        side: String,
+    },
+    /// Record the result reached on the board.
+    Result {
+        /// Clock.
+        clock: ClockName,
+        /// 1-0, 0-1 or 1/2-1/2.
+        #[arg(value_parser = ["1-0", "0-1", "1/2-1/2"])]
+        result: String,
+    },
+    /// Discard the current game and set up a new one.
+    NewGame {
+        /// Clock.
+        clock: ClockName,
+    },
+    /// Show text on the clock.
+    Text {
+        /// Clock.
+        clock: ClockName,
+        /// Text (8 characters on a DGT 3000, 6 on a DGT XL).
+        text: String,
+        /// How long, in milliseconds.
+        #[arg(long, default_value_t = 3000)]
+        ms: u32,
+    },
+    /// Beep.
+    Beep {
+        /// Clock.
+        clock: ClockName,
+        /// How long, in milliseconds.
+        #[arg(long, default_value_t = 500)]
+        ms: u32,
+    },
+    /// Attach a DGT board by its tty path.
+    Attach {
+        /// e.g. /dev/ttyACM0
+        port: String,
+    },
+    /// Detach a clock.
+    Detach {
+        /// Clock.
+        clock: ClockName,
+    },
+    /// Add a clock backed by the built-in emulator.
+    AddVirtual {
+        /// Name of the new clock.
+        name: String,
+    },
+}
+
+/// Options of the reading commands.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ReadArgs {
+    /// Print JSON for scripts (stable schema; see docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run a bus subcommand.
+pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
+    let conn = connect(bus).await?;
+    let f = |e| bus_failure(bus, e);
+    match cmd {
+        BusCommand::List(read) => list(&conn, bus, read.json).await,
+        BusCommand::Status { clock, read } => status(&conn, bus, clock, read.json).await,
+        BusCommand::Watch { read, interval_ms } => watch(&conn, bus, read.json, interval_ms).await,
+        BusCommand::Monitor(read) => monitor(&conn, bus, read.json).await,
+        BusCommand::Attach { port } => {
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            let path = mgr.attach(&port).await.map_err(f)?;
+            println!("{}", path.as_str());
+            Ok(())
+        }
+        BusCommand::AddVirtual { name } => {
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            let path = mgr.add_virtual(&name).await.map_err(f)?;
+            println!("{}", path.as_str());
+            Ok(())
+        }
+        BusCommand::Detach { clock } => {
+            let path = resolve(&conn, bus, &clock).await?;
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            mgr.detach(&path.as_ref()).await.map_err(f)
+        }
+        control => {
+            let (name, action) = split_control(control);
+            let path = resolve(&conn, bus, &name).await?;
+            let clock = proxy(&conn, bus, &path).await?;
+            let r = match action {
+                Action::Set(tc) => clock.set_time_control(&tc).await,
+                Action::Start(side) => clock.start(&side).await,
+                Action::Pause => clock.pause().await,
+                Action::Resume => clock.resume().await,
+                Action::Press(side) => clock.press(&side).await,
+                Action::Adjust(side, field, op, ms) => clock.adjust(&side, &field, &op, ms).await,
+                Action::Moves(side, n) => clock.set_moves(&side, n).await,
+                Action::Claim(side) => clock.claim_draw(&side).await,
+                Action::Result(r) => clock.set_result(&r).await,
+                Action::NewGame => clock.new_game().await,
+                Action::Text(t, ms) => clock.show_text(&t, ms).await,
+                Action::Beep(ms) => clock.beep(ms).await,
+            };
+            r.map_err(f)
+        }
+    }
+}
+
+enum Action {
+    Set(String),
+    Start(String),
+    Pause,
+    Resume,
+    Press(String),
+    Adjust(String, String, String, i64),
+    Moves(String, u32),
+    Claim(String),
+    Result(String),
+    NewGame,
+    Text(String, u32),
+    Beep(u32),
+}
+
+fn split_control(cmd: BusCommand) -> (ClockName, Action) {
+    match cmd {
+        BusCommand::Set { clock, timecontrol } => (clock, Action::Set(timecontrol)),
+        BusCommand::Start { clock, side } => (clock, Action::Start(side)),
+        BusCommand::Pause { clock } => (clock, Action::Pause),
+        BusCommand::Resume { clock } => (clock, Action::Resume),
+        BusCommand::Press { clock, side } => (clock, Action::Press(side)),
+        BusCommand::Adjust {
+            clock,
+            side,
+            field,
+            op,
+            ms,
+        } => (clock, Action::Adjust(side, field, op, ms)),
+        BusCommand::Moves { clock, side, n } => (clock, Action::Moves(side, n)),
+        BusCommand::Claim { clock, side } => (clock, Action::Claim(side)),
+        BusCommand::Result { clock, result } => (clock, Action::Result(result)),
+        BusCommand::NewGame { clock } => (clock, Action::NewGame),
+        BusCommand::Text { clock, text, ms } => (clock, Action::Text(text, ms)),
+        BusCommand::Beep { clock, ms } => (clock, Action::Beep(ms)),
+        // Reading and manager commands are dispatched before this point.
+        BusCommand::List(_)
+        | BusCommand::Status { .. }
+        | BusCommand::Watch { .. }
+        | BusCommand::Monitor(_)
+        | BusCommand::Attach { .. }
+        | BusCommand::Detach { .. }
+        | BusCommand::AddVirtual { .. } => (String::new(), Action::Pause),
+    }
+}
+
+async fn snapshot_all(conn: &Connection, bus: &BusArgs, live: bool) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    for path in all_clocks(conn, bus).await? {
+        let clock = proxy(conn, bus, &path).await?;
+        match clock_json(bus, &path, &clock, live).await {
+            Ok(v) => out.push(v),
+            // A clock detached between the listing and the read is simply not shown.
+            Err(Failure::Action(_)) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+fn out_line(line: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{line}") {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(Failure::Action(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+async fn list(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
+    let clocks = snapshot_all(conn, bus, true).await?;
+    if json {
+        return out_line(&Value::Array(clocks).to_string());
+    }
+    if clocks.is_empty() {
+        return out_line(
+            "no clocks attached (attach one with `chessclockctl attach /dev/ttyACM0`)",
+        );
+    }
+    out_line(&list_header())?;
+    for c in &clocks {
+        out_line(&list_line(c))?;
+    }
+    Ok(())
+}
+
+async fn status(
+    conn: &Connection,
+    bus: &BusArgs,
+    clock: Option<ClockName>,
+    json: bool,
+) -> Result<()> {
+    let values = match clock {
+        Some(name) => {
+            let path = resolve(conn, bus, &name).await?;
+            let p = proxy(conn, bus, &path).await?;
+            vec![clock_json(bus, &path, &p, true).await?]
+        }
+        None => snapshot_all(conn, bus, true).await?,
+    };
+    if json {
+        // One clock named: its object; otherwise an array.
+        let v = if values.len() == 1 {
+            values.into_iter().next().unwrap_or(Value::Null)
+        } else {
+            Value::Array(values)
+        };
+        return out_line(&v.to_string());
+    }
+    if values.is_empty() {
+        return out_line("no clocks attached");
+    }
+    for v in &values {
+        out_line(status_text(v).trim_end())?;
+    }
+    Ok(())
+}
+
+async fn watch(conn: &Connection, bus: &BusArgs, json: bool, interval_ms: u64) -> Result<()> {
+    use std::io::IsTerminal;
+    let tty = std::io::stdout().is_terminal() && !json;
+    let mut last = String::new();
+    if tty {
+        // Hide the cursor and clear once; later frames overwrite in place (no flicker).
+        print!("\x1b[?25l\x1b[2J");
+    }
+    let mut interval = tokio::time::interval(Duration::from_millis(interval_ms));
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {}
+            _ = tokio::signal::ctrl_c() => {
+                if tty {
+                    print!("\x1b[?25h");
+                    let _ = std::io::stdout().flush();
+                }
+                return Ok(());
+            }
+        }
+        let clocks = snapshot_all(conn, bus, true).await?;
+        let frame = if json {
+            Value::Array(clocks).to_string()
+        } else {
+            let mut lines = vec![list_header()];
+            lines.extend(clocks.iter().map(list_line));
+            if clocks.is_empty() {
+                lines.push("no clocks attached".into());
+            }
+            lines.join("\n")
+        };
+        if frame == last {
+            continue;
+        }
+        if tty {
+            let mut buf = String::from("\x1b[H");
+            for line in frame.lines() {
+                buf.push_str(line);
+                buf.push_str("\x1b[K\n");
+            }
+            buf.push_str("\x1b[J");
+            print!("{buf}");
+            let _ = std::io::stdout().flush();
+        } else {
+            out_line(&frame)?;
+        }
+        last = frame;
+    }
+}
+
+async fn monitor(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
+    let f = |e| bus_failure(bus, e);
+    // Fail early and clearly if the daemon is not there.
+    let mgr = ManagerProxy::new(conn).await.map_err(f)?;
+    mgr.version().await.map_err(f)?;
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender(BUS_NAME)
+        .path_namespace(MANAGER_PATH)
+        .build()
+        .map_err(f)?;
+    let mut stream = MessageStream::for_match_rule(rule, conn, None)
+        .await
+        .map_err(f)?;
+    loop {
+        let msg = tokio::select! {
+            m = stream.next() => m,
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        };
+        let Some(msg) = msg else {
+            return Err(Failure::NotRunning("the bus connection closed".into()));
+        };
+        let msg = msg.map_err(f)?;
+        if let Some(ev) = describe(&msg) {
+            if json {
+                out_line(&ev.to_string())?;
+            } else {
+                out_line(&human_event(&ev))?;
+            }
+        }
+    }
+}
+
+/// A signal as a JSON event, or `None` for signals monitor does not show.
+fn describe(msg: &zbus::Message) -> Option<Value> {
+    let header = msg.header();
+    let member = header.member()?.as_str().to_owned();
+    let path = header.path()?.as_str().to_owned();
+    let body = msg.body();
+    let ev = match member.as_str() {
+        "StateChanged" => {
+            let (old, new, reason): (String, String, String) = body.deserialize().ok()?;
+            json!({"event": "state_changed", "old": old, "new": new, "reason": reason})
+        }
+        "Pressed" => {
+            let (side, mv, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
+                body.deserialize().ok()?;
+            json!({"event": "pressed", "side": side, "move": mv, "move_ms": move_ms,
+                   "white_ms": white_ms, "black_ms": black_ms})
+        }
+        "Flag" => {
+            let (side, reason): (String, String) = body.deserialize().ok()?;
+            json!({"event": "flag", "side": side, "reason": reason})
+        }
+        "Result" => {
+            let (result, reason): (String, String) = body.deserialize().ok()?;
+            json!({"event": "result", "result": result, "reason": reason})
+        }
+        "ClockAdded" | "ClockRemoved" => {
+            let (clock,): (OwnedObjectPath,) = body.deserialize().ok()?;
+            let event = if member == "ClockAdded" {
+                "clock_added"
+            } else {
+                "clock_removed"
+            };
+            return Some(json!({"event": event, "clock": clock.as_str()}));
+        }
+        "PropertiesChanged" => {
+            type Changed = (
+                String,
+                std::collections::HashMap<String, zbus::OwnedVariant>,
+                Vec<String>,
+            );
+            let (_iface, changed, _inv): Changed = body.deserialize().ok()?;
+            let mut shown = serde_json::Map::new();
+            for key in [
+                "DeviceState",
+                "Connected",
+                "Model",
+                "TimeControl",
+                "WhiteSide",
+            ] {
+                if let Some(v) = changed.get(key) {
+                    shown.insert(key.into(), chessclockd::bus::variant::variant_to_json(v));
+                }
+            }
+            if shown.is_empty() {
+                return None;
+            }
+            json!({"event": "properties_changed", "changed": shown})
+        }
+        _ => return None,
+    };
+    let mut ev = ev;
+    if let Some(o) = ev.as_object_mut() {
+        o.insert("clock".into(), json!(path));
+    }
+    Some(ev)
+}
+
+fn human_event(ev: &Value) -> String {
+    let g = |k: &str| match ev.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let clock = g("clock");
+    let short = chessclockd::bus::names::clock_index(&clock)
+        .map_or(clock.clone(), |i| format!("clock {i}"));
+    let ms = |k: &str| {
+        ev.get(k)
+            .and_then(Value::as_u64)
+            .map_or_else(String::new, super::render::clock_text)
+    };
+    match g("event").as_str() {
+        "state_changed" => format!("{short}: {} -> {} ({})", g("old"), g("new"), g("reason")),
+        "pressed" => format!(
+            "{short}: {} pressed, move {} took {} ms; white {} black {}",
+            g("side"),
+            g("move"),
+            g("move_ms"),
+            ms("white_ms"),
+            ms("black_ms")
+        ),
+        "flag" => format!("{short}: {} flag ({})", g("side"), g("reason")),
+        "result" => format!("{short}: result {} ({})", g("result"), g("reason")),
+        "clock_added" => format!("{} attached", g("clock")),
+        "clock_removed" => format!("{} detached", g("clock")),
+        _ => format!(
+            "{short}: {}",
+            ev.get("changed").map(Value::to_string).unwrap_or_default()
+        ),
+    }
+}
+
+/// Let callers use `StreamExt::next` without a futures dependency.
+trait NextExt {
+    async fn next(&mut self) -> Option<zbus::Result<zbus::Message>>;
+}
+
+impl NextExt for MessageStream {
+    async fn next(&mut self) -> Option<zbus::Result<zbus::Message>> {
+        std::future::poll_fn(|cx| {
+            zbus::export::futures_core::Stream::poll_next(std::pin::Pin::new(&mut *self), cx)
+        })
+        .await
+    }
+}

@@ -1,0 +1,111 @@
+//! The D-Bus client side of `chessclockctl`: connecting, naming clocks, turning bus errors
+//! into one clear sentence and an exit code. No game logic: the daemon is the authority.
+
+pub(crate) mod commands;
+pub(crate) mod render;
+pub(crate) mod resolve;
+
+use std::process::ExitCode;
+
+use chessclockd::bus::names::BUS_NAME;
+use zbus::Connection;
+
+/// Which bus to talk to.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct BusArgs {
+    /// Use the session bus instead of the system bus (tests, demos).
+    #[arg(long, global = true)]
+    pub session: bool,
+    /// Connect to this D-Bus address instead (e.g. unix:path=/run/x/bus).
+    #[arg(
+        long,
+        global = true,
+        value_name = "ADDRESS",
+        conflicts_with = "session"
+    )]
+    pub address: Option<String>,
+}
+
+/// A failure with its exit code (architecture §6).
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// 1: the requested action failed.
+    Action(String),
+    /// 3: the daemon (or the bus) is not there.
+    NotRunning(String),
+}
+
+impl Failure {
+    pub(crate) fn report(&self) -> ExitCode {
+        let (msg, code) = match self {
+            Failure::Action(m) => (m, 1),
+            Failure::NotRunning(m) => (m, 3),
+        };
+        eprintln!("chessclockctl: {msg}");
+        ExitCode::from(code)
+    }
+}
+
+pub(crate) type Result<T> = std::result::Result<T, Failure>;
+
+fn bus_label(args: &BusArgs) -> String {
+    match (&args.address, args.session) {
+        (Some(a), _) => format!("the bus at {a}"),
+        (None, true) => "the session bus".into(),
+        (None, false) => "the system bus".into(),
+    }
+}
+
+/// Connect to the chosen bus.
+pub(crate) async fn connect(args: &BusArgs) -> Result<Connection> {
+    let builder = match (&args.address, args.session) {
+        (Some(a), _) => zbus::connection::Builder::address(a.as_str()),
+        (None, true) => zbus::connection::Builder::session(),
+        (None, false) => zbus::connection::Builder::system(),
+    };
+    builder.build().await.map_err(|e| {
+        Failure::NotRunning(format!(
+            "cannot connect to {} ({e}); is D-Bus running?",
+            bus_label(args)
+        ))
+    })
+}
+
+/// Turn a bus error into one sentence and an exit code.
+pub(crate) fn bus_failure(args: &BusArgs, e: zbus::Error) -> Failure {
+    use zbus::fdo::Error as Fdo;
+    match e {
+        zbus::Error::FDO(fdo) => match *fdo {
+            Fdo::ServiceUnknown(_) | Fdo::NameHasNoOwner(_) => Failure::NotRunning(format!(
+                "chessclockd is not running: nobody owns {BUS_NAME} on {}; start it with \
+                 `systemctl start chessclockd` (or `chessclockd --session` for a test)",
+                bus_label(args)
+            )),
+            Fdo::AccessDenied(_) => Failure::Action(
+                "permission denied: controlling clocks needs membership of group chessclock \
+                 (`sudo usermod -aG chessclock $USER`, then log in again)"
+                    .into(),
+            ),
+            Fdo::UnknownObject(_) | Fdo::UnknownInterface(_) => Failure::Action(
+                "that clock is gone (detached); `chessclockctl list` shows the attached clocks"
+                    .into(),
+            ),
+            Fdo::NoReply(_) | Fdo::Timeout(_) => Failure::Action(
+                "chessclockd did not answer in time; see `journalctl -u chessclockd`".into(),
+            ),
+            other => Failure::Action(other.to_string()),
+        },
+        zbus::Error::MethodError(name, desc, _) => {
+            let desc = desc.unwrap_or_default();
+            if name.as_str().starts_with("org.chessclockd.") {
+                Failure::Action(desc)
+            } else {
+                Failure::Action(format!("{}: {desc}", name.as_str()))
+            }
+        }
+        zbus::Error::InputOutput(io) => {
+            Failure::NotRunning(format!("lost the connection to {} ({io})", bus_label(args)))
+        }
+        other => Failure::Action(other.to_string()),
+    }
+}
