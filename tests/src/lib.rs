@@ -8,6 +8,7 @@
 pub mod bus;
 pub mod notify;
 pub mod paths;
+pub mod rig;
 pub mod tempdir;
 pub mod udev;
 pub mod users;

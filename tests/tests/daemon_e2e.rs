@@ -1,0 +1,385 @@
+//! End to end: the real `chessclockd` on a private dbus-daemon, an emulated DGT board +
+//! clock from the real `chessclock-emu` on a pty, driven and read with the real
+//! `chessclockctl`.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use chessclock_tests::rig::{Daemon, Emu, is_set_and_run, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn emu(args: &[&str]) -> Result<Emu> {
+    Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), args)
+}
+
+struct Rig {
+    _dir: TempDir,
+    _bus: PrivateBus,
+    emu: Emu,
+    daemon: Daemon,
+}
+
+fn rig(emu_args: &[&str], control: &str, extra_config: &str) -> Result<Rig> {
+    let dir = TempDir::new("e2e")?;
+    let bus = PrivateBus::start_session()?;
+    let emu = emu(emu_args)?;
+    let config = write_config(dir.path(), &[(&emu.path, control)], extra_config)?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    Ok(Rig {
+        _dir: dir,
+        _bus: bus,
+        emu,
+        daemon,
+    })
+}
+
+fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+fn u(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no number at {ptr} in {v}"))
+}
+
+fn ctl_ok(d: &Daemon, args: &[&str]) {
+    let out = d.ctl(args);
+    assert!(
+        out.status.success(),
+        "chessclockctl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn ready(d: &Daemon) -> Result<Value> {
+    d.wait_status("0", WAIT, "device ready", |v| {
+        s(v, "/device_state") == "ready"
+    })
+}
+
+/// The clock shows whole seconds rounded up; the engine value was read a little later than
+/// the push, so it may be lower by the elapsed time.
+fn assert_shown(what: &str, shown_s: u64, engine_ms: u64, slack_ms: u64) {
+    let low = engine_ms.div_ceil(1000);
+    let high = (engine_ms + slack_ms).div_ceil(1000);
+    assert!(
+        (low..=high).contains(&shown_s),
+        "{what}: clock shows {shown_s} s, engine has {engine_ms} ms (allowed {low}..={high})"
+    );
+}
+
+#[test]
+fn set_and_run_carries_the_engine_times_for_every_method() -> Result<()> {
+    let mut r = rig(&[], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    let controls = [
+        "G/5 d/0",
+        "G/3 inc/2",
+        "G/5 d/5",
+        "G/5 br/3",
+        "40/90 SD/30 inc/30",
+        "HG/1",
+        "G/10 byo/3x30",
+        "G/1 can/5/30",
+        "G/1 df/20:5:hybrid",
+        "G/1 rsv/10",
+        "G/60 pinc/60:40:60",
+        "G/30 swing/30:40",
+        "W{G/5 d/0} B{G/3 d/0}",
+        "G/5 d/0 cap/4",
+    ];
+    for control in controls {
+        ctl_ok(&r.daemon, &["new-game", "0"]);
+        ctl_ok(&r.daemon, &["set", "0", control]);
+        let mark = r.emu.mark();
+        ctl_ok(&r.daemon, &["start", "0"]);
+        // Pushes for new-game and set (nothing runs) may still arrive: wait for the one
+        // that runs White's half (or, in a US-delay window, the static one).
+        let delay_window = control.contains("d/5");
+        let (_, push) = r
+            .emu
+            .wait_for(mark, WAIT, "a set-and-run after start", |v| {
+                let run = v.pointer("/command/run").and_then(Value::as_str);
+                is_set_and_run(v) && (run == Some("left") || delay_window && run == Some("none"))
+            })?;
+        let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+        assert_eq!(s(&st, "/status"), "running", "{control}: {st}");
+        assert_eq!(s(&st, "/running"), "white", "{control}: {st}");
+        // White is on the left half by default.
+        let slack = 1500;
+        assert_shown(
+            control,
+            u(&push, "/command/left_s"),
+            u(&st, "/white_ms"),
+            slack,
+        );
+        assert_shown(
+            control,
+            u(&push, "/command/right_s"),
+            u(&st, "/black_ms"),
+            slack,
+        );
+        let run = s(&push, "/command/run");
+        assert!(
+            run == "left" || (run == "none" && control.contains("d/5")),
+            "{control}: White runs on the left half, got {push}"
+        );
+        ctl_ok(&r.daemon, &["pause", "0"]);
+    }
+    Ok(())
+}
+
+#[test]
+fn a_lever_flip_is_a_press_with_the_right_times() -> Result<()> {
+    let mut r = rig(&[], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    let mark = r.emu.mark();
+    ctl_ok(&r.daemon, &["start", "0"]);
+    r.emu
+        .wait_for(mark, WAIT, "the start push", is_set_and_run)?;
+    std::thread::sleep(Duration::from_millis(1300));
+    let mark = r.emu.mark();
+    r.emu.send("lever")?;
+    let (_, push) = r
+        .emu
+        .wait_for(mark, WAIT, "the push after the press", |v| {
+            is_set_and_run(v) && v.pointer("/command/run").and_then(Value::as_str) == Some("right")
+        })?;
+    let st = r
+        .daemon
+        .wait_status("0", WAIT, "white's move counted", |v| {
+            v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
+        })?;
+    assert_eq!(s(&st, "/running"), "black", "{st}");
+    let white = u(&st, "/white_ms");
+    assert!(
+        (296_000..=298_800).contains(&white),
+        "white used about 1.3 s of 300 s: {white}"
+    );
+    // White's value is static now: the clock shows it exactly.
+    assert_eq!(
+        u(&push, "/command/left_s"),
+        white.div_ceil(1000),
+        "{push} vs {st}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_clock_not_in_pc_mode_is_reported() -> Result<()> {
+    let r = rig(&["--no-pc-mode"], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    ctl_ok(&r.daemon, &["start", "0"]);
+    r.daemon.wait_status("0", WAIT, "not_in_pc_mode", |v| {
+        s(v, "/device_state") == "not_in_pc_mode"
+    })?;
+    Ok(())
+}
+
+#[test]
+fn no_clock_and_a_clock_switched_on_late() -> Result<()> {
+    let mut r = rig(&["--clock-off"], "G/5 d/0", "")?;
+    r.daemon.wait_status("0", WAIT, "no clock yet", |v| {
+        s(v, "/device_state") == "no_clock" || s(v, "/device_state") == "probing"
+    })?;
+    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(s(&st, "/model"), "", "no clock answered yet: {st}");
+    r.emu.send("power on")?;
+    let st = ready(&r.daemon)?;
+    assert_eq!(s(&st, "/model"), "DGT 3000", "{st}");
+    Ok(())
+}
+
+#[test]
+fn an_absent_clock_is_no_clock() -> Result<()> {
+    let r = rig(&["--no-clock"], "G/5 d/0", "")?;
+    r.daemon.wait_status("0", WAIT, "no_clock", |v| {
+        s(v, "/device_state") == "no_clock"
+    })?;
+    Ok(())
+}
+
+#[test]
+fn unanswered_commands_are_retried_then_not_responding() -> Result<()> {
+    let mut r = rig(
+        &["--ack-delay-ms", "5000"],
+        "G/5 d/0",
+        "command_timeout_ms = 300\ncommand_retries = 2\n",
+    )?;
+    r.daemon.wait_status("0", WAIT, "not_responding", |v| {
+        s(v, "/device_state") == "not_responding"
+    })?;
+    let versions = r
+        .emu
+        .seen()
+        .iter()
+        .filter(|v| v.pointer("/command/sub").and_then(Value::as_str) == Some("version"))
+        .count();
+    assert!(
+        versions >= 3,
+        "one version request and two retries, saw {versions}"
+    );
+    Ok(())
+}
+
+#[test]
+fn bluetooth_quirks_and_a_noisy_line_do_not_disturb_the_game() -> Result<()> {
+    for args in [
+        vec!["--bluetooth"],
+        vec!["--fault", "split=0.3,duplicate=0.2,seed=5"],
+    ] {
+        let mut r = rig(&args, "G/5 d/0", "")?;
+        ready(&r.daemon)?;
+        let mark = r.emu.mark();
+        ctl_ok(&r.daemon, &["start", "0"]);
+        r.emu
+            .wait_for(mark, WAIT, "the start push", is_set_and_run)?;
+        r.emu.send("lever")?;
+        let st = r.daemon.wait_status("0", WAIT, "one press", |v| {
+            v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
+        })?;
+        assert_eq!(s(&st, "/running"), "black", "{args:?}: {st}");
+    }
+    Ok(())
+}
+
+#[test]
+fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
+    let dir = TempDir::new("e2e-plug")?;
+    let link = dir.path().join("board0");
+    let link_s = link.display().to_string();
+    let mut r = rig(&["--link", &link_s], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    ctl_ok(&r.daemon, &["start", "0"]);
+    r.emu.send("unplug")?;
+    let st = r.daemon.wait_status("0", WAIT, "disconnected", |v| {
+        v.get("connected") == Some(&Value::Bool(false))
+    })?;
+    assert_eq!(s(&st, "/device_state"), "disconnected");
+    assert_eq!(s(&st, "/status"), "running", "the game goes on: {st}");
+    let before = u(&st, "/white_ms");
+    std::thread::sleep(Duration::from_millis(1200));
+    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+    assert!(
+        u(&st, "/white_ms") < before,
+        "white's time still runs: {st}"
+    );
+    let mark = r.emu.mark();
+    r.emu.send("replug")?;
+    let (_, push) = r.emu.wait_for(
+        mark,
+        Duration::from_secs(15),
+        "a resync push",
+        is_set_and_run,
+    )?;
+    let st = ready(&r.daemon)?;
+    assert!(st.get("connected") == Some(&Value::Bool(true)), "{st}");
+    assert_shown(
+        "after replug",
+        u(&push, "/command/left_s"),
+        u(&st, "/white_ms"),
+        3000,
+    );
+    Ok(())
+}
+
+#[test]
+fn the_game_survives_a_crash_of_the_daemon() -> Result<()> {
+    let dir = TempDir::new("e2e-crash")?;
+    let bus = PrivateBus::start_session()?;
+    let mut emu = emu(&[])?;
+    let config = write_config(dir.path(), &[(&emu.path, "G/5 d/0")], "")?;
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    ready(&daemon)?;
+    let mark = emu.mark();
+    ctl_ok(&daemon, &["start", "0"]);
+    emu.wait_for(mark, WAIT, "the start push", is_set_and_run)?;
+    std::thread::sleep(Duration::from_millis(500));
+    emu.send("lever")?;
+    let before = daemon.wait_status("0", WAIT, "white's move", |v| {
+        v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
+    })?;
+    daemon.kill();
+    std::thread::sleep(Duration::from_millis(1000));
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let after = daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(u(&after, "/moves/white"), 1, "{after}");
+    assert_eq!(s(&after, "/running"), "black", "{after}");
+    assert_eq!(u(&after, "/white_ms"), u(&before, "/white_ms"), "{after}");
+    // Black's clock ran on while the daemon was down.
+    let black = u(&after, "/black_ms");
+    assert!(black <= 299_000, "the gap is charged to black: {after}");
+    Ok(())
+}
+
+#[test]
+fn status_json_agrees_with_the_bus_properties() -> Result<()> {
+    let r = rig(&[], "G/3 inc/2", "")?;
+    ready(&r.daemon)?;
+    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let conn = zbus::connection::Builder::address(r.daemon.address.as_str())
+            .build()
+            .await?;
+        let clock = chessclockd::bus::proxy::ClockProxy::builder(&conn)
+            .path("/org/chessclockd/ChessClock1/Clock/0")
+            .build()
+            .await?;
+        assert_eq!(clock.time_control().await?, s(&st, "/time_control"));
+        assert_eq!(clock.model().await?, s(&st, "/model"));
+        assert_eq!(clock.port().await?, s(&st, "/port"));
+        assert_eq!(clock.device_state().await?, s(&st, "/device_state"));
+        assert_eq!(clock.game_state().await?, s(&st, "/game_state"));
+        let snap = clock.snapshot().await?;
+        let snap = chessclockd::bus::variant::dict_to_object(&snap);
+        assert_eq!(
+            snap.get("white_ms"),
+            st.get("white_ms"),
+            "ready: times are static"
+        );
+        assert_eq!(snap.get("moves"), st.get("moves"));
+        anyhow::Ok(())
+    })?;
+    Ok(())
+}
+
+#[test]
+fn cli_errors_are_one_sentence_with_the_documented_exit_codes() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let ctl = chessclock_tests::rig::workspace_bin("chessclockctl")?;
+    let out = std::process::Command::new(&ctl)
+        .args(["--address", bus.address(), "list"])
+        .output()?;
+    assert_eq!(out.status.code(), Some(3), "daemon not running is exit 3");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chessclockd is not running"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+
+    let r = rig(&[], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    let out = r
+        .daemon
+        .ctl(&["adjust", "0", "white", "main_ms", "add", "1000"]);
+    assert_eq!(out.status.code(), Some(0), "adjust while ready is allowed");
+    ctl_ok(&r.daemon, &["start", "0"]);
+    let out = r
+        .daemon
+        .ctl(&["adjust", "0", "white", "main_ms", "add", "1000"]);
+    assert_eq!(out.status.code(), Some(1), "adjust while running fails");
+    let out = r.daemon.ctl(&["set", "0", "G/3 inc/2 d/5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("increment") && err.contains("delay"), "{err}");
+    let out = r.daemon.ctl(&["status", "7"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = r.daemon.ctl(&["press", "0", "purple"]);
+    assert_eq!(out.status.code(), Some(2), "usage error");
+    Ok(())
+}
