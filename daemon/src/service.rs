@@ -96,11 +96,12 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let sup = supervisor::start(conn.clone(), Defaults { device })
         .await
         .context("cannot serve the D-Bus objects")?;
+    // Configured clocks first, so that a client that sees the name also sees them.
+    attach_configured(&sup, &cfg).await;
     conn.request_name(BUS_NAME).await.with_context(|| {
         format!("cannot own {BUS_NAME}: another chessclockd may be running, or the bus policy does not allow this user")
     })?;
     tracing::info!("serving {BUS_NAME}");
-    attach_configured(&sup, &cfg).await;
     notify_ready(&sup);
     let watchdog = tokio::spawn(watchdog(sup.clone()));
 

@@ -172,11 +172,22 @@ fn a_lever_flip_is_a_press_with_the_right_times() -> Result<()> {
 #[test]
 fn a_clock_not_in_pc_mode_is_reported() -> Result<()> {
     let r = rig(&["--no-pc-mode"], "G/5 d/0", "")?;
-    ready(&r.daemon)?;
+    // The daemon pushes the display as soon as the clock answered, so the refusal may come
+    // before anything is started; the game itself is not affected.
     ctl_ok(&r.daemon, &["start", "0"]);
-    r.daemon.wait_status("0", WAIT, "not_in_pc_mode", |v| {
+    let st = r.daemon.wait_status("0", WAIT, "not_in_pc_mode", |v| {
         s(v, "/device_state") == "not_in_pc_mode"
     })?;
+    assert_eq!(
+        s(&st, "/model"),
+        "DGT 3000",
+        "the clock answered its version: {st}"
+    );
+    assert_eq!(
+        s(&st, "/status"),
+        "running",
+        "the engine runs regardless: {st}"
+    );
     Ok(())
 }
 
