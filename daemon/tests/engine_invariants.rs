@@ -31,7 +31,7 @@ fn apply(e: &mut Engine, t: u64, code: u8) {
         _ => Side::White,
     };
     let input = match code {
-        0 | 1 | 2 => Input::Press { side },
+        0..=2 => Input::Press { side },
         3 => Input::Press { side: side.other() },
         4 => Input::Pause,
         _ => Input::Resume,
