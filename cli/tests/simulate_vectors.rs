@@ -4,24 +4,13 @@
 
 use std::process::Command;
 
+use chessclockd::engine::vectors::differences;
 use serde_json::Value;
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/conformance/timecontrol-vectors.json"
 );
-
-fn diff(path: &str, expected: &Value, got: Option<&Value>, out: &mut Vec<String>) {
-    match (expected, got) {
-        (Value::Object(e), Some(Value::Object(g))) => {
-            for (k, ev) in e {
-                diff(&format!("{path}.{k}"), ev, g.get(k), out);
-            }
-        }
-        (e, Some(g)) if e == g => {}
-        (e, g) => out.push(format!("{path}: expected {e}, got {g:?}")),
-    }
-}
 
 #[test]
 fn simulate_vectors_reproduces_the_shared_file() {
@@ -48,10 +37,9 @@ fn simulate_vectors_reproduces_the_shared_file() {
         let exp = w["expect"].as_array().expect("expect");
         assert_eq!(snaps.len(), exp.len(), "{}", w["id"]);
         for (s, e) in snaps.iter().zip(exp) {
-            let mut d = Vec::new();
-            diff("", e, Some(s), &mut d);
             failures.extend(
-                d.into_iter()
+                differences(e, s)
+                    .into_iter()
                     .map(|x| format!("{} @ {}: {x}", w["id"], e["t_ms"])),
             );
         }

@@ -1,30 +1,13 @@
 //! Every timing vector of the shared conformance file through the engine: every field of
 //! every expected snapshot must match (spec §1 harness rule).
 
-use chessclockd::engine::vectors::{VectorFile, run_vector};
+use chessclockd::engine::vectors::{VectorFile, differences, run_vector};
 use serde_json::Value;
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/conformance/timecontrol-vectors.json"
 );
-
-/// Compare every field present in `expected` (recursively) with `got`.
-fn diff(path: &str, expected: &Value, got: Option<&Value>, out: &mut Vec<String>) {
-    match (expected, got) {
-        (Value::Object(e), Some(Value::Object(g))) => {
-            for (k, ev) in e {
-                diff(&format!("{path}.{k}"), ev, g.get(k), out);
-            }
-        }
-        (Value::Object(_), other) => out.push(format!("{path}: expected an object, got {other:?}")),
-        (e, Some(g)) if e == g => {}
-        (e, g) => out.push(format!(
-            "{path}: expected {e}, got {}",
-            g.map_or("nothing".to_owned(), Value::to_string)
-        )),
-    }
-}
 
 #[test]
 fn every_timing_vector_passes() {
@@ -45,9 +28,7 @@ fn every_timing_vector_passes() {
         };
         for (exp, snap) in v.expect.iter().zip(&got) {
             let t = exp.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
-            let mut out = Vec::new();
-            diff("", exp, Some(snap), &mut out);
-            for d in out {
+            for d in differences(exp, snap) {
                 failures.push(format!("{} @ {t}: {d}", v.id));
             }
         }

@@ -86,43 +86,26 @@ pub(crate) fn initial(kind: &Kind, side: usize) -> SideState {
     s
 }
 
+/// The component of a side's clock that runs now: the one that reaches 0 at its next
+/// boundary (main, extra, the byo-yomi/Canadian period, the active phased clock, swing).
+fn running_component(kind: &Kind, s: &SideState, post_cutoff: bool) -> u64 {
+    match kind {
+        Kind::Segments { .. } | Kind::Hourglass { .. } => s.main,
+        Kind::DoubleFlag { .. } if s.extra_phase => s.extra,
+        Kind::DoubleFlag { .. } => s.main,
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } if s.overtime => s.period_rem,
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } => s.main,
+        Kind::PhasedCountdown { .. } if s.active > 0 => s.reserve[s.active - 1],
+        Kind::PhasedCountdown { .. } => s.main,
+        Kind::Swing { .. } if s.swing > 0 && !post_cutoff => s.swing,
+        Kind::Swing { .. } => s.reserve[0],
+    }
+}
+
 /// Running time until the mover's next method boundary (after any delay window), or `None`
 /// if nothing happens however long it runs.
 pub(crate) fn time_to_boundary(kind: &Kind, s: &SideState, post_cutoff: bool) -> Option<u64> {
-    if s.flagged {
-        return None;
-    }
-    Some(match kind {
-        Kind::Segments { .. } | Kind::Hourglass { .. } => s.main,
-        Kind::DoubleFlag { .. } => {
-            if s.extra_phase {
-                s.extra
-            } else {
-                s.main
-            }
-        }
-        Kind::Byoyomi { .. } | Kind::Canadian { .. } => {
-            if s.overtime {
-                s.period_rem
-            } else {
-                s.main
-            }
-        }
-        Kind::PhasedCountdown { .. } => {
-            if s.active == 0 {
-                s.main
-            } else {
-                s.reserve[s.active - 1]
-            }
-        }
-        Kind::Swing { .. } => {
-            if s.swing > 0 && !post_cutoff {
-                s.swing
-            } else {
-                s.reserve[0]
-            }
-        }
-    })
+    (!s.flagged).then(|| running_component(kind, s, post_cutoff))
 }
 
 /// Consume `d` ms of the mover's running time (`d` never crosses a boundary).
@@ -412,43 +395,11 @@ pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_m
             }
             if s.flagged { 0 } else { v }
         }
-        Kind::Hourglass { .. } => s.main,
-        Kind::Byoyomi { .. } => {
-            if s.overtime {
-                u64::from(s.periods_left.saturating_sub(1)) * byo_period(kind) + s.period_rem
-            } else {
-                s.main
-            }
-        }
-        Kind::Canadian { .. } => {
-            if s.overtime {
-                s.period_rem
-            } else {
-                s.main
-            }
-        }
-        Kind::DoubleFlag { .. } => {
-            if s.extra_phase {
-                s.extra
-            } else {
-                s.main
-            }
-        }
-        Kind::PhasedCountdown { .. } => {
-            if s.active == 0 {
-                s.main
-            } else {
-                s.reserve[s.active - 1]
-            }
+        Kind::Byoyomi { period, .. } if s.overtime => {
+            u64::from(s.periods_left.saturating_sub(1)) * period + s.period_rem
         }
         Kind::Swing { .. } => s.swing + s.reserve[0],
-    }
-}
-
-fn byo_period(kind: &Kind) -> u64 {
-    match kind {
-        Kind::Byoyomi { period, .. } => *period,
-        _ => 0,
+        _ => running_component(kind, s, false),
     }
 }
 

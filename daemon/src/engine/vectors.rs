@@ -151,3 +151,25 @@ pub fn run_vector(v: &TimingVector) -> Result<Vec<Value>, String> {
     }
     Ok(out)
 }
+
+/// Every field present in `expected` (recursively) that `got` lacks or has with another
+/// value, as `path: expected X, got Y` lines (the harness rule of spec §1).
+pub fn differences(expected: &Value, got: &Value) -> Vec<String> {
+    fn walk(path: &str, expected: &Value, got: Option<&Value>, out: &mut Vec<String>) {
+        match (expected, got) {
+            (Value::Object(e), Some(Value::Object(g))) => {
+                for (k, ev) in e {
+                    walk(&format!("{path}.{k}"), ev, g.get(k), out);
+                }
+            }
+            (e, Some(g)) if e == g => {}
+            (e, g) => out.push(format!(
+                "{path}: expected {e}, got {}",
+                g.map_or_else(|| "nothing".to_owned(), Value::to_string)
+            )),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", expected, Some(got), &mut out);
+    out
+}
