@@ -19,7 +19,7 @@ use super::handle::{
     Request,
 };
 use super::link::{self, Incoming, Link, Model};
-use super::persist::{self, GameRecord, GameStart, InputRecord, Persist};
+use super::persist::{self, GameRecord, GameStart, Persist};
 use super::queue::{AckOutcome, Kind, Queue, TimeoutOutcome};
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
@@ -195,10 +195,7 @@ impl Actor {
 
     /// Give the engine an input; journal it if accepted.
     fn apply(&mut self, t: Time, input: Input) -> Result<(), InputError> {
-        let record = self
-            .persist
-            .as_ref()
-            .map(|_| InputRecord::from_input(&input));
+        let record = self.persist.as_ref().map(|_| input.clone());
         self.engine.handle_input(t, input)?;
         if let (Some(p), Some(input)) = (&self.persist, record) {
             p.append(GameRecord::Input {
@@ -346,7 +343,9 @@ impl Actor {
                     .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;
                 let game_started = self.state.game_state != "ready";
                 if game_started {
-                    Input::Reconfigure(Box::new(parsed.control.clone()))
+                    Input::Reconfigure {
+                        control: Box::new(parsed.control.clone()),
+                    }
                 } else {
                     self.engine = Engine::new(parsed.control.clone())
                         .map_err(|e| DeviceError::Invalid(format!("{text:?}: {e}")))?;
@@ -405,7 +404,7 @@ impl Actor {
                 return Ok(Reply::Done);
             }
         };
-        let is_reconfigure = matches!(input, Input::Reconfigure(_));
+        let is_reconfigure = matches!(input, Input::Reconfigure { .. });
         self.apply(t, input)
             .map_err(|e| DeviceError::NotAllowed(e.to_string()))?;
         if is_reconfigure {

@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 
 use super::handle::{DeviceError, Reply};
 use crate::engine::params::TimeControl;
-use crate::engine::{AdjustOp, Engine, GameResult, Input, Side, Time};
+use crate::engine::{Engine, Input, Time};
 use crate::store::Journal;
 
 /// How a game starts: its control and when (engine and wall time).
@@ -36,7 +36,7 @@ pub(crate) enum GameRecord {
     Input {
         t_ms: u64,
         wall_ms: u64,
-        input: InputRecord,
+        input: Input,
     },
     /// Something that happened but is derived or external (connect, disconnect, flag):
     /// kept for the record, not replayed.
@@ -45,101 +45,6 @@ pub(crate) enum GameRecord {
         wall_ms: u64,
         what: String,
     },
-}
-
-/// The serialisable form of an engine input.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub(crate) enum InputRecord {
-    Start {
-        side: Side,
-    },
-    Press {
-        side: Side,
-    },
-    Pause,
-    Resume,
-    Adjust {
-        side: Side,
-        field: String,
-        set: bool,
-        ms: i64,
-    },
-    SetMoves {
-        side: Side,
-        moves: u32,
-    },
-    ClaimDraw {
-        side: Side,
-    },
-    BoardResult {
-        result: String,
-    },
-    Reconfigure {
-        control: Box<TimeControl>,
-    },
-}
-
-impl InputRecord {
-    pub(crate) fn from_input(input: &Input) -> InputRecord {
-        match input {
-            Input::Start { side } => InputRecord::Start { side: *side },
-            Input::Press { side } => InputRecord::Press { side: *side },
-            Input::Pause => InputRecord::Pause,
-            Input::Resume => InputRecord::Resume,
-            Input::Adjust {
-                side,
-                field,
-                op,
-                ms,
-            } => InputRecord::Adjust {
-                side: *side,
-                field: field.clone(),
-                set: *op == AdjustOp::Set,
-                ms: *ms,
-            },
-            Input::SetMoves { side, moves } => InputRecord::SetMoves {
-                side: *side,
-                moves: *moves,
-            },
-            Input::ClaimDraw { side } => InputRecord::ClaimDraw { side: *side },
-            Input::BoardResult { result } => InputRecord::BoardResult {
-                result: result.to_string(),
-            },
-            Input::Reconfigure(control) => InputRecord::Reconfigure {
-                control: control.clone(),
-            },
-        }
-    }
-
-    fn to_input(&self) -> Option<Input> {
-        Some(match self {
-            InputRecord::Start { side } => Input::Start { side: *side },
-            InputRecord::Press { side } => Input::Press { side: *side },
-            InputRecord::Pause => Input::Pause,
-            InputRecord::Resume => Input::Resume,
-            InputRecord::Adjust {
-                side,
-                field,
-                set,
-                ms,
-            } => Input::Adjust {
-                side: *side,
-                field: field.clone(),
-                op: if *set { AdjustOp::Set } else { AdjustOp::Add },
-                ms: *ms,
-            },
-            InputRecord::SetMoves { side, moves } => Input::SetMoves {
-                side: *side,
-                moves: *moves,
-            },
-            InputRecord::ClaimDraw { side } => Input::ClaimDraw { side: *side },
-            InputRecord::BoardResult { result } => Input::BoardResult {
-                result: GameResult::parse(result)?,
-            },
-            InputRecord::Reconfigure { control } => Input::Reconfigure(control.clone()),
-        })
-    }
 }
 
 /// Wall-clock milliseconds since the Unix epoch (only used to measure the gap across a
@@ -224,9 +129,7 @@ impl Persist {
                         wall_ms,
                         input,
                     } => {
-                        if let Some(input) = input.to_input() {
-                            let _ = engine.handle_input(Time::from_ms(*t_ms), input);
-                        }
+                        let _ = engine.handle_input(Time::from_ms(*t_ms), input.clone());
                         (last_t, last_wall) = (*t_ms, *wall_ms);
                     }
                     GameRecord::Note { t_ms, wall_ms, .. } => {
@@ -291,5 +194,49 @@ impl Persist {
         {
             let _ = reply.send(answer);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::notation;
+    use crate::engine::{AdjustOp, GameResult, Side};
+
+    #[test]
+    fn journal_records_round_trip_through_json() {
+        let control = notation::parse("G/3 inc/2").expect("notation").control;
+        for input in [
+            Input::Press { side: Side::Black },
+            Input::Adjust {
+                side: Side::White,
+                field: "main_ms".into(),
+                op: AdjustOp::Add,
+                ms: -1500,
+            },
+            Input::BoardResult {
+                result: GameResult::Draw,
+            },
+            Input::Reconfigure {
+                control: Box::new(control),
+            },
+        ] {
+            let rec = GameRecord::Input {
+                t_ms: 42,
+                wall_ms: 7,
+                input,
+            };
+            let json = serde_json::to_string(&rec).expect("serialise");
+            let back: GameRecord = serde_json::from_str(&json).expect("deserialise");
+            assert_eq!(back, rec, "{json}");
+        }
+    }
+
+    #[test]
+    fn store_names_are_file_safe() {
+        assert_eq!(
+            store_name(Path::new("/dev/serial/by-path/pci-0:1.2")),
+            "clock-dev_serial_by-path_pci-0_1.2"
+        );
     }
 }

@@ -317,7 +317,7 @@ impl Engine {
             }
             Input::ClaimDraw { side } => self.claim(side),
             Input::BoardResult { result } => self.board_result(result),
-            Input::Reconfigure(tc) => self.reconfigure(*tc),
+            Input::Reconfigure { control } => self.reconfigure(*control),
         }
     }
 

@@ -81,13 +81,16 @@ pub enum AdjustOp {
 }
 
 /// A game result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GameResult {
     /// 1-0.
+    #[serde(rename = "1-0")]
     WhiteWins,
     /// 0-1.
+    #[serde(rename = "0-1")]
     BlackWins,
     /// 1/2-1/2.
+    #[serde(rename = "1/2-1/2")]
     Draw,
 }
 
@@ -164,8 +167,9 @@ impl std::fmt::Display for Status {
     }
 }
 
-/// What happens to a game.
-#[derive(Debug, Clone, PartialEq)]
+/// What happens to a game. Serialisable (the daemon journals inputs to replay a game).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
 pub enum Input {
     /// Start `side`'s clock (not a move).
     Start {
@@ -210,7 +214,10 @@ pub enum Input {
         result: GameResult,
     },
     /// Replace the method for the rest of the game, keeping times and counters.
-    Reconfigure(Box<TimeControl>),
+    Reconfigure {
+        /// The new control.
+        control: Box<TimeControl>,
+    },
 }
 
 /// Something that happened, for the daemon to report.
