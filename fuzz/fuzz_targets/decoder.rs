@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
         match Command::decode(rest) {
             Ok(Some((_, n))) => rest = &rest[n..],
             Ok(None) => break,
-            Err(_) => rest = &rest[1..],
+            Err(e) => rest = &rest[e.skip_len().min(rest.len())..],
         }
     }
     if let [cmd, payload @ ..] = stream {

@@ -126,8 +126,8 @@ impl Command {
     /// Parse one command from the start of `buf`.
     ///
     /// `Ok(None)`: `buf` holds only the start of a command, read more. `Ok(Some((cmd, n)))`:
-    /// a command of `n` bytes. `Err`: the first byte does not start a valid command; skip one
-    /// byte and try again.
+    /// a command of `n` bytes. `Err`: no valid command starts here; skip
+    /// [`CommandError::skip_len`] bytes and try again.
     pub fn decode(buf: &[u8]) -> Result<Option<(Command, usize)>, CommandError> {
         let Some(&first) = buf.first() else {
             return Ok(None);
@@ -182,8 +182,13 @@ fn decode_clock(buf: &[u8]) -> Result<Option<(Command, usize)>, CommandError> {
             "end marker must be 0x00, got 0x{end:02X} (LEN counts 03 through 00)"
         ));
     }
-    let cmd = ClockCommand::decode(frame[3], &frame[4..total - 1])?;
-    Ok(Some((Command::Clock(cmd), total)))
+    match ClockCommand::decode(frame[3], &frame[4..total - 1]) {
+        Ok(cmd) => Ok(Some((Command::Clock(cmd), total))),
+        Err(e) => Err(CommandError::InvalidClockCommand {
+            frame_len: total,
+            source: Box::new(e),
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -235,5 +240,13 @@ mod tests {
             to: 28,
         };
         assert_eq!(Command::decode(&leds.encode()), Ok(Some((leds, 6))));
+    }
+
+    #[test]
+    fn a_well_framed_clock_message_with_a_bad_sub_command_is_skipped_whole() {
+        // Sub-command 0x7E does not exist; the payload "IK" must not be read as commands.
+        let e = Command::decode(&[0x2B, 0x05, 0x03, 0x7E, b'I', b'K', 0x00]).expect_err("bad");
+        assert_eq!(e.skip_len(), 7, "{e}");
+        assert_eq!(Command::decode(&[0x20]).map_err(|e| e.skip_len()), Err(1));
     }
 }

@@ -209,6 +209,24 @@ mod tests {
     }
 
     #[test]
+    fn a_long_unknown_frame_is_skipped_whole_as_a_value() {
+        // Spec §2.2: unknown ids are skipped by their declared total, up to 16383.
+        let total: usize = 2000;
+        let mut frame = vec![0xC7, (total >> 7) as u8, (total & 0x7F) as u8];
+        frame.resize(total, 0x11);
+        let mut d = Decoder::new();
+        d.push(&frame);
+        d.push(&FIELD);
+        let items = drain(&mut d);
+        assert_eq!(items.len(), 2, "{items:?}");
+        let Ok(Decoded::Message(Message::Unknown { id, payload })) = &items[0] else {
+            panic!("expected an unknown message, got {:?}", items[0]);
+        };
+        assert_eq!((*id, payload.len()), (0xC7, total - 3));
+        assert_eq!(d.dropped_total(), 0);
+    }
+
+    #[test]
     fn high_bit_in_payload_abandons_frame() {
         let mut d = Decoder::new();
         d.push(&[0x86, 0x00, 0x43, 0x01, 0x02]);

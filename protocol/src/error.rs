@@ -66,6 +66,14 @@ pub enum CommandError {
     /// A clock message (`0x2B`) is malformed.
     #[error("bad clock message: {0}")]
     BadClockMessage(String),
+    /// A clock message (`0x2B`) is well framed but its sub-command is invalid.
+    #[error("clock message of {frame_len} bytes: {source}")]
+    InvalidClockCommand {
+        /// Bytes the message takes, start marker to end marker: skip them all.
+        frame_len: usize,
+        /// What is wrong with the sub-command.
+        source: Box<CommandError>,
+    },
     /// A SET_LEDS command (`0x60`) is malformed.
     #[error("bad SET_LEDS command: {0}")]
     BadSetLeds(String),
@@ -80,4 +88,15 @@ pub enum CommandError {
         /// Why it cannot be sent.
         reason: String,
     },
+}
+
+impl CommandError {
+    /// How many bytes a reader should skip before trying the next command: the whole message
+    /// for a well-framed clock message with a bad sub-command, else one byte.
+    pub fn skip_len(&self) -> usize {
+        match self {
+            CommandError::InvalidClockCommand { frame_len, .. } => *frame_len,
+            _ => 1,
+        }
+    }
 }

@@ -65,8 +65,9 @@ macro_rules! message_ids {
     };
 }
 
-/// Longest frame accepted for an unknown id.
-pub const MAX_UNKNOWN_FRAME_LEN: usize = 1024;
+/// Longest frame accepted for an unknown id: any the length field can express; its payload
+/// is skipped whole (spec §2.2).
+pub const MAX_UNKNOWN_FRAME_LEN: usize = MAX_FRAME_LEN;
 /// Longest frame the length field can express (14 bits).
 pub const MAX_FRAME_LEN: usize = 0x3FFF;
 /// Frame length for messages whose real size is unverified: the largest known message (67).

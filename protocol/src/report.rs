@@ -244,6 +244,12 @@ impl ClockReport {
             && valid_bcd(p[4])
             && valid_bcd(p[5]))
         {
+            if p[6] & STATUS_NO_CLOCK != 0 {
+                // No clock: the time bytes carry nothing (spec §5.2). Still a report, so a
+                // reader learns that the clock is gone; the times read as zero.
+                let none = ClockSide::default();
+                return Ok(ClockReport::from_status(none, none, p[6] & 0x7F));
+            }
             // Slow path, only to say which byte is wrong.
             ClockSide::decode([p[0], p[1], p[2]], Half::Right)?;
             ClockSide::decode([p[3], p[4], p[5]], Half::Left)?;
@@ -310,6 +316,16 @@ mod tests {
         assert!(r.right.final_flag && !r.left.final_flag);
         assert_eq!(r.left.total_seconds(), 16);
         assert!(!r.running && !r.clock_connected);
+    }
+
+    #[test]
+    fn no_clock_report_with_garbage_times_is_still_a_report() {
+        let r = ClockReport::decode_payload([0x0F, 0xFF, 0x7A, 0x0C, 0x99, 0x60, 0x20])
+            .expect("a no-clock report is a report whatever its time bytes");
+        assert!(!r.clock_connected);
+        assert_eq!((r.left.total_seconds(), r.right.total_seconds()), (0, 0));
+        // Without the no-clock bit the same bytes are an error naming the bad byte.
+        assert!(ClockReport::decode_payload([0x0F, 0xFF, 0x7A, 0x0C, 0x99, 0x60, 0x00]).is_err());
     }
 
     #[test]

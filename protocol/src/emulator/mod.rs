@@ -186,10 +186,11 @@ impl Emulator {
                     self.input.drain(..used);
                     self.execute(cmd);
                 }
-                Err(_) => {
-                    // A real board ignores what it cannot parse; skip one byte and go on.
-                    self.input.drain(..1);
-                    self.garbage += 1;
+                Err(e) => {
+                    // A real board ignores what it cannot parse and goes on after it.
+                    let n = e.skip_len().min(self.input.len());
+                    self.input.drain(..n);
+                    self.garbage += n as u64;
                 }
             }
         }
