@@ -160,6 +160,10 @@ impl Engine {
             return;
         };
         let mut left = now.since(self.last);
+        // Some phase changes happen inside the evolution, not at a boundary (main time
+        // running into byo-yomi, swing into reserve): they are events too.
+        let before = self.phase_name(side);
+        let queued = self.events.len();
         for _ in 0..10_000 {
             match self.time_to_boundary(side) {
                 Some(b) if b <= left => {
@@ -178,6 +182,18 @@ impl Engine {
             }
         }
         self.last = now;
+        let after = self.phase_name(side);
+        let announced = self.events.iter().skip(queued).rev().find_map(|e| match e {
+            Event::PhaseChanged { side: s, new, .. } if *s == side => Some(new.as_str()),
+            _ => None,
+        });
+        if after != before && announced != Some(after.as_str()) && self.status == Status::Running {
+            self.events.push_back(Event::PhaseChanged {
+                side,
+                old: before,
+                new: after,
+            });
+        }
     }
 
     /// The mover is exactly at a boundary.

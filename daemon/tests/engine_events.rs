@@ -1,0 +1,56 @@
+//! Engine events: every phase change is reported once, whether it happens at a boundary the
+//! engine arms a timer for or inside the running evolution.
+
+use chessclockd::engine::notation;
+use chessclockd::engine::{Engine, Event, Input, Side, Time};
+
+fn engine(control: &str) -> Engine {
+    let parsed = notation::parse(control).expect("valid notation");
+    Engine::new(parsed.control).expect("valid control")
+}
+
+/// Phase changes reported up to `t_ms`, polling every `step_ms` as a daemon would.
+fn phase_changes(e: &mut Engine, until_ms: u64, step_ms: u64) -> Vec<(Side, String, String)> {
+    let mut out = Vec::new();
+    let mut t = 0;
+    while t <= until_ms {
+        e.handle_timeout(Time::from_ms(t));
+        while let Some(ev) = e.poll_event() {
+            if let Event::PhaseChanged { side, old, new } = ev {
+                out.push((side, old, new));
+            }
+        }
+        t += step_ms;
+    }
+    out
+}
+
+#[test]
+fn main_time_running_into_byoyomi_is_a_phase_change() {
+    for step in [1, 7, 250, 1000, 5000] {
+        let mut e = engine("G/1s byo/3x30");
+        e.handle_input(Time::from_ms(0), Input::Start { side: Side::White })
+            .expect("start");
+        let changes = phase_changes(&mut e, 10_000, step);
+        assert_eq!(
+            changes,
+            vec![(Side::White, "main".to_owned(), "byoyomi".to_owned())],
+            "polled every {step} ms"
+        );
+    }
+}
+
+#[test]
+fn double_flag_first_flag_and_phased_reserve_are_phase_changes() {
+    for (control, new) in [("G/1s df/20:5:hybrid", "extra"), ("G/1s rsv/10", "reserve")] {
+        let mut e = engine(control);
+        e.handle_input(Time::from_ms(0), Input::Start { side: Side::White })
+            .expect("start");
+        let changes = phase_changes(&mut e, 3_000, 100);
+        assert_eq!(
+            changes,
+            vec![(Side::White, "main".to_owned(), new.to_owned())],
+            "{control}"
+        );
+    }
+}
