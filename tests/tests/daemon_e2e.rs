@@ -133,6 +133,56 @@ fn set_and_run_carries_the_engine_times_for_every_method() -> Result<()> {
     Ok(())
 }
 
+fn text_command(v: &Value) -> Option<&str> {
+    (v.get("event").and_then(Value::as_str) == Some("host_command"))
+        .then(|| v.pointer("/command/text").and_then(Value::as_str))
+        .flatten()
+}
+
+#[test]
+fn a_flag_beeps_and_is_announced_then_the_result_then_the_times() -> Result<()> {
+    let mut r = rig(&[], "G/2s d/0", "")?;
+    ready(&r.daemon)?;
+    let mark = r.emu.mark();
+    ctl_ok(&r.daemon, &["start", "0"]);
+    let (at, _) = r.emu.wait_for(mark, WAIT, "a beep at the flag", |v| {
+        v.pointer("/command/sub").and_then(Value::as_str) == Some("beep")
+    })?;
+    let (at, _) = r.emu.wait_for(at, WAIT, "the flag on the display", |v| {
+        text_command(v) == Some("W FLAG")
+    })?;
+    let (at, _) = r.emu.wait_for(at, WAIT, "the result on the display", |v| {
+        text_command(v) == Some("0-1")
+    })?;
+    // Then the stopped times again: White's half at 0, nothing running.
+    r.emu.wait_for(at, WAIT, "the times after the text", |v| {
+        is_set_and_run(v)
+            && v.pointer("/command/left_s").and_then(Value::as_u64) == Some(0)
+            && v.pointer("/command/run").and_then(Value::as_str) == Some("none")
+    })?;
+    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(s(&st, "/status"), "flagged", "{st}");
+    assert_eq!(s(&st, "/result"), "0-1", "{st}");
+    Ok(())
+}
+
+#[test]
+fn a_phase_change_is_announced_on_the_clock() -> Result<()> {
+    // Byo-yomi with no main time: the first second of White's turn is main time, then the
+    // byo-yomi periods start and the clock says so.
+    let mut r = rig(&[], "G/1s byo/3x30", "")?;
+    ready(&r.daemon)?;
+    let mark = r.emu.mark();
+    ctl_ok(&r.daemon, &["start", "0"]);
+    r.emu
+        .wait_for(mark, WAIT, "the byo-yomi announcement", |v| {
+            text_command(v) == Some("W BYO")
+        })?;
+    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(s(&st, "/phase/white"), "byoyomi", "{st}");
+    Ok(())
+}
+
 #[test]
 fn a_lever_flip_is_a_press_with_the_right_times() -> Result<()> {
     let mut r = rig(&[], "G/5 d/0", "")?;

@@ -4,6 +4,7 @@
 //! [`Engine`]. It is the only place where wall time (tokio's monotonic clock) meets the pure
 //! engine: `now` is read once per wake-up and passed down.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
+use super::announce::{self, Announcement};
 use super::display::{Face, Pushed, face, next_device_tick, predicted};
 use super::handle::{
     BoardSide, ClockEvent, ClockState, DeviceError, DeviceHandle, DeviceState, Envelope, Reply,
@@ -31,6 +33,8 @@ use crate::virtual_board::{VirtualBoard, VirtualOptions};
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Board probe: resend the handshake this often until the board answers.
 const PROBE_INTERVAL: Duration = Duration::from_secs(2);
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
 /// While the clock refuses set-and-run (not in PC mode), check again this often.
 const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
 
@@ -128,6 +132,7 @@ pub(super) async fn spawn(
         reopen_at: None,
         pc_mode_recheck: None,
         text_until: None,
+        announcements: VecDeque::new(),
         dirty: true,
         _virtual: virtual_board,
     };
@@ -167,6 +172,8 @@ struct Actor {
     pc_mode_recheck: Option<Instant>,
     /// Text on the display until then; times are shown again afterwards.
     text_until: Option<Instant>,
+    /// Game events to show as text, one after another, once the times have been pushed.
+    announcements: VecDeque<Announcement>,
     /// The display must be pushed (state changed).
     dirty: bool,
     /// Keeps an emulated board alive as long as the actor.
@@ -622,6 +629,7 @@ impl Actor {
         }
         let changed = self.dirty;
         self.update_display(now);
+        self.show_announcement(now);
         if let Some(bytes) = self.queue.poll_send(now) {
             self.send_raw(bytes);
         }
@@ -667,9 +675,38 @@ impl Actor {
         };
     }
 
+    /// Show the latest game event as text, after the times it changed have been pushed (the
+    /// device keeps counting behind the text); the times come back after
+    /// [`announce::SHOW_FOR`].
+    fn show_announcement(&mut self, now: Instant) {
+        if !self.clock_usable() {
+            self.announcements.clear();
+            return;
+        }
+        if self.text_until.is_some() {
+            return;
+        }
+        let Some(a) = self.announcements.pop_front() else {
+            return;
+        };
+        if a.beep {
+            self.queue.push(link::beep(1000));
+        }
+        self.queue
+            .push(link::text(self.link.model(), &a.text, false));
+        self.text_until = Some(now + announce::SHOW_FOR);
+    }
+
     fn drain_events(&mut self, now: Instant) {
         while let Some(ev) = self.engine.poll_event() {
             self.dirty = true;
+            if let Some(a) = announce::announce(&ev, self.link.model()) {
+                // Keep the latest few; a backlog of stale news helps nobody.
+                if self.announcements.len() == MAX_ANNOUNCEMENTS {
+                    self.announcements.pop_front();
+                }
+                self.announcements.push_back(a);
+            }
             let ev = match ev {
                 Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
                     old: old.to_string(),
@@ -690,7 +727,6 @@ impl Actor {
                     black_ms,
                 },
                 Event::Flag { side, reason } => {
-                    self.queue.push(link::beep(1000));
                     self.note(now, &format!("flag {} {reason}", side.as_str()));
                     ClockEvent::Flag {
                         side,

@@ -6,6 +6,7 @@
 //! Nothing in an actor blocks: reads, writes and timers are awaited in one `select!`.
 
 mod actor;
+mod announce;
 pub mod display;
 pub mod handle;
 mod link;

@@ -1,0 +1,165 @@
+//! What the clock display says about game events: phase changes, flags and results as short
+//! text for the model's display (8 characters on a DGT 3000, 6 seven-segment digits on a DGT XL).
+//!
+//! Pure: turns an engine [`Event`] into a label. Sending it, and when the times come back, is
+//! the actor's business.
+
+use std::time::Duration;
+
+use super::link::Model;
+use crate::engine::{Event, Side};
+
+/// How long an announcement stays on the display before the times are shown again.
+pub(crate) const SHOW_FOR: Duration = Duration::from_millis(2500);
+
+/// A text to show for an engine event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Announcement {
+    /// Fits the model's display.
+    pub text: String,
+    /// Beep with it (flags).
+    pub beep: bool,
+}
+
+/// The announcement for `ev`, if it deserves one.
+pub(crate) fn announce(ev: &Event, model: Model) -> Option<Announcement> {
+    let wide = model != Model::DgtXl;
+    let letter = |side: &Side| match side {
+        Side::White => "W",
+        Side::Black => "B",
+    };
+    // The DGT 3000 has room for a space between the side and the word; the XL has not.
+    let gap = if wide { " " } else { "" };
+    let (text, beep) = match ev {
+        Event::Flag { side, .. } => (format!("{}{gap}FLAG", letter(side)), true),
+        Event::Result { result, .. } => {
+            let r = result.to_string();
+            let text = match (r.as_str(), wide) {
+                ("1/2-1/2", false) => "DRAW".to_owned(),
+                _ => r,
+            };
+            (text, false)
+        }
+        Event::PhaseChanged { side, new, .. } => (
+            format!("{}{gap}{}", letter(side), phase_label(new, wide)?),
+            false,
+        ),
+        _ => return None,
+    };
+    let width = if wide { 8 } else { 6 };
+    Some(Announcement {
+        text: text.chars().take(width).collect(),
+        beep,
+    })
+}
+
+/// A phase name (`spec/timecontrols.md` §1.4) as the display says it; `None` for phases not
+/// worth interrupting the times for.
+fn phase_label(phase: &str, wide: bool) -> Option<String> {
+    let (base, capped) = match phase.strip_suffix("+cap") {
+        Some(base) => (base, true),
+        None => (phase, false),
+    };
+    if capped {
+        return Some("CAP".into());
+    }
+    let pick = |long: &str, short: &str| Some(if wide { long } else { short }.to_owned());
+    match base {
+        "byoyomi" => pick("BYO", "BYO"),
+        "overtime" => pick("OVTIME", "OT"),
+        "extra" => pick("NO WIN", "NOWIN"),
+        "reserve" => pick("RESERV", "RES"),
+        "secondary" => pick("SECOND", "SEC"),
+        "post_cutoff" => pick("CUTOFF", "CUT"),
+        _ => {
+            // periodN / periodN_sd: the N-th time control has begun.
+            let n = base.strip_prefix("period")?;
+            let n = n.strip_suffix("_sd").unwrap_or(n);
+            n.parse::<u32>().ok()?;
+            Some(if wide {
+                format!("TC {n}")
+            } else {
+                format!("TC{n}")
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::GameResult;
+
+    fn phase(side: Side, new: &str) -> Event {
+        Event::PhaseChanged {
+            side,
+            old: "main".into(),
+            new: new.into(),
+        }
+    }
+
+    fn text(ev: &Event, model: Model) -> Option<String> {
+        announce(ev, model).map(|a| a.text)
+    }
+
+    #[test]
+    fn flags_beep_and_name_the_side() {
+        let flag = Event::Flag {
+            side: Side::Black,
+            reason: "time".into(),
+        };
+        let a = announce(&flag, Model::Dgt3000).expect("flag");
+        assert_eq!((a.text.as_str(), a.beep), ("B FLAG", true));
+        assert_eq!(text(&flag, Model::DgtXl).as_deref(), Some("BFLAG"));
+    }
+
+    #[test]
+    fn results_and_phases_fit_each_display() {
+        let draw = Event::Result {
+            result: GameResult::Draw,
+            reason: "both_main_times_expired".into(),
+        };
+        assert_eq!(text(&draw, Model::Dgt3000).as_deref(), Some("1/2-1/2"));
+        assert_eq!(text(&draw, Model::DgtXl).as_deref(), Some("DRAW"));
+        let extra = phase(Side::White, "extra");
+        assert_eq!(text(&extra, Model::Dgt3000).as_deref(), Some("W NO WIN"));
+        assert_eq!(text(&extra, Model::DgtXl).as_deref(), Some("WNOWIN"));
+        assert_eq!(
+            text(&phase(Side::White, "period2"), Model::Dgt3000).as_deref(),
+            Some("W TC 2")
+        );
+        assert_eq!(
+            text(&phase(Side::Black, "byoyomi+cap"), Model::DgtXl).as_deref(),
+            Some("BCAP")
+        );
+        for ev in [
+            extra,
+            phase(Side::Black, "byoyomi"),
+            phase(Side::Black, "overtime"),
+            phase(Side::Black, "period3_sd"),
+        ] {
+            for model in [Model::Dgt3000, Model::DgtXl] {
+                let t = text(&ev, model).expect("announced");
+                let Event::PhaseChanged { new, .. } = &ev else {
+                    unreachable!("phases only")
+                };
+                let label = phase_label(new, model != Model::DgtXl).expect("labelled");
+                assert!(t.ends_with(&label), "{t} must not be cut short ({label})");
+                if model == Model::DgtXl {
+                    assert!(
+                        t.chars()
+                            .all(|c| chessclock_protocol::clock_text::seven_segment(c).is_some()),
+                        "{t} must be showable on seven segments"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn uninteresting_phases_are_not_announced() {
+        assert_eq!(text(&phase(Side::White, "main"), Model::Dgt3000), None);
+        assert_eq!(text(&phase(Side::White, "swing"), Model::Dgt3000), None);
+        assert_eq!(text(&phase(Side::White, "flagged"), Model::Dgt3000), None);
+    }
+}
