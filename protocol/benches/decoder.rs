@@ -1,5 +1,6 @@
 //! Decoder throughput in bytes per second: the real captures (fed as recorded and all at
-//! once) and a synthetic stream with every common message kind plus some junk.
+//! once), a synthetic stream with every common message kind plus some junk, and one ~8 KB
+//! EE_MOVES dump pushed byte by byte (the cost of a long frame arriving slowly).
 //!
 //! Run: `cargo bench -p chessclock-protocol --bench decoder`.
 
@@ -74,6 +75,11 @@ fn synthetic(len: usize) -> Vec<u8> {
     out
 }
 
+/// The accidental EE_MOVES dump of spec §2.2: 7939 bytes in one frame.
+fn ee_moves_dump() -> Vec<u8> {
+    Message::EeMoves((0..7936).map(|i| (i % 0x80) as u8).collect()).encode()
+}
+
 fn drain(d: &mut Decoder) -> usize {
     d.by_ref().map(|i| black_box(i).is_ok() as usize).sum()
 }
@@ -110,6 +116,19 @@ fn bench(c: &mut Criterion) {
             let mut n = 0;
             for chunk in synth.chunks(4096) {
                 d.push(black_box(chunk));
+                n += drain(&mut d);
+            }
+            n
+        })
+    });
+    let dump = ee_moves_dump();
+    g.throughput(Throughput::Bytes(dump.len() as u64));
+    g.bench_function("ee_moves_8KB_byte_by_byte", |b| {
+        b.iter(|| {
+            let mut d = Decoder::new();
+            let mut n = 0;
+            for byte in &dump {
+                d.push(black_box(std::slice::from_ref(byte)));
                 n += drain(&mut d);
             }
             n

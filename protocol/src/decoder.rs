@@ -63,6 +63,10 @@ pub enum Decoded {
 pub struct Decoder {
     buf: Vec<u8>,
     pos: usize,
+    /// Bytes of the partial frame at `pos` already known to be 7-bit (header included), so a
+    /// long frame arriving in small pieces is scanned once, not once per push. Relative to
+    /// `pos`; zero whenever `pos` moves.
+    checked: usize,
     pending_drop: Dropped,
     dropped_total: u64,
     ready: Option<Result<Decoded, DecodeError>>,
@@ -119,6 +123,7 @@ impl Decoder {
                 &self.buf[self.pos..],
             );
             self.pos = self.buf.len();
+            self.checked = 0;
             if self.pending_drop.count > 0 {
                 return Some(Ok(Decoded::Dropped(std::mem::take(&mut self.pending_drop))));
             }
@@ -132,12 +137,15 @@ impl Decoder {
             let skip = match check_header(rest) {
                 Ok((_, total)) => {
                     let end = total.min(rest.len());
-                    if let Some(k) = first_high(&rest[3..end]) {
-                        3 + k
+                    // Only the bytes that arrived since the last look need checking.
+                    let from = self.checked.max(3);
+                    if let Some(k) = first_high(&rest[from..end]) {
+                        from + k
                     } else if let Some(bytes) = rest.get(..total) {
                         let item =
                             Message::parse(&Frame::from_checked_parts(bytes)).map(Decoded::Message);
                         self.pos += total;
+                        self.checked = 0;
                         if self.pending_drop.count > 0 {
                             self.ready = Some(item);
                             return Some(Ok(Decoded::Dropped(std::mem::take(
@@ -146,6 +154,7 @@ impl Decoder {
                         }
                         return Some(item);
                     } else {
+                        self.checked = end;
                         return self.stalled();
                     }
                 }
@@ -159,6 +168,7 @@ impl Decoder {
                 &rest[..skip],
             );
             self.pos += skip;
+            self.checked = 0;
         }
     }
 }
@@ -224,6 +234,92 @@ mod tests {
         };
         assert_eq!((*id, payload.len()), (0xC7, total - 3));
         assert_eq!(d.dropped_total(), 0);
+    }
+
+    /// An EE_MOVES frame of `total` bytes (payload 0x00..0x7F repeating).
+    fn ee_moves(total: usize) -> Vec<u8> {
+        let mut frame = vec![0x8F, (total >> 7) as u8, (total & 0x7F) as u8];
+        frame.extend((0..total - 3).map(|i| (i % 0x80) as u8));
+        frame
+    }
+
+    fn byte_by_byte(input: &[u8]) -> Vec<Result<Decoded, DecodeError>> {
+        let mut d = Decoder::new();
+        let mut items = Vec::new();
+        for &b in input {
+            d.push(&[b]);
+            items.extend(d.by_ref());
+        }
+        d.finish();
+        items.extend(d.by_ref());
+        items
+    }
+
+    fn all_at_once(input: &[u8]) -> Vec<Result<Decoded, DecodeError>> {
+        let mut d = Decoder::new();
+        d.push(input);
+        d.finish();
+        drain(&mut d)
+    }
+
+    #[test]
+    fn a_long_frame_fed_byte_by_byte_is_decoded_once_and_whole() {
+        // The ~8 KB EE_MOVES dump of spec §2.2 / §7.10 item 6, one byte per push.
+        let frame = ee_moves(7939);
+        let mut input = frame.clone();
+        input.extend_from_slice(&FIELD);
+        let mut d = Decoder::new();
+        for (i, &b) in frame.iter().enumerate() {
+            d.push(&[b]);
+            if i + 1 < frame.len() {
+                assert!(
+                    d.next().is_none(),
+                    "nothing before byte {i} completes the frame"
+                );
+                assert_eq!(d.buffered_len(), i + 1);
+            }
+        }
+        let Some(Ok(Decoded::Message(Message::EeMoves(payload)))) = d.next() else {
+            panic!("expected the EE_MOVES dump");
+        };
+        assert_eq!(payload, frame[3..]);
+        assert!(d.next().is_none());
+        assert_eq!((d.buffered_len(), d.dropped_total()), (0, 0));
+        // And the same items as in one push, followed frame included.
+        assert_eq!(byte_by_byte(&input), all_at_once(&input));
+        assert_eq!(all_at_once(&input).len(), 2);
+    }
+
+    #[test]
+    fn a_high_bit_late_in_a_long_frame_fed_byte_by_byte_still_resyncs() {
+        // The remembered "checked so far" must not hide a high-bit byte that arrives later,
+        // nor survive into the next frame.
+        let mut input = ee_moves(7939);
+        input.truncate(5000);
+        input.extend_from_slice(&FIELD); // a new message starts inside the dump
+        input.extend_from_slice(&ee_moves(300)[..200]);
+        input.extend_from_slice(&ee_moves(4000));
+        input.extend_from_slice(&FIELD);
+        let items = byte_by_byte(&input);
+        assert_eq!(items, all_at_once(&input));
+        let kinds: Vec<String> = items
+            .iter()
+            .map(|i| match i {
+                Ok(Decoded::Dropped(x)) => format!("dropped {}", x.count),
+                Ok(Decoded::Message(m)) => m.type_name().to_owned(),
+                Err(e) => format!("error {e}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "dropped 5000",
+                "field_update",
+                "dropped 200",
+                "ee_moves",
+                "field_update"
+            ]
+        );
     }
 
     #[test]
