@@ -118,3 +118,109 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("step 2"));
 }
+
+/// Run `simulate --vectors` on a document written to a temporary file.
+fn simulate_doc(name: &str, doc: &Value) -> (Option<i32>, Value) {
+    let path =
+        std::env::temp_dir().join(format!("chessclockctl-{name}-{}.json", std::process::id()));
+    std::fs::write(&path, doc.to_string()).expect("write vectors");
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args(["simulate", "--vectors"])
+        .arg(&path)
+        .output()
+        .expect("run chessclockctl");
+    let _ = std::fs::remove_file(&path);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code(), v)
+}
+
+#[test]
+fn one_bad_vector_does_not_hide_the_others() {
+    let snap = |t: u64| serde_json::json!({"t_ms": t});
+    let doc = serde_json::json!({
+        "schema": "chessclock-timecontrol-vectors/1",
+        "vectors": [
+            {   // unknown params key: falls back to the notation
+                "id": "unknown-key", "method": "sudden_death", "notation": "G/5 d/0",
+                "params": {"segments": [{"moves": null, "base_ms": 300000}], "colour": "red"},
+                "events": [{"t_ms": 0, "action": "start", "side": "white"}],
+                "expect": [snap(10_000)]
+            },
+            {   // unknown params key and no notation: runs without the key
+                "id": "unknown-segment-key", "method": "fischer",
+                "params": {"segments": [{"moves": null, "base_ms": 180000, "inc_ms": 2000, "x": 1}]},
+                "events": [{"t_ms": 0, "action": "start"}],
+                "expect": [snap(0)]
+            },
+            {   // unknown method, no notation: this vector only is an error
+                "id": "unknown-method", "method": "sundial", "params": {},
+                "events": [], "expect": [snap(0)]
+            },
+            {   // unknown action and a press without side: both skipped
+                "id": "bad-events", "method": "sudden_death",
+                "params": {"segments": [{"moves": null, "base_ms": 60000}]},
+                "events": [
+                    {"t_ms": 0, "action": "start", "side": "white"},
+                    {"t_ms": 1000, "action": "teleport", "side": "white"},
+                    {"t_ms": 2000, "action": "press"},
+                    {"action": "press", "side": "white"},
+                    {"t_ms": 3000, "action": "press", "side": "white"}
+                ],
+                "expect": [snap(3000), {"no_time": true}]
+            }
+        ],
+        "notation_vectors": [{"input": "G/5 d/0"}, {"note": "no input"}, {"input": "G/3 zz/2"}]
+    });
+    let (code, got) = simulate_doc("robust", &doc);
+    assert_eq!(code, Some(0), "{got}");
+    let v = got["vectors"].as_array().expect("vectors");
+    assert_eq!(v.len(), 4);
+    assert_eq!(v[0]["id"], "unknown-key");
+    assert_eq!(v[0]["snapshots"][0]["white_ms"], 290_000, "{}", v[0]);
+    assert!(
+        v[0]["warnings"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("colour")
+    );
+    assert_eq!(v[1]["snapshots"][0]["white_ms"], 182_000, "{}", v[1]);
+    assert!(
+        v[1]["warnings"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("segments[0].x")
+    );
+    assert!(
+        v[2]["error"].as_str().unwrap_or("").contains("sundial"),
+        "{}",
+        v[2]
+    );
+    assert!(v[2].get("snapshots").is_none());
+    let bad = &v[3];
+    assert_eq!(bad["snapshots"][0]["moves"]["white"], 1, "{bad}");
+    assert_eq!(bad["snapshots"][0]["white_ms"], 57_000, "{bad}");
+    assert!(bad["snapshots"][1]["error"].is_string(), "{bad}");
+    assert_eq!(bad["warnings"].as_array().map(Vec::len), Some(3), "{bad}");
+    let n = got["notation_vectors"]
+        .as_array()
+        .expect("notation vectors");
+    assert_eq!(n.len(), 3);
+    assert_eq!(n[0]["canonical"], "G/5 d/0");
+    assert!(n[1]["error"].is_string());
+    assert_eq!(n[2]["error"], "unknown_item:zz/2");
+}
+
+#[test]
+fn a_file_that_is_not_json_is_a_usage_error() {
+    let path =
+        std::env::temp_dir().join(format!("chessclockctl-notjson-{}.json", std::process::id()));
+    std::fs::write(&path, "not json").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args(["simulate", "--vectors"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

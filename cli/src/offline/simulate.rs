@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chessclockd::engine::notation;
-use chessclockd::engine::vectors::{VectorFile, run_vector};
+use chessclockd::engine::vectors::{VectorFile, simulate};
 use chessclockd::engine::{AdjustOp, Engine, GameResult, Input, Side, Time};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Arguments of `simulate`.
 #[derive(Debug, clap::Args)]
@@ -50,7 +50,10 @@ fn vectors(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
     };
-    let file: VectorFile = match serde_json::from_str(&text) {
+    let file = match serde_json::from_str::<Value>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|doc| VectorFile::from_value(&doc))
+    {
         Ok(f) => f,
         Err(e) => {
             eprintln!(
@@ -60,29 +63,9 @@ fn vectors(path: &std::path::Path) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let timing: Vec<Value> = file
-        .vectors
-        .iter()
-        .map(|v| match run_vector(v) {
-            Ok(snapshots) => json!({"id": v.id, "snapshots": snapshots}),
-            Err(e) => json!({"id": v.id, "error": e}),
-        })
-        .collect();
-    let notations: Vec<Value> = file
-        .notation_vectors
-        .iter()
-        .map(|n| match notation::parse(&n.input) {
-            Ok(p) => json!({
-                "input": n.input,
-                "method": p.control.method,
-                "params": p.control.params,
-                "canonical": p.canonical,
-                "warnings": p.warnings,
-            }),
-            Err(e) => json!({"input": n.input, "error": e.code}),
-        })
-        .collect();
-    let doc = json!({"vectors": timing, "notation_vectors": notations});
+    // Each vector is run on its own: one that cannot run gets {"id", "error"}, the others
+    // are still printed.
+    let doc = simulate(&file);
     writeln!(std::io::stdout().lock(), "{doc}")?;
     Ok(ExitCode::SUCCESS)
 }
