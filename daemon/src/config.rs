@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/chessclockd/chessclockd.toml";
 /// Environment variable that names the config file (an explicit path: it must exist).
 pub const CONFIG_PATH_ENV: &str = "CHESSCLOCKD_CONFIG";
+/// The ports the opt-in scan probes unless `scan_ports` says otherwise.
+pub const DEFAULT_SCAN_PORTS: &[&str] = &["/dev/ttyACM*", "/dev/ttyUSB*", "/dev/rfcomm*"];
 /// Prefix of the environment variables that override settings.
 pub const ENV_PREFIX: &str = "CHESSCLOCKD_";
 /// Log filter of the daemon (tracing `Env-Filter` syntax, e.g. `debug`); not a setting.
@@ -52,8 +54,10 @@ pub struct ClockConfig {
 pub struct Config {
     /// Journal and snapshots live here (systemd `StateDirectory=`).
     pub state_dir: PathBuf,
-    /// Probe `/dev/ttyACM*`, `/dev/ttyUSB*` and `/dev/rfcomm*` for boards at start (opt-in).
+    /// Probe the ports matching `scan_ports` for boards at start and on reload (opt-in).
     pub scan: bool,
+    /// What the scan probes: paths whose file name may hold one `*`.
+    pub scan_ports: Vec<String>,
     /// Subtracted from a press's arrival time (USB/Bluetooth transport delay).
     pub transport_latency_ms: u64,
     /// The clock's play/pause button pauses and resumes the game.
@@ -74,6 +78,7 @@ impl Default for Config {
         Config {
             state_dir: PathBuf::from("/var/lib/chessclockd"),
             scan: false,
+            scan_ports: DEFAULT_SCAN_PORTS.iter().map(|p| (*p).to_owned()).collect(),
             transport_latency_ms: 0,
             pause_button: true,
             command_timeout_ms: 500,
@@ -126,14 +131,20 @@ fn invalid(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
 #[derive(Clone, Copy)]
 enum Kind {
     Bool,
-    Int { min: u64, max: u64 },
+    Int {
+        min: u64,
+        max: u64,
+    },
     Text,
     Path,
+    /// A list of strings: a TOML array, or comma-separated in the environment.
+    List,
 }
 
 const TOP_KEYS: &[(&str, Kind)] = &[
     ("state_dir", Kind::Path),
     ("scan", Kind::Bool),
+    ("scan_ports", Kind::List),
     ("transport_latency_ms", Kind::Int { min: 0, max: 2_000 }),
     ("pause_button", Kind::Bool),
     (
@@ -320,6 +331,13 @@ fn env_overrides(
                 })?
                 .into(),
             Kind::Text | Kind::Path => raw.into(),
+            Kind::List => raw
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<String>>()
+                .into(),
         };
         out.insert(key, value);
     }
@@ -340,6 +358,7 @@ fn from_tree(tree: &Map<String, Value>) -> Result<Config, ConfigError> {
         match key.as_str() {
             "state_dir" => cfg.state_dir = path_value(key, value)?,
             "scan" => cfg.scan = bool_value(key, value)?,
+            "scan_ports" => cfg.scan_ports = scan_ports_value(key, value)?,
             "pause_button" => cfg.pause_button = bool_value(key, value)?,
             "transport_latency_ms" | "command_timeout_ms" | "command_retries" => {
                 let Some((_, Kind::Int { min, max })) = TOP_KEYS.iter().find(|(k, _)| k == key)
@@ -443,6 +462,40 @@ fn clocks_value(value: &Value) -> Result<Vec<ClockConfig>, ConfigError> {
         });
     }
     Ok(clocks)
+}
+
+fn scan_ports_value(key: &str, value: &Value) -> Result<Vec<String>, ConfigError> {
+    let Value::Array(items) = value else {
+        return Err(invalid(
+            key,
+            format!(
+                "expected a list of paths, found {}; e.g. scan_ports = [\"/dev/ttyACM*\"]",
+                describe(value)
+            ),
+        ));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{key}[{i}]");
+        let text = text_value(&at, item)?;
+        if !text.starts_with('/') {
+            return Err(invalid(
+                at,
+                format!("{text:?} is not an absolute path; write e.g. \"/dev/ttyACM*\""),
+            ));
+        }
+        let name = text.rsplit('/').next().unwrap_or_default();
+        if text.matches('*').count() > 1 || (text.contains('*') && !name.contains('*')) {
+            return Err(invalid(
+                at,
+                format!(
+                    "{text:?}: only one `*`, in the file name, is supported (e.g. \"/dev/ttyUSB*\")"
+                ),
+            ));
+        }
+        out.push(text);
+    }
+    Ok(out)
 }
 
 fn bool_value(key: &str, value: &Value) -> Result<bool, ConfigError> {

@@ -76,7 +76,7 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
 
 /// Run the daemon until SIGTERM/SIGINT.
 pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
-    let cfg = Config::load(opts.config.as_deref()).context("configuration")?;
+    let cfg = load_config(opts.config.as_deref())?;
     let state_dir = opts
         .state_dir
         .clone()
@@ -89,7 +89,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         )
     })?;
     let mut device = device_defaults(&cfg);
-    device.state_dir = Some(state_dir);
+    device.state_dir = Some(state_dir.clone());
     let conn = connect(&opts.bus)
         .await
         .with_context(|| format!("cannot connect to the {:?} bus", opts.bus))?;
@@ -104,6 +104,9 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     tracing::info!("serving {BUS_NAME}");
     notify_ready(&sup);
     let watchdog = tokio::spawn(watchdog(sup.clone()));
+    let mut scanning = cfg
+        .scan
+        .then(|| tokio::spawn(scan(sup.clone(), cfg.scan_ports.clone())));
 
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
@@ -118,10 +121,16 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                     reloading.push(usec);
                 }
                 let _ = sd_notify::notify(&reloading);
-                match Config::load(opts.config.as_deref()) {
+                match load_config(opts.config.as_deref()) {
                     Ok(new) => {
                         tracing::info!("configuration reloaded");
+                        let mut device = device_defaults(&new);
+                        device.state_dir = Some(state_dir.clone());
+                        sup.set_defaults(Defaults { device }).await;
                         attach_configured(&sup, &new).await;
+                        if new.scan && scanning.as_ref().is_none_or(|t| t.is_finished()) {
+                            scanning = Some(tokio::spawn(scan(sup.clone(), new.scan_ports.clone())));
+                        }
                     }
                     Err(e) => tracing::error!("configuration not reloaded, keeping the old one: {e:#}"),
                 }
@@ -130,11 +139,63 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         }
     }
     tracing::info!("stopping");
+    if let Some(task) = scanning {
+        task.abort();
+    }
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     watchdog.abort();
     sup.shutdown().await;
     let _ = conn.release_name(BUS_NAME).await;
     Ok(())
+}
+
+/// Read and check the configuration, time controls included: a bad file stops the start (or
+/// a reload) with the key and the problem, before anything is attached.
+fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<Config> {
+    let cfg = Config::load(path).context("configuration")?;
+    cfg.validate().context("configuration")?;
+    Ok(cfg)
+}
+
+/// The opt-in scan: attach every port matching `patterns` that answers the DGT handshake and
+/// is not attached yet. Ports that do not answer are left alone (and closed).
+async fn scan(sup: SupervisorHandle, patterns: Vec<String>) {
+    let attached: Vec<PathBuf> = sup
+        .handles()
+        .await
+        .iter()
+        .map(|h| PathBuf::from(h.state().port))
+        .collect();
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        let c = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        c(a) == c(b)
+    };
+    for port in crate::device::scan::candidates(&patterns).await {
+        if attached.iter().any(|a| same(a, &port)) {
+            continue;
+        }
+        match crate::device::scan::probe(&port, crate::device::scan::PROBE_WAIT).await {
+            Ok((major, minor)) => {
+                tracing::info!(
+                    "scan: {} is a DGT board (version {major}.{minor})",
+                    port.display()
+                );
+                let spec = ClockSpec {
+                    port: port.clone(),
+                    ..ClockSpec::default()
+                };
+                match sup.attach_spec(spec).await {
+                    Ok(path) => {
+                        tracing::info!("scan: {} attached as {}", port.display(), path.as_str())
+                    }
+                    Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+                    Err(e) => tracing::warn!("scan: {} not attached: {e}", port.display()),
+                }
+            }
+            Err(e) => tracing::debug!("scan: {} skipped: {e}", port.display()),
+        }
+    }
+    notify_ready(&sup);
 }
 
 /// Attach every configured clock that is not attached yet. Running games are untouched.

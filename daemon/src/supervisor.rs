@@ -54,6 +54,10 @@ enum Msg {
     Handles {
         reply: oneshot::Sender<Vec<DeviceHandle>>,
     },
+    SetDefaults {
+        defaults: Box<Defaults>,
+        reply: oneshot::Sender<()>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
@@ -73,6 +77,7 @@ impl std::fmt::Debug for Msg {
             Msg::AddVirtual { .. } => "AddVirtual",
             Msg::Detach { .. } => "Detach",
             Msg::Handles { .. } => "Handles",
+            Msg::SetDefaults { .. } => "SetDefaults",
             Msg::Shutdown { .. } => "Shutdown",
         })
     }
@@ -142,6 +147,19 @@ impl SupervisorHandle {
         rx.await.unwrap_or_default()
     }
 
+    /// Options for clocks attached from now on; running clocks take the operational part
+    /// (latency, command timeout and retries, pause button) at once.
+    pub async fn set_defaults(&self, defaults: Defaults) {
+        let (reply, rx) = oneshot::channel();
+        let msg = Msg::SetDefaults {
+            defaults: Box::new(defaults),
+            reply,
+        };
+        if self.tx.send(msg).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+
     /// Stop every actor (they flush their journals) and wait for them.
     pub async fn shutdown(&self) {
         let (reply, rx) = oneshot::channel();
@@ -202,6 +220,19 @@ pub async fn start(conn: Connection, defaults: Defaults) -> zbus::Result<Supervi
                 }
                 Msg::Detach { path, reply } => {
                     let _ = reply.send(sup.detach(&path).await);
+                }
+                Msg::SetDefaults { defaults, reply } => {
+                    let live = defaults.device.live();
+                    sup.defaults = *defaults;
+                    // Running clocks take the new operational settings; their games and time
+                    // controls stay as they are.
+                    for entry in sup.clocks.values() {
+                        let handle = entry.handle.clone();
+                        tokio::spawn(async move {
+                            let _ = handle.request(Request::Settings(live)).await;
+                        });
+                    }
+                    let _ = reply.send(());
                 }
                 Msg::Handles { reply } => {
                     let _ = reply.send(sup.clocks.values().map(|e| e.handle.clone()).collect());

@@ -295,3 +295,55 @@ fn shipped_example_loads_and_covers_every_key() {
         );
     }
 }
+
+#[test]
+fn scan_ports_come_from_the_file_or_a_comma_separated_variable() {
+    let cfg = Config::from_sources(Some("scan = true\nscan_ports = [\"/dev/dgt*\"]\n"), NO_ENV)
+        .expect("valid");
+    assert!(cfg.scan);
+    assert_eq!(cfg.scan_ports, ["/dev/dgt*"]);
+    let cfg = Config::from_sources(
+        None::<&str>,
+        [("CHESSCLOCKD_SCAN_PORTS", "/dev/ttyACM*, /dev/rfcomm0")],
+    )
+    .expect("valid");
+    assert_eq!(cfg.scan_ports, ["/dev/ttyACM*", "/dev/rfcomm0"]);
+    assert_eq!(
+        Config::default().scan_ports,
+        ["/dev/ttyACM*", "/dev/ttyUSB*", "/dev/rfcomm*"]
+    );
+}
+
+#[test]
+fn bad_scan_ports_name_the_entry_and_the_fix() {
+    let e = err_text(Config::from_sources(
+        Some("scan_ports = \"/dev/ttyACM*\"\n"),
+        NO_ENV,
+    ));
+    assert!(e.starts_with("scan_ports: expected a list"), "{e}");
+    let e = err_text(Config::from_sources(
+        Some("scan_ports = [\"/dev/ttyACM*\", \"ttyUSB*\"]\n"),
+        NO_ENV,
+    ));
+    assert!(
+        e.starts_with("scan_ports[1]:") && e.contains("absolute"),
+        "{e}"
+    );
+    let e = err_text(Config::from_sources(
+        Some("scan_ports = [\"/dev/*/tty*\"]\n"),
+        NO_ENV,
+    ));
+    assert!(e.contains("only one `*`"), "{e}");
+}
+
+#[test]
+fn validate_names_the_key_of_a_bad_time_control() {
+    let cfg = Config::from_sources(
+        Some("[[clock]]\nport = \"/dev/ttyACM0\"\ntime_control = \"G/5 bogus/3\"\n"),
+        NO_ENV,
+    )
+    .expect("the file itself is well formed");
+    let e = cfg.validate().expect_err("bad notation").to_string();
+    assert!(e.starts_with("clock[0].time_control:"), "{e}");
+    assert!(e.contains("G/5 bogus/3"), "{e}");
+}

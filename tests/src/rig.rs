@@ -267,6 +267,18 @@ impl Daemon {
         bail!("chessclockd did not stop within 10 s of SIGTERM")
     }
 
+    /// Send a signal by name (`HUP`, `USR1`, ...) without waiting for anything.
+    pub fn signal(&self, name: &str) -> Result<()> {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status()?;
+        if !status.success() {
+            bail!("kill -{name} {pid} failed: {status}");
+        }
+        Ok(())
+    }
+
     /// Kill with SIGKILL (a crash) and wait.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -345,6 +345,14 @@ impl Actor {
                 return Ok(Reply::State(Box::new(self.state.clone())));
             }
             Request::Shutdown => return Ok(Reply::Done),
+            Request::Settings(s) => {
+                self.options.transport_latency = s.transport_latency;
+                self.options.command_timeout = s.command_timeout;
+                self.options.command_retries = s.command_retries;
+                self.options.pause_button = s.pause_button;
+                self.queue.set_limits(s.command_timeout, s.command_retries);
+                return Ok(Reply::Done);
+            }
             Request::SetTimeControl(text) => {
                 let parsed = notation::parse(&text)
                     .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;

@@ -151,6 +151,19 @@ pub enum ClockEvent {
     },
 }
 
+/// The settings a configuration reload changes on a running clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveSettings {
+    /// Subtracted from the arrival time of a lever report.
+    pub transport_latency: std::time::Duration,
+    /// How long to wait for a clock ack.
+    pub command_timeout: std::time::Duration,
+    /// How often to resend an unacknowledged clock command.
+    pub command_retries: u32,
+    /// The clock's play/pause button pauses and resumes the game.
+    pub pause_button: bool,
+}
+
 /// An operator or script request to a device actor.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
@@ -199,6 +212,9 @@ pub enum Request {
     Beep(u32),
     /// Which display half is White.
     SetWhiteSide(BoardSide),
+    /// New operational settings from a configuration reload (latency, clock command timeout
+    /// and retries, pause button). The game and the time control are not touched.
+    Settings(LiveSettings),
     /// Report the live state (the snapshot computed now).
     Live,
     /// Stop the actor (detach).

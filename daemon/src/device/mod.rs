@@ -13,6 +13,7 @@ mod link;
 mod persist;
 pub(crate) mod port;
 pub(crate) mod queue;
+pub mod scan;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,6 +64,18 @@ impl Default for DeviceOptions {
             pause_button: true,
             reopen_interval: Duration::from_secs(2),
             state_dir: None,
+        }
+    }
+}
+
+impl DeviceOptions {
+    /// The part of these options a configuration reload may change on a running clock.
+    pub fn live(&self) -> handle::LiveSettings {
+        handle::LiveSettings {
+            transport_latency: self.transport_latency,
+            command_timeout: self.command_timeout,
+            command_retries: self.command_retries,
+            pause_button: self.pause_button,
         }
     }
 }

@@ -94,6 +94,12 @@ impl Queue {
         }
     }
 
+    /// New timeout and retry count; they apply from the next command sent.
+    pub(crate) fn set_limits(&mut self, timeout: Duration, retries: u32) {
+        self.timeout = timeout;
+        self.retries = retries;
+    }
+
     /// Queue a command. A newer set-and-run supersedes a queued one; newer text replaces
     /// queued text.
     pub(crate) fn push(&mut self, cmd: ClockCmd) {
