@@ -90,3 +90,15 @@ fn pgn_sandclock_reading_can_be_chosen() {
     let per_side = json(&run(&["--json", "--pgn-sandclock-per-side", "pgn:*180"]));
     assert_eq!(per_side["params"]["per_side_ms"], 180_000);
 }
+
+#[test]
+fn pgn_unknown_and_none_have_a_null_canonical_form() {
+    for (input, method) in [("pgn:?", "unknown"), ("pgn:-", "none")] {
+        let out = run(&["--json", input]);
+        assert!(out.status.success(), "{out:?}");
+        let v = json(&out);
+        assert_eq!(v["method"], method);
+        assert!(v["canonical"].is_null(), "{v}");
+        assert_eq!(v["params"], serde_json::json!({}));
+    }
+}

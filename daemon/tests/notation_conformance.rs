@@ -32,6 +32,12 @@ fn check_control(
     canonical: Option<&str>,
     fails: &mut Vec<String>,
 ) {
+    if parsed.canonical_json() != canonical {
+        fails.push(format!(
+            "{input:?}: canonical (JSON) {:?} != expected {canonical:?}",
+            parsed.canonical_json()
+        ));
+    }
     if parsed.control.method != want.method {
         fails.push(format!(
             "{input:?}: method {} != expected {}",
@@ -43,14 +49,6 @@ fn check_control(
             "{input:?}: params {} != expected {}",
             serde_json::to_string(&parsed.control.params).unwrap_or_default(),
             serde_json::to_string(&want.params).unwrap_or_default()
-        ));
-    }
-    if let Some(c) = canonical
-        && parsed.canonical != c
-    {
-        fails.push(format!(
-            "{input:?}: canonical {:?} != expected {c:?}",
-            parsed.canonical
         ));
     }
     match notation::parse(&parsed.canonical) {

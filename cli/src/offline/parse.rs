@@ -42,7 +42,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             let value = json!({
                 "method": p.control.method,
                 "params": p.control.params,
-                "canonical": p.canonical,
+                "canonical": p.canonical_json(),
                 "warnings": p.warnings,
             });
             writeln!(out, "{value}")?;

@@ -396,7 +396,7 @@ pub fn notation_entry(n: &NotationVector) -> Value {
             "input": input,
             "method": p.control.method,
             "params": p.control.params,
-            "canonical": p.canonical,
+            "canonical": p.canonical_json(),
             "warnings": p.warnings,
         }),
         Ok(Err(e)) => json!({"input": input, "error": e.code}),

@@ -51,6 +51,19 @@ impl NotationError {
     }
 }
 
+impl Parsed {
+    /// The canonical form as the vectors and the JSON outputs give it: `None` for PGN `?`
+    /// and `-` (methods `unknown` and `none`, which configure no clock and have no native
+    /// form; spec §1.2 vectors give `"canonical": null`). [`Parsed::canonical`] still holds
+    /// `pgn:?` / `pgn:-` for displays that need some text.
+    pub fn canonical_json(&self) -> Option<&str> {
+        match self.control.method {
+            Method::Unknown | Method::None => None,
+            _ => Some(&self.canonical),
+        }
+    }
+}
+
 impl std::fmt::Display for NotationError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
