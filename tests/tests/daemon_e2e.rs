@@ -167,6 +167,58 @@ fn a_flag_beeps_and_is_announced_then_the_result_then_the_times() -> Result<()> 
 }
 
 #[test]
+fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
+    let mut r = rig(&[], "G/3s d/0", "")?;
+    ready(&r.daemon)?;
+    ctl_ok(&r.daemon, &["start", "0"]);
+    r.emu.send("lever")?;
+    // White moved; Black's 3 s run out.
+    r.daemon
+        .wait_status("0", WAIT, "Black's flag", |v| s(v, "/result") == "1-0")?;
+    let games = r._dir.path().join("state").join("games");
+    let deadline = std::time::Instant::now() + WAIT;
+    let (pgn, log) = loop {
+        let mut found = std::fs::read_dir(&games)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        found.sort();
+        if let [json, pgn] = found.as_slice() {
+            break (
+                std::fs::read_to_string(pgn)?,
+                std::fs::read_to_string(json)?,
+            );
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "no game record in {}: {found:?}",
+            games.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
+    assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");
+    // White's clock after its move: 3 s less the move, rounded up.
+    assert!(
+        pgn.contains("{[%clk 0:00:03]}") || pgn.contains("{[%clk 0:00:02]}"),
+        "{pgn}"
+    );
+    let log: Value = serde_json::from_str(&log)?;
+    let kinds: Vec<&str> = log["events"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["event"].as_str()).collect())
+        .unwrap_or_default();
+    for kind in ["state_changed", "pressed", "flag", "result"] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    assert_eq!(log["time_control"], "G/3s d/0");
+    assert_eq!(log["final"]["result"], "1-0");
+    Ok(())
+}
+
+#[test]
 fn a_phase_change_is_announced_on_the_clock() -> Result<()> {
     // Byo-yomi with no main time: the first second of White's turn is main time, then the
     // byo-yomi periods start and the clock says so.

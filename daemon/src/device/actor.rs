@@ -23,6 +23,7 @@ use super::handle::{
 use super::link::{self, Incoming, Link, Model};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::queue::{AckOutcome, Kind, Queue, TimeoutOutcome};
+use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Event, Input, InputError, Side, Time};
@@ -63,6 +64,8 @@ pub(super) async fn spawn(
     let stream = port::open_tty(&path)?;
     let mut offset_ms = 0;
     let mut time_control = parsed.canonical.clone();
+    let mut replayed = Vec::new();
+    let mut started_wall_ms = persist::wall_ms();
     let persist = match (&spec, &options.state_dir) {
         (PortSpec::Tty(p), Some(dir)) => {
             let name = persist::store_name(p);
@@ -77,6 +80,8 @@ pub(super) async fn spawn(
                     );
                     engine = r.engine;
                     offset_ms = r.now_ms;
+                    replayed = r.replayed;
+                    started_wall_ms = r.started_wall_ms;
                     time_control = notation::canonical(engine.control());
                 }
                 None => persist.new_game(GameStart {
@@ -89,6 +94,20 @@ pub(super) async fn spawn(
         }
         _ => None,
     };
+    let log = persist.as_ref().map(|_| {
+        let mut log = GameLog::new(
+            &name,
+            &path.display().to_string(),
+            &time_control,
+            started_wall_ms,
+        );
+        for (t_ms, wall_ms, ev) in replayed {
+            if let Some(ev) = clock_event(ev) {
+                log.event(t_ms, wall_ms, &ev);
+            }
+        }
+        log
+    });
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
     let state = ClockState {
@@ -120,6 +139,7 @@ pub(super) async fn spawn(
         epoch,
         offset_ms,
         persist,
+        log,
         state,
         state_tx,
         events,
@@ -153,6 +173,8 @@ struct Actor {
     offset_ms: u64,
     /// The game's journal (`None`: not journaled).
     persist: Option<Persist>,
+    /// The game's record so far (kept where the game is journaled).
+    log: Option<GameLog>,
     state: ClockState,
     state_tx: watch::Sender<ClockState>,
     events: broadcast::Sender<ClockEvent>,
@@ -215,7 +237,11 @@ impl Actor {
         Ok(())
     }
 
-    fn note(&self, now: Instant, what: &str) {
+    fn note(&mut self, now: Instant, what: &str) {
+        let t_ms = self.time(now).as_ms();
+        if let Some(log) = &mut self.log {
+            log.note(t_ms, persist::wall_ms(), what);
+        }
         if let Some(p) = &self.persist {
             p.append(GameRecord::Note {
                 t_ms: self.time(now).as_ms(),
@@ -227,12 +253,36 @@ impl Actor {
 
     /// A fresh game with `self.engine`'s control: journal compacted to its start.
     fn started_new_game(&mut self, now: Instant) {
+        if self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.started() && !l.finished())
+        {
+            self.write_record(now);
+        }
+        self.log = self.persist.as_ref().map(|_| {
+            GameLog::new(
+                &self.state.name,
+                &self.state.port,
+                &notation::canonical(self.engine.control()),
+                persist::wall_ms(),
+            )
+        });
         if let Some(p) = &self.persist {
             p.new_game(GameStart {
                 control: self.engine.control().clone(),
                 t_ms: self.time(now).as_ms(),
                 wall_ms: persist::wall_ms(),
             });
+        }
+    }
+
+    /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
+    fn write_record(&self, now: Instant) {
+        if let (Some(p), Some(log)) = (&self.persist, &self.log) {
+            let snap =
+                serde_json::to_value(self.engine.snapshot(self.time(now))).unwrap_or_default();
+            p.write_record(log.render(&snap));
         }
     }
 
@@ -424,6 +474,9 @@ impl Actor {
             .map_err(|e| DeviceError::NotAllowed(e.to_string()))?;
         if is_reconfigure {
             self.state.time_control = notation::canonical(self.engine.control());
+            if let Some(log) = &mut self.log {
+                log.set_control(&self.state.time_control);
+            }
         }
         self.dirty = true;
         Ok(Reply::Done)
@@ -706,6 +759,8 @@ impl Actor {
     }
 
     fn drain_events(&mut self, now: Instant) {
+        let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
+        let mut finished = false;
         while let Some(ev) = self.engine.poll_event() {
             self.dirty = true;
             if let Some(a) = announce::announce(&ev, self.link.model()) {
@@ -715,39 +770,18 @@ impl Actor {
                 }
                 self.announcements.push_back(a);
             }
-            let ev = match ev {
-                Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
-                    old: old.to_string(),
-                    new: new.to_string(),
-                    reason: reason.to_string(),
-                },
-                Event::Pressed {
-                    side,
-                    move_number,
-                    move_ms,
-                    white_ms,
-                    black_ms,
-                } => ClockEvent::Pressed {
-                    side,
-                    move_number,
-                    move_ms,
-                    white_ms,
-                    black_ms,
-                },
-                Event::Flag { side, reason } => {
-                    self.note(now, &format!("flag {} {reason}", side.as_str()));
-                    ClockEvent::Flag {
-                        side,
-                        reason: reason.to_string(),
-                    }
-                }
-                Event::Result { result, reason } => ClockEvent::Result {
-                    result: result.to_string(),
-                    reason: reason.to_string(),
-                },
-                Event::PhaseChanged { .. } => continue,
-            };
+            if let Event::Flag { side, reason } = &ev {
+                self.note(now, &format!("flag {} {reason}", side.as_str()));
+            }
+            let Some(ev) = clock_event(ev) else { continue };
+            if let Some(log) = &mut self.log {
+                log.event(t_ms, wall_ms, &ev);
+                finished |= matches!(ev, ClockEvent::Result { .. });
+            }
             self.emit(ev);
+        }
+        if finished {
+            self.write_record(now);
         }
     }
 
@@ -849,4 +883,35 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.time_control == b.time_control
         && a.white_side == b.white_side
         && strip(&a.snapshot) == strip(&b.snapshot)
+}
+
+/// The bus event for an engine event; phase changes are shown on the clock and in the
+/// snapshot, not signalled.
+fn clock_event(ev: Event) -> Option<ClockEvent> {
+    Some(match ev {
+        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
+            old: old.to_string(),
+            new: new.to_string(),
+            reason,
+        },
+        Event::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        } => ClockEvent::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        },
+        Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
+        Event::Result { result, reason } => ClockEvent::Result {
+            result: result.to_string(),
+            reason,
+        },
+        Event::PhaseChanged { .. } => return None,
+    })
 }

@@ -13,6 +13,7 @@ mod link;
 mod persist;
 pub(crate) mod port;
 pub(crate) mod queue;
+mod record;
 pub mod scan;
 
 use std::path::PathBuf;

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use super::handle::{DeviceError, Reply};
+use super::record::Rendered;
 use crate::engine::params::TimeControl;
-use crate::engine::{Engine, Input, Time};
+use crate::engine::{Engine, Event, Input, Time};
 use crate::store::Journal;
 
 /// How a game starts: its control and when (engine and wall time).
@@ -61,6 +62,10 @@ pub(crate) struct Restored {
     pub engine: Engine,
     /// Engine time now (including the gap since the last record).
     pub now_ms: u64,
+    /// When the game started (wall time), for its record.
+    pub started_wall_ms: u64,
+    /// The events of the replay, with engine and wall time, for the game's record.
+    pub replayed: Vec<(u64, u64, Event)>,
 }
 
 enum Job {
@@ -70,6 +75,7 @@ enum Job {
         oneshot::Sender<Result<Reply, DeviceError>>,
         Result<Reply, DeviceError>,
     ),
+    Record(Box<Rendered>),
 }
 
 /// The journal of one clock, written by its own thread.
@@ -122,6 +128,7 @@ impl Persist {
         let restored = recovered.snapshot.and_then(|start| {
             let mut engine = Engine::new(start.control).ok()?;
             let (mut last_t, mut last_wall) = (start.t_ms, start.wall_ms);
+            let mut replayed = Vec::new();
             for rec in &recovered.records {
                 match &rec.data {
                     GameRecord::Input {
@@ -130,6 +137,9 @@ impl Persist {
                         input,
                     } => {
                         let _ = engine.handle_input(Time::from_ms(*t_ms), input.clone());
+                        while let Some(ev) = engine.poll_event() {
+                            replayed.push((*t_ms, *wall_ms, ev));
+                        }
                         (last_t, last_wall) = (*t_ms, *wall_ms);
                     }
                     GameRecord::Note { t_ms, wall_ms, .. } => {
@@ -140,12 +150,21 @@ impl Persist {
             let gap = wall_ms().saturating_sub(last_wall);
             let now_ms = last_t.saturating_add(gap);
             engine.handle_timeout(Time::from_ms(now_ms));
-            while engine.poll_event().is_some() {}
-            Some(Restored { engine, now_ms })
+            let now_wall = wall_ms();
+            while let Some(ev) = engine.poll_event() {
+                replayed.push((now_ms, now_wall, ev));
+            }
+            Some(Restored {
+                engine,
+                now_ms,
+                started_wall_ms: start.wall_ms,
+                replayed,
+            })
         });
         let path = journal.path().to_path_buf();
         let (tx, rx) = std_mpsc::channel::<Job>();
         let thread_path = path.clone();
+        let games = dir.join("games");
         std::thread::Builder::new()
             .name(format!("journal-{name}"))
             .spawn(move || {
@@ -164,6 +183,10 @@ impl Persist {
                         Job::Done(tx, answer) => {
                             let _ = tx.send(answer);
                         }
+                        Job::Record(r) => match write_record(&games, &r) {
+                            Ok(pgn) => tracing::info!("game record written: {}", pgn.display()),
+                            Err(e) => tracing::error!("game record {}: {e}", r.stem),
+                        },
                     }
                 }
             })
@@ -176,6 +199,11 @@ impl Persist {
         if self.tx.send(Job::Append(rec)).is_err() {
             tracing::error!("journal writer of {} is gone", self.path.display());
         }
+    }
+
+    /// Write a game's record (PGN and JSON event log) into the `games` directory.
+    pub(crate) fn write_record(&self, record: Rendered) {
+        let _ = self.tx.send(Job::Record(Box::new(record)));
     }
 
     /// Start a new game: the journal is compacted to just its start.
@@ -195,6 +223,31 @@ impl Persist {
             let _ = reply.send(answer);
         }
     }
+}
+
+/// Write `<stem>.pgn` and `<stem>.json` in `dir` (created if missing), each atomically (temp
+/// file, fsync, rename). Returns the PGN's path.
+fn write_record(dir: &Path, r: &Rendered) -> std::io::Result<PathBuf> {
+    use std::io::Write as _;
+    std::fs::create_dir_all(dir)?;
+    let mut stem = r.stem.clone();
+    // Two games finishing in the same second on the same clock keep both records.
+    for n in 2.. {
+        if !dir.join(format!("{stem}.pgn")).exists() {
+            break;
+        }
+        stem = format!("{}-{n}", r.stem);
+    }
+    for (ext, text) in [("json", &r.json), ("pgn", &r.pgn)] {
+        let dest = dir.join(format!("{stem}.{ext}"));
+        let tmp = dir.join(format!(".{stem}.{ext}.tmp"));
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &dest)?;
+    }
+    std::fs::File::open(dir)?.sync_all()?;
+    Ok(dir.join(format!("{stem}.pgn")))
 }
 
 #[cfg(test)]
