@@ -191,3 +191,41 @@ fn every_error_code_with_its_position() {
     let e = parse("W{G/60 pinc/60:40:60} B{G/80 pinc/60:40:60} max/160").expect_err("over max");
     assert_eq!(e.code, "exceeds_max:black:10800000>9600000");
 }
+
+/// D6: PGN gives the control, not the clock convention; native options may follow the PGN
+/// value (`pgn:300+2 cr/after` is the online convention).
+#[test]
+fn options_after_a_pgn_value() {
+    use chessclockd::engine::params::{Credit, OnFlag};
+    let p = parse("pgn:300+2 cr/after").expect("D6 form parses");
+    assert_eq!(p.control.method, Method::Fischer);
+    assert_eq!(p.control.params.credit, Some(Credit::After));
+    assert_eq!(
+        p.control.params.segments,
+        Some(vec![with_inc(sd(5 * MIN), 2 * SEC)])
+    );
+    assert_eq!(p.canonical, "G/5 inc/2 cr/after");
+    let again = parse(&p.canonical).expect("canonical parses");
+    assert!(again.control.equivalent(&p.control));
+    // The default stays fide.
+    assert_eq!(
+        parse("pgn:300+2").expect("parses").control.params.credit,
+        None
+    );
+    let p = parse("pgn:40/7200:3600 tr/flag flag/continue cap/150").expect("parses");
+    assert_eq!(p.control.params.on_flag, Some(OnFlag::Continue));
+    assert_eq!(p.control.params.overall_cap_ms, Some(150 * MIN));
+    let p = parse("pgn:300=600 cr/before").expect("per-side PGN with an option");
+    assert_eq!(p.control.params.credit, Some(Credit::Before));
+    for (input, code, pos) in [
+        ("pgn:300+2 G/5", "unknown_item", 10),
+        ("pgn:300+2 cr/after cr/fide", "duplicate_option", 19),
+        ("pgn:300+2 max/5", "exceeds_max", 10),
+        ("pgn:*180 cr/after", "option_not_supported_with_hg", 9),
+    ] {
+        let e = parse(input).expect_err(input);
+        assert_eq!(e.kind(), code, "{input}: {e}");
+        assert_eq!(e.position, pos, "{input}: {e}");
+    }
+    assert!(parse("pgn:? cr/after").is_err());
+}

@@ -14,8 +14,10 @@ use nom::{
 
 use super::NotationError;
 use super::errors::err;
+use super::grammar::{self, Item};
 use super::lexer::{MAX_MS, SECOND};
-use super::semantics::classify;
+use super::methods;
+use super::semantics::{self, OptAt, classify};
 use crate::engine::params::{DelayKind, Method, Params, Segment, TimeControl};
 
 /// How `*N` is read (spec D5).
@@ -154,8 +156,74 @@ pub(crate) fn parse(
     warnings: &mut Vec<String>,
 ) -> Result<TimeControl, NotationError> {
     let lead = body.len() - body.trim_start().len();
-    let text = body.trim();
+    let body = body.trim();
     let pos = pos + lead;
+    // D6 / §6.1: native options may follow the PGN value (`pgn:300+2 cr/after`).
+    let (text, tail) = match body.find(char::is_whitespace) {
+        Some(k) => (&body[..k], &body[k..]),
+        None => (body, ""),
+    };
+    let opts = tail_options(tail, pos + text.len(), warnings)?;
+    let mut control = value(text, pos, sandclock, warnings)?;
+    if !opts.is_empty() {
+        let kw = methods::method_keyword(control.method);
+        if matches!(control.method, Method::Unknown | Method::None) {
+            let o = opts[0];
+            return Err(err(
+                format!("option_not_supported_with_{kw}:{}", o.opt.keyword()),
+                o.pos,
+                format!(
+                    "`pgn:{text}` configures no clock, so `{}/` has no meaning; remove it",
+                    o.opt.keyword()
+                ),
+            ));
+        }
+        semantics::apply_options(kw, &opts, &mut control.params)?;
+        semantics::check_fischer_max(&control.params, &opts)?;
+    }
+    Ok(control)
+}
+
+/// The options written after a PGN value; anything else there is an error.
+fn tail_options(
+    tail: &str,
+    pos: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<OptAt>, NotationError> {
+    let mut opts: Vec<OptAt> = Vec::new();
+    for chunk in grammar::control(tail, pos, warnings)? {
+        for s in chunk {
+            let Item::Opt(o) = s.item else {
+                return Err(err(
+                    format!("unknown_item:{}", s.text),
+                    s.pos,
+                    format!(
+                        "`{}`: only options (`cr/`, `tr/`, `flag/`, `max/`, `cap/`) may follow a \
+                         PGN value; write the whole control in PGN or in the native notation",
+                        s.text
+                    ),
+                ));
+            };
+            if opts.iter().any(|a| a.opt.keyword() == o.keyword()) {
+                return Err(err(
+                    format!("duplicate_option:{}", o.keyword()),
+                    s.pos,
+                    format!("`{}/` is given twice; keep one", o.keyword()),
+                ));
+            }
+            opts.push(OptAt { opt: o, pos: s.pos });
+        }
+    }
+    Ok(opts)
+}
+
+/// The PGN value itself (no options).
+fn value(
+    text: &str,
+    pos: usize,
+    sandclock: Sandclock,
+    warnings: &mut Vec<String>,
+) -> Result<TimeControl, NotationError> {
     let plain = |method| TimeControl {
         method,
         params: Params::default(),

@@ -282,7 +282,7 @@ fn segment_control(
 }
 
 /// The Fischer maximum must hold the starting clock (spec §4.2).
-fn check_fischer_max(params: &Params, opts: &[OptAt]) -> Result<(), NotationError> {
+pub(crate) fn check_fischer_max(params: &Params, opts: &[OptAt]) -> Result<(), NotationError> {
     let (Some(cap), Some(first)) = (
         params.cap_ms,
         params.segments.as_ref().and_then(|s| s.first()),
