@@ -168,20 +168,23 @@ impl Persist {
         std::thread::Builder::new()
             .name(format!("journal-{name}"))
             .spawn(move || {
+                let mut durability = Durability::default();
                 for job in rx {
                     match job {
                         Job::Append(rec) => {
                             if let Err(e) = journal.append(&rec) {
                                 tracing::error!("journal {}: {e}", thread_path.display());
+                                durability.failed(&thread_path, &e);
                             }
                         }
                         Job::NewGame(start) => {
                             if let Err(e) = journal.compact(&*start) {
                                 tracing::error!("journal {}: {e}", thread_path.display());
+                                durability.failed(&thread_path, &e);
                             }
                         }
                         Job::Done(tx, answer) => {
-                            let _ = tx.send(answer);
+                            let _ = tx.send(durability.answer(answer));
                         }
                         Job::Record(r) => match write_record(&games, &r) {
                             Ok(pgn) => tracing::info!("game record written: {}", pgn.display()),
@@ -221,6 +224,33 @@ impl Persist {
             self.tx.send(Job::Done(reply, answer))
         {
             let _ = reply.send(answer);
+        }
+    }
+}
+
+/// What the writer owes the next caller: a request is answered "done" only if everything
+/// written for it since the last answer reached the disk.
+#[derive(Debug, Default)]
+struct Durability {
+    failure: Option<String>,
+}
+
+impl Durability {
+    fn failed(&mut self, journal: &Path, e: &dyn std::fmt::Display) {
+        self.failure.get_or_insert_with(|| {
+            format!(
+                "the action took effect, but the journal {} could not be written ({e}): the game \
+                 would not survive a restart; free space in the state directory or fix its \
+                 permissions",
+                journal.display()
+            )
+        });
+    }
+
+    fn answer(&mut self, answer: Result<Reply, DeviceError>) -> Result<Reply, DeviceError> {
+        match (self.failure.take(), answer) {
+            (Some(f), Ok(_)) => Err(DeviceError::Device(f)),
+            (_, answer) => answer,
         }
     }
 }
@@ -283,6 +313,29 @@ mod tests {
             let back: GameRecord = serde_json::from_str(&json).expect("deserialise");
             assert_eq!(back, rec, "{json}");
         }
+    }
+
+    #[test]
+    fn a_failed_write_turns_the_next_done_into_an_error_once() {
+        let mut d = Durability::default();
+        assert_eq!(d.answer(Ok(Reply::Done)), Ok(Reply::Done));
+        d.failed(
+            Path::new("/state/clock-x.journal"),
+            &"No space left on device",
+        );
+        d.failed(Path::new("/state/clock-x.journal"), &"second failure");
+        let Err(DeviceError::Device(msg)) = d.answer(Ok(Reply::Done)) else {
+            panic!("a failed write must not be answered as done");
+        };
+        assert!(
+            msg.contains("No space left") && msg.contains("clock-x.journal"),
+            "{msg}"
+        );
+        // The caller's own error wins, and the failure is reported once.
+        assert_eq!(d.answer(Ok(Reply::Done)), Ok(Reply::Done));
+        d.failed(Path::new("/j"), &"x");
+        let refused = Err(DeviceError::NotAllowed("paused".into()));
+        assert_eq!(d.answer(refused.clone()), refused);
     }
 
     #[test]
