@@ -416,10 +416,26 @@ fn the_game_survives_a_crash_of_the_daemon() -> Result<()> {
     let before = daemon.wait_status("0", WAIT, "white's move", |v| {
         v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
     })?;
+    // The board was turned round: White is on the right half now, and stays there.
+    let swapped = bus
+        .dbus_send(None)
+        .args([
+            "--dest=org.chessclockd.ChessClock1",
+            "/org/chessclockd/ChessClock1/Clock/0",
+            "org.chessclockd.ChessClock1.Clock.SetWhiteSide",
+            "string:right",
+        ])
+        .output()?;
+    assert!(
+        swapped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&swapped.stderr)
+    );
     daemon.kill();
     std::thread::sleep(Duration::from_millis(1000));
     let daemon = Daemon::spawn(bus.address(), &config, &[])?;
     let after = daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(s(&after, "/white_side"), "right", "{after}");
     assert_eq!(u(&after, "/moves/white"), 1, "{after}");
     assert_eq!(s(&after, "/running"), "black", "{after}");
     assert_eq!(u(&after, "/white_ms"), u(&before, "/white_ms"), "{after}");

@@ -43,7 +43,7 @@ pub(super) async fn spawn(
     index: u32,
     name: String,
     spec: PortSpec,
-    options: DeviceOptions,
+    mut options: DeviceOptions,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
     let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
         notation: options.time_control.clone(),
@@ -82,6 +82,9 @@ pub(super) async fn spawn(
                     offset_ms = r.now_ms;
                     replayed = r.replayed;
                     started_wall_ms = r.started_wall_ms;
+                    if let Some(side) = r.white_side {
+                        options.white_side = side;
+                    }
                     time_control = notation::canonical(engine.control());
                 }
                 None => persist.new_game(GameStart {
@@ -275,6 +278,8 @@ impl Actor {
                 wall_ms: persist::wall_ms(),
             });
         }
+        // The compacted journal must still say which half is White's.
+        self.note(now, &persist::white_side_note(self.options.white_side));
     }
 
     /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
@@ -465,6 +470,7 @@ impl Actor {
             Request::SetWhiteSide(side) => {
                 self.options.white_side = side;
                 self.state.white_side = side;
+                self.note(now, &persist::white_side_note(side));
                 self.dirty = true;
                 return Ok(Reply::Done);
             }

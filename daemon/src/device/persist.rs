@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use super::handle::{DeviceError, Reply};
+use super::handle::{BoardSide, DeviceError, Reply};
 use super::record::Rendered;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Event, Input, Time};
@@ -66,6 +66,15 @@ pub(crate) struct Restored {
     pub started_wall_ms: u64,
     /// The events of the replay, with engine and wall time, for the game's record.
     pub replayed: Vec<(u64, u64, Event)>,
+    /// Which half was White's when the journal last said so (`SetWhiteSide`).
+    pub white_side: Option<BoardSide>,
+}
+
+const WHITE_SIDE_NOTE: &str = "white_side ";
+
+/// The journal note that records which half of the clock is White's.
+pub(crate) fn white_side_note(side: BoardSide) -> String {
+    format!("{WHITE_SIDE_NOTE}{}", side.as_str())
 }
 
 enum Job {
@@ -129,6 +138,7 @@ impl Persist {
             let mut engine = Engine::new(start.control).ok()?;
             let (mut last_t, mut last_wall) = (start.t_ms, start.wall_ms);
             let mut replayed = Vec::new();
+            let mut white_side = None;
             for rec in &recovered.records {
                 match &rec.data {
                     GameRecord::Input {
@@ -142,7 +152,14 @@ impl Persist {
                         }
                         (last_t, last_wall) = (*t_ms, *wall_ms);
                     }
-                    GameRecord::Note { t_ms, wall_ms, .. } => {
+                    GameRecord::Note {
+                        t_ms,
+                        wall_ms,
+                        what,
+                    } => {
+                        if let Some(side) = what.strip_prefix(WHITE_SIDE_NOTE) {
+                            white_side = BoardSide::parse(side).or(white_side);
+                        }
                         (last_t, last_wall) = (*t_ms, *wall_ms)
                     }
                 }
@@ -159,6 +176,7 @@ impl Persist {
                 now_ms,
                 started_wall_ms: start.wall_ms,
                 replayed,
+                white_side,
             })
         });
         let path = journal.path().to_path_buf();
