@@ -242,19 +242,25 @@ fn other_method() -> BoxedStrategy<TimeControl> {
                 ..p()
             }
         )),
-        (pinc_segments(), pinc_segments(), 0u64..=600).prop_map(move |(w, b, slack)| {
-            let max = (total(&w).max(total(&b)) / 60_000 + 1 + slack) * 60_000;
-            (
-                Method::PhasedIncrementVariable,
-                Params {
-                    segments_white: Some(w),
-                    segments_black: Some(b),
-                    credit: Some(Credit::After),
-                    max_total_ms: Some(max),
-                    ..p()
-                },
-            )
-        }),
+        (pinc_segments(), pinc_segments(), 0u64..=600)
+            // The declared maximum is a duration: at most 1000 h like any other.
+            .prop_filter("max within the duration limit", |(w, b, slack)| {
+                (total(w).max(total(b)) / 60_000 + 1 + slack) * 60_000
+                    <= chessclockd::engine::params::MAX_DURATION_MS
+            })
+            .prop_map(move |(w, b, slack)| {
+                let max = (total(&w).max(total(&b)) / 60_000 + 1 + slack) * 60_000;
+                (
+                    Method::PhasedIncrementVariable,
+                    Params {
+                        segments_white: Some(w),
+                        segments_black: Some(b),
+                        credit: Some(Credit::After),
+                        max_total_ms: Some(max),
+                        ..p()
+                    },
+                )
+            }),
         (duration(), duration(), prop::option::of(1u32..=100)).prop_map(move |(r, s, n)| (
             if n.is_some() {
                 Method::PhasedSwing

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::params::{OnFlag, TimeControl};
+use crate::engine::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
 
 use super::method::{self, Boundary, SideState};
 use super::rules::{Kind, Rules, period_of_move};
@@ -140,9 +140,9 @@ impl Engine {
     }
 
     fn consume(&mut self, side: Side, d: u64) {
-        self.turn_u += d;
+        self.turn_u = self.turn_u.saturating_add(d);
         let (me, opp) = pair(&mut self.sides, side);
-        me.cap_used += d;
+        me.cap_used = me.cap_used.saturating_add(d);
         if me.delay_left > 0 {
             me.delay_left -= d.min(me.delay_left);
         } else {
@@ -324,6 +324,11 @@ impl Engine {
             } => self.adjust(side, &field, op, ms),
             Input::SetMoves { side, moves } => {
                 self.arbiter_allowed("set_moves")?;
+                if moves > MAX_COUNT {
+                    return Err(not_allowed(format!(
+                        "set_moves {moves}: a press counter goes up to {MAX_COUNT}"
+                    )));
+                }
                 let i = side.idx();
                 if moves > self.moves[i] {
                     method::catch_up_periods(&self.rules.kind, i, &mut self.sides[i], moves);
@@ -347,7 +352,7 @@ impl Engine {
         self.last = now;
         self.turn = Some(side);
         self.turn_u = 0;
-        let m = self.moves[side.idx()] + 1;
+        let m = self.moves[side.idx()].saturating_add(1);
         method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
         self.set_status(Status::Running, "start");
         // A zero main time (pure byo-yomi) starts the overtime at once.
@@ -385,7 +390,7 @@ impl Engine {
         }
         let i = side.idx();
         let u = self.turn_u;
-        let m = self.moves[i] + 1;
+        let m = self.moves[i].saturating_add(1);
         let before = self.phase_name(side);
         if !self.sides[i].flagged {
             method::press(&self.rules.kind, i, &mut self.sides[i], u, m);
@@ -400,7 +405,7 @@ impl Engine {
         {
             self.post_cutoff = true;
             for s in &mut self.sides {
-                s.reserve[0] += s.swing;
+                s.reserve[0] = s.reserve[0].saturating_add(s.swing);
                 s.swing = 0;
             }
         }
@@ -415,7 +420,7 @@ impl Engine {
         let next = side.other();
         self.turn = Some(next);
         self.turn_u = 0;
-        let mn = self.moves[next.idx()] + 1;
+        let mn = self.moves[next.idx()].saturating_add(1);
         method::turn_start(
             &self.rules.kind,
             next.idx(),
@@ -508,6 +513,11 @@ impl Engine {
                 "{field} would become negative ({new} ms); give a smaller reduction"
             )));
         };
+        if new > MAX_DURATION_MS {
+            return Err(not_allowed(format!(
+                "{field} would become {new} ms, more than the limit of {MAX_DURATION_MS} ms (1000 h)"
+            )));
+        }
         *slot = new;
         if new > 0 {
             st.flagged = false;
@@ -574,7 +584,7 @@ impl Engine {
             s.cap_used = self.sides[i].cap_used;
             match &rules.kind {
                 Kind::Segments { segs, .. } => {
-                    s.period = period_of_move(&segs[i], self.moves[i] + 1);
+                    s.period = period_of_move(&segs[i], self.moves[i].saturating_add(1));
                     s.main = keep;
                 }
                 Kind::Swing { .. } => {
@@ -588,7 +598,7 @@ impl Engine {
         self.sides = sides;
         self.control = tc;
         if let Some(side) = self.turn {
-            let m = self.moves[side.idx()] + 1;
+            let m = self.moves[side.idx()].saturating_add(1);
             method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
         }
         Ok(())
@@ -610,7 +620,7 @@ impl Engine {
             i,
             &self.sides[i],
             self.turn == Some(side) && self.status != Status::Ready,
-            self.moves[i] + 1,
+            self.moves[i].saturating_add(1),
         )
     }
 

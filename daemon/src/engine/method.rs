@@ -51,7 +51,7 @@ pub(crate) fn initial(kind: &Kind, side: usize) -> SideState {
         Kind::Segments { segs, credit, .. } => {
             s.main = segs[side][0].base_ms;
             if *credit == Credit::Fide {
-                s.main += segs[side][0].inc();
+                s.main = s.main.saturating_add(segs[side][0].inc());
             }
         }
         Kind::Hourglass { per_side } => s.main = *per_side,
@@ -123,7 +123,7 @@ pub(crate) fn consume(
         Kind::Segments { .. } => me.main -= d.min(me.main),
         Kind::Hourglass { .. } => {
             me.main -= d.min(me.main);
-            opp.main += d;
+            opp.main = opp.main.saturating_add(d);
         }
         Kind::Byoyomi { .. } | Kind::Canadian { .. } => {
             if me.overtime {
@@ -151,7 +151,7 @@ pub(crate) fn consume(
             if me.swing > 0 && !post_cutoff {
                 let t = d.min(me.swing);
                 me.swing -= t;
-                opp.swing += t;
+                opp.swing = opp.swing.saturating_add(t);
             } else {
                 me.reserve[0] -= d.min(me.reserve[0]);
             }
@@ -259,10 +259,12 @@ pub(crate) fn segments_at_boundary(
                 return Boundary::Flag("control_not_reached");
             }
             me.period += 1;
-            me.main += seg_at(segs_me, me.period).base_ms;
+            me.main = me.main.saturating_add(seg_at(segs_me, me.period).base_ms);
             if transition == Transition::FlagBoth {
                 opp.period += 1;
-                opp.main += seg_at(segs_opp, opp.period).base_ms;
+                opp.main = opp
+                    .main
+                    .saturating_add(seg_at(segs_opp, opp.period).base_ms);
             }
             Boundary::Continue
         }
@@ -285,7 +287,7 @@ pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32
             if let Some((d, DelayKind::Bronstein)) = delay_for_move(segs, m)
                 && *credit == Credit::After
             {
-                me.main += u.min(d);
+                me.main = me.main.saturating_add(u.min(d));
             }
             let inc = match credit {
                 Credit::Fide => inc_for_move(segs, m + 1),
@@ -293,7 +295,7 @@ pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32
                 Credit::Before => 0,
             };
             if inc > 0 {
-                me.main += inc;
+                me.main = me.main.saturating_add(inc);
                 if let Some(cap) = cap_ms {
                     me.main = me.main.min(*cap);
                 }
@@ -303,7 +305,7 @@ pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32
                 && u64::from(m) >= c
             {
                 me.period += 1;
-                me.main += seg_at(segs, me.period).base_ms;
+                me.main = me.main.saturating_add(seg_at(segs, me.period).base_ms);
             }
         }
         Kind::Hourglass { .. } => {}
@@ -333,12 +335,12 @@ pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32
                 && u64::from(m) >= c
             {
                 me.period += 1;
-                me.main += seg_at(segs, me.period).base_ms;
+                me.main = me.main.saturating_add(seg_at(segs, me.period).base_ms);
             }
         }
         Kind::PhasedCountdown { incs, .. } => {
             if me.active < incs.len() {
-                me.reserve[me.active] += incs[me.active];
+                me.reserve[me.active] = me.reserve[me.active].saturating_add(incs[me.active]);
             }
         }
         Kind::Swing { .. } => {}
@@ -362,7 +364,7 @@ pub(crate) fn turn_start(kind: &Kind, side: usize, me: &mut SideState, m: u32) {
             me.delay_left = d;
         }
         if *credit == Credit::Before {
-            me.main += inc_for_move(segs, m);
+            me.main = me.main.saturating_add(inc_for_move(segs, m));
             if let Some(cap) = cap_ms {
                 me.main = me.main.min(*cap);
             }
@@ -391,14 +393,14 @@ pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_m
             if *credit != Credit::After
                 && let Some((d, DelayKind::Bronstein)) = delay_for_move(&segs[side], next_move)
             {
-                v += if mover { s.delay_left } else { d };
+                v = v.saturating_add(if mover { s.delay_left } else { d });
             }
             if s.flagged { 0 } else { v }
         }
-        Kind::Byoyomi { period, .. } if s.overtime => {
-            u64::from(s.periods_left.saturating_sub(1)) * period + s.period_rem
-        }
-        Kind::Swing { .. } => s.swing + s.reserve[0],
+        Kind::Byoyomi { period, .. } if s.overtime => u64::from(s.periods_left.saturating_sub(1))
+            .saturating_mul(*period)
+            .saturating_add(s.period_rem),
+        Kind::Swing { .. } => s.swing.saturating_add(s.reserve[0]),
         _ => running_component(kind, s, false),
     }
 }
@@ -489,6 +491,6 @@ pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, move
             break;
         }
         s.period += 1;
-        s.main += seg_at(segs, s.period).base_ms;
+        s.main = s.main.saturating_add(seg_at(segs, s.period).base_ms);
     }
 }

@@ -6,6 +6,17 @@
 //! engine. No IO here.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Longest duration any time-control field may hold: 1000 hours (about six weeks of
+/// thinking time). The notation parser refuses longer values (`bad_duration`) and the engine
+/// refuses params that hold one, so no product or sum the engine forms comes near `u64`.
+pub const MAX_DURATION_MS: u64 = 1000 * 3_600_000;
+
+/// Largest count (moves per period, byo-yomi periods, Canadian stones, cut-off moves) and
+/// largest press counter an arbiter may set. A chess game cannot reach it (the 75-move rule
+/// ends any game long before); it only bounds the arithmetic.
+pub const MAX_COUNT: u32 = 10_000;
 
 /// Which timing method a control uses (`method` in the JSON form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -306,6 +317,44 @@ impl Params {
     }
 }
 
+impl Params {
+    /// Check every duration (`*_ms`, also inside segments and lists) against
+    /// [`MAX_DURATION_MS`] and every count (`moves`, `periods`, `stones`, `cutoff_moves`)
+    /// against [`MAX_COUNT`]. The error names the field and the limit.
+    pub fn check_limits(&self) -> Result<(), String> {
+        fn walk(path: &str, key: &str, v: &Value) -> Result<(), String> {
+            match v {
+                Value::Object(m) => m
+                    .iter()
+                    .try_for_each(|(k, x)| walk(&format!("{path}.{k}"), k, x)),
+                Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, x)| walk(&format!("{path}[{i}]"), key, x)),
+                Value::Number(n) => {
+                    let n = n.as_u64().unwrap_or(u64::MAX);
+                    if key.ends_with("_ms") && n > MAX_DURATION_MS {
+                        return Err(format!(
+                            "params{path} = {n} ms is longer than the limit of {MAX_DURATION_MS} ms (1000 h)"
+                        ));
+                    }
+                    if matches!(key, "moves" | "periods" | "stones" | "cutoff_moves")
+                        && n > u64::from(MAX_COUNT)
+                    {
+                        return Err(format!(
+                            "params{path} = {n} is more than the limit of {MAX_COUNT}"
+                        ));
+                    }
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        }
+        let v = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        walk("", "", &v)
+    }
+}
+
 /// A complete time control in its JSON form: `{"method": .., "params": {..}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -341,6 +390,24 @@ mod tests {
     fn unknown_field_is_rejected_with_its_name() {
         let err = serde_json::from_str::<Params>(r#"{"base":1}"#).unwrap_err();
         assert!(err.to_string().contains("unknown field `base`"), "{err}");
+    }
+
+    #[test]
+    fn limits_name_the_field() {
+        let mut p: Params = serde_json::from_str(
+            r#"{"segments":[{"moves":40,"base_ms":5400000,"inc_ms":30000}],"periods":5}"#,
+        )
+        .unwrap();
+        assert_eq!(p.check_limits(), Ok(()));
+        p.segments.as_mut().unwrap()[0].inc_ms = Some(MAX_DURATION_MS + 1);
+        let e = p.check_limits().unwrap_err();
+        assert!(e.contains("params.segments[0].inc_ms"), "{e}");
+        p.segments.as_mut().unwrap()[0].inc_ms = Some(MAX_DURATION_MS);
+        p.reserve_incs_ms = Some(vec![1, MAX_DURATION_MS + 1]);
+        assert!(p.check_limits().unwrap_err().contains("reserve_incs_ms[1]"));
+        p.reserve_incs_ms = None;
+        p.stones = Some(MAX_COUNT + 1);
+        assert!(p.check_limits().unwrap_err().contains("params.stones"));
     }
 
     #[test]

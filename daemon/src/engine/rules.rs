@@ -98,6 +98,7 @@ impl Rules {
     pub(crate) fn new(tc: &TimeControl) -> Result<Rules, ConfigError> {
         let p: &Params = &tc.params;
         let m = tc.method;
+        p.check_limits().map_err(ConfigError)?;
         let kind = match m {
             Method::SuddenDeath
             | Method::Fischer
@@ -256,23 +257,31 @@ pub(crate) fn delay_for_move(segs: &[Segment], m: u32) -> Option<(u64, DelayKind
 /// Largest total a schedule can give (phased increment variable parameters): every base plus
 /// every increment up to the last move-counted period.
 fn max_total(segs: &[Segment]) -> u64 {
-    segs.iter()
-        .map(|s| s.base_ms + s.inc() * u64::from(s.moves.unwrap_or(0)))
-        .sum()
+    segs.iter().fold(0u64, |acc, s| {
+        acc.saturating_add(s.base_ms)
+            .saturating_add(s.inc().saturating_mul(u64::from(s.moves.unwrap_or(0))))
+    })
 }
 
 /// Double-flag bonus formula (spec §4.10, D10).
 pub(crate) fn bonus(scheme: Scheme, t: u64, b: u64, m: u64) -> u64 {
     match scheme {
-        Scheme::Truncated => (t + b).min(m),
+        Scheme::Truncated => t.saturating_add(b).min(m),
         Scheme::Linear => {
             if m == 0 {
                 t
             } else {
-                (t + b).saturating_sub((b * t).div_ceil(m))
+                // b·t can exceed u64 for long (but valid) times: compute in u128.
+                let cut = (u128::from(b) * u128::from(t)).div_ceil(u128::from(m));
+                let v = (u128::from(t) + u128::from(b)).saturating_sub(cut);
+                u64::try_from(v).unwrap_or(u64::MAX)
             }
         }
-        Scheme::Hybrid => (t + b).min((t + m) / 2),
+        Scheme::Hybrid => {
+            let half = (u128::from(t) + u128::from(m)) / 2;
+            t.saturating_add(b)
+                .min(u64::try_from(half).unwrap_or(u64::MAX))
+        }
     }
 }
 
@@ -307,5 +316,12 @@ mod tests {
         assert_eq!(bonus(Scheme::Truncated, 55_000, 10_000, m), 60_000);
         assert_eq!(bonus(Scheme::Linear, 30_000, 10_000, m), 35_000);
         assert_eq!(bonus(Scheme::Linear, 44_000, 10_000, m), 46_666);
+        // Products beyond u64 do not overflow.
+        let big = u64::MAX / 2;
+        assert_eq!(bonus(Scheme::Linear, big, big, big), big);
+        assert_eq!(
+            bonus(Scheme::Hybrid, u64::MAX, u64::MAX, u64::MAX),
+            u64::MAX
+        );
     }
 }

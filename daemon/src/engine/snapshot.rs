@@ -57,7 +57,7 @@ impl Engine {
                 self.turn == Some(side) && matches!(self.status, Status::Running | Status::Paused);
             if mid_turn
                 && !self.sides[i].flagged
-                && method::has_window(&self.rules.kind, i, self.moves[i] + 1)
+                && method::has_window(&self.rules.kind, i, self.moves[i].saturating_add(1))
             {
                 d.insert("delay_left_ms".into(), json!(self.sides[i].delay_left));
             }

@@ -99,7 +99,8 @@ pub(crate) fn bad_number(tok: &str, pos: usize, what: &str) -> NotationError {
         format!("bad_number:{tok}"),
         pos,
         format!(
-            "`{tok}` is not a valid number of {what}: write a whole number from 1 to 4294967295"
+            "`{tok}` is not a valid number of {what}: write a whole number from 1 to {}",
+            crate::engine::params::MAX_COUNT
         ),
     )
 }
@@ -128,9 +129,7 @@ pub(crate) fn duration(e: DurError, tok: &str, pos: usize) -> NotationError {
         DurError::TooLarge => err(
             format!("bad_duration:{tok}"),
             pos,
-            format!(
-                "`{tok}` is too long for a clock; the limit is 1000000000000 ms (about 31 years)"
-            ),
+            format!("`{tok}` is too long for a clock; the limit is 1000 hours"),
         ),
     }
 }

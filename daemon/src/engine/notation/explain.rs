@@ -61,7 +61,7 @@ fn start_sentence(who: &str, segs: &[Segment], credit: Credit) -> String {
             "{who} starts with {} plus the first {} increment: the clock shows {}.",
             human(b),
             human(i),
-            clock_text(b + i)
+            clock_text(b.saturating_add(i))
         ),
         (i, None, Credit::Before) if i > 0 => format!(
             "{who} starts with {}; {} is added each time that player's turn starts.",
@@ -71,7 +71,7 @@ fn start_sentence(who: &str, segs: &[Segment], credit: Credit) -> String {
         (_, Some((d, DelayKind::Bronstein)), Credit::Fide) => format!(
             "{who} starts with {}; the clock shows {} (time plus the {} delay).",
             human(b),
-            clock_text(b + d),
+            clock_text(b.saturating_add(d)),
             human(d)
         ),
         _ => format!("{who} starts with {} ({}).", human(b), clock_text(b)),
@@ -193,7 +193,12 @@ fn segment_based(tc: &TimeControl, out: &mut Vec<String>) {
                 human(first.inc()),
                 human(last.base_ms),
                 ordinal(n),
-                human(first.base_ms + n * first.inc() + last.base_ms)
+                human(
+                    first
+                        .base_ms
+                        .saturating_add(n.saturating_mul(first.inc()))
+                        .saturating_add(last.base_ms)
+                )
             ));
             continue;
         }

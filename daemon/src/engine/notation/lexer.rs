@@ -18,9 +18,9 @@ use nom::{
 pub(crate) const MINUTE: u64 = 60_000;
 /// Milliseconds per second; the default unit of per-move positions.
 pub(crate) const SECOND: u64 = 1_000;
-/// Largest duration accepted anywhere (about 31 years). Keeps every sum the engine forms
-/// far away from `u64` overflow.
-pub(crate) const MAX_MS: u64 = 1_000_000_000_000;
+/// Largest duration accepted anywhere (1000 h, [`crate::engine::params::MAX_DURATION_MS`]).
+/// Keeps every sum and product the engine forms far away from `u64` overflow.
+pub(crate) const MAX_MS: u64 = crate::engine::params::MAX_DURATION_MS;
 
 /// A duration read from a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,13 +166,15 @@ pub(crate) fn duration(token: &str, default_unit: u64, allow_hms: bool) -> Resul
 }
 
 /// Read a whole token as a positive count (moves, periods, stones). `None` if it is not a
-/// plain integer in `1..=u32::MAX`.
+/// plain integer in `1..=MAX_COUNT` (10 000).
 pub(crate) fn count(token: &str) -> Option<u32> {
     let (_, digits) = all_consuming(digit1::<&str, nom::error::Error<&str>>)
         .parse(token)
         .ok()?;
     let n: u32 = digits.parse().ok()?;
-    (n > 0).then_some(n)
+    (1..=crate::engine::params::MAX_COUNT)
+        .contains(&n)
+        .then_some(n)
 }
 
 /// Length of the leading run of ASCII digits.
@@ -240,6 +242,8 @@ mod tests {
             duration("400000000h", MINUTE, true),
             Err(DurError::TooLarge)
         );
+        assert_eq!(ms("1000h", MINUTE), MAX_MS);
+        assert_eq!(duration("60001", MINUTE, true), Err(DurError::TooLarge));
     }
 
     #[test]
@@ -248,5 +252,7 @@ mod tests {
         assert_eq!(count("0"), None);
         assert_eq!(count("4x"), None);
         assert_eq!(count("99999999999"), None);
+        assert_eq!(count("10000"), Some(10_000));
+        assert_eq!(count("10001"), None);
     }
 }

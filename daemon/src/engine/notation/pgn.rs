@@ -85,7 +85,7 @@ fn read_field(text: &str, pos: usize) -> Result<Field, NotationError> {
         None => None,
         Some(n) => Some(
             n.and_then(|n| u32::try_from(n).ok())
-                .filter(|&n| n > 0)
+                .filter(|n| (1..=crate::engine::params::MAX_COUNT).contains(n))
                 .ok_or_else(|| bad_field(text, pos))?,
         ),
     };

@@ -290,12 +290,11 @@ pub(crate) fn check_fischer_max(params: &Params, opts: &[OptAt]) -> Result<(), N
         return Ok(());
     };
     let credit = params.credit.unwrap_or_default();
-    let start = first.base_ms
-        + if credit == Credit::Fide {
-            first.inc()
-        } else {
-            0
-        };
+    let start = first.base_ms.saturating_add(if credit == Credit::Fide {
+        first.inc()
+    } else {
+        0
+    });
     if start > cap {
         let pos = opts
             .iter()
