@@ -265,3 +265,40 @@ fn the_audit_examples() {
 fn engine(text: &str) -> Engine {
     Engine::new(notation::parse(text).expect("valid").control).expect("engine")
 }
+
+/// Period lookup is closed-form: a set_moves far into a repeating control applies every
+/// pending period at once, and a press costs the same at move 20 000 as at move 1.
+#[test]
+fn long_games_stay_fast() {
+    let started = std::time::Instant::now();
+    let mut e = engine("1/1 d/0");
+    e.handle_input(
+        Time::ZERO,
+        Input::SetMoves {
+            side: Side::White,
+            moves: MAX_COUNT,
+        },
+    )
+    .expect("set_moves at the limit");
+    let s = e.snapshot(Time::ZERO).0;
+    // Period 1 plus one minute for each of the 10 000 completed one-move periods.
+    assert_eq!(s["white_ms"], 60_000 * (u64::from(MAX_COUNT) + 1), "{s}");
+    assert_eq!(s["detail"]["white"]["period"], MAX_COUNT + 1, "{s}");
+    e.handle_input(Time::ZERO, Input::Start { side: Side::White })
+        .expect("start");
+    let mut t = 0;
+    for k in 0..20_000u64 {
+        t += 1;
+        let side = if k % 2 == 0 { Side::White } else { Side::Black };
+        e.handle_input(Time::from_ms(t), Input::Press { side })
+            .expect("press");
+    }
+    let s = e.snapshot(Time::from_ms(t)).0;
+    assert_eq!(s["moves"]["white"], u64::from(MAX_COUNT) + 10_000, "{s}");
+    assert_eq!(s["moves"]["black"], 10_000, "{s}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+}

@@ -9,7 +9,9 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::params::{Credit, DelayKind, Transition};
 
-use super::rules::{Kind, boundary, delay_for_move, inc_for_move, seg_at};
+use super::rules::{
+    Kind, bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at,
+};
 
 /// One side's clock state. Fields are used according to the method.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -486,11 +488,10 @@ pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, move
         Kind::DoubleFlag { segs, .. } => segs,
         _ => return,
     };
-    while let Some(c) = boundary(segs, s.period) {
-        if u64::from(moves) < c {
-            break;
-        }
-        s.period += 1;
-        s.main = s.main.saturating_add(seg_at(segs, s.period).base_ms);
+    // Closed form: the period that governs the next move, and every base time up to it.
+    let target = period_of_move(segs, moves.saturating_add(1));
+    if target > s.period {
+        s.main = s.main.saturating_add(bases_between(segs, s.period, target));
+        s.period = target;
     }
 }

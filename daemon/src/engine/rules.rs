@@ -222,26 +222,60 @@ pub(crate) fn seg_at(segs: &[Segment], p: usize) -> &Segment {
 }
 
 /// Cumulative move count at the end of period `p`, or `None` for a sudden-death period.
+/// Closed form: O(number of segments), whatever `p` (the last segment repeats).
 pub(crate) fn boundary(segs: &[Segment], p: usize) -> Option<u64> {
+    let n = segs.len();
+    if n == 0 {
+        return None;
+    }
     let mut total = 0u64;
-    for j in 0..=p {
-        total += u64::from(seg_at(segs, j).moves?);
+    for s in &segs[..=p.min(n - 1)] {
+        total = total.saturating_add(u64::from(s.moves?));
+    }
+    if p >= n {
+        let last = u64::from(segs[n - 1].moves?);
+        let repeats = u64::try_from(p - (n - 1)).unwrap_or(u64::MAX);
+        total = total.saturating_add(repeats.saturating_mul(last));
     }
     Some(total)
 }
 
-/// Index of the period that governs move `m` (1-based).
+/// Index of the period that governs move `m` (1-based): the first period whose boundary is
+/// at or after `m`, or the sudden-death period. Closed form: O(number of segments).
 pub(crate) fn period_of_move(segs: &[Segment], m: u32) -> usize {
-    let mut p = 0;
-    loop {
-        match boundary(segs, p) {
-            Some(c) if c < u64::from(m) => p += 1,
-            _ => return p,
-        }
-        if p > 100_000 {
-            return p;
+    let m = u64::from(m);
+    let mut cum = 0u64;
+    for (k, s) in segs.iter().enumerate() {
+        let Some(c) = s.moves else { return k };
+        cum += u64::from(c);
+        if cum >= m {
+            return k;
         }
     }
+    let Some(last) = segs.last().and_then(|s| s.moves).filter(|&c| c > 0) else {
+        return segs.len().saturating_sub(1);
+    };
+    let more = (m - cum).div_ceil(u64::from(last));
+    (segs.len() - 1).saturating_add(usize::try_from(more).unwrap_or(usize::MAX))
+}
+
+/// Sum of the base times of periods `from + 1 ..= to` (what moving from period `from` to
+/// period `to` adds). Closed form: O(number of segments).
+pub(crate) fn bases_between(segs: &[Segment], from: usize, to: usize) -> u64 {
+    let n = segs.len();
+    if n == 0 || to <= from {
+        return 0;
+    }
+    let mut total = 0u64;
+    for s in segs.iter().take(to.min(n - 1) + 1).skip(from + 1) {
+        total = total.saturating_add(s.base_ms);
+    }
+    let repeat_from = from.max(n - 1);
+    if to > repeat_from {
+        let k = u64::try_from(to - repeat_from).unwrap_or(u64::MAX);
+        total = total.saturating_add(k.saturating_mul(segs[n - 1].base_ms));
+    }
+    total
 }
 
 /// The increment of the segment that governs move `m`.
@@ -305,6 +339,43 @@ mod tests {
         assert_eq!(period_of_move(&segs, 3), 0);
         assert_eq!(period_of_move(&segs, 4), 1);
         assert_eq!(period_of_move(&segs, 6), 2);
+    }
+
+    /// The closed forms agree with the step-by-step definitions.
+    #[test]
+    fn closed_forms_match_the_walk() {
+        let shapes: Vec<Vec<Segment>> = vec![
+            vec![seg(Some(1), 60_000)],
+            vec![seg(Some(3), 60_000), seg(Some(2), 30_000)],
+            vec![seg(Some(40), 1), seg(Some(20), 2), seg(None, 3)],
+            vec![seg(Some(5), 10), seg(Some(7), 20), seg(Some(3), 40)],
+            vec![seg(None, 5)],
+        ];
+        for segs in &shapes {
+            let walk_boundary = |p: usize| -> Option<u64> {
+                (0..=p).map(|j| seg_at(segs, j).moves.map(u64::from)).sum()
+            };
+            for p in 0..60 {
+                assert_eq!(boundary(segs, p), walk_boundary(p), "{segs:?} p={p}");
+            }
+            for m in 0..200u32 {
+                let mut p = 0;
+                while walk_boundary(p).is_some_and(|c| c < u64::from(m)) {
+                    p += 1;
+                }
+                assert_eq!(period_of_move(segs, m), p, "{segs:?} m={m}");
+            }
+            for from in 0..20 {
+                for to in 0..30 {
+                    let walk: u64 = (from + 1..=to).map(|j| seg_at(segs, j).base_ms).sum();
+                    assert_eq!(bases_between(segs, from, to), walk, "{from}..{to}");
+                }
+            }
+        }
+        // Far periods are instant.
+        let one = vec![seg(Some(1), 60_000)];
+        assert_eq!(period_of_move(&one, u32::MAX), (u32::MAX - 1) as usize);
+        assert_eq!(boundary(&one, 1_000_000), Some(1_000_001));
     }
 
     #[test]
