@@ -1,0 +1,444 @@
+//! The device actor loop: serial reads, operator requests and timers in one `select!`.
+//!
+//! Owns the port, the decoder ([`Link`]), the clock command [`Queue`] and the game
+//! [`Engine`]. It is the only place where wall time (tokio's monotonic clock) meets the pure
+//! engine: `now` is read once per wake-up and passed down. Its work is split by direction:
+//! [`requests`] (operators), [`board`] (what the board says), [`output`] (what goes out).
+
+mod board;
+mod output;
+mod requests;
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_serial::SerialStream;
+
+use super::announce::Announcement;
+use super::display::{Pushed, next_device_tick};
+use super::handle::{ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request};
+use super::link::Link;
+use super::persist::{self, GameRecord, GameStart, Persist};
+use super::queue::Queue;
+use super::record::GameLog;
+use super::{DeviceOptions, PortSpec, SpawnError, port};
+use crate::engine::notation;
+use crate::engine::{Engine, Event, Input, InputError, Time};
+use crate::monotonic::monotonic_us;
+use crate::virtual_board::{VirtualBoard, VirtualOptions};
+
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
+
+pub(super) async fn spawn(
+    index: u32,
+    name: String,
+    spec: PortSpec,
+    mut options: DeviceOptions,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
+        notation: options.time_control.clone(),
+        message: e.message.clone(),
+    })?;
+    let mut engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
+        notation: options.time_control.clone(),
+        message: e.to_string(),
+    })?;
+    let (virtual_board, path) = match &spec {
+        PortSpec::Tty(p) => (None, p.clone()),
+        PortSpec::Virtual => {
+            let vb = VirtualBoard::start(VirtualOptions::default())?;
+            let path = vb.path().to_path_buf();
+            (Some(vb), path)
+        }
+    };
+    let stream = port::open_tty(&path)?;
+    let mut offset_ms = 0;
+    let mut time_control = parsed.canonical.clone();
+    let mut replayed = Vec::new();
+    let mut started_wall_ms = persist::wall_ms();
+    let persist = match (&spec, &options.state_dir) {
+        (PortSpec::Tty(p), Some(dir)) => {
+            let name = persist::store_name(p);
+            let (persist, restored) = Persist::open(dir, &name)
+                .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
+            match restored {
+                Some(r) => {
+                    tracing::info!(
+                        "{}: resuming the journaled game at {} ms",
+                        p.display(),
+                        r.now_ms
+                    );
+                    engine = r.engine;
+                    offset_ms = r.now_ms;
+                    replayed = r.replayed;
+                    started_wall_ms = r.started_wall_ms;
+                    if let Some(side) = r.white_side {
+                        options.white_side = side;
+                    }
+                    time_control = notation::canonical(engine.control());
+                }
+                None => persist.new_game(GameStart {
+                    control: engine.control().clone(),
+                    t_ms: 0,
+                    wall_ms: persist::wall_ms(),
+                }),
+            }
+            Some(persist)
+        }
+        _ => None,
+    };
+    let log = persist.as_ref().map(|_| {
+        let mut log = GameLog::new(
+            &name,
+            &path.display().to_string(),
+            &time_control,
+            started_wall_ms,
+        );
+        for (t_ms, wall_ms, ev) in replayed {
+            if let Some(ev) = clock_event(ev) {
+                log.event(t_ms, wall_ms, &ev);
+            }
+        }
+        log
+    });
+    let (tx, rx) = mpsc::channel(32);
+    let epoch = Instant::now();
+    let state = ClockState {
+        index,
+        name,
+        port: path.display().to_string(),
+        model: String::new(),
+        firmware: String::new(),
+        board_serial: String::new(),
+        connected: true,
+        device_state: DeviceState::Probing,
+        game_state: "ready".into(),
+        time_control,
+        white_side: options.white_side,
+        snapshot: serde_json::to_value(engine.snapshot(Time::from_ms(offset_ms)))
+            .unwrap_or_default(),
+        as_of_us: monotonic_us(),
+    };
+    let (state_tx, state_rx) = watch::channel(state.clone());
+    let (events, _) = broadcast::channel(256);
+    let handle = DeviceHandle::new(tx, state_rx, events.clone());
+    let mut actor = Actor {
+        options,
+        path: path.clone(),
+        port: Some(stream),
+        link: Link::default(),
+        queue: Queue::new(Duration::ZERO, 0),
+        engine,
+        epoch,
+        offset_ms,
+        persist,
+        log,
+        state,
+        state_tx,
+        events,
+        rx,
+        pushed: None,
+        resync_at: None,
+        lever_right_high: None,
+        probe_next: Some(epoch),
+        probe_attempts: 0,
+        reopen_at: None,
+        pc_mode_recheck: None,
+        text_until: None,
+        announcements: VecDeque::new(),
+        dirty: true,
+        _virtual: virtual_board,
+    };
+    actor.queue = Queue::new(actor.options.command_timeout, actor.options.command_retries);
+    let task = tokio::spawn(async move { actor.run().await });
+    Ok((handle, task, path))
+}
+
+struct Actor {
+    options: DeviceOptions,
+    path: PathBuf,
+    port: Option<SerialStream>,
+    link: Link,
+    queue: Queue,
+    engine: Engine,
+    epoch: Instant,
+    /// Engine time at `epoch` (non-zero for a game resumed from the journal).
+    offset_ms: u64,
+    /// The game's journal (`None`: not journaled).
+    persist: Option<Persist>,
+    /// The game's record so far (kept where the game is journaled).
+    log: Option<GameLog>,
+    state: ClockState,
+    state_tx: watch::Sender<ClockState>,
+    events: broadcast::Sender<ClockEvent>,
+    rx: mpsc::Receiver<Envelope>,
+    /// What the clock was last told, and when.
+    pushed: Option<Pushed>,
+    /// Push once more at this instant to bring the device's countdown in phase.
+    resync_at: Option<Instant>,
+    /// Last lever position seen (true = right side high).
+    lever_right_high: Option<bool>,
+    /// When to (re)send the board handshake; `None` once the board answered.
+    probe_next: Option<Instant>,
+    probe_attempts: u32,
+    /// When to try to reopen a vanished port.
+    reopen_at: Option<Instant>,
+    /// While not in PC mode: when to try a set-and-run again.
+    pc_mode_recheck: Option<Instant>,
+    /// Text on the display until then; times are shown again afterwards.
+    text_until: Option<Instant>,
+    /// Game events to show as text, one after another, once the times have been pushed.
+    announcements: VecDeque<Announcement>,
+    /// The display must be pushed (state changed).
+    dirty: bool,
+    /// Keeps an emulated board alive as long as the actor.
+    _virtual: Option<VirtualBoard>,
+}
+
+enum Wake {
+    Request(Option<Envelope>),
+    Read(std::io::Result<usize>),
+    Timer,
+}
+
+impl Actor {
+    fn time(&self, now: Instant) -> Time {
+        let ms = now.saturating_duration_since(self.epoch).as_millis();
+        Time::from_ms(
+            u64::try_from(ms)
+                .unwrap_or(u64::MAX)
+                .saturating_add(self.offset_ms),
+        )
+    }
+
+    fn instant(&self, t: Time) -> Instant {
+        self.epoch + Duration::from_millis(t.as_ms().saturating_sub(self.offset_ms))
+    }
+
+    /// Give the engine an input; journal it if accepted.
+    fn apply(&mut self, t: Time, input: Input) -> Result<(), InputError> {
+        let record = self.persist.as_ref().map(|_| input.clone());
+        self.engine.handle_input(t, input)?;
+        if let (Some(p), Some(input)) = (&self.persist, record) {
+            p.append(GameRecord::Input {
+                t_ms: t.as_ms(),
+                wall_ms: persist::wall_ms(),
+                input,
+            });
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn note(&mut self, now: Instant, what: &str) {
+        let t_ms = self.time(now).as_ms();
+        if let Some(log) = &mut self.log {
+            log.note(t_ms, persist::wall_ms(), what);
+        }
+        if let Some(p) = &self.persist {
+            p.append(GameRecord::Note {
+                t_ms: self.time(now).as_ms(),
+                wall_ms: persist::wall_ms(),
+                what: what.to_owned(),
+            });
+        }
+    }
+
+    /// A fresh game with `self.engine`'s control: journal compacted to its start.
+    fn started_new_game(&mut self, now: Instant) {
+        if self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.started() && !l.finished())
+        {
+            self.write_record(now);
+        }
+        self.log = self.persist.as_ref().map(|_| {
+            GameLog::new(
+                &self.state.name,
+                &self.state.port,
+                &notation::canonical(self.engine.control()),
+                persist::wall_ms(),
+            )
+        });
+        if let Some(p) = &self.persist {
+            p.new_game(GameStart {
+                control: self.engine.control().clone(),
+                t_ms: self.time(now).as_ms(),
+                wall_ms: persist::wall_ms(),
+            });
+        }
+        // The compacted journal must still say which half is White's.
+        self.note(now, &persist::white_side_note(self.options.white_side));
+    }
+
+    /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
+    fn write_record(&self, now: Instant) {
+        if let (Some(p), Some(log)) = (&self.persist, &self.log) {
+            let snap =
+                serde_json::to_value(self.engine.snapshot(self.time(now))).unwrap_or_default();
+            p.write_record(log.render(&snap));
+        }
+    }
+
+    async fn run(&mut self) {
+        let mut buf = [0u8; 512];
+        loop {
+            let deadline = self.next_wakeup();
+            let wake = {
+                let sleep = async {
+                    match deadline {
+                        Some(d) => tokio::time::sleep_until(d).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                match self.port.as_mut() {
+                    Some(port) => tokio::select! {
+                        r = self.rx.recv() => Wake::Request(r),
+                        n = port.read(&mut buf) => Wake::Read(n),
+                        () = sleep => Wake::Timer,
+                    },
+                    None => tokio::select! {
+                        r = self.rx.recv() => Wake::Request(r),
+                        () = sleep => Wake::Timer,
+                    },
+                }
+            };
+            let now = Instant::now();
+            match wake {
+                Wake::Request(None) => break,
+                Wake::Request(Some(env)) => {
+                    if env.request == Request::Shutdown {
+                        let _ = env.reply.send(Ok(Reply::Done));
+                        break;
+                    }
+                    let answer = self.handle_request(now, env.request);
+                    match &self.persist {
+                        Some(p) => p.reply_when_durable(env.reply, answer),
+                        None => {
+                            let _ = env.reply.send(answer);
+                        }
+                    }
+                }
+                Wake::Read(Ok(0)) => self.lost(now, "end of file"),
+                Wake::Read(Ok(n)) => {
+                    let incoming = self.link.feed(&buf[..n]);
+                    for msg in incoming {
+                        self.handle_incoming(now, msg);
+                    }
+                }
+                Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
+                Wake::Timer => {}
+            }
+            self.service(now).await;
+        }
+        tracing::info!(clock = self.state.index, "actor stopped");
+    }
+
+    fn next_wakeup(&self) -> Option<Instant> {
+        let engine = self.engine.poll_timeout().map(|t| self.instant(t));
+        let display = self.display_deadline();
+        [
+            engine,
+            display,
+            self.resync_at,
+            self.queue.deadline(),
+            self.probe_next,
+            self.reopen_at,
+            self.pc_mode_recheck,
+            self.text_until,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// When the display may next differ from what the device shows on its own.
+    fn display_deadline(&self) -> Option<Instant> {
+        if !self.clock_usable() {
+            return None;
+        }
+        let now = Instant::now();
+        let engine_refresh = self
+            .engine
+            .display(self.time(now))
+            .next_refresh
+            .map(|t| self.instant(t));
+        let device_tick = self.pushed.as_ref().and_then(|p| next_device_tick(p, now));
+        match (engine_refresh, device_tick) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn clock_usable(&self) -> bool {
+        self.port.is_some()
+            && matches!(
+                self.state.device_state,
+                DeviceState::Ready | DeviceState::NotResponding
+            )
+    }
+}
+
+/// Whether two states differ only in the running clock's elapsed time: the snapshot's
+/// values that tick (ms counts and texts) are ignored, everything else compared.
+fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
+    fn strip(v: &serde_json::Value) -> serde_json::Value {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            for k in ["t_ms", "white_ms", "black_ms", "text", "detail"] {
+                o.remove(k);
+            }
+        }
+        v
+    }
+    a.index == b.index
+        && a.name == b.name
+        && a.port == b.port
+        && a.model == b.model
+        && a.firmware == b.firmware
+        && a.board_serial == b.board_serial
+        && a.connected == b.connected
+        && a.device_state == b.device_state
+        && a.game_state == b.game_state
+        && a.time_control == b.time_control
+        && a.white_side == b.white_side
+        && strip(&a.snapshot) == strip(&b.snapshot)
+}
+
+/// The bus event for an engine event; phase changes are shown on the clock and in the
+/// snapshot, not signalled.
+fn clock_event(ev: Event) -> Option<ClockEvent> {
+    Some(match ev {
+        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
+            old: old.to_string(),
+            new: new.to_string(),
+            reason,
+        },
+        Event::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        } => ClockEvent::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        },
+        Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
+        Event::Result { result, reason } => ClockEvent::Result {
+            result: result.to_string(),
+            reason,
+        },
+        Event::PhaseChanged { .. } => return None,
+    })
+}

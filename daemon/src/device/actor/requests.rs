@@ -1,0 +1,117 @@
+//! Operator requests (the bus's methods) turned into engine inputs and clock commands.
+//!
+//! Owns the meaning of each [`Request`]; it must not do IO: answers go back through the run
+//! loop, which replies once the journal has the input.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::Actor;
+use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
+use crate::device::{link, persist};
+use crate::engine::notation;
+use crate::engine::{Engine, Input};
+
+impl Actor {
+    pub(super) fn handle_request(
+        &mut self,
+        now: Instant,
+        req: Request,
+    ) -> Result<Reply, DeviceError> {
+        let t = self.time(now);
+        self.engine.handle_timeout(t);
+        let input = match req {
+            Request::Live => {
+                self.refresh_state(now, false);
+                return Ok(Reply::State(Box::new(self.state.clone())));
+            }
+            Request::Shutdown => return Ok(Reply::Done),
+            Request::Settings(s) => {
+                self.options.transport_latency = s.transport_latency;
+                self.options.command_timeout = s.command_timeout;
+                self.options.command_retries = s.command_retries;
+                self.options.pause_button = s.pause_button;
+                self.queue.set_limits(s.command_timeout, s.command_retries);
+                return Ok(Reply::Done);
+            }
+            Request::SetTimeControl(text) => {
+                let parsed = notation::parse(&text)
+                    .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;
+                let game_started = self.state.game_state != "ready";
+                if game_started {
+                    Input::Reconfigure {
+                        control: Box::new(parsed.control.clone()),
+                    }
+                } else {
+                    self.engine = Engine::new(parsed.control.clone())
+                        .map_err(|e| DeviceError::Invalid(format!("{text:?}: {e}")))?;
+                    self.options.time_control = parsed.canonical.clone();
+                    self.state.time_control = parsed.canonical;
+                    self.started_new_game(now);
+                    self.dirty = true;
+                    return Ok(Reply::Done);
+                }
+            }
+            Request::Start(side) => Input::Start { side },
+            Request::Pause => Input::Pause,
+            Request::Resume => Input::Resume,
+            Request::Press(side) => Input::Press { side },
+            Request::Adjust {
+                side,
+                field,
+                op,
+                ms,
+            } => Input::Adjust {
+                side,
+                field,
+                op,
+                ms,
+            },
+            Request::SetMoves { side, moves } => Input::SetMoves { side, moves },
+            Request::ClaimDraw(side) => Input::ClaimDraw { side },
+            Request::SetResult(result) => Input::BoardResult { result },
+            Request::NewGame => {
+                let control = self.engine.control().clone();
+                self.engine =
+                    Engine::new(control).map_err(|e| DeviceError::Invalid(e.to_string()))?;
+                self.started_new_game(now);
+                self.emit(ClockEvent::StateChanged {
+                    old: self.state.game_state.clone(),
+                    new: "ready".into(),
+                    reason: "new_game".into(),
+                });
+                self.dirty = true;
+                return Ok(Reply::Done);
+            }
+            Request::ShowText { text, ms } => {
+                let cmd = link::text(self.link.model(), &text, false);
+                self.queue.push(cmd);
+                self.text_until = Some(now + Duration::from_millis(u64::from(ms)));
+                return Ok(Reply::Done);
+            }
+            Request::Beep(ms) => {
+                self.queue.push(link::beep(ms));
+                return Ok(Reply::Done);
+            }
+            Request::SetWhiteSide(side) => {
+                self.options.white_side = side;
+                self.state.white_side = side;
+                self.note(now, &persist::white_side_note(side));
+                self.dirty = true;
+                return Ok(Reply::Done);
+            }
+        };
+        let is_reconfigure = matches!(input, Input::Reconfigure { .. });
+        self.apply(t, input)
+            .map_err(|e| DeviceError::NotAllowed(e.to_string()))?;
+        if is_reconfigure {
+            self.state.time_control = notation::canonical(self.engine.control());
+            if let Some(log) = &mut self.log {
+                log.set_control(&self.state.time_control);
+            }
+        }
+        self.dirty = true;
+        Ok(Reply::Done)
+    }
+}
