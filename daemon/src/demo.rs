@@ -61,7 +61,10 @@ async fn private_bus() -> anyhow::Result<PrivateBus> {
     })
 }
 
-/// Run the demo until Ctrl-C.
+/// How long a finished demo game stays on the display before the next one starts.
+const NEXT_GAME_AFTER: Duration = Duration::from_secs(8);
+
+/// Run the demo until Ctrl-C or SIGTERM.
 pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow::Result<()> {
     let cfg = match config {
         Some(p) => Config::load(Some(&p)).context("configuration")?,
@@ -130,19 +133,38 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
     println!("D-Bus: {BUS_NAME}, clock object {}", path.as_str());
     println!("In another terminal:");
     println!("  chessclockctl --address '{address}' watch");
-    println!("Ctrl-C stops the demo.\n");
+    println!("A finished game is followed by a new one. Ctrl-C stops the demo.\n");
 
     let tty = std::io::stdout().is_terminal();
     let mut view = board.view();
     let mut tick = tokio::time::interval(Duration::from_millis(250));
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut last = String::new();
+    let mut next_game: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => break,
+            _ = term.recv() => break,
             _ = tick.tick() => {}
             changed = view.changed() => if changed.is_err() { break },
         }
         let Ok(live) = clock.live().await else { break };
+        let over = matches!(live.game_state.as_str(), "flagged" | "ended");
+        match next_game {
+            None if over => next_game = Some(tokio::time::Instant::now() + NEXT_GAME_AFTER),
+            Some(at) if tokio::time::Instant::now() >= at => {
+                next_game = None;
+                for request in [Request::NewGame, Request::Start(Side::White)] {
+                    if let Err(e) = clock.request(request).await {
+                        tracing::warn!("demo: cannot start the next game: {e}");
+                    }
+                }
+                if !tty {
+                    println!("next game");
+                }
+            }
+            _ => {}
+        }
         let shown = view.borrow_and_update().clone();
         let line = format!(
             "DGT 3000 shows {:>7} | {:<7} {:<6}   engine: {}",
