@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use crate::engine::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
 
 use super::method::{self, Boundary, SideState};
-use super::rules::{Kind, Rules, period_of_move};
+use super::rules::{Kind, Rules};
 use super::types::{
     AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
 };
@@ -571,36 +571,46 @@ impl Engine {
         Ok(())
     }
 
+    /// Replace the control for the rest of the game (spec §2.6), keeping each side's real
+    /// remaining time (the method state, never the displayed value: no Bronstein `+d`, no
+    /// independent-cap minimum, no byo-yomi total), the counters and the cap already used.
+    /// Only while ready, paused or flagged. Mid-turn, the side to move keeps what is left of
+    /// its delay window and gets no second `cr/before` credit.
     fn reconfigure(&mut self, tc: TimeControl) -> Result<(), InputError> {
+        self.arbiter_allowed("reconfigure")?;
         let rules = Rules::new(&tc).map_err(|e| not_allowed(e.0))?;
+        let untouched = self.status == Status::Ready
+            && self.moves == [0, 0]
+            && Side::BOTH
+                .iter()
+                .all(|s| self.sides[s.idx()] == method::initial(&self.rules.kind, s.idx()));
         let mut sides = [
             method::initial(&rules.kind, 0),
             method::initial(&rules.kind, 1),
         ];
-        for side in Side::BOTH {
-            let i = side.idx();
-            let keep = self.value(side);
-            let s = &mut sides[i];
-            s.cap_used = self.sides[i].cap_used;
-            match &rules.kind {
-                Kind::Segments { segs, .. } => {
-                    s.period = period_of_move(&segs[i], self.moves[i].saturating_add(1));
-                    s.main = keep;
-                }
-                Kind::Swing { .. } => {
-                    s.reserve[0] = keep;
-                    s.swing = 0;
-                }
-                _ => s.main = keep,
+        if !untouched {
+            for side in Side::BOTH {
+                let i = side.idx();
+                let mid_turn = self.turn == Some(side) && self.status != Status::Ready;
+                sides[i] = method::carry_over(
+                    &self.rules.kind,
+                    &self.sides[i],
+                    &rules.kind,
+                    i,
+                    self.moves[i],
+                    mid_turn,
+                );
             }
+        }
+        if !matches!(
+            (&self.rules.kind, &rules.kind),
+            (Kind::Swing { .. }, Kind::Swing { .. })
+        ) {
+            self.post_cutoff = false;
         }
         self.rules = rules;
         self.sides = sides;
         self.control = tc;
-        if let Some(side) = self.turn {
-            let m = self.moves[side.idx()].saturating_add(1);
-            method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
-        }
         Ok(())
     }
 

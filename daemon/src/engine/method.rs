@@ -495,3 +495,120 @@ pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, move
         s.period = target;
     }
 }
+
+/// The time a side really has left for play under `kind`, to carry into another method:
+/// the running component plus clocks still to come that belong to the player (phased
+/// reserves, swing reserve). Not the displayed value.
+fn remaining(kind: &Kind, s: &SideState) -> u64 {
+    match kind {
+        Kind::Segments { .. } | Kind::Hourglass { .. } => s.main,
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } if s.overtime => s.period_rem,
+        Kind::Byoyomi { .. } | Kind::Canadian { .. } => s.main,
+        Kind::DoubleFlag { .. } if s.extra_phase => s.extra,
+        Kind::DoubleFlag { .. } => s.main,
+        Kind::PhasedCountdown { .. } => {
+            let main = if s.active == 0 { s.main } else { 0 };
+            let later: u64 = s.reserve.iter().skip(s.active.saturating_sub(1)).sum();
+            main.saturating_add(later)
+        }
+        Kind::Swing { .. } => s.swing.saturating_add(s.reserve[0]),
+    }
+}
+
+/// A side's state under the new rules `new` after a reconfiguration (spec §2.6). The same
+/// kind of method keeps its whole state (phases, periods left, extra time, reserves), clamped
+/// to the new limits; another kind gets the real remaining time as its main time. The period
+/// index is derived from the completed moves; no pending base time is added. For the side
+/// to move mid-turn (`mid_turn`), what is left of the delay window is kept (never restarted)
+/// and no `cr/before` credit is given again.
+pub(crate) fn carry_over(
+    old: &Kind,
+    s: &SideState,
+    new: &Kind,
+    side: usize,
+    moves: u32,
+    mid_turn: bool,
+) -> SideState {
+    let mut n = initial(new, side);
+    n.cap_used = s.cap_used;
+    n.flagged = s.flagged;
+    let next = moves.saturating_add(1);
+    match (old, new) {
+        (Kind::Segments { .. }, Kind::Segments { segs, .. }) => {
+            n.main = s.main;
+            n.period = period_of_move(&segs[side], next);
+        }
+        (Kind::Hourglass { .. }, Kind::Hourglass { .. }) => n.main = s.main,
+        (
+            Kind::Byoyomi { .. },
+            Kind::Byoyomi {
+                periods, period, ..
+            },
+        ) => {
+            n.main = s.main;
+            n.overtime = s.overtime;
+            if s.overtime {
+                n.periods_left = s.periods_left.min(*periods).max(1);
+                n.period_rem = s.period_rem.min(*period);
+            }
+        }
+        (Kind::Canadian { .. }, Kind::Canadian { stones, period, .. }) => {
+            n.main = s.main;
+            n.overtime = s.overtime;
+            if s.overtime {
+                n.stones_left = s.stones_left.min(*stones).max(1);
+                n.period_rem = s.period_rem.min(*period);
+            }
+        }
+        (Kind::DoubleFlag { .. }, Kind::DoubleFlag { segs, extra, .. }) => {
+            n.main = s.main;
+            n.period = period_of_move(segs, next);
+            n.extra_phase = s.extra_phase;
+            n.extra = s.extra.min(*extra);
+        }
+        (Kind::PhasedCountdown { .. }, Kind::PhasedCountdown { incs, .. }) => {
+            n.main = s.main;
+            n.reserve = s.reserve;
+            n.active = s.active.min(incs.len());
+            if incs.len() < 2 {
+                // The secondary clock no longer exists: its time joins the reserve.
+                n.reserve[0] = n.reserve[0].saturating_add(n.reserve[1]);
+                n.reserve[1] = 0;
+            }
+        }
+        (Kind::Swing { .. }, Kind::Swing { .. }) => {
+            n.swing = s.swing;
+            n.reserve = s.reserve;
+        }
+        (_, kind) => {
+            let r = remaining(old, s);
+            match kind {
+                Kind::Segments { segs, .. } => {
+                    n.main = r;
+                    n.period = period_of_move(&segs[side], next);
+                }
+                Kind::DoubleFlag { segs, .. } => {
+                    n.main = r;
+                    n.period = period_of_move(segs, next);
+                }
+                Kind::Swing { .. } => {
+                    n.reserve[0] = r;
+                    n.swing = 0;
+                }
+                Kind::Byoyomi { .. } | Kind::Canadian { .. } => {
+                    n.main = r;
+                    n.overtime = false;
+                }
+                _ => n.main = r,
+            }
+        }
+    }
+    if mid_turn && has_window(new, side, next) {
+        let d = match new {
+            Kind::Segments { segs, .. } => delay_for_move(&segs[side], next).map_or(0, |x| x.0),
+            _ => 0,
+        };
+        n.delay_left = s.delay_left.min(d);
+    }
+    n
+}
