@@ -104,6 +104,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     tracing::info!("serving {BUS_NAME}");
     notify_ready(&sup);
     let watchdog = tokio::spawn(watchdog(sup.clone()));
+    let status = tokio::spawn(keep_status(sup.clone()));
     let mut scanning = cfg
         .scan
         .then(|| tokio::spawn(scan(sup.clone(), cfg.scan_ports.clone())));
@@ -144,6 +145,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     }
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     watchdog.abort();
+    status.abort();
     sup.shutdown().await;
     let _ = conn.release_name(BUS_NAME).await;
     Ok(())
@@ -219,7 +221,18 @@ fn notify_ready(sup: &SupervisorHandle) {
     ]);
 }
 
-/// Ping systemd's watchdog only while the supervisor answers: a wedged daemon gets restarted.
+/// Keep systemd's STATUS= line ("N clock(s) attached") current as clocks come and go.
+async fn keep_status(sup: SupervisorHandle) {
+    let mut paths = sup.watch_paths();
+    while paths.changed().await.is_ok() {
+        let n = paths.borrow_and_update().len();
+        let status = format!("{n} clock(s) attached");
+        let _ = sd_notify::notify(&[sd_notify::NotifyState::Status(&status)]);
+    }
+}
+
+/// Ping systemd's watchdog only while the supervisor and every device actor answer: a wedged
+/// loop, or an actor that died, gets the daemon restarted, and the journal resumes the games.
 async fn watchdog(sup: SupervisorHandle) {
     let Some(period) = sd_notify::watchdog_enabled() else {
         return;
@@ -227,11 +240,31 @@ async fn watchdog(sup: SupervisorHandle) {
     let every = period / 2;
     loop {
         tokio::time::sleep(every).await;
-        match tokio::time::timeout(every, sup.handles()).await {
-            Ok(_) => {
-                let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
-            }
-            Err(_) => tracing::error!("supervisor did not answer the watchdog check"),
+        if all_alive(&sup, every).await {
+            let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
         }
     }
+}
+
+/// Whether the supervisor and every actor answer within `limit`.
+async fn all_alive(sup: &SupervisorHandle, limit: Duration) -> bool {
+    let Ok(handles) = tokio::time::timeout(limit, sup.handles()).await else {
+        tracing::error!("watchdog: the supervisor did not answer");
+        return false;
+    };
+    for h in handles {
+        let index = h.state().index;
+        match tokio::time::timeout(limit, h.live()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                tracing::error!("watchdog: clock {index} has stopped unexpectedly: {e}");
+                return false;
+            }
+            Err(_) => {
+                tracing::error!("watchdog: clock {index} did not answer within {limit:?}");
+                return false;
+            }
+        }
+    }
+    true
 }

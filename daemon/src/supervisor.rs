@@ -93,6 +93,11 @@ impl SupervisorHandle {
         self.paths.borrow().clone()
     }
 
+    /// Follow the paths of the attached clocks as they change.
+    pub fn watch_paths(&self) -> watch::Receiver<Vec<OwnedObjectPath>> {
+        self.paths.clone()
+    }
+
     /// Attach a tty with default settings.
     pub async fn attach(&self, port: &str) -> Result<OwnedObjectPath, BusError> {
         self.attach_spec(ClockSpec {

@@ -157,6 +157,20 @@ fn readiness_is_notified_and_sigterm_stops_cleanly() -> Result<()> {
     notify
         .wait_for_line("WATCHDOG=1", Duration::from_secs(5))
         .ok_or_else(|| anyhow::anyhow!("no watchdog ping"))?;
+    // A clock comes: the status line follows, and the watchdog (which now also asks the
+    // clock's actor) keeps pinging.
+    let out = daemon.ctl(&["add-virtual", "status-check"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    notify
+        .wait_for_line("STATUS=1 clock(s) attached", Duration::from_secs(5))
+        .ok_or_else(|| anyhow::anyhow!("no status update after attaching a clock"))?;
+    notify
+        .wait_for_line("WATCHDOG=1", Duration::from_secs(5))
+        .ok_or_else(|| anyhow::anyhow!("no watchdog ping with a clock attached"))?;
     assert!(daemon.terminate()?, "exit status 0 after SIGTERM");
     Ok(())
 }
