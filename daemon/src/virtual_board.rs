@@ -76,6 +76,9 @@ pub enum VirtualControl {
     Unplug,
     /// Plug it back in: a new pty (the link, if any, points to it); the board starts IDLE.
     Replug,
+    /// The link dies without the port closing (a Bluetooth board out of range): everything
+    /// the board would send is lost until unmuted.
+    Mute(bool),
 }
 
 /// A running virtual board. Dropping it stops the task, closes the pty and removes the link.
@@ -188,6 +191,7 @@ impl VirtualBoard {
                 view: view_tx,
                 pty_path: pty_tx,
                 host: host.clone(),
+                muted: false,
             }
             .run(control_rx),
         );
@@ -288,6 +292,7 @@ struct Task {
     view: watch::Sender<ClockView>,
     pty_path: watch::Sender<Option<PathBuf>>,
     host: broadcast::Sender<(u64, Command)>,
+    muted: bool,
 }
 
 impl Task {
@@ -361,6 +366,7 @@ impl Task {
             VirtualControl::Button(b) => self.emu.press_button(now, b),
             VirtualControl::ClockPower(on) => self.emu.set_clock_power(now, on),
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
+            VirtualControl::Mute(on) => self.muted = on,
             VirtualControl::Unplug => {
                 self.pty = None;
                 self.pty_path.send_replace(None);
@@ -387,6 +393,7 @@ impl Task {
         let out = self.emu.poll_output(now);
         if let Some(pty) = self.pty.as_mut()
             && !out.is_empty()
+            && !self.muted
         {
             match tokio::time::timeout(WRITE_TIMEOUT, pty.master.write_all(&out)).await {
                 Ok(Ok(())) => {}

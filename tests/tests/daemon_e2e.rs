@@ -401,6 +401,33 @@ fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
 }
 
 #[test]
+fn a_link_that_goes_silent_without_eof_is_noticed_and_recovers() -> Result<()> {
+    let mut r = rig(&[], "G/5 d/0", "")?;
+    ready(&r.daemon)?;
+    ctl_ok(&r.daemon, &["start", "0"]);
+    // A Bluetooth board out of range: the port stays open, nothing arrives any more.
+    r.emu.send("mute on")?;
+    let st = r.daemon.wait_status(
+        "0",
+        Duration::from_secs(20),
+        "the silent link given up",
+        |v| v.get("connected") == Some(&Value::Bool(false)),
+    )?;
+    assert_eq!(s(&st, "/status"), "running", "the game goes on: {st}");
+    let mark = r.emu.mark();
+    r.emu.send("mute off")?;
+    r.emu.wait_for(
+        mark,
+        Duration::from_secs(15),
+        "a resync push",
+        is_set_and_run,
+    )?;
+    let st = ready(&r.daemon)?;
+    assert!(st.get("connected") == Some(&Value::Bool(true)), "{st}");
+    Ok(())
+}
+
+#[test]
 fn the_game_survives_a_crash_of_the_daemon() -> Result<()> {
     let dir = TempDir::new("e2e-crash")?;
     let bus = PrivateBus::start_session()?;

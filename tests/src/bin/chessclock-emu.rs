@@ -22,7 +22,8 @@ use tokio::signal::unix::{SignalKind, signal};
 ///
 /// The first stdout line says which path to open (`PATH /dev/pts/N`, or with --json
 /// `{"event":"path","path":...}`). Commands are read from stdin, one per line: lever,
-/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, unplug, replug, quit.
+/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, mute on|off, unplug,
+/// replug, quit.
 #[derive(Debug, Parser)]
 #[command(name = "chessclock-emu", version)]
 struct Args {
@@ -105,11 +106,12 @@ fn parse_input(line: &str) -> Result<Option<Input>, String> {
         ["power", rest @ ..] => control(VirtualControl::ClockPower(on_off(rest.first(), "power")?)),
         ["pc-mode", rest @ ..] => control(VirtualControl::PcMode(on_off(rest.first(), "pc-mode")?)),
         ["unplug"] => control(VirtualControl::Unplug),
+        ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
         ["replug"] => control(VirtualControl::Replug),
         ["quit"] => Ok(Some(Input::Quit)),
         _ => Err(format!(
             "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
-             power on|off, pc-mode on|off, unplug, replug, quit"
+             power on|off, pc-mode on|off, mute on|off, unplug, replug, quit"
         )),
     }
 }

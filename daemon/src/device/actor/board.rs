@@ -160,6 +160,8 @@ impl Actor {
                 tracing::info!(clock = self.state.index, "{} is back", self.path.display());
                 self.note(now, "reconnected");
                 self.port = Some(stream);
+                self.last_rx = now;
+                self.keepalive_sent = None;
                 self.reopen_at = None;
                 self.state.connected = true;
                 self.set_device_state(DeviceState::Probing);

@@ -149,6 +149,8 @@ pub(super) async fn spawn(
         probe_next: Some(epoch),
         probe_attempts: 0,
         reopen_at: None,
+        last_rx: epoch,
+        keepalive_sent: None,
         pc_mode_recheck: None,
         text_until: None,
         announcements: VecDeque::new(),
@@ -189,6 +191,10 @@ struct Actor {
     probe_attempts: u32,
     /// When to try to reopen a vanished port.
     reopen_at: Option<Instant>,
+    /// When the board last sent anything.
+    last_rx: Instant,
+    /// A keep-alive (serial number request) went out then and nothing has come since.
+    keepalive_sent: Option<Instant>,
     /// While not in PC mode: when to try a set-and-run again.
     pc_mode_recheck: Option<Instant>,
     /// Text on the display until then; times are shown again afterwards.
@@ -328,6 +334,8 @@ impl Actor {
                 }
                 Wake::Read(Ok(0)) => self.lost(now, "end of file"),
                 Wake::Read(Ok(n)) => {
+                    self.last_rx = now;
+                    self.keepalive_sent = None;
                     let incoming = self.link.feed(&buf[..n]);
                     for msg in incoming {
                         self.handle_incoming(now, msg);
@@ -351,6 +359,7 @@ impl Actor {
             self.queue.deadline(),
             self.probe_next,
             self.reopen_at,
+            self.keepalive_deadline(),
             self.pc_mode_recheck,
             self.text_until,
         ]

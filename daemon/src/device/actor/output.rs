@@ -21,6 +21,12 @@ use crate::monotonic::monotonic_us;
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Board probe: resend the handshake this often until the board answers.
 const PROBE_INTERVAL: Duration = Duration::from_secs(2);
+/// After this much silence from a probed board, ask it for its serial number (PicoChess's
+/// keep-alive, dgt-protocol §7.6).
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(3);
+/// A board that stays silent this long after a keep-alive is taken as gone (a link that died
+/// without EOF, e.g. Bluetooth out of range): closed and reopened like an unplugged one.
+const KEEPALIVE_DEAD: Duration = Duration::from_secs(6);
 /// While the clock refuses set-and-run (not in PC mode), check again this often.
 pub(super) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
 
@@ -32,6 +38,7 @@ impl Actor {
         if self.reopen_at.is_some_and(|at| at <= now) {
             self.try_reopen(now);
         }
+        self.keep_alive(now);
         if self.probe_next.is_some_and(|at| at <= now) && self.port.is_some() {
             self.probe_attempts += 1;
             if self.probe_attempts > 1 {
@@ -76,6 +83,33 @@ impl Actor {
         }
         self.flush().await;
         self.refresh_state(now, changed);
+    }
+
+    /// When the keep-alive check is next due (only for a probed board on an open port).
+    pub(super) fn keepalive_deadline(&self) -> Option<Instant> {
+        if self.port.is_none() || self.probe_next.is_some() {
+            return None;
+        }
+        Some(match self.keepalive_sent {
+            Some(sent) => sent + KEEPALIVE_DEAD,
+            None => self.last_rx + KEEPALIVE_IDLE,
+        })
+    }
+
+    /// Ask a silent board whether it is still there; give it up if it does not answer.
+    pub(super) fn keep_alive(&mut self, now: Instant) {
+        let Some(due) = self.keepalive_deadline() else {
+            return;
+        };
+        if now < due {
+            return;
+        }
+        if self.keepalive_sent.is_some() {
+            self.lost(now, "the board stopped answering");
+        } else {
+            self.send_raw(link::board_serial_request());
+            self.keepalive_sent = Some(now);
+        }
     }
 
     pub(super) fn update_display(&mut self, now: Instant) {
