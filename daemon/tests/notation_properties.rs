@@ -279,7 +279,17 @@ fn other_method() -> BoxedStrategy<TimeControl> {
         common().prop_map(move |(on_flag, overall)| TimeControl {
             method,
             params: Params {
-                on_flag,
+                // D16: flag/continue is for countdown methods only.
+                on_flag: on_flag.filter(|f| {
+                    *f == OnFlag::Freeze
+                        || !matches!(
+                            method,
+                            Method::Hourglass
+                                | Method::DoubleFlag
+                                | Method::PhasedSwing
+                                | Method::PhasedSwingOpen
+                        )
+                }),
                 overall_cap_ms: overall,
                 ..params.clone()
             },

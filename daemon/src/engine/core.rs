@@ -224,7 +224,7 @@ impl Engine {
                 opp,
                 my_moves,
             ),
-            other => method::at_boundary(other, me, opp),
+            other => method::at_boundary(other, me, opp, my_moves),
         };
         match outcome {
             Boundary::Continue => {
@@ -263,10 +263,6 @@ impl Engine {
         self.set_status(status, reason);
     }
 
-    fn countdown_method(&self) -> bool {
-        matches!(self.rules.kind, Kind::Segments { .. })
-    }
-
     fn flag(&mut self, side: Side, reason: &str, t: Time) {
         self.flags.push(FlagRec {
             side,
@@ -277,9 +273,15 @@ impl Engine {
             side,
             reason: reason.to_owned(),
         });
-        if self.rules.on_flag == OnFlag::Continue && self.countdown_method() {
-            self.sides[side.idx()].flagged = true;
-            self.sides[side.idx()].main = 0;
+        // Rules refuse flag/continue for the methods that define their own flag
+        // consequences (hourglass, swing, double flag).
+        if self.rules.on_flag == OnFlag::Continue {
+            let st = &mut self.sides[side.idx()];
+            st.flagged = true;
+            st.main = 0;
+            st.period_rem = 0;
+            st.periods_left = st.periods_left.min(1);
+            st.reserve = [0, 0];
             if self.sides.iter().all(|s| s.flagged) {
                 self.reason = Some(reason.to_owned());
                 self.set_status(Status::Flagged, "flag");

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::params::{Credit, DelayKind, Transition};
+use crate::engine::params::{Credit, DelayKind, Segment, Transition};
 
 use super::rules::{
     Kind, bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at,
@@ -174,7 +174,12 @@ pub(crate) enum Boundary {
 
 /// Handle the mover reaching a boundary (its current value is 0). Segment-based methods
 /// go through [`segments_at_boundary`], which needs both schedules.
-pub(crate) fn at_boundary(kind: &Kind, me: &mut SideState, opp: &mut SideState) -> Boundary {
+pub(crate) fn at_boundary(
+    kind: &Kind,
+    me: &mut SideState,
+    opp: &mut SideState,
+    my_moves: u32,
+) -> Boundary {
     match kind {
         Kind::Segments { .. } => Boundary::Flag("time"),
         Kind::Hourglass { .. } => Boundary::Flag("time"),
@@ -204,11 +209,27 @@ pub(crate) fn at_boundary(kind: &Kind, me: &mut SideState, opp: &mut SideState) 
                 Boundary::Flag("time")
             }
         }
-        Kind::DoubleFlag { segs, extra, .. } => {
+        Kind::DoubleFlag {
+            segs,
+            extra,
+            transition,
+            ..
+        } => {
             if me.extra_phase {
                 return Boundary::Flag("extra_time_expired");
             }
-            if boundary(segs, me.period).is_some() {
+            if let Some(quota) = boundary(segs, me.period) {
+                // tr/flag, tr/flagboth: the next main period is added when the time runs out
+                // with the quota made (as segments, §4.5).
+                if *transition != Transition::Moves && u64::from(my_moves) >= quota {
+                    me.period += 1;
+                    me.main = me.main.saturating_add(seg_at(segs, me.period).base_ms);
+                    if *transition == Transition::FlagBoth && !opp.extra_phase {
+                        opp.period += 1;
+                        opp.main = opp.main.saturating_add(seg_at(segs, opp.period).base_ms);
+                    }
+                    return Boundary::Continue;
+                }
                 // Main ran out in a move-counted period: no mercy, unless the opponent
                 // can no longer win (C6).
                 if opp.extra_phase {
@@ -330,10 +351,12 @@ pub(crate) fn press(kind: &Kind, side: usize, me: &mut SideState, u: u64, m: u32
             extra,
             bonus,
             scheme,
+            transition,
         } => {
             if me.extra_phase {
                 me.extra = super::rules::bonus(*scheme, me.extra, *bonus, *extra);
-            } else if let Some(c) = boundary(segs, me.period)
+            } else if *transition == Transition::Moves
+                && let Some(c) = boundary(segs, me.period)
                 && u64::from(m) >= c
             {
                 me.period += 1;
@@ -410,12 +433,11 @@ pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_m
 /// Phase name (spec §1.4) without the `+cap` suffix.
 pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) -> String {
     match kind {
+        // flag/continue: a side that has flagged stays at 0 (D16).
+        _ if s.flagged => "flagged".into(),
         Kind::Segments {
             segs, single_sd, ..
         } => {
-            if s.flagged {
-                return "flagged".into();
-            }
             if *single_sd {
                 return "sd".into();
             }
@@ -485,7 +507,9 @@ pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, move
         Kind::Segments {
             segs, transition, ..
         } if *transition == Transition::Moves => &segs[side],
-        Kind::DoubleFlag { segs, .. } => segs,
+        Kind::DoubleFlag {
+            segs, transition, ..
+        } if *transition == Transition::Moves => segs,
         _ => return,
     };
     // Closed form: the period that governs the next move, and every base time up to it.
@@ -493,6 +517,18 @@ pub(crate) fn catch_up_periods(kind: &Kind, side: usize, s: &mut SideState, move
     if target > s.period {
         s.main = s.main.saturating_add(bases_between(segs, s.period, target));
         s.period = target;
+    }
+}
+
+/// The period after a reconfiguration: the one that governs the next move under `tr/moves`;
+/// under `tr/flag`/`tr/flagboth` periods are reached by running out of time, so the period
+/// already reached (`kept`) stays, never beyond the moves.
+fn period_after(segs: &[Segment], transition: Transition, next: u32, kept: usize) -> usize {
+    let derived = period_of_move(segs, next);
+    if transition == Transition::Moves {
+        derived
+    } else {
+        kept.min(derived)
     }
 }
 
@@ -534,9 +570,14 @@ pub(crate) fn carry_over(
     n.flagged = s.flagged;
     let next = moves.saturating_add(1);
     match (old, new) {
-        (Kind::Segments { .. }, Kind::Segments { segs, .. }) => {
+        (
+            Kind::Segments { .. },
+            Kind::Segments {
+                segs, transition, ..
+            },
+        ) => {
             n.main = s.main;
-            n.period = period_of_move(&segs[side], next);
+            n.period = period_after(&segs[side], *transition, next, s.period);
         }
         (Kind::Hourglass { .. }, Kind::Hourglass { .. }) => n.main = s.main,
         (
@@ -560,9 +601,17 @@ pub(crate) fn carry_over(
                 n.period_rem = s.period_rem.min(*period);
             }
         }
-        (Kind::DoubleFlag { .. }, Kind::DoubleFlag { segs, extra, .. }) => {
+        (
+            Kind::DoubleFlag { .. },
+            Kind::DoubleFlag {
+                segs,
+                extra,
+                transition,
+                ..
+            },
+        ) => {
             n.main = s.main;
-            n.period = period_of_move(segs, next);
+            n.period = period_after(segs, *transition, next, s.period);
             n.extra_phase = s.extra_phase;
             n.extra = s.extra.min(*extra);
         }
@@ -583,13 +632,17 @@ pub(crate) fn carry_over(
         (_, kind) => {
             let r = remaining(old, s);
             match kind {
-                Kind::Segments { segs, .. } => {
+                Kind::Segments {
+                    segs, transition, ..
+                } => {
                     n.main = r;
-                    n.period = period_of_move(&segs[side], next);
+                    n.period = period_after(&segs[side], *transition, next, 0);
                 }
-                Kind::DoubleFlag { segs, .. } => {
+                Kind::DoubleFlag {
+                    segs, transition, ..
+                } => {
                     n.main = r;
-                    n.period = period_of_move(segs, next);
+                    n.period = period_after(segs, *transition, next, 0);
                 }
                 Kind::Swing { .. } => {
                     n.reserve[0] = r;

@@ -38,6 +38,8 @@ pub(crate) enum Kind {
     },
     DoubleFlag {
         segs: Vec<Segment>,
+        /// How main-time periods are added (spec §4.10 "as 4.5").
+        transition: Transition,
         extra: u64,
         bonus: u64,
         scheme: Scheme,
@@ -176,6 +178,7 @@ impl Rules {
                 }
                 Kind::DoubleFlag {
                     segs,
+                    transition: p.transition.unwrap_or_default(),
                     extra,
                     bonus,
                     scheme: p.scheme.unwrap_or(Scheme::Hybrid),
@@ -208,9 +211,27 @@ impl Rules {
                 )));
             }
         };
+        let on_flag = p.on_flag.unwrap_or_default();
+        if on_flag == OnFlag::Continue
+            && matches!(
+                kind,
+                Kind::Hourglass { .. } | Kind::Swing { .. } | Kind::DoubleFlag { .. }
+            )
+        {
+            return Err(ConfigError(format!(
+                "on_flag continue is for countdown methods (spec D16); {m} defines its own flag consequences"
+            )));
+        }
+        if p.transition.is_some_and(|t| t != Transition::Moves)
+            && !matches!(kind, Kind::Segments { .. } | Kind::DoubleFlag { .. })
+        {
+            return Err(ConfigError(format!(
+                "transition applies to move-counted periods; {m} has none"
+            )));
+        }
         Ok(Rules {
             kind,
-            on_flag: p.on_flag.unwrap_or_default(),
+            on_flag,
             overall_cap: p.overall_cap_ms,
         })
     }

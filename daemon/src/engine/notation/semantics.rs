@@ -9,7 +9,7 @@ use super::NotationError;
 use super::errors::err;
 use super::grammar::{Chunks, Item, MethodItem, Modifier, OptItem, SegmentItem};
 use super::methods;
-use crate::engine::params::{Credit, Method, Params, Segment, TimeControl};
+use crate::engine::params::{Credit, Method, OnFlag, Params, Segment, TimeControl};
 
 /// A built control and what the warnings need to know about it.
 #[derive(Debug, Clone)]
@@ -315,7 +315,10 @@ pub(crate) fn check_fischer_max(params: &Params, opts: &[OptAt]) -> Result<(), N
 /// Which options each kind of control takes.
 fn option_allowed(kw: &str, opt: OptItem) -> bool {
     match opt {
-        OptItem::Cap(_) | OptItem::OnFlag(_) => true,
+        OptItem::Cap(_) | OptItem::OnFlag(OnFlag::Freeze) => true,
+        // D16: countdown methods only; hourglass, swing and double flag define their own
+        // flag consequences.
+        OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df"),
         OptItem::Credit(_) | OptItem::Max(_) => kw == "segments",
         OptItem::Transition(_) => matches!(kw, "segments" | "df"),
     }
@@ -330,10 +333,18 @@ pub(crate) fn apply_options(
     for o in opts {
         if !option_allowed(kw, o.opt) {
             let k = o.opt.keyword();
+            let message = if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
+                format!(
+                    "`flag/continue` is for countdown methods (D16); a `{kw}/` control has its \
+                     own flag rules: remove it"
+                )
+            } else {
+                format!("`{k}/` has no meaning for a `{kw}/` control; remove it")
+            };
             return Err(err(
                 format!("option_not_supported_with_{kw}:{k}"),
                 o.pos,
-                format!("`{k}/` has no meaning for a `{kw}/` control; remove it"),
+                message,
             ));
         }
         match o.opt {
