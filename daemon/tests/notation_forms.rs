@@ -174,8 +174,93 @@ const ERRORS: &[(&str, &str, usize)] = &[
     ),
     ("pgn:abc", "bad_pgn_field", 4),
     ("pgn:40/9000:x", "bad_pgn_field", 12),
-    ("0/30", "bad_number", 0),
+    ("0/30", "unknown_item", 0),
+    ("10001/30", "unknown_item", 0),
+    ("byo/5", "unknown_item", 0),
 ];
+
+/// Spec §6 error codes, plus the option errors the spec has no code for (documented in
+/// docs/timecontrols.md §5).
+const SPEC_CODES: &[&str] = &[
+    "increment_and_delay_on_same_segment",
+    "sudden_death_not_last",
+    "unknown_item",
+    "bad_duration",
+    "sub_ms_duration",
+    "conflicting_methods",
+    "df_needs_final_sudden_death",
+    "df_bonus_exceeds_cap",
+    "hourglass_takes_no_segments",
+    "no_base_time",
+    "per_side_methods_differ",
+    "variable_parameters_need_max",
+    "exceeds_max",
+    "bad_pgn_field",
+    "duplicate_option",
+    "option_inside_braces",
+];
+
+fn spec_code(kind: &str) -> bool {
+    SPEC_CODES.contains(&kind)
+        || kind.starts_with("increment_or_delay_not_supported_with_")
+        || kind.ends_with("_needs_single_sudden_death_base")
+        || kind.starts_with("per_side_not_supported_for_")
+        || kind.starts_with("option_not_supported_with_")
+}
+
+#[test]
+fn every_error_uses_a_spec_code() {
+    let bad = [
+        "0/30",
+        "10001/30",
+        "x/30",
+        "40/",
+        "G/",
+        "G/0.0001s",
+        "G/99999999999",
+        "byo/5",
+        "byo/0x30",
+        "byo/5x",
+        "byo/x30",
+        "can/0/5",
+        "can/5",
+        "can/5/5/5",
+        "df/60",
+        "df/60:10:odd",
+        "df/1:2:3:4",
+        "rsv/1:2:3",
+        "rsv/",
+        "pinc/1:2",
+        "pinc/1:0:3",
+        "swing/1:0",
+        "swing/1:2:3",
+        "G/5 cr/sometimes",
+        "G/5 tr/x",
+        "G/5 flag/x",
+        "G/5 zz",
+        "5",
+        "G/5 inc/2 inc/3",
+        "HG/0",
+        "W{G/5 cr/after} B{G/5}",
+        "G/5 cr/after cr/fide",
+        "HG/3 cr/after",
+        "pgn:",
+        "pgn:40/0",
+        "pgn:300+2 G/5",
+        "W{G/5",
+        "W{G/5} X{G/5}",
+        "G/1:75:00",
+        "G/60 byo/5x0",
+    ];
+    for input in bad {
+        let e = parse(input).expect_err(input);
+        assert!(
+            spec_code(e.kind()),
+            "{input:?}: code {:?} is not a spec code",
+            e.code
+        );
+    }
+}
 
 #[test]
 fn every_error_code_with_its_position() {

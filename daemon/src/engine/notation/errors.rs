@@ -72,7 +72,7 @@ fn method_form(kw: &str) -> &'static str {
 /// A method item with a field missing.
 pub(crate) fn missing_field(kw: &str, what: &str, tok: &str, pos: usize) -> NotationError {
     err(
-        format!("bad_method_item:{kw}/{tok}"),
+        format!("unknown_item:{kw}/{tok}"),
         pos,
         format!(
             "`{kw}/{tok}` lacks the {what}; write it like {}",
@@ -84,7 +84,7 @@ pub(crate) fn missing_field(kw: &str, what: &str, tok: &str, pos: usize) -> Nota
 /// A method item with too many fields.
 pub(crate) fn extra_field(kw: &str, tok: &str, pos: usize) -> NotationError {
     err(
-        format!("bad_method_item:{kw}/{tok}"),
+        format!("unknown_item:{kw}/{tok}"),
         pos,
         format!(
             "`{kw}/{tok}` has too many fields; write it like {}",
@@ -96,7 +96,7 @@ pub(crate) fn extra_field(kw: &str, tok: &str, pos: usize) -> NotationError {
 /// A count (moves, periods, stones) that is not a positive integer.
 pub(crate) fn bad_number(tok: &str, pos: usize, what: &str) -> NotationError {
     err(
-        format!("bad_number:{tok}"),
+        format!("unknown_item:{tok}"),
         pos,
         format!(
             "`{tok}` is not a valid number of {what}: write a whole number from 1 to {}",
