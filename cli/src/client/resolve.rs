@@ -32,6 +32,11 @@ pub(crate) async fn proxy<'a>(
 }
 
 /// Find the clock the user named.
+///
+/// In this order: an object path; a number that is the index of an attached clock; a tty
+/// path (symlinks followed); a board serial number. A number that is no attached clock's
+/// index is therefore tried as a serial (board serials are digits, e.g. `24680`). A serial
+/// that several attached boards share is an error naming them.
 pub(crate) async fn resolve(
     conn: &Connection,
     args: &BusArgs,
@@ -44,23 +49,30 @@ pub(crate) async fn resolve(
              serial (`chessclockctl list` shows them)"
         ))
     };
-    if let Ok(n) = name.parse::<u32>() {
-        let want = clock_path(n);
-        return clocks
-            .into_iter()
-            .find(|p| p.as_str() == want)
-            .ok_or_else(not_found);
-    }
     if name.starts_with(CLOCK_PATH_PREFIX) {
         return clocks
             .into_iter()
             .find(|p| p.as_str() == name)
             .ok_or_else(not_found);
     }
+    if let Ok(n) = name.parse::<u32>() {
+        let want = clock_path(n);
+        if let Some(p) = clocks.iter().find(|p| p.as_str() == want) {
+            return Ok(p.clone());
+        }
+    }
     let wanted_port = std::fs::canonicalize(name).ok();
+    let mut by_serial = Vec::new();
     for path in clocks {
         let clock = proxy(conn, args, &path).await?;
-        let port = clock.port().await.map_err(|e| bus_failure(args, e))?;
+        let port = match clock.port().await {
+            Ok(port) => port,
+            // Detached meanwhile: it matches nothing.
+            Err(zbus::Error::FDO(e)) if matches!(*e, zbus::fdo::Error::UnknownObject(_)) => {
+                continue;
+            }
+            Err(e) => return Err(bus_failure(args, e)),
+        };
         let same_port = port == name
             || wanted_port
                 .as_ref()
@@ -73,8 +85,21 @@ pub(crate) async fn resolve(
             .await
             .map_err(|e| bus_failure(args, e))?;
         if !serial.is_empty() && serial == name {
-            return Ok(path);
+            by_serial.push(path);
         }
     }
-    Err(not_found())
+    match by_serial.len() {
+        0 => Err(not_found()),
+        1 => Ok(by_serial.remove(0)),
+        _ => Err(Failure::Action(format!(
+            "{} clocks have board serial {name}: {}; name one by index or tty path",
+            by_serial.len(),
+            by_serial
+                .iter()
+                .filter_map(|p| clock_index(p.as_str()))
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
