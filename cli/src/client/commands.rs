@@ -302,7 +302,8 @@ async fn status(
     clock: Option<ClockName>,
     json: bool,
 ) -> Result<()> {
-    let values = match clock {
+    let named = clock.is_some();
+    let mut values = match clock {
         Some(name) => {
             let path = resolve(conn, bus, &name).await?;
             let p = proxy(conn, bus, &path).await?;
@@ -311,9 +312,10 @@ async fn status(
         None => snapshot_all(conn, bus, true).await?,
     };
     if json {
-        // One clock named: its object; otherwise an array.
-        let v = if values.len() == 1 {
-            values.into_iter().next().unwrap_or(Value::Null)
+        // The shape follows the command line, not the number of clocks: a named clock is
+        // an object, all clocks an array (also of one, or empty).
+        let v = if named && values.len() == 1 {
+            values.remove(0)
         } else {
             Value::Array(values)
         };
@@ -330,7 +332,9 @@ async fn status(
 
 async fn watch(conn: &Connection, bus: &BusArgs, json: bool, interval_ms: u64) -> Result<()> {
     use std::io::IsTerminal;
-    let tty = std::io::stdout().is_terminal() && !json;
+    // A table redrawn in place needs a terminal; anything else gets JSON lines (docs/cli.md).
+    let json = json || !std::io::stdout().is_terminal();
+    let tty = !json;
     let mut last = String::new();
     if tty {
         // Hide the cursor and clear once; later frames overwrite in place (no flicker).

@@ -47,10 +47,14 @@ pub(crate) async fn clock_json(
         "device_state".into(),
         json!(clock.device_state().await.map_err(f)?),
     );
-    obj.insert(
-        "game_state".into(),
-        json!(clock.game_state().await.map_err(f)?),
-    );
+    // The game state is the snapshot's status: taken from the snapshot read above, not from
+    // the GameState property read later, so the two never disagree when the game changes
+    // between the reads.
+    let game_state = match obj.get("status") {
+        Some(Value::String(s)) => json!(s),
+        _ => json!(clock.game_state().await.map_err(f)?),
+    };
+    obj.insert("game_state".into(), game_state);
     obj.insert(
         "time_control".into(),
         json!(clock.time_control().await.map_err(f)?),
