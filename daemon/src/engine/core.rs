@@ -483,10 +483,69 @@ impl Engine {
         }
     }
 
+    /// Arbiter change of one detail field (spec §2.6). Times are in ms; `periods_left` and
+    /// `stones_left` are counts (the `ms` value is the count); `cap_left_ms` corrects the
+    /// independent cap (what the player may still use of it).
     fn adjust(&mut self, side: Side, field: &str, op: AdjustOp, ms: i64) -> Result<(), InputError> {
         self.arbiter_allowed("adjust")?;
         let kind = &self.rules.kind;
+        let cap = self.rules.overall_cap;
         let st = &mut self.sides[side.idx()];
+        let apply = |current: u64, max: u64, unit: &str| -> Result<u64, InputError> {
+            let new = match op {
+                AdjustOp::Set => ms,
+                AdjustOp::Add => i64::try_from(current)
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(ms),
+            };
+            let Ok(new) = u64::try_from(new) else {
+                return Err(not_allowed(format!(
+                    "{field} would become negative ({new}{unit}); give a smaller reduction"
+                )));
+            };
+            if new > max {
+                return Err(not_allowed(format!(
+                    "{field} would become {new}{unit}, more than the limit of {max}{unit}"
+                )));
+            }
+            Ok(new)
+        };
+        match (field, kind) {
+            ("cap_left_ms", _) => {
+                let Some(a) = cap else {
+                    return Err(not_allowed(
+                        "this control has no overall cap (cap/); there is no cap_left_ms to adjust",
+                    ));
+                };
+                let left = apply(a.saturating_sub(st.cap_used), a, " ms")?;
+                st.cap_used = a - left;
+                return Ok(());
+            }
+            ("periods_left", Kind::Byoyomi { period, .. }) => {
+                let n = apply(u64::from(st.periods_left), u64::from(MAX_COUNT), "")?;
+                if n == 0 {
+                    return Err(not_allowed(
+                        "periods_left must be at least 1 (0 periods is a flag)",
+                    ));
+                }
+                st.periods_left = u32::try_from(n).unwrap_or(MAX_COUNT);
+                // A spent period (a byo-yomi flag) is restarted: the player gets the periods.
+                if st.overtime && st.period_rem == 0 {
+                    st.period_rem = *period;
+                }
+                st.flagged = false;
+                return Ok(());
+            }
+            ("stones_left", Kind::Canadian { .. }) => {
+                let n = apply(u64::from(st.stones_left), u64::from(MAX_COUNT), "")?;
+                if n == 0 {
+                    return Err(not_allowed("stones_left must be at least 1"));
+                }
+                st.stones_left = u32::try_from(n).unwrap_or(MAX_COUNT);
+                return Ok(());
+            }
+            _ => {}
+        }
         let slot: &mut u64 = match (field, kind) {
             ("main_ms", Kind::Swing { .. }) => {
                 return Err(not_allowed(
@@ -506,20 +565,7 @@ impl Engine {
                 )));
             }
         };
-        let new = match op {
-            AdjustOp::Set => ms,
-            AdjustOp::Add => i64::try_from(*slot).unwrap_or(i64::MAX).saturating_add(ms),
-        };
-        let Ok(new) = u64::try_from(new) else {
-            return Err(not_allowed(format!(
-                "{field} would become negative ({new} ms); give a smaller reduction"
-            )));
-        };
-        if new > MAX_DURATION_MS {
-            return Err(not_allowed(format!(
-                "{field} would become {new} ms, more than the limit of {MAX_DURATION_MS} ms (1000 h)"
-            )));
-        }
+        let new = apply(*slot, MAX_DURATION_MS, " ms")?;
         *slot = new;
         if new > 0 {
             st.flagged = false;

@@ -183,13 +183,12 @@ pub(crate) fn at_boundary(
     match kind {
         Kind::Segments { .. } => Boundary::Flag("time"),
         Kind::Hourglass { .. } => Boundary::Flag("time"),
-        Kind::Byoyomi {
-            periods, period, ..
-        } => {
+        Kind::Byoyomi { period, .. } => {
             if !me.overtime {
+                // Main time is over: the periods start, with any arbiter correction of
+                // periods_left / period_ms made during main time (initially P and T).
                 me.overtime = true;
-                me.periods_left = *periods;
-                me.period_rem = *period;
+                me.periods_left = me.periods_left.max(1);
                 Boundary::Continue
             } else if me.periods_left > 1 {
                 me.periods_left -= 1;
@@ -199,11 +198,10 @@ pub(crate) fn at_boundary(
                 Boundary::Flag("time")
             }
         }
-        Kind::Canadian { stones, period, .. } => {
+        Kind::Canadian { .. } => {
             if !me.overtime {
                 me.overtime = true;
-                me.period_rem = *period;
-                me.stones_left = *stones;
+                me.stones_left = me.stones_left.max(1);
                 Boundary::Continue
             } else {
                 Boundary::Flag("time")
@@ -470,15 +468,17 @@ pub(crate) fn detail(kind: &Kind, s: &SideState) -> Map<String, Value> {
     let v = match kind {
         Kind::Segments { .. } => json!({"main_ms": s.main, "period": s.period + 1}),
         Kind::Hourglass { .. } => json!({}),
-        Kind::Byoyomi { period, .. } => json!({
+        // Before the overtime, period_ms / periods_left / stones_left show what the overtime
+        // will start with (T, P, S unless an arbiter corrected them).
+        Kind::Byoyomi { .. } => json!({
             "main_ms": s.main,
             "periods_left": s.periods_left,
-            "period_ms": if s.overtime { s.period_rem } else { *period },
+            "period_ms": s.period_rem,
         }),
-        Kind::Canadian { stones, period, .. } => json!({
+        Kind::Canadian { .. } => json!({
             "main_ms": s.main,
-            "period_ms": if s.overtime { s.period_rem } else { *period },
-            "stones_left": if s.overtime { s.stones_left } else { *stones },
+            "period_ms": s.period_rem,
+            "stones_left": s.stones_left,
         }),
         Kind::DoubleFlag { .. } => json!({
             "main_ms": s.main,
