@@ -134,6 +134,12 @@ impl Decoder {
     fn decode_next(&mut self) -> Option<Result<Decoded, DecodeError>> {
         loop {
             let rest = &self.buf[self.pos..];
+            if rest.is_empty() {
+                return self.stalled();
+            }
+            if let Some((total, item)) = decode_common(rest) {
+                return Some(self.emit(total, item));
+            }
             let skip = match check_header(rest) {
                 Ok((_, total)) => {
                     let end = total.min(rest.len());
@@ -142,17 +148,8 @@ impl Decoder {
                     if let Some(k) = first_high(&rest[from..end]) {
                         from + k
                     } else if let Some(bytes) = rest.get(..total) {
-                        let item =
-                            Message::parse(&Frame::from_checked_parts(bytes)).map(Decoded::Message);
-                        self.pos += total;
-                        self.checked = 0;
-                        if self.pending_drop.count > 0 {
-                            self.ready = Some(item);
-                            return Some(Ok(Decoded::Dropped(std::mem::take(
-                                &mut self.pending_drop,
-                            ))));
-                        }
-                        return Some(item);
+                        let item = Message::parse(&Frame::from_checked_parts(bytes));
+                        return Some(self.emit(total, item));
                     } else {
                         self.checked = end;
                         return self.stalled();
@@ -170,6 +167,50 @@ impl Decoder {
             self.pos += skip;
             self.checked = 0;
         }
+    }
+
+    /// A frame of `total` bytes at `pos` was decoded: consume it and return its item, or the
+    /// pending dropped bytes first (the item then waits in `ready`).
+    #[inline(always)]
+    fn emit(
+        &mut self,
+        total: usize,
+        item: Result<Message, DecodeError>,
+    ) -> Result<Decoded, DecodeError> {
+        self.pos += total;
+        self.checked = 0;
+        let item = item.map(Decoded::Message);
+        if self.pending_drop.count > 0 {
+            self.ready = Some(item);
+            return Ok(Decoded::Dropped(std::mem::take(&mut self.pending_drop)));
+        }
+        item
+    }
+}
+
+/// Fast path for the two messages that make up nearly all real traffic (clock reports and
+/// field updates, spec §9.1): when `rest` starts with a complete, 7-bit BWTIME or FIELD_UPDATE
+/// frame (exact header `8D 00 0A` / `8E 00 05`), its length and item. Anything else (another
+/// id or length, a partial frame, a high-bit payload byte) is `None` and goes the general way;
+/// the result is the same as the general path's, which checks the header against the id's
+/// bounds and scans the payload before calling the same payload parsers.
+#[inline]
+fn decode_common(rest: &[u8]) -> Option<(usize, Result<Message, DecodeError>)> {
+    match rest {
+        [0x8D, 0x00, 0x0A, payload @ ..] => {
+            let p: [u8; 7] = payload.get(..7)?.try_into().ok()?;
+            if p.iter().fold(0, |acc, b| acc | b) & 0x80 != 0 {
+                return None;
+            }
+            let item = Message::parse_bwtime(p).map_err(|r| DecodeError::new(0x8D, &p, r));
+            Some((10, item))
+        }
+        [0x8E, 0x00, 0x05, field, code, ..] if (field | code) & 0x80 == 0 => {
+            let item = Message::parse_field_update(*field, *code)
+                .map_err(|r| DecodeError::new(0x8E, &[*field, *code], r));
+            Some((5, item))
+        }
+        _ => None,
     }
 }
 
@@ -190,7 +231,10 @@ impl Iterator for Decoder {
 
     /// The next decoded item, or `None` until more bytes are pushed.
     fn next(&mut self) -> Option<Self::Item> {
-        self.ready.take().or_else(|| self.decode_next())
+        if self.ready.is_some() {
+            return self.ready.take();
+        }
+        self.decode_next()
     }
 }
 

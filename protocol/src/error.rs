@@ -21,6 +21,19 @@ pub struct DecodeError {
     pub reason: PayloadError,
 }
 
+impl DecodeError {
+    /// The error for a message with id byte `id` and this payload.
+    #[cold]
+    pub(crate) fn new(id: u8, payload: &[u8], reason: PayloadError) -> DecodeError {
+        DecodeError {
+            id,
+            name: crate::MessageId::from(id).name(),
+            payload: payload.to_vec(),
+            reason,
+        }
+    }
+}
+
 /// What is wrong inside a message payload or a command.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]

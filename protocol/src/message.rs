@@ -240,12 +240,29 @@ impl Message {
     pub fn parse(frame: &Frame<'_>) -> Result<Message, DecodeError> {
         let id = frame.id();
         let payload = frame.payload();
-        Message::parse_payload(id, payload).map_err(|reason| DecodeError {
-            id,
-            name: MessageId::from(id).name(),
-            payload: payload.to_vec(),
-            reason,
+        Message::parse_payload(id, payload).map_err(|reason| DecodeError::new(id, payload, reason))
+    }
+
+    /// The BWTIME payload (spec §5.1): the all-zero empty report, an ack (marker nibble 0xA in
+    /// byte 3 or 6) or a clock report.
+    #[inline]
+    pub(crate) fn parse_bwtime(p: [u8; 7]) -> Result<Message, PayloadError> {
+        Ok(if p == [0; 7] {
+            Message::EmptyClockReport
+        } else if is_ack_payload(&p) {
+            Message::ClockAck(ClockAck::decode_payload(&p))
+        } else {
+            Message::ClockReport(ClockReport::decode_payload(p)?)
         })
+    }
+
+    /// The FIELD_UPDATE payload: field index, piece code.
+    #[inline]
+    pub(crate) fn parse_field_update(field: u8, code: u8) -> Result<Message, PayloadError> {
+        let square = Square::from_field(field).ok_or(PayloadError::Field(field))?;
+        let piece =
+            Piece::from_code(code).map_err(|_| PayloadError::PieceCode { code, offset: 1 })?;
+        Ok(Message::FieldUpdate { square, piece })
     }
 
     #[inline]
@@ -260,26 +277,14 @@ impl Message {
                 }
                 Message::BoardDump(board)
             }
-            MessageId::Bwtime => {
-                let p: [u8; 7] = fixed(p)?;
-                if p == [0; 7] {
-                    Message::EmptyClockReport
-                } else if is_ack_payload(&p) {
-                    Message::ClockAck(ClockAck::decode_payload(&p))
-                } else {
-                    Message::ClockReport(ClockReport::decode_payload(p)?)
-                }
-            }
+            MessageId::Bwtime => Message::parse_bwtime(fixed(p)?)?,
             MessageId::FieldUpdate => {
                 let res: nom::IResult<&[u8], (u8, u8)> = all_consuming((byte, byte)).parse(p);
                 let (field, code) = res.map(|(_, v)| v).map_err(|_| PayloadError::Length {
                     expected: 2,
                     got: p.len(),
                 })?;
-                let square = Square::from_field(field).ok_or(PayloadError::Field(field))?;
-                let piece = Piece::from_code(code)
-                    .map_err(|_| PayloadError::PieceCode { code, offset: 1 })?;
-                Message::FieldUpdate { square, piece }
+                Message::parse_field_update(field, code)?
             }
             MessageId::EeMoves => Message::EeMoves(p.to_vec()),
             MessageId::BusAddress => {

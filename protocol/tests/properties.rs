@@ -240,6 +240,41 @@ proptest! {
         prop_assert_eq!(messages_only(&items), want);
     }
 
+    /// The decoder's fast path for clock messages and field updates gives exactly what the
+    /// general frame parser gives, for any 7-bit payload: reports, acks, the empty report,
+    /// no-clock reports and every kind of bad payload (bad BCD, field 64+, piece code 16+).
+    #[test]
+    fn common_messages_decode_as_the_general_parser_says(
+        bwtime in prop_oneof![
+            prop::array::uniform7(seven_bit()),
+            Just([0; 7]),
+            any::<[u8; 4]>().prop_map(|bytes| ClockAck { bytes }.encode_payload()),
+        ],
+        field in seven_bit(),
+        code in seven_bit(),
+        junk in bytes7(3),
+    ) {
+        let mut report = vec![0x8D, 0x00, 0x0A];
+        report.extend_from_slice(&bwtime);
+        let update = [0x8E, 0x00, 0x05, field, code];
+        for frame in [&report[..], &update[..]] {
+            let want = Message::parse(&Frame::new_checked(frame).expect("well framed"))
+                .map(Decoded::Message);
+            let mut d = Decoder::new();
+            d.push(frame);
+            prop_assert_eq!(d.next(), Some(want.clone()));
+            prop_assert_eq!(d.next(), None);
+            // Behind junk: the dropped report first, then the same item.
+            let mut d = Decoder::new();
+            d.push(&junk);
+            d.push(frame);
+            if !junk.is_empty() {
+                prop_assert!(matches!(d.next(), Some(Ok(Decoded::Dropped(_)))));
+            }
+            prop_assert_eq!(d.next(), Some(want));
+        }
+    }
+
     #[test]
     fn no_input_panics_and_every_byte_is_accounted_for(
         stream in prop::collection::vec(any::<u8>(), 0..600),
