@@ -55,7 +55,7 @@ fn input(e: &Engine, t: u64, code: u8, arg: u64) -> Input {
         Some("black") => Side::Black,
         _ => Side::White,
     };
-    let any_side = if arg % 2 == 0 {
+    let any_side = if arg.is_multiple_of(2) {
         Side::White
     } else {
         Side::Black
@@ -72,7 +72,7 @@ fn input(e: &Engine, t: u64, code: u8, arg: u64) -> Input {
         7 => Input::Adjust {
             side: any_side,
             field: FIELDS[usize::try_from(arg / 2 % FIELDS.len() as u64).unwrap_or(0)].to_owned(),
-            op: if arg / 32 % 2 == 0 {
+            op: if (arg / 32).is_multiple_of(2) {
                 AdjustOp::Add
             } else {
                 AdjustOp::Set
