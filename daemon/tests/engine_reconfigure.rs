@@ -38,6 +38,18 @@ fn refused_while_running() {
         .expect_err("running");
     assert!(err.0.contains("pause first"), "{err}");
     assert_eq!(e.control().method.as_str(), "sudden_death");
+    // Paused, flagged and ended games take a new control.
+    at(&mut e, 1000, Input::Pause);
+    reconfigure(&mut e, 1000, "G/5 inc/5");
+    at(
+        &mut e,
+        1000,
+        Input::BoardResult {
+            result: chessclockd::engine::GameResult::Draw,
+        },
+    );
+    reconfigure(&mut e, 1000, "G/3 d/0");
+    assert_eq!(e.control().method.as_str(), "sudden_death");
 }
 
 #[test]

@@ -622,10 +622,16 @@ impl Engine {
     /// Replace the control for the rest of the game (spec §2.6), keeping each side's real
     /// remaining time (the method state, never the displayed value: no Bronstein `+d`, no
     /// independent-cap minimum, no byo-yomi total), the counters and the cap already used.
-    /// Only while ready, paused or flagged. Mid-turn, the side to move keeps what is left of
+    /// Not while a clock runs. Mid-turn, the side to move keeps what is left of
     /// its delay window and gets no second `cr/before` credit.
     fn reconfigure(&mut self, tc: TimeControl) -> Result<(), InputError> {
-        self.arbiter_allowed("reconfigure")?;
+        // Never while a clock runs (§2.6: pause first). An ended game may take a new
+        // control (nothing runs; the daemon sets the next game's control this way).
+        if self.status == Status::Running {
+            return Err(not_allowed(
+                "reconfigure needs a stopped game (it is running); pause first",
+            ));
+        }
         let rules = Rules::new(&tc).map_err(|e| not_allowed(e.0))?;
         let untouched = self.status == Status::Ready
             && self.moves == [0, 0]
