@@ -28,11 +28,13 @@ impl Actor {
                 self.state.board_serial = serial;
             }
             Incoming::ClockVersion { model, firmware } => {
+                // A repeated answer (two version requests crossed) changes nothing.
+                let known = self.link.model() == model && self.state.firmware == firmware;
                 self.link.set_model(model);
                 self.state.model = model.name().to_owned();
                 self.state.firmware = firmware;
                 self.set_device_state(DeviceState::Ready);
-                self.dirty = true;
+                self.dirty |= !known;
             }
             Incoming::Ack(ack) => self.handle_ack(now, ack),
             Incoming::Button(code) => self.handle_button(now, code),
@@ -41,8 +43,12 @@ impl Actor {
                     self.set_device_state(DeviceState::NoClock);
                     return;
                 }
-                if self.link.model() == Model::Unknown && !self.queue.busy() {
-                    // A clock switched on after the probe: ask it who it is.
+                if self.link.model() == Model::Unknown
+                    && self.probe_next.is_none()
+                    && !self.queue.busy()
+                {
+                    // A clock switched on after the probe: ask it who it is. (During the
+                    // probe the handshake's answer asks already.)
                     self.queue.push(link::clock_version());
                 }
                 if self.state.device_state == DeviceState::NoClock {
