@@ -434,6 +434,22 @@ fn attach_detach_clocks_and_the_object_manager() -> Result<()> {
     })?;
     let list = r.daemon.ctl_json(&["list", "--json"])?;
     assert_eq!(list.as_array().map(Vec::len), Some(2), "{list}");
+    // Hotplug's `attach --if-absent` of a port attached already is success; a plain attach
+    // is the action's failure (exit 1).
+    let again = r.daemon.ctl(&["attach", &emu2.path]);
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    let again = r.daemon.ctl(&["attach", "--if-absent", &emu2.path]);
+    assert!(again.status.success(), "{again:?}");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already attached"),
+        "{again:?}"
+    );
+    let list = r.daemon.ctl_json(&["list", "--json"])?;
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(2),
+        "nothing new: {list}"
+    );
     let mark = c.mark();
     r.ctl_ok(&["detach", &emu2.path]);
     c.wait_signal(mark, "InterfacesRemoved for the CLI's detach", |m| {

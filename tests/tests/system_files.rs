@@ -95,7 +95,7 @@ fn attach_template_runs_chessclockctl_attach_and_follows_the_device() {
     let unit = ini(&read("systemd/chessclock-attach@.service"));
     assert_eq!(
         unit["Service"]["ExecStart"],
-        vec!["/usr/bin/chessclockctl attach /dev/%I".to_owned()]
+        vec!["/usr/bin/chessclockctl attach --if-absent /dev/%I".to_owned()]
     );
     assert_eq!(unit["Unit"]["BindsTo"], vec!["dev-%i.device".to_owned()]);
     assert!(unit["Unit"]["After"][0].contains("chessclockd.service"));

@@ -140,6 +140,10 @@ pub(crate) enum BusCommand {
     Attach {
         /// e.g. /dev/ttyACM0
         port: String,
+        /// A port that is attached already is success, not a failure (for hotplug: a
+        /// replugged board is still attached, and the daemon reopens it by itself).
+        #[arg(long)]
+        if_absent: bool,
     },
     /// Detach a clock.
     Detach {
@@ -161,6 +165,9 @@ pub(crate) struct ReadArgs {
     pub json: bool,
 }
 
+/// The error name the daemon gives an attach of a port that is attached already.
+const ALREADY_ATTACHED: &str = "org.chessclockd.ChessClock1.Error.AlreadyAttached";
+
 /// Run a bus subcommand.
 pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
     let conn = connect(bus).await?;
@@ -170,11 +177,21 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
         BusCommand::Status { clock, read } => status(&conn, bus, clock, read.json).await,
         BusCommand::Watch { read, interval_ms } => watch(&conn, bus, read.json, interval_ms).await,
         BusCommand::Monitor(read) => monitor(&conn, bus, read.json).await,
-        BusCommand::Attach { port } => {
+        BusCommand::Attach { port, if_absent } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
-            let path = mgr.attach(&port).await.map_err(f)?;
-            println!("{}", path.as_str());
-            Ok(())
+            match mgr.attach(&port).await {
+                Ok(path) => {
+                    println!("{}", path.as_str());
+                    Ok(())
+                }
+                Err(zbus::Error::MethodError(name, msg, _))
+                    if if_absent && name.as_str() == ALREADY_ATTACHED =>
+                {
+                    eprintln!("{}", msg.unwrap_or_default());
+                    Ok(())
+                }
+                Err(e) => Err(f(e)),
+            }
         }
         BusCommand::AddVirtual { name } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
