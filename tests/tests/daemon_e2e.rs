@@ -290,6 +290,10 @@ fn a_clock_not_in_pc_mode_is_reported() -> Result<()> {
         "running",
         "the engine runs regardless: {st}"
     );
+    // The operator is told what to select on the clock.
+    let out = r.daemon.ctl(&["status", "0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("select option 25"), "{text}");
     Ok(())
 }
 

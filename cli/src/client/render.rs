@@ -141,6 +141,9 @@ pub(crate) fn status_text(v: &Value) -> String {
         s(v, "device_state"),
         s(v, "white_side")
     ));
+    if let Some(advice) = device_advice(s(v, "device_state"), s(v, "model")) {
+        out.push_str(&format!("           {advice}\n"));
+    }
     out.push_str(&format!("  control  {}\n", s(v, "time_control")));
     let running = v.get("running").and_then(Value::as_str);
     out.push_str(&format!(
@@ -200,6 +203,26 @@ pub(crate) fn list_line(v: &Value) -> String {
     )
 }
 
+/// What the operator should do about a device state, if anything (docs/dbus-api.md).
+pub(crate) fn device_advice(state: &str, model: &str) -> Option<String> {
+    Some(match state {
+        "not_in_pc_mode" => format!(
+            "the clock refuses remote control: select option {} on the clock",
+            match model {
+                "DGT XL" => "23",
+                "DGT 3000" => "25",
+                _ => "25 (DGT 3000) or 23 (DGT XL)",
+            }
+        ),
+        "no_clock" => "no clock on the board's cable: plug it in and switch it on".into(),
+        "not_responding" => "the clock does not answer: check its cable and batteries".into(),
+        "disconnected" => {
+            "the board is gone: reconnect it (the game goes on; it is reopened every 2 s)".into()
+        }
+        _ => return None,
+    })
+}
+
 /// Header of `list` / `watch`.
 pub(crate) fn list_header() -> String {
     format!(
@@ -221,6 +244,16 @@ fn truncate(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_states_that_need_the_operator_say_what_to_do() {
+        let pc = device_advice("not_in_pc_mode", "DGT XL").expect("advice");
+        assert!(pc.contains("option 23"), "{pc}");
+        let pc = device_advice("not_in_pc_mode", "DGT 3000").expect("advice");
+        assert!(pc.contains("option 25"), "{pc}");
+        assert!(device_advice("no_clock", "").is_some());
+        assert_eq!(device_advice("ready", "DGT 3000"), None);
+    }
 
     #[test]
     fn clock_text_rounds_up_and_switches_to_hours() {
