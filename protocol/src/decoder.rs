@@ -12,6 +12,8 @@
 //! waits for its payload, and a caller that stops draining cannot grow the buffer beyond
 //! [`MAX_BUFFERED`] plus one pushed slice.
 
+use std::collections::VecDeque;
+
 use crate::error::DecodeError;
 use crate::frame::{Frame, FrameError, check_header, first_high};
 use crate::message::Message;
@@ -21,6 +23,8 @@ pub const MAX_DROPPED_KEPT: usize = 64;
 /// Undrained input above which [`Decoder::push`] drops new bytes (counted as dropped) instead
 /// of buffering them, so the buffer never exceeds this plus one pushed slice. A single push
 /// of any size is accepted whole; a caller that drains after every push never reaches it.
+/// Refused bytes are reported where they were in the stream: after the frames buffered before
+/// them, together with the partial frame they cut off.
 pub const MAX_BUFFERED: usize = 64 * 1024 + 0x3FFF;
 /// Consumed bytes at the front of the buffer that trigger compaction on the next push.
 const COMPACT_AT: usize = 4096;
@@ -69,8 +73,21 @@ pub struct Decoder {
     checked: usize,
     pending_drop: Dropped,
     dropped_total: u64,
+    /// Input refused at the cap, in stream order, each at the buffer offset where it belongs.
+    /// Frames before a gap come out first; the gap is reported when decoding reaches it.
+    gaps: VecDeque<Gap>,
     ready: Option<Result<Decoded, DecodeError>>,
     finished: bool,
+}
+
+/// Pushed bytes [`Decoder::push`] refused because too much input was waiting undrained.
+#[derive(Debug)]
+struct Gap {
+    /// Offset in `buf` where the refused bytes would have been (between the bytes accepted
+    /// before and after them).
+    at: usize,
+    /// The refused bytes (already counted in `dropped_total`).
+    dropped: Dropped,
 }
 
 impl Decoder {
@@ -84,17 +101,41 @@ impl Decoder {
         self.finished = false;
         if self.pos == self.buf.len() {
             self.buf.clear();
-            self.pos = 0;
+            self.consumed_front();
         } else if self.pos >= COMPACT_AT {
             self.buf.drain(..self.pos);
-            self.pos = 0;
+            self.consumed_front();
         }
         if self.buf.len() - self.pos > MAX_BUFFERED {
-            // The caller keeps pushing without draining: refuse to grow further.
-            note_drop(&mut self.pending_drop, &mut self.dropped_total, input);
+            // The caller keeps pushing without draining: refuse to grow further. The refused
+            // bytes are a gap at the end of the buffer, reported in their place in the stream:
+            // after the frames buffered before them.
+            if input.is_empty() {
+                return;
+            }
+            let at = self.buf.len();
+            if self.gaps.back().is_none_or(|g| g.at != at) {
+                self.gaps.push_back(Gap {
+                    at,
+                    dropped: Dropped::default(),
+                });
+            }
+            if let Some(gap) = self.gaps.back_mut() {
+                note_drop(&mut gap.dropped, &mut self.dropped_total, input);
+            }
         } else {
             self.buf.extend_from_slice(input);
         }
+    }
+
+    /// The bytes before `pos` were removed from the buffer: offsets move down.
+    fn consumed_front(&mut self) {
+        if !self.gaps.is_empty() {
+            for gap in &mut self.gaps {
+                gap.at -= self.pos;
+            }
+        }
+        self.pos = 0;
     }
 
     /// End of input: once the complete frames are drained, the buffered partial frame (which
@@ -133,40 +174,71 @@ impl Decoder {
 
     fn decode_next(&mut self) -> Option<Result<Decoded, DecodeError>> {
         loop {
-            let rest = &self.buf[self.pos..];
-            if rest.is_empty() {
-                return self.stalled();
-            }
-            if let Some((total, item)) = decode_common(rest) {
+            // Decode up to the first gap, or to the end of the buffer.
+            let limit = self.gaps.front().map_or(self.buf.len(), |g| g.at);
+            let rest = &self.buf[self.pos..limit];
+            let skip = if rest.is_empty() {
+                None
+            } else if let Some((total, item)) = decode_common(rest) {
                 return Some(self.emit(total, item));
-            }
-            let skip = match check_header(rest) {
-                Ok((_, total)) => {
-                    let end = total.min(rest.len());
-                    // Only the bytes that arrived since the last look need checking.
-                    let from = self.checked.max(3);
-                    if let Some(k) = first_high(&rest[from..end]) {
-                        from + k
-                    } else if let Some(bytes) = rest.get(..total) {
-                        let item = Message::parse(&Frame::from_checked_parts(bytes));
-                        return Some(self.emit(total, item));
-                    } else {
-                        self.checked = end;
-                        return self.stalled();
+            } else {
+                match check_header(rest) {
+                    Ok((_, total)) => {
+                        let end = total.min(rest.len());
+                        // Only the bytes that arrived since the last look need checking.
+                        let from = self.checked.max(3);
+                        if let Some(k) = first_high(&rest[from..end]) {
+                            Some(from + k)
+                        } else if let Some(bytes) = rest.get(..total) {
+                            let item = Message::parse(&Frame::from_checked_parts(bytes));
+                            return Some(self.emit(total, item));
+                        } else {
+                            self.checked = end;
+                            None
+                        }
                     }
+                    Err(FrameError::Incomplete { .. }) => None,
+                    Err(FrameError::NotAnId(_)) => Some(first_high(rest).unwrap_or(rest.len())),
+                    Err(_) => Some(1),
                 }
-                Err(FrameError::Incomplete { .. }) => return self.stalled(),
-                Err(FrameError::NotAnId(_)) => first_high(rest).unwrap_or(rest.len()),
-                Err(_) => 1,
             };
-            note_drop(
-                &mut self.pending_drop,
-                &mut self.dropped_total,
-                &rest[..skip],
-            );
-            self.pos += skip;
-            self.checked = 0;
+            if let Some(skip) = skip {
+                note_drop(
+                    &mut self.pending_drop,
+                    &mut self.dropped_total,
+                    &rest[..skip],
+                );
+                self.pos += skip;
+                self.checked = 0;
+            } else if self.gaps.is_empty() {
+                return self.stalled();
+            } else {
+                self.cross_gap();
+            }
         }
+    }
+
+    /// Stalled at the first gap: what is left before it is the start of a frame whose
+    /// continuation was refused, so it can never complete. Drop it, then the gap's bytes, in
+    /// stream order, and go on after the gap.
+    #[cold]
+    fn cross_gap(&mut self) {
+        let Some(gap) = self.gaps.pop_front() else {
+            return;
+        };
+        note_drop(
+            &mut self.pending_drop,
+            &mut self.dropped_total,
+            &self.buf[self.pos..gap.at],
+        );
+        self.pos = gap.at;
+        self.checked = 0;
+        let room = MAX_DROPPED_KEPT.saturating_sub(self.pending_drop.bytes.len());
+        let kept = &gap.dropped.bytes;
+        self.pending_drop
+            .bytes
+            .extend_from_slice(&kept[..room.min(kept.len())]);
+        self.pending_drop.count += gap.dropped.count;
     }
 
     /// A frame of `total` bytes at `pos` was decoded: consume it and return its item, or the
@@ -447,6 +519,103 @@ mod tests {
             50_000,
             "one large push is accepted whole"
         );
+    }
+
+    /// What `items` say, in order: message type names and `dropped N`.
+    fn kinds(items: &[Result<Decoded, DecodeError>]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| match i {
+                Ok(Decoded::Dropped(x)) => format!("dropped {}", x.count),
+                Ok(Decoded::Message(m)) => m.type_name().to_owned(),
+                Err(e) => format!("error {e}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn input_refused_at_the_cap_is_reported_after_the_older_buffered_frames() {
+        // Fill the buffer past MAX_BUFFERED without draining, ending in half a frame.
+        let frames = MAX_BUFFERED / FIELD.len();
+        let mut d = Decoder::new();
+        d.push(&[0x11, 0x22]); // junk before everything: reported first
+        d.push(&FIELD.repeat(frames));
+        d.push(&FIELD[..3]);
+        assert_eq!(d.dropped_total(), 0, "all accepted so far");
+        assert!(d.buffered_len() > MAX_BUFFERED);
+        // Refused: the rest of that frame and two whole ones.
+        let mut refused = FIELD[3..].to_vec();
+        refused.extend(FIELD.repeat(2));
+        d.push(&refused);
+        assert_eq!(d.dropped_total(), refused.len() as u64);
+        let items = drain(&mut d);
+        let want_head = ["dropped 2".to_owned(), "field_update".to_owned()];
+        assert_eq!(kinds(&items[..2]), want_head);
+        assert_eq!(
+            items.len(),
+            1 + frames,
+            "nothing after the buffered frames yet"
+        );
+        // Draining frees room: the next push is accepted, behind the refused bytes. The refused
+        // bytes and the half frame they cut off come out as one report, after every older frame
+        // and before the newer one.
+        d.push(&FIELD);
+        let items = drain(&mut d);
+        assert_eq!(
+            kinds(&items),
+            [
+                format!("dropped {}", 3 + refused.len()),
+                "field_update".into()
+            ]
+        );
+        let Ok(Decoded::Dropped(x)) = &items[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            x.bytes[..3],
+            FIELD[..3],
+            "the cut-off frame's start comes first"
+        );
+        assert_eq!(x.bytes[3..5], FIELD[3..], "then the refused bytes");
+        assert_eq!(d.dropped_total(), 2 + 3 + refused.len() as u64);
+        assert_eq!(d.buffered_len(), 0);
+    }
+
+    #[test]
+    fn each_refused_push_is_reported_in_its_own_place() {
+        const VERSION: [u8; 5] = [0x93, 0x00, 0x05, 0x03, 0x0A];
+        let frames = MAX_BUFFERED / FIELD.len() + 1;
+        let mut d = Decoder::new();
+        d.push(&FIELD.repeat(frames)); // one push is accepted whole, past the cap
+        d.push(&[0x8E]); // refused (first gap)
+        let mut items: Vec<_> = d.by_ref().take(3).collect();
+        d.push(&VERSION); // room again: accepted, behind the first gap
+        d.push(&[0x11]);
+        d.push(&FIELD);
+        d.push(&[0x22, 0x33]); // over the cap again: refused (second gap)
+        d.finish();
+        items.extend(d.by_ref());
+        let mut want = vec!["field_update".to_owned(); frames];
+        want.extend(
+            [
+                "dropped 1",
+                "version",
+                "dropped 1",
+                "field_update",
+                "dropped 2",
+            ]
+            .map(String::from),
+        );
+        assert_eq!(kinds(&items), want);
+        assert_eq!(d.dropped_total(), 4);
+        let samples: Vec<&[u8]> = items
+            .iter()
+            .filter_map(|i| match i {
+                Ok(Decoded::Dropped(x)) => Some(&x.bytes[..]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(samples, [&[0x8E][..], &[0x11], &[0x22, 0x33]]);
     }
 
     #[test]
