@@ -45,12 +45,15 @@ pub struct EmuConfig {
     pub report_lag_ms: u64,
     /// Delay of the board's answers to its own commands (version, serial number, ...).
     pub reply_delay_ms: u64,
-    /// Bluetooth quirk: an all-zero BWTIME right after each clock command.
+    /// Bluetooth quirk (spec §5.1, §7.3 (a)): an all-zero BWTIME just before each
+    /// clock-command ack.
     pub bt_empty_report: bool,
-    /// Bluetooth quirk: every clock-command ack is sent twice.
+    /// Bluetooth quirk (spec §7.3 (b), §7.10 item 4): for `bt_duplicate_window_ms` after a
+    /// clock command's ack was sent, a clock request (`0x41`) is answered with that ack again
+    /// instead of a report.
     pub bt_duplicate_ack: bool,
-    /// Gap between an ack and its Bluetooth duplicate.
-    pub bt_duplicate_gap_ms: u64,
+    /// How long after a clock-command ack a clock request still gets the ack (spec: ~1 s).
+    pub bt_duplicate_window_ms: u64,
     /// Faults applied to the output byte stream.
     pub faults: FaultConfig,
 }
@@ -68,14 +71,14 @@ impl Default for EmuConfig {
             reply_delay_ms: 5,
             bt_empty_report: false,
             bt_duplicate_ack: false,
-            bt_duplicate_gap_ms: 300,
+            bt_duplicate_window_ms: 1000,
             faults: FaultConfig::default(),
         }
     }
 }
 
 impl EmuConfig {
-    /// Switch both Bluetooth quirks on or off.
+    /// Switch both Bluetooth quirks on or off (`bt_empty_report`, `bt_duplicate_ack`).
     pub fn bluetooth(mut self, on: bool) -> EmuConfig {
         self.bt_empty_report = on;
         self.bt_duplicate_ack = on;
@@ -146,6 +149,8 @@ pub struct Emulator {
     wire: FaultLayer,
     last_report: Option<[u8; 7]>,
     next_periodic: Option<u64>,
+    /// The last clock-command ack sent to the host and when (for `bt_duplicate_ack`).
+    last_command_ack: Option<(u64, ClockAck)>,
     log: Vec<HostEntry>,
     now: u64,
 }
@@ -165,6 +170,7 @@ impl Emulator {
             wire,
             last_report: None,
             next_periodic: None,
+            last_command_ack: None,
             log: Vec::new(),
             now: 0,
         }
@@ -265,6 +271,7 @@ impl Emulator {
         self.wire.clear();
         self.last_report = None;
         self.next_periodic = None;
+        self.last_command_ack = None;
     }
 
     /// What the clock shows at `now_ms`.
@@ -378,8 +385,11 @@ impl Emulator {
                 }
             }
             BoardAction::ClockReport => {
-                let report = self.clock.report();
-                self.schedule(now + self.cfg.reply_delay_ms, Message::ClockReport(report));
+                let answer = match self.bt_repeated_ack(now) {
+                    Some(ack) => Message::ClockAck(ack),
+                    None => Message::ClockReport(self.clock.report()),
+                };
+                self.schedule(now + self.cfg.reply_delay_ms, answer);
             }
             BoardAction::Reply(message) => {
                 self.schedule(now + self.cfg.reply_delay_ms, message);
@@ -401,8 +411,16 @@ impl Emulator {
             self.schedule(at, Message::EmptyClockReport);
         }
         self.schedule(at, Message::ClockAck(ack));
-        if self.cfg.bt_duplicate_ack {
-            self.schedule(at + self.cfg.bt_duplicate_gap_ms, Message::ClockAck(ack));
-        }
+        self.last_command_ack = Some((at, ack));
+    }
+
+    /// With `bt_duplicate_ack`: the ack a clock request at `now` gets instead of a report,
+    /// i.e. the last clock-command ack if it was sent less than `bt_duplicate_window_ms` ago.
+    fn bt_repeated_ack(&self, now: u64) -> Option<ClockAck> {
+        let (sent, ack) = self.last_command_ack?;
+        (self.cfg.bt_duplicate_ack
+            && sent <= now
+            && now < sent.saturating_add(self.cfg.bt_duplicate_window_ms))
+        .then_some(ack)
     }
 }
