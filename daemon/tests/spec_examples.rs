@@ -2,7 +2,7 @@
 //! worked by hand into vectors (`tests/data/spec-worked-examples.json`), through the engine:
 //! once from their `params` and once from their notation alone.
 
-use chessclockd::engine::vectors::{VectorFile, differences, run_vector};
+use chessclockd::engine::vectors::{VectorFile, failures};
 use serde_json::Value;
 
 const EXAMPLES: &str = concat!(
@@ -13,23 +13,7 @@ const EXAMPLES: &str = concat!(
 fn run_all(doc: &Value) -> Vec<String> {
     let file = VectorFile::from_value(doc).expect("a vectors object");
     assert!(file.vectors.len() >= 50, "the file holds 57 examples");
-    let mut failures = Vec::new();
-    for v in &file.vectors {
-        let got = match run_vector(v) {
-            Ok(g) => g,
-            Err(e) => {
-                failures.push(format!("{}: {e}", v.id));
-                continue;
-            }
-        };
-        for (exp, snap) in v.expect.iter().zip(&got.snapshots) {
-            let t = exp.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
-            for d in differences(exp, snap) {
-                failures.push(format!("{} @ {t}: {d}", v.id));
-            }
-        }
-    }
-    failures
+    failures(&file)
 }
 
 fn examples() -> Value {

@@ -433,6 +433,32 @@ pub fn differences(expected: &Value, got: &Value) -> Vec<String> {
     out
 }
 
+/// Run every timing vector of `file` and list what went wrong, one line each naming the
+/// vector, the snapshot time and the field: a vector that cannot run, runner warnings
+/// (skipped events, substituted controls), and every difference from an expected snapshot.
+pub fn failures(file: &VectorFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in &file.vectors {
+        let got = match run_vector(v) {
+            Ok(g) => g,
+            Err(e) => {
+                out.push(format!("{}: {e}", v.id));
+                continue;
+            }
+        };
+        if !got.warnings.is_empty() {
+            out.push(format!("{}: runner warnings {:?}", v.id, got.warnings));
+        }
+        for (exp, snap) in v.expect.iter().zip(&got.snapshots) {
+            let t = exp.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
+            for d in differences(exp, snap) {
+                out.push(format!("{} @ {t}: {d}", v.id));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
