@@ -8,7 +8,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; t
   echo "test.sh: need root to run: $*" >&2; return 1; fi; }
 
 # System packages the tests use: a real dbus-daemon (private buses with the real policy),
-# setpriv/useradd (run clients as unprivileged users), systemd-analyze (unit checks).
+# setpriv/useradd (run clients as unprivileged users), systemd-analyze (unit checks), kill.
 need=()
 command -v dbus-daemon >/dev/null || need+=(dbus-daemon)
 command -v dbus-send >/dev/null || need+=(dbus-bin)
@@ -16,6 +16,8 @@ command -v setpriv >/dev/null || need+=(util-linux)
 command -v useradd >/dev/null || need+=(passwd)
 command -v python3 >/dev/null || need+=(python3)
 command -v systemd-analyze >/dev/null || need+=(systemd)
+# The tests send signals with the kill program (bash's builtin does not count).
+[ -x /usr/bin/kill ] || [ -x /bin/kill ] || need+=(procps)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   as_root apt-get update -qq
