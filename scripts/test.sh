@@ -34,6 +34,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== fuzz (briefly, where a nightly toolchain and cargo-fuzz are present)"
+./scripts/fuzz.sh 30
 echo "== cargo test"
 cargo build --workspace --bins --locked
 log=$(mktemp)
