@@ -34,7 +34,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== fuzz (briefly, where a nightly toolchain and cargo-fuzz are present)"
+echo "== fuzz (briefly, where a nightly toolchain is present)"
+if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked --quiet
+fi
 ./scripts/fuzz.sh 30
 echo "== cargo test"
 cargo build --workspace --bins --locked
