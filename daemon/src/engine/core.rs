@@ -162,7 +162,7 @@ impl Engine {
         let mut left = now.since(self.last);
         // Some phase changes happen inside the evolution, not at a boundary (main time
         // running into byo-yomi, swing into reserve): they are events too.
-        let before = self.phase_name(side);
+        let before = self.phase(side);
         let queued = self.events.len();
         for _ in 0..10_000 {
             match self.time_to_boundary(side) {
@@ -182,17 +182,20 @@ impl Engine {
             }
         }
         self.last = now;
-        let after = self.phase_name(side);
-        let announced = self.events.iter().skip(queued).rev().find_map(|e| match e {
-            Event::PhaseChanged { side: s, new, .. } if *s == side => Some(new.as_str()),
-            _ => None,
-        });
-        if after != before && announced != Some(after.as_str()) && self.status == Status::Running {
-            self.events.push_back(Event::PhaseChanged {
-                side,
-                old: before,
-                new: after,
+        let after = self.phase(side);
+        if after != before && self.status == Status::Running {
+            let after = after.to_string();
+            let announced = self.events.iter().skip(queued).rev().find_map(|e| match e {
+                Event::PhaseChanged { side: s, new, .. } if *s == side => Some(new.as_str()),
+                _ => None,
             });
+            if announced != Some(after.as_str()) {
+                self.events.push_back(Event::PhaseChanged {
+                    side,
+                    old: before.to_string(),
+                    new: after,
+                });
+            }
         }
     }
 
@@ -209,7 +212,7 @@ impl Engine {
         {
             return; // the end of a delay window: nothing changes but the display
         }
-        let before = self.phase_name(side);
+        let before = self.phase(side);
         let my_moves = self.moves[side.idx()];
         let kind = &self.rules.kind;
         let (me, opp) = pair(&mut self.sides, side);
@@ -228,12 +231,12 @@ impl Engine {
         };
         match outcome {
             Boundary::Continue => {
-                let after = self.phase_name(side);
+                let after = self.phase(side);
                 if after != before {
                     self.events.push_back(Event::PhaseChanged {
                         side,
-                        old: before,
-                        new: after,
+                        old: before.to_string(),
+                        new: after.to_string(),
                     });
                 }
             }
@@ -292,6 +295,10 @@ impl Engine {
     }
 
     pub(crate) fn phase_name(&self, side: Side) -> String {
+        self.phase(side).to_string()
+    }
+
+    fn phase(&self, side: Side) -> method::Phase {
         method::phase(
             &self.rules.kind,
             side.idx(),
@@ -393,7 +400,7 @@ impl Engine {
         let i = side.idx();
         let u = self.turn_u;
         let m = self.moves[i].saturating_add(1);
-        let before = self.phase_name(side);
+        let before = self.phase(side);
         if !self.sides[i].flagged {
             method::press(&self.rules.kind, i, &mut self.sides[i], u, m);
         }
@@ -411,12 +418,12 @@ impl Engine {
                 s.swing = 0;
             }
         }
-        let after = self.phase_name(side);
+        let after = self.phase(side);
         if after != before {
             self.events.push_back(Event::PhaseChanged {
                 side,
-                old: before,
-                new: after,
+                old: before.to_string(),
+                new: after.to_string(),
             });
         }
         let next = side.other();

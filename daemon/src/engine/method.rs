@@ -429,37 +429,64 @@ pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_m
 }
 
 /// Phase name (spec §1.4) without the `+cap` suffix.
-pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) -> String {
+/// A phase (spec §1.4) as a value: compared on every advance and press without allocating;
+/// its [`Display`](std::fmt::Display) form is the phase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// `flagged` (flag/continue: the side stays at 0).
+    Flagged,
+    /// `periodN` (move-counted period N, from 1).
+    Period(u32),
+    /// `periodN_sd`.
+    PeriodSd(u32),
+    /// Every other phase name (`sd`, `main`, `byoyomi`, `extra`, ...).
+    Named(&'static str),
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Phase::Flagged => f.write_str("flagged"),
+            Phase::Period(n) => write!(f, "period{n}"),
+            Phase::PeriodSd(n) => write!(f, "period{n}_sd"),
+            Phase::Named(name) => f.write_str(name),
+        }
+    }
+}
+
+pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) -> Phase {
     match kind {
         // flag/continue: a side that has flagged stays at 0 (D16).
-        _ if s.flagged => "flagged".into(),
+        _ if s.flagged => Phase::Flagged,
         Kind::Segments {
             segs, single_sd, ..
         } => {
             if *single_sd {
-                return "sd".into();
+                return Phase::Named("sd");
             }
-            let n = s.period + 1;
+            let n = u32::try_from(s.period)
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
             if seg_at(&segs[side], s.period).moves.is_none() {
-                format!("period{n}_sd")
+                Phase::PeriodSd(n)
             } else {
-                format!("period{n}")
+                Phase::Period(n)
             }
         }
-        Kind::Hourglass { .. } => "hourglass".into(),
-        Kind::Byoyomi { .. } => if s.overtime { "byoyomi" } else { "main" }.into(),
-        Kind::Canadian { .. } => if s.overtime { "overtime" } else { "main" }.into(),
-        Kind::DoubleFlag { .. } => if s.extra_phase { "extra" } else { "main" }.into(),
-        Kind::PhasedCountdown { .. } => ["main", "reserve", "secondary"][s.active.min(2)].into(),
-        Kind::Swing { .. } => {
-            if post_cutoff {
-                "post_cutoff".into()
-            } else if s.swing > 0 {
-                "swing".into()
-            } else {
-                "reserve".into()
-            }
+        Kind::Hourglass { .. } => Phase::Named("hourglass"),
+        Kind::Byoyomi { .. } => Phase::Named(if s.overtime { "byoyomi" } else { "main" }),
+        Kind::Canadian { .. } => Phase::Named(if s.overtime { "overtime" } else { "main" }),
+        Kind::DoubleFlag { .. } => Phase::Named(if s.extra_phase { "extra" } else { "main" }),
+        Kind::PhasedCountdown { .. } => {
+            Phase::Named(["main", "reserve", "secondary"][s.active.min(2)])
         }
+        Kind::Swing { .. } => Phase::Named(if post_cutoff {
+            "post_cutoff"
+        } else if s.swing > 0 {
+            "swing"
+        } else {
+            "reserve"
+        }),
     }
 }
 
