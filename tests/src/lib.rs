@@ -6,6 +6,8 @@
 //! binaries and a real `dbus-daemon` through it.
 
 pub mod bus;
+pub mod bus_client;
+pub mod json;
 pub mod notify;
 pub mod paths;
 pub mod rig;

@@ -4,7 +4,7 @@
 //! Owns process plumbing (spawning, JSON-line collection, waiting with deadlines); it must
 //! not interpret the product's behaviour beyond finding JSON fields.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::mpsc;
@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
+
+/// How long a test waits for something that should happen at once.
+pub const WAIT: Duration = Duration::from_secs(10);
 
 /// Path of a workspace binary next to the running test executable (`target/<profile>/NAME`).
 pub fn workspace_bin(name: &str) -> Result<PathBuf> {
@@ -30,13 +33,90 @@ pub fn workspace_bin(name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// Items a reader thread sends (JSON events, output lines), kept in arrival order so that
+/// waits can start from a mark.
+#[derive(Debug)]
+pub struct Collector<T> {
+    items: mpsc::Receiver<T>,
+    seen: Vec<T>,
+    /// Names the source in failure messages.
+    label: String,
+}
+
+impl<T: Clone + std::fmt::Debug> Collector<T> {
+    /// Collect what arrives on `items`; `label` names the source in failure messages.
+    pub fn new(items: mpsc::Receiver<T>, label: &str) -> Collector<T> {
+        Collector {
+            items,
+            seen: Vec::new(),
+            label: label.to_owned(),
+        }
+    }
+
+    fn pump(&mut self, deadline: Instant) -> bool {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.items.recv_timeout(left.max(Duration::from_millis(1))) {
+            Ok(v) => {
+                self.seen.push(v);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Wait for the first item after index `from` that matches `pred`; returns its index
+    /// and value.
+    pub fn wait_for(
+        &mut self,
+        from: usize,
+        timeout: Duration,
+        what: &str,
+        pred: impl Fn(&T) -> bool,
+    ) -> Result<(usize, T)> {
+        let deadline = Instant::now() + timeout;
+        let mut i = from;
+        loop {
+            while i < self.seen.len() {
+                if pred(&self.seen[i]) {
+                    return Ok((i, self.seen[i].clone()));
+                }
+                i += 1;
+            }
+            if Instant::now() >= deadline || !self.pump(deadline) && Instant::now() >= deadline {
+                bail!(
+                    "{}: timed out waiting for {what}; its last items: {:?}",
+                    self.label,
+                    self.seen.iter().rev().take(8).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    /// What has been waited through so far (without taking in what is still queued).
+    pub fn recorded(&self) -> &[T] {
+        &self.seen
+    }
+
+    /// Everything received so far.
+    pub fn seen(&mut self) -> &[T] {
+        while let Ok(v) = self.items.try_recv() {
+            self.seen.push(v);
+        }
+        &self.seen
+    }
+
+    /// Index of the next item (for `wait_for(from, ..)`).
+    pub fn mark(&mut self) -> usize {
+        self.seen().len()
+    }
+}
+
 /// A running `chessclock-emu --json`.
 #[derive(Debug)]
 pub struct Emu {
     child: Child,
     stdin: ChildStdin,
-    events: mpsc::Receiver<Value>,
-    seen: Vec<Value>,
+    events: Collector<Value>,
     /// The path a daemon should open.
     pub path: String,
 }
@@ -76,8 +156,7 @@ impl Emu {
         Ok(Emu {
             child,
             stdin,
-            events: rx,
-            seen: Vec::new(),
+            events: Collector::new(rx, "chessclock-emu events"),
             path,
         })
     }
@@ -89,17 +168,6 @@ impl Emu {
         Ok(())
     }
 
-    fn pump(&mut self, deadline: Instant) -> bool {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.events.recv_timeout(left.max(Duration::from_millis(1))) {
-            Ok(v) => {
-                self.seen.push(v);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
     /// Wait for the first event after index `from` that matches `pred`; returns its index
     /// and value.
     pub fn wait_for(
@@ -109,50 +177,24 @@ impl Emu {
         what: &str,
         pred: impl Fn(&Value) -> bool,
     ) -> Result<(usize, Value)> {
-        let deadline = Instant::now() + timeout;
-        let mut i = from;
-        loop {
-            while i < self.seen.len() {
-                if pred(&self.seen[i]) {
-                    return Ok((i, self.seen[i].clone()));
-                }
-                i += 1;
-            }
-            if Instant::now() >= deadline || !self.pump(deadline) && Instant::now() >= deadline {
-                bail!(
-                    "timed out waiting for {what}; last emu events: {:?}",
-                    self.seen.iter().rev().take(8).collect::<Vec<_>>()
-                );
-            }
-        }
+        self.events.wait_for(from, timeout, what, pred)
     }
 
     /// Everything seen so far.
     pub fn seen(&mut self) -> &[Value] {
-        while let Ok(v) = self.events.try_recv() {
-            self.seen.push(v);
-        }
-        &self.seen
+        self.events.seen()
     }
 
     /// Index of the next event (for `wait_for(from, ..)`).
     pub fn mark(&mut self) -> usize {
-        self.seen().len()
+        self.events.mark()
     }
 }
 
 impl Drop for Emu {
     fn drop(&mut self) {
         let _ = self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop_child(&mut self.child);
     }
 }
 
@@ -160,6 +202,122 @@ impl Drop for Emu {
 pub fn is_set_and_run(v: &Value) -> bool {
     v.get("event").and_then(Value::as_str) == Some("host_command")
         && v.pointer("/command/sub").and_then(Value::as_str) == Some("set_and_run")
+}
+
+/// A running program (`chessclockctl` watching or monitoring) whose stdout is read line by
+/// line; stopped on drop.
+#[derive(Debug)]
+pub struct Spawned {
+    child: Child,
+    lines: Collector<String>,
+}
+
+impl Spawned {
+    /// `chessclockctl --address ADDRESS ARGS...`.
+    pub fn ctl(address: &str, args: &[&str]) -> Result<Spawned> {
+        let mut cmd = Command::new(workspace_bin("chessclockctl")?);
+        cmd.args(["--address", address])
+            .args(args)
+            .stderr(Stdio::inherit());
+        Spawned::start(cmd, &format!("chessclockctl {args:?}"))
+    }
+
+    /// Run `shell_command` with its stdout on a pseudo-terminal (`script` from util-linux);
+    /// `None` when `script` is not installed.
+    pub fn on_terminal(shell_command: &str) -> Result<Option<Spawned>> {
+        if Command::new("script").arg("--version").output().is_err() {
+            return Ok(None);
+        }
+        let mut cmd = Command::new("script");
+        // Its stderr only says "Session terminated" when it is stopped.
+        cmd.args(["-q", "-e", "-f", "-c", shell_command, "/dev/null"])
+            .stderr(Stdio::null());
+        Spawned::start(cmd, shell_command).map(Some)
+    }
+
+    fn start(mut cmd: Command, what: &str) -> Result<Spawned> {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot start {what}"))?;
+        let mut out = child.stdout.take().context("stdout")?;
+        let (tx, rx) = mpsc::channel();
+        // Raw chunks rather than lines: a terminal frame does not end in a newline.
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            let mut pending = Vec::new();
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                pending.extend_from_slice(&buf[..n]);
+                while let Some(nl) = pending.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = pending.drain(..=nl).collect();
+                    let line = String::from_utf8_lossy(&line).trim_end().to_owned();
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Spawned {
+            child,
+            lines: Collector::new(rx, what),
+        })
+    }
+
+    /// The lines waited through so far.
+    pub fn seen(&self) -> &[String] {
+        self.lines.recorded()
+    }
+
+    /// Wait (up to `timeout`) for a line from index `from` on that `pred` accepts.
+    pub fn wait_line(
+        &mut self,
+        from: usize,
+        timeout: Duration,
+        what: &str,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<(usize, String)> {
+        self.lines.wait_for(from, timeout, what, |l| pred(l))
+    }
+
+    /// A JSON line from `from` on that `pred` accepts (waiting up to [`WAIT`]).
+    pub fn wait_json(
+        &mut self,
+        from: usize,
+        what: &str,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Result<(usize, Value)> {
+        let (i, line) = self.wait_line(from, WAIT, what, |l| {
+            serde_json::from_str::<Value>(l).is_ok_and(|v| pred(&v))
+        })?;
+        Ok((i, serde_json::from_str(&line)?))
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        // SIGTERM first: `script` then ends the program on its terminal too.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        stop_child(&mut self.child);
+    }
+}
+
+/// Wait up to 2 s for `child` to exit, then kill it.
+fn stop_child(child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// A running `chessclockd`, killed on drop.

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
+use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, is_set_and_run, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
@@ -34,16 +35,6 @@ fn rig(emu_args: &[&str], control: &str, extra_config: &str) -> Result<Rig> {
         emu,
         daemon,
     })
-}
-
-fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
-    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
-}
-
-fn u(v: &Value, ptr: &str) -> u64 {
-    v.pointer(ptr)
-        .and_then(Value::as_u64)
-        .unwrap_or_else(|| panic!("no number at {ptr} in {v}"))
 }
 
 fn ctl_ok(d: &Daemon, args: &[&str]) {
