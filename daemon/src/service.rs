@@ -168,12 +168,8 @@ async fn scan(sup: SupervisorHandle, patterns: Vec<String>) {
         .iter()
         .map(|h| PathBuf::from(h.state().port))
         .collect();
-    let same = |a: &std::path::Path, b: &std::path::Path| {
-        let c = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        c(a) == c(b)
-    };
     for port in crate::device::scan::candidates(&patterns).await {
-        if attached.iter().any(|a| same(a, &port)) {
+        if attached.iter().any(|a| supervisor::same_port(a, &port)) {
             continue;
         }
         match crate::device::scan::probe(&port, crate::device::scan::PROBE_WAIT).await {

@@ -256,7 +256,8 @@ pub async fn start(conn: Connection, defaults: Defaults) -> zbus::Result<Supervi
     Ok(handle)
 }
 
-fn same_port(a: &Path, b: &Path) -> bool {
+/// Whether two paths name the same port (symlinks such as `/dev/dgt/board-0` followed).
+pub(crate) fn same_port(a: &Path, b: &Path) -> bool {
     let ca = std::fs::canonicalize(a).unwrap_or_else(|_| a.to_path_buf());
     let cb = std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf());
     ca == cb
