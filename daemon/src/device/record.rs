@@ -65,11 +65,10 @@ impl GameLog {
 
     /// Add an event at engine time `t_ms`.
     pub(crate) fn event(&mut self, t_ms: u64, wall_ms: u64, ev: &ClockEvent) {
-        match ev {
-            ClockEvent::StateChanged { reason, .. }
-                if reason == "start" && self.entries.is_empty() => {}
-            _ if self.entries.is_empty() => return,
-            _ => {}
+        // The record begins with the start; nothing before it belongs to a game.
+        let start = matches!(ev, ClockEvent::StateChanged { reason, .. } if reason == "start");
+        if self.entries.is_empty() && !start {
+            return;
         }
         if let ClockEvent::Pressed {
             side,

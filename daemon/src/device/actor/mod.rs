@@ -242,15 +242,22 @@ impl Actor {
         Ok(())
     }
 
+    /// Note something external (connect, disconnect, white side) in the journal and in the
+    /// game's record.
     fn note(&mut self, now: Instant, what: &str) {
-        let t_ms = self.time(now).as_ms();
+        let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
         if let Some(log) = &mut self.log {
-            log.note(t_ms, persist::wall_ms(), what);
+            log.note(t_ms, wall_ms, what);
         }
+        self.journal_note(t_ms, wall_ms, what);
+    }
+
+    /// Note something in the journal only (the record has it as an event already).
+    fn journal_note(&self, t_ms: u64, wall_ms: u64, what: &str) {
         if let Some(p) = &self.persist {
             p.append(GameRecord::Note {
-                t_ms: self.time(now).as_ms(),
-                wall_ms: persist::wall_ms(),
+                t_ms,
+                wall_ms,
                 what: what.to_owned(),
             });
         }

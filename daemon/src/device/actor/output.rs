@@ -185,7 +185,7 @@ impl Actor {
                 self.announcements.push_back(a);
             }
             if let Event::Flag { side, reason } = &ev {
-                self.note(now, &format!("flag {} {reason}", side.as_str()));
+                self.journal_note(t_ms, wall_ms, &format!("flag {} {reason}", side.as_str()));
             }
             let Some(ev) = clock_event(ev) else { continue };
             if let Some(log) = &mut self.log {
