@@ -52,6 +52,16 @@ fn ready(d: &Daemon) -> Result<Value> {
     })
 }
 
+/// A rig whose clock is ready and whose game under `control` has been started; with the
+/// emulator mark taken before the start.
+fn started(control: &str) -> Result<(Rig, usize)> {
+    let mut r = rig(&[], control, "")?;
+    ready(&r.daemon)?;
+    let mark = r.emu.mark();
+    ctl_ok(&r.daemon, &["start", "0"]);
+    Ok((r, mark))
+}
+
 /// The clock shows whole seconds rounded up; the engine value was read a little later than
 /// the push, so it may have moved by the elapsed time: down for a running side, up for a
 /// waiting side that gains (hourglass, swing).
@@ -133,10 +143,7 @@ fn text_command(v: &Value) -> Option<&str> {
 
 #[test]
 fn a_flag_beeps_and_is_announced_then_the_result_then_the_times() -> Result<()> {
-    let mut r = rig(&[], "G/2s d/0", "")?;
-    ready(&r.daemon)?;
-    let mark = r.emu.mark();
-    ctl_ok(&r.daemon, &["start", "0"]);
+    let (mut r, mark) = started("G/2s d/0")?;
     let (at, _) = r.emu.wait_for(mark, WAIT, "a beep at the flag", |v| {
         v.pointer("/command/sub").and_then(Value::as_str) == Some("beep")
     })?;
@@ -160,9 +167,7 @@ fn a_flag_beeps_and_is_announced_then_the_result_then_the_times() -> Result<()> 
 
 #[test]
 fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
-    let mut r = rig(&[], "G/3s d/0", "")?;
-    ready(&r.daemon)?;
-    ctl_ok(&r.daemon, &["start", "0"]);
+    let (mut r, _) = started("G/3s d/0")?;
     r.emu.send("lever")?;
     // White moved; Black's 3 s run out.
     r.daemon
@@ -214,10 +219,7 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
 fn a_phase_change_is_announced_on_the_clock() -> Result<()> {
     // Byo-yomi with no main time: the first second of White's turn is main time, then the
     // byo-yomi periods start and the clock says so.
-    let mut r = rig(&[], "G/1s byo/3x30", "")?;
-    ready(&r.daemon)?;
-    let mark = r.emu.mark();
-    ctl_ok(&r.daemon, &["start", "0"]);
+    let (mut r, mark) = started("G/1s byo/3x30")?;
     r.emu
         .wait_for(mark, WAIT, "the byo-yomi announcement", |v| {
             text_command(v) == Some("W BYO")
@@ -229,10 +231,7 @@ fn a_phase_change_is_announced_on_the_clock() -> Result<()> {
 
 #[test]
 fn a_lever_flip_is_a_press_with_the_right_times() -> Result<()> {
-    let mut r = rig(&[], "G/5 d/0", "")?;
-    ready(&r.daemon)?;
-    let mark = r.emu.mark();
-    ctl_ok(&r.daemon, &["start", "0"]);
+    let (mut r, mark) = started("G/5 d/0")?;
     r.emu
         .wait_for(mark, WAIT, "the start push", is_set_and_run)?;
     std::thread::sleep(Duration::from_millis(1300));
@@ -398,9 +397,7 @@ fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
 
 #[test]
 fn a_link_that_goes_silent_without_eof_is_noticed_and_recovers() -> Result<()> {
-    let mut r = rig(&[], "G/5 d/0", "")?;
-    ready(&r.daemon)?;
-    ctl_ok(&r.daemon, &["start", "0"]);
+    let (mut r, _) = started("G/5 d/0")?;
     // A Bluetooth board out of range: the port stays open, nothing arrives any more.
     r.emu.send("mute on")?;
     let st = r.daemon.wait_status(
