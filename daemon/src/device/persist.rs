@@ -19,7 +19,7 @@ use super::handle::{BoardSide, DeviceError, Reply};
 use super::record::Rendered;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Event, Input, Time};
-use crate::store::Journal;
+use crate::store::{self, Journal};
 
 /// How a game starts: its control and when (engine and wall time).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -276,7 +276,6 @@ impl Durability {
 /// Write `<stem>.pgn` and `<stem>.json` in `dir` (created if missing), each atomically (temp
 /// file, fsync, rename). Returns the PGN's path.
 fn write_record(dir: &Path, r: &Rendered) -> std::io::Result<PathBuf> {
-    use std::io::Write as _;
     std::fs::create_dir_all(dir)?;
     let mut stem = r.stem.clone();
     // Two games finishing in the same second on the same clock keep both records.
@@ -287,14 +286,8 @@ fn write_record(dir: &Path, r: &Rendered) -> std::io::Result<PathBuf> {
         stem = format!("{}-{n}", r.stem);
     }
     for (ext, text) in [("json", &r.json), ("pgn", &r.pgn)] {
-        let dest = dir.join(format!("{stem}.{ext}"));
-        let tmp = dir.join(format!(".{stem}.{ext}.tmp"));
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &dest)?;
+        store::atomic::write_atomic(&dir.join(format!("{stem}.{ext}")), text.as_bytes())?;
     }
-    std::fs::File::open(dir)?.sync_all()?;
     Ok(dir.join(format!("{stem}.pgn")))
 }
 

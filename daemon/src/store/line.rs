@@ -2,10 +2,13 @@
 //!
 //! Owns encoding and checking one line; it knows nothing about files.
 
-use super::crc32::Crc32;
-
+/// CRC-32 (IEEE 802.3, the zlib/PNG one) of the bytes `SEQ JSON`.
 fn checksum(seq: &[u8], json: &[u8]) -> u32 {
-    Crc32::new().update(seq).update(b" ").update(json).finish()
+    let mut h = crc32fast::Hasher::new();
+    h.update(seq);
+    h.update(b" ");
+    h.update(json);
+    h.finalize()
 }
 
 /// Encode one entry (the JSON must not contain a raw newline; serde_json never emits one).
@@ -52,6 +55,12 @@ pub(crate) fn decode(line: &[u8]) -> Result<(u64, &str), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checksum_is_the_standard_crc32_so_old_journals_still_read() {
+        // zlib.crc32(b'7 {"a":1}'): journals written before crc32fast used the same CRC-32.
+        assert_eq!(encode(7, r#"{"a":1}"#), b"7 9e58a832 {\"a\":1}\n".to_vec());
+    }
 
     #[test]
     fn round_trip() {

@@ -2,7 +2,7 @@
 //! append-only, checksummed journal plus atomic snapshots, in the state directory.
 //!
 //! Owns the on-disk format and its durability (fsync per append, atomic rename for
-//! snapshots, torn-tail repair on open). It must not decide what is recorded: records and
+//! snapshots and records, torn-tail repair on open). It must not decide what is recorded: records and
 //! snapshots are any serde type the daemon chooses. Pure std + serde_json; no tokio, so call
 //! it directly or from `spawn_blocking`.
 //!
@@ -14,14 +14,13 @@
 //!   includes. Written to `NAME.snapshot.tmp`, fsynced, renamed, directory fsynced.
 //! - `DIR/NAME.journal.bad-OFFSET`: bytes cut from a damaged journal tail, kept for forensics.
 
-mod crc32;
+pub mod atomic;
 mod error;
 mod journal;
 mod line;
 pub mod pgn;
 mod snapshot;
 
-pub use crc32::crc32;
 pub use error::StoreError;
 pub use journal::{Journal, Record, Recovered, TailRepair};
 pub use snapshot::{read_snapshot, write_snapshot};

@@ -1,15 +1,16 @@
-//! Atomic snapshots: write `NAME.snapshot.tmp`, fsync, rename over `NAME.snapshot`, fsync the
-//! directory. A reader sees the old snapshot or the new one, never a mix.
+//! Snapshots, replaced atomically through [`super::atomic`] (`NAME.snapshot.tmp`, fsync,
+//! rename over `NAME.snapshot`, fsync the directory). A reader sees the old snapshot or the
+//! new one, never a mix.
 //!
 //! Owns the snapshot file only; the journal decides when to write one.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::atomic;
 use super::error::StoreError;
 use super::line;
 
@@ -17,15 +18,9 @@ pub(crate) fn snapshot_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("{name}.snapshot"))
 }
 
-fn temp_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(format!("{name}.snapshot.tmp"))
-}
-
 /// fsync a directory so a rename or create in it survives power loss.
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| StoreError::io("sync directory", dir, e))
+    atomic::sync_dir(dir).map_err(|e| StoreError::io("sync directory", dir, e))
 }
 
 /// Atomically replace the snapshot `NAME` in `dir` with `state`, tagged with `seq` (the last
@@ -40,15 +35,9 @@ pub fn write_snapshot<S: Serialize>(
         what: "snapshot",
         source,
     })?;
-    let tmp = temp_path(dir, name);
     let dest = snapshot_path(dir, name);
-    let mut file = File::create(&tmp).map_err(|e| StoreError::io("create", &tmp, e))?;
-    file.write_all(&line::encode(seq, &json))
-        .and_then(|()| file.sync_all())
-        .map_err(|e| StoreError::io("write", &tmp, e))?;
-    drop(file);
-    fs::rename(&tmp, &dest).map_err(|e| StoreError::io("rename into place", &dest, e))?;
-    sync_dir(dir)
+    atomic::write_atomic(&dest, &line::encode(seq, &json))
+        .map_err(|e| StoreError::io("write", &dest, e))
 }
 
 /// Read the snapshot `NAME` in `dir`: `Ok(None)` if there is none, else its `seq` and state.
@@ -57,7 +46,7 @@ pub fn read_snapshot<S: DeserializeOwned>(
     dir: &Path,
     name: &str,
 ) -> Result<Option<(u64, S)>, StoreError> {
-    let tmp = temp_path(dir, name);
+    let tmp = atomic::temp_path(&snapshot_path(dir, name));
     match fs::remove_file(&tmp) {
         Ok(()) => sync_dir(dir)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
