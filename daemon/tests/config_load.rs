@@ -97,7 +97,7 @@ fn bad_side_names_key_problem_and_fix() {
     let msg = err_text(Config::from_sources(Some(text), NO_ENV));
     assert_eq!(
         msg,
-        "clock[1].white_side: \"middle\" is not a side; use \"left\" or \"right\""
+        "clock[1].white_side: \"middle\" is not a side; use \"left\" or \"right\" (config text, line 5)"
     );
 }
 
@@ -196,6 +196,52 @@ fn bad_env_values_name_the_variable() {
         msg.starts_with("CHESSCLOCKD_SCANN: is not a chessclockd setting"),
         "{msg}"
     );
+}
+
+#[test]
+fn errors_in_the_file_name_the_line() {
+    let text = "scan = true\n\ncommand_retries = 99\n";
+    let msg = err_text(Config::from_sources(Some(text), NO_ENV));
+    assert_eq!(
+        msg,
+        "command_retries: 99 is out of range; use a whole number from 0 to 20 (config text, line 3)"
+    );
+    let msg = err_text(Config::from_sources(
+        Some("[[clock]]\nport = \"/dev/a\"\nwhiteside = \"left\"\n"),
+        NO_ENV,
+    ));
+    assert!(msg.ends_with("(config text, line 3)"), "{msg}");
+}
+
+#[test]
+fn a_number_too_large_for_toml_names_line_and_key() {
+    // Used to be only "number too large to fit in target type".
+    let text = "scan = true\ncommand_timeout_ms = 99999999999999999999\n";
+    let msg = err_text(Config::from_sources(Some(text), NO_ENV));
+    assert!(
+        msg.starts_with("config text is not valid TOML: line 2, column"),
+        "{msg}"
+    );
+    assert!(msg.contains("command_timeout_ms"), "{msg}");
+    let msg = err_text(Config::from_sources(
+        None,
+        [("CHESSCLOCKD_COMMAND_TIMEOUT_MS", "99999999999999999999")],
+    ));
+    assert_eq!(
+        msg,
+        "CHESSCLOCKD_COMMAND_TIMEOUT_MS: 99999999999999999999 is out of range; use a whole number from 20 to 60000"
+    );
+}
+
+#[test]
+fn long_bad_values_are_quoted_only_in_part() {
+    let long = "x".repeat(5000);
+    let msg = err_text(Config::from_sources(
+        None,
+        [("CHESSCLOCKD_SCAN", long.as_str())],
+    ));
+    assert!(msg.len() < 200, "{} characters: {msg}", msg.len());
+    assert!(msg.starts_with("CHESSCLOCKD_SCAN: \"xxx"), "{msg}");
 }
 
 #[test]

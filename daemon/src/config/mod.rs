@@ -1,0 +1,425 @@
+//! Daemon configuration: built-in defaults, then the TOML file
+//! (`/etc/chessclockd/chessclockd.toml` unless another path is given), then `CHESSCLOCKD_*`
+//! environment variables, merged with the `config` crate and checked into a typed [`Config`].
+//!
+//! Owns reading and checking settings only. It must not open devices, touch the state
+//! directory or start anything. Every error names the key, the problem and the fix;
+//! `docs/configuration.md` documents each key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+mod locate;
+mod value;
+
+/// Where the daemon looks for its file when no path is given.
+pub const DEFAULT_CONFIG_PATH: &str = "/etc/chessclockd/chessclockd.toml";
+/// Environment variable that names the config file (an explicit path: it must exist).
+pub const CONFIG_PATH_ENV: &str = "CHESSCLOCKD_CONFIG";
+/// The ports the opt-in scan probes unless `scan_ports` says otherwise.
+pub const DEFAULT_SCAN_PORTS: &[&str] = &["/dev/ttyACM*", "/dev/ttyUSB*", "/dev/rfcomm*"];
+/// Short name accepted for `CHESSCLOCKD_TRANSPORT_LATENCY_MS`.
+const LATENCY_ALIAS_ENV: &str = "CHESSCLOCKD_LATENCY_MS";
+/// Prefix of the environment variables that override settings.
+pub const ENV_PREFIX: &str = "CHESSCLOCKD_";
+/// Log filter of the daemon (tracing `Env-Filter` syntax, e.g. `debug`); not a setting.
+pub const LOG_ENV: &str = "CHESSCLOCKD_LOG";
+
+/// Which half of the clock shows White's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WhiteSide {
+    /// White's time is on the left half (DGT report bytes 6-8). The DGT default.
+    #[default]
+    Left,
+    /// White's time is on the right half (DGT report bytes 3-5).
+    Right,
+}
+
+/// One `[[clock]]` entry: a board the daemon attaches at start and keeps attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockConfig {
+    /// The tty of the board, e.g. `/dev/dgt/board-0` or `/dev/rfcomm0`.
+    #[serde(deserialize_with = "value::abs_path")]
+    pub port: PathBuf,
+    /// A name for operators and overlays (defaults to the port).
+    #[serde(default, deserialize_with = "value::opt_text")]
+    pub name: Option<String>,
+    /// Which half of the clock is White's.
+    #[serde(default, deserialize_with = "value::white_side")]
+    pub white_side: WhiteSide,
+    /// Time control of this clock in notation form; `None` means `default_time_control`.
+    #[serde(default, deserialize_with = "value::opt_text")]
+    pub time_control: Option<String>,
+}
+
+/// The daemon's settings after defaults, file and environment are merged.
+///
+/// Each key's type and range is checked by its `value::` reader; `CHESSCLOCKD_<KEY>` sets a
+/// top-level key (the `config` crate maps the names); unknown keys are refused by serde.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Journal and snapshots live here (systemd `StateDirectory=`).
+    #[serde(deserialize_with = "value::abs_path")]
+    pub state_dir: PathBuf,
+    /// Probe the ports matching `scan_ports` for boards at start and on reload (opt-in).
+    #[serde(deserialize_with = "value::flag")]
+    pub scan: bool,
+    /// What the scan probes: paths whose file name may hold one `*`.
+    #[serde(deserialize_with = "value::scan_ports")]
+    pub scan_ports: Vec<String>,
+    /// Subtracted from a press's arrival time (USB/Bluetooth transport delay).
+    #[serde(deserialize_with = "value::whole::<_, 0, 2_000>")]
+    pub transport_latency_ms: u64,
+    /// The clock's play/pause button pauses and resumes the game.
+    #[serde(deserialize_with = "value::flag")]
+    pub pause_button: bool,
+    /// How long to wait for a clock command's acknowledgement.
+    #[serde(deserialize_with = "value::whole::<_, 20, 60_000>")]
+    pub command_timeout_ms: u64,
+    /// How often a timed-out clock command is sent again before "clock not responding".
+    #[serde(deserialize_with = "value::whole_u32::<_, 0, 20>")]
+    pub command_retries: u32,
+    /// Time control of clocks that name none, in notation form.
+    #[serde(deserialize_with = "value::text")]
+    pub default_time_control: String,
+    /// Boards to attach at start (`[[clock]]` tables, in file order).
+    #[serde(rename = "clock")]
+    pub clocks: Vec<ClockConfig>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            state_dir: PathBuf::from("/var/lib/chessclockd"),
+            scan: false,
+            scan_ports: DEFAULT_SCAN_PORTS.iter().map(|p| (*p).to_owned()).collect(),
+            transport_latency_ms: 0,
+            pause_button: true,
+            command_timeout_ms: 500,
+            command_retries: 3,
+            default_time_control: "G/90 inc/30".to_owned(),
+            clocks: Vec::new(),
+        }
+    }
+}
+
+/// Why the configuration was rejected. The display form is a sentence a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file could not be read.
+    #[error(
+        "cannot read config file {path}: {source}; create it, fix its permissions or name another file"
+    )]
+    Read {
+        /// The file that was asked for.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML.
+    #[error("{origin} is not valid TOML: {detail}")]
+    Syntax {
+        /// The file path, or "config text" for text given directly.
+        origin: String,
+        /// The parser's description, with line and column.
+        detail: String,
+    },
+    /// A setting has a wrong name, type or value.
+    #[error("{key}: {message}")]
+    Invalid {
+        /// The key in file notation (`clock[1].white_side`) or the environment variable.
+        key: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+}
+
+fn invalid(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+impl Config {
+    /// Load defaults, then the file, then `CHESSCLOCKD_*` variables of this process.
+    ///
+    /// `path` (or else `$CHESSCLOCKD_CONFIG`) is an explicit file and must exist; without
+    /// either, [`DEFAULT_CONFIG_PATH`] is read if it exists.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        let env: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let explicit = path.map(Path::to_path_buf).or_else(|| {
+            env.iter()
+                .find(|(k, _)| k == CONFIG_PATH_ENV)
+                .map(|(_, v)| PathBuf::from(v))
+        });
+        let (file, text) = match explicit {
+            Some(p) => {
+                let text = std::fs::read_to_string(&p).map_err(|source| ConfigError::Read {
+                    path: p.clone(),
+                    source,
+                })?;
+                (p, Some(text))
+            }
+            None => {
+                let p = PathBuf::from(DEFAULT_CONFIG_PATH);
+                match std::fs::read_to_string(&p) {
+                    Ok(text) => (p, Some(text)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => (p, None),
+                    Err(source) => return Err(ConfigError::Read { path: p, source }),
+                }
+            }
+        };
+        Self::merge(text.as_deref(), &file.display().to_string(), env)
+    }
+
+    /// Build from TOML text (None = no file) and environment pairs; for tests and tools.
+    pub fn from_sources<I, K, V>(file_text: Option<&str>, env: I) -> Result<Config, ConfigError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Self::merge(
+            file_text,
+            "config text",
+            env.into_iter().map(|(k, v)| (k.into(), v.into())),
+        )
+    }
+
+    fn merge(
+        file_text: Option<&str>,
+        origin: &str,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let syntax = |detail: String| ConfigError::Syntax {
+            origin: origin.to_owned(),
+            detail,
+        };
+        if let Some(detail) = file_text.and_then(locate::syntax_error) {
+            return Err(syntax(detail));
+        }
+        // Our own variables that are not settings; the rest map to keys by name.
+        let env: BTreeMap<String, String> = env
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(ENV_PREFIX) && k != CONFIG_PATH_ENV && k != LOG_ENV)
+            .collect();
+        let mut builder = config::Config::builder();
+        if let Some(text) = file_text {
+            builder = builder.add_source(config::File::from_str(text, config::FileFormat::Toml));
+        }
+        // Environment values are strings; each key's reader converts and checks them. Two
+        // names need help: the short alias of the latency, and the comma-separated list.
+        let mut strings = env.clone();
+        if let Some(v) = strings.remove(LATENCY_ALIAS_ENV) {
+            strings
+                .entry(format!("{ENV_PREFIX}TRANSPORT_LATENCY_MS"))
+                .or_insert(v);
+        }
+        let scan_ports = strings.remove(&format!("{ENV_PREFIX}SCAN_PORTS"));
+        builder = builder.add_source(
+            config::Environment::with_prefix(ENV_PREFIX.trim_end_matches('_'))
+                .prefix_separator("_")
+                .source(Some(strings.into_iter().collect())),
+        );
+        if let Some(list) = scan_ports {
+            let items: Vec<String> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+            builder = builder
+                .set_override("scan_ports", items)
+                .map_err(|e| syntax(e.to_string()))?;
+        }
+        let merged = builder.build().map_err(|e| syntax(e.to_string()))?;
+        let config: Config = serde_path_to_error::deserialize(merged)
+            .map_err(|e| explain(&e, file_text, origin, &env))?;
+        config.check_ports()?;
+        Ok(config)
+    }
+
+    /// Every `[[clock]]` needs its own port.
+    fn check_ports(&self) -> Result<(), ConfigError> {
+        for (i, clock) in self.clocks.iter().enumerate() {
+            if let Some(j) = self.clocks[..i].iter().position(|c| c.port == clock.port) {
+                return Err(invalid(
+                    format!("clock[{i}].port"),
+                    format!(
+                        "{} is already used by clock[{j}]; each [[clock]] needs its own port",
+                        clock.port.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check every time-control string with `check` (normally the notation parser).
+    pub fn validate_with(
+        &self,
+        check: &dyn Fn(&str) -> Result<(), String>,
+    ) -> Result<(), ConfigError> {
+        let bad = |key: String, text: &str, why: String| {
+            invalid(
+                key,
+                format!("{text:?} is not a valid time control: {why}; see docs/timecontrols.md"),
+            )
+        };
+        check(&self.default_time_control).map_err(|why| {
+            bad(
+                "default_time_control".into(),
+                &self.default_time_control,
+                why,
+            )
+        })?;
+        for (i, clock) in self.clocks.iter().enumerate() {
+            if let Some(tc) = &clock.time_control {
+                check(tc).map_err(|why| bad(format!("clock[{i}].time_control"), tc, why))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Check every time-control string with the daemon's notation parser.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_with(&|text| {
+            crate::engine::notation::parse(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// The environment variable that set `key` (a top-level key), if one did.
+fn env_var_for<'a>(key: &str, env: &'a BTreeMap<String, String>) -> Option<&'a str> {
+    env.keys().map(String::as_str).find(|name| {
+        let rest = name[ENV_PREFIX.len()..].to_ascii_lowercase();
+        rest == key || (key == "transport_latency_ms" && rest == "latency_ms")
+    })
+}
+
+/// Turn serde's error at `path` into a message that names the key (or the environment
+/// variable) and the file line, and says what to do.
+fn explain(
+    err: &serde_path_to_error::Error<config::ConfigError>,
+    file_text: Option<&str>,
+    origin: &str,
+    env: &BTreeMap<String, String>,
+) -> ConfigError {
+    let full = err.inner().to_string();
+    // The config crate appends where it was reading; we say that ourselves.
+    let inner = full
+        .split(" for key `")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let mut path = err.path().to_string();
+    if path == "." {
+        path.clear();
+    }
+    let join = |path: &str, key: &str| match path {
+        "" => key.to_owned(),
+        p => format!("{p}.{key}"),
+    };
+    // A reader may name an entry of a list: "[1]: why".
+    let (mut key, mut message) = match inner.split_once("]: ") {
+        Some((index, why)) if index.starts_with('[') => (format!("{path}{index}]"), why.to_owned()),
+        _ => (path.clone(), inner.clone()),
+    };
+    if let Some(field) = backticked(&inner, "unknown field `") {
+        // The path may or may not already end with the unknown key.
+        let parent = path
+            .strip_suffix(field)
+            .map_or(path.as_str(), |p| p.trim_end_matches('.'));
+        key = join(parent, field);
+        let known: &[&str] = if key.starts_with("clock[") {
+            CLOCK_KEYS
+        } else {
+            TOP_KEYS
+        };
+        message = unknown_key(field, known);
+    } else if let Some(field) = backticked(&inner, "missing field `")
+        .or_else(|| quoted_tail(&inner, "missing configuration field \""))
+    {
+        key = join(&path, field);
+        message = if field == "port" {
+            "is missing; every [[clock]] needs the board's tty, e.g. port = \"/dev/dgt/board-0\""
+                .to_owned()
+        } else {
+            "is missing".to_owned()
+        };
+    } else if key == "clock" {
+        message = format!(
+            "expected [[clock]] tables; write each board as a [[clock]] table with a port ({})",
+            inner.trim_start_matches("invalid type: ")
+        );
+    }
+    let top = key.split(['.', '[']).next().unwrap_or_default();
+    if let Some(var) = env_var_for(top, env).filter(|_| !key.starts_with("clock")) {
+        let message = if message.starts_with("is not a known setting") {
+            format!(
+                "is not a chessclockd setting; unset it or use one of {}, {CONFIG_PATH_ENV}",
+                TOP_KEYS
+                    .iter()
+                    .map(|k| format!("{ENV_PREFIX}{}", k.to_ascii_uppercase()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else {
+            message
+        };
+        return invalid(var, message);
+    }
+    match file_text.and_then(|t| locate::line_of(t, &key)) {
+        Some(line) => invalid(key, format!("{message} ({origin}, line {line})")),
+        None => invalid(key, message),
+    }
+}
+
+/// The name in `text` after `prefix` up to the next backtick.
+fn backticked<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = text.split_once(prefix)?.1;
+    Some(rest.split_once('`')?.0)
+}
+
+/// The last key of the quoted path in `text` after `prefix` (`"clock[0]port"` -> `port`).
+fn quoted_tail<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let path = text.split_once(prefix)?.1.split_once('"')?.0;
+    path.rsplit([']', '.']).next()
+}
+
+/// Top-level keys, for suggestions (serde refuses unknown ones).
+const TOP_KEYS: &[&str] = &[
+    "state_dir",
+    "scan",
+    "scan_ports",
+    "transport_latency_ms",
+    "pause_button",
+    "command_timeout_ms",
+    "command_retries",
+    "default_time_control",
+    "clock",
+];
+/// Keys of a `[[clock]]` table.
+const CLOCK_KEYS: &[&str] = &["port", "name", "white_side", "time_control"];
+
+fn unknown_key(key: &str, known: &[&str]) -> String {
+    let near = known
+        .iter()
+        .min_by_key(|k| strsim::levenshtein(key, k))
+        .filter(|k| strsim::levenshtein(key, k) <= 3);
+    let hint = match near {
+        Some(k) => format!("did you mean {k:?}?"),
+        None => format!("known keys here: {}", known.join(", ")),
+    };
+    format!("is not a known setting; {hint} (docs/configuration.md lists every key)")
+}

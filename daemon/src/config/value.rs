@@ -1,0 +1,184 @@
+//! Checked conversions of one setting's raw value (from the TOML file or an environment
+//! string) into its typed form, each with a message a person can act on.
+//!
+//! Owns the per-type checks and their wording only; which key an error belongs to, and where
+//! it was set, is added by the caller (`serde_path_to_error` and [`super::locate`]).
+
+use std::path::PathBuf;
+
+use serde::de::{Deserialize, Deserializer, Error as _};
+use serde_json::Value;
+
+use super::WhiteSide;
+
+/// The longest piece of a bad value quoted back in a message.
+const QUOTE_MAX: usize = 100;
+
+/// `s` for a message: debug-quoted, cut to about [`QUOTE_MAX`] characters.
+pub(super) fn quote(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_MAX) {
+        Some((cut, _)) => format!("{:?}…", &s[..cut]),
+        None => format!("{s:?}"),
+    }
+}
+
+/// What a value is, for "expected X, found Y".
+pub(super) fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".to_owned(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {}", quote(s)),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "a table".to_owned(),
+    }
+}
+
+fn raw<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    Value::deserialize(d)
+}
+
+/// `true`/`false` (and, as written in the environment, `1`/`0`, `yes`/`no`, `on`/`off`).
+pub(super) fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match raw(d)? {
+        Value::Bool(b) => Ok(b),
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(true),
+            "false" | "0" | "no" | "off" => Ok(false),
+            _ => Err(D::Error::custom(format!(
+                "{} is not a boolean; use true or false",
+                quote(&s)
+            ))),
+        },
+        other => Err(D::Error::custom(format!(
+            "expected true or false, found {}",
+            describe(&other)
+        ))),
+    }
+}
+
+/// A whole number in `MIN..=MAX`.
+pub(super) fn whole<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
+    d: D,
+) -> Result<u64, D::Error> {
+    let value = raw(d)?;
+    let n: Option<i128> = match &value {
+        Value::Number(n) => n.as_i64().map(i128::from),
+        Value::String(s) => match s.trim().parse::<i128>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                return Err(D::Error::custom(format!(
+                    "{} is not a whole number; use digits only, e.g. {MIN}",
+                    quote(s)
+                )));
+            }
+        },
+        _ => None,
+    };
+    match n {
+        Some(n) if (i128::from(MIN)..=i128::from(MAX)).contains(&n) => {
+            Ok(u64::try_from(n).unwrap_or(MAX))
+        }
+        Some(n) => Err(D::Error::custom(format!(
+            "{n} is out of range; use a whole number from {MIN} to {MAX}"
+        ))),
+        None => Err(D::Error::custom(format!(
+            "expected a whole number from {MIN} to {MAX}, found {}",
+            describe(&value)
+        ))),
+    }
+}
+
+/// [`whole`] for a `u32` setting.
+pub(super) fn whole_u32<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
+    d: D,
+) -> Result<u32, D::Error> {
+    whole::<D, MIN, MAX>(d).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+fn text_of<E: serde::de::Error>(value: Value) -> Result<String, E> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Ok(s),
+        Value::String(_) => Err(E::custom("is empty; give a value or remove the line")),
+        other => Err(E::custom(format!(
+            "expected a quoted string, found {}",
+            describe(&other)
+        ))),
+    }
+}
+
+/// A non-empty string.
+pub(super) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    text_of(raw(d)?)
+}
+
+/// An optional non-empty string.
+pub(super) fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    text(d).map(Some)
+}
+
+fn abs_path_of<E: serde::de::Error>(value: Value) -> Result<PathBuf, E> {
+    let text = text_of::<E>(value)?;
+    if !text.starts_with('/') {
+        return Err(E::custom(format!(
+            "{} is a relative path; use an absolute path starting with /",
+            quote(&text)
+        )));
+    }
+    Ok(PathBuf::from(text))
+}
+
+/// An absolute path.
+pub(super) fn abs_path<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+    abs_path_of(raw(d)?)
+}
+
+/// `"left"` or `"right"`.
+pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
+    match raw(d)? {
+        Value::String(s) if s == "left" => Ok(WhiteSide::Left),
+        Value::String(s) if s == "right" => Ok(WhiteSide::Right),
+        Value::String(s) => Err(D::Error::custom(format!(
+            "{} is not a side; use \"left\" or \"right\"",
+            quote(&s)
+        ))),
+        other => Err(D::Error::custom(format!(
+            "expected \"left\" or \"right\", found {}",
+            describe(&other)
+        ))),
+    }
+}
+
+/// The scan's port patterns: absolute paths whose file name may hold one `*` (the environment
+/// variable's comma-separated list is split before it gets here).
+pub(super) fn scan_ports<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let items = match raw(d)? {
+        Value::Array(items) => items,
+        other => {
+            return Err(D::Error::custom(format!(
+                "expected a list of paths, found {}; e.g. scan_ports = [\"/dev/ttyACM*\"]",
+                describe(&other)
+            )));
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let at = |why: String| D::Error::custom(format!("[{i}]: {why}"));
+        let text = text_of::<D::Error>(item).map_err(|e| at(e.to_string()))?;
+        if !text.starts_with('/') {
+            return Err(at(format!(
+                "{} is not an absolute path; write e.g. \"/dev/ttyACM*\"",
+                quote(&text)
+            )));
+        }
+        let name = text.rsplit('/').next().unwrap_or_default();
+        if text.matches('*').count() > 1 || (text.contains('*') && !name.contains('*')) {
+            return Err(at(format!(
+                "{}: only one `*`, in the file name, is supported (e.g. \"/dev/ttyUSB*\")",
+                quote(&text)
+            )));
+        }
+        out.push(text);
+    }
+    Ok(out)
+}
