@@ -1,5 +1,5 @@
-//! The append-only journal: checksummed lines, fsync per append, torn/corrupt tail repair
-//! on open, compaction into a snapshot.
+//! The append-only journal: checksummed lines, fsync per append (or one per group of writes),
+//! torn/corrupt tail repair on open, compaction into a snapshot.
 //!
 //! Owns `NAME.journal` and its lock. It must not interpret records.
 
@@ -121,6 +121,16 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Append `record` and fsync; returns its sequence number. On failure nothing is
     /// appended (a partial write is rolled back), or the journal refuses further appends.
     pub fn append(&mut self, record: &R) -> Result<u64, StoreError> {
+        let seq = self.write(record)?;
+        self.sync()?;
+        Ok(seq)
+    }
+
+    /// Append `record` without waiting for the disk: durable after the next successful
+    /// [`Journal::sync`] (several writes, one fsync: group commit). On failure nothing is
+    /// appended (a partial write is rolled back), or the journal refuses further writes until
+    /// a [`Journal::compact`] rewrites it.
+    pub fn write(&mut self, record: &R) -> Result<u64, StoreError> {
         if self.poisoned {
             return Err(StoreError::Poisoned {
                 path: self.path.clone(),
@@ -132,19 +142,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         })?;
         let seq = self.next_seq;
         let bytes = line::encode(seq, &json);
-        if let Err(e) = self
-            .file
-            .write_all(&bytes)
-            .and_then(|()| self.file.sync_data())
-        {
-            if self
-                .file
-                .set_len(self.len)
-                .and_then(|()| self.file.sync_data())
-                .is_err()
-            {
-                self.poisoned = true;
-            }
+        if let Err(e) = self.file.write_all(&bytes) {
+            self.roll_back();
             return Err(StoreError::io("append to", &self.path, e));
         }
         self.len += bytes.len() as u64;
@@ -152,21 +151,46 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(seq)
     }
 
+    /// Make every write so far durable. After a failure the state of the unsynced writes is
+    /// unknown (the kernel may have dropped them), so the journal refuses further writes
+    /// until a [`Journal::compact`] rewrites it from what the caller still holds.
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(|e| {
+            self.poisoned = true;
+            StoreError::io("sync", &self.path, e)
+        })
+    }
+
+    /// Cut a failed write off again; if even that fails, refuse further writes.
+    fn roll_back(&mut self) {
+        if self
+            .file
+            .set_len(self.len)
+            .and_then(|()| self.file.sync_data())
+            .is_err()
+        {
+            self.poisoned = true;
+        }
+    }
+
     /// Write `state` as the snapshot covering every record appended so far, then empty the
     /// journal. A crash in between is safe: records the snapshot covers are skipped on open.
+    /// This is also how a journal that refused writes recovers: the caller passes a state
+    /// that holds everything, and once both steps succeed the journal takes writes again.
     pub fn compact<S: Serialize>(&mut self, state: &S) -> Result<(), StoreError> {
-        if self.poisoned {
-            return Err(StoreError::Poisoned {
-                path: self.path.clone(),
-            });
-        }
         write_snapshot(&self.dir, &self.name, self.next_seq - 1, state)?;
         self.file
             .set_len(0)
             .and_then(|()| self.file.sync_all())
             .map_err(|e| StoreError::io("truncate", &self.path, e))?;
         self.len = 0;
+        self.poisoned = false;
         Ok(())
+    }
+
+    /// Whether the journal refuses writes until the next [`Journal::compact`].
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
     }
 
     /// The sequence number the next append will get.

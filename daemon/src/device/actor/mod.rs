@@ -65,7 +65,12 @@ pub(super) async fn spawn(
     let persist = match (&spec, &options.state_dir) {
         (PortSpec::Tty(p), Some(dir)) => {
             let name = persist::store_name(p);
-            let (persist, restored) = Persist::open(dir, &name)
+            let fallback = GameStart {
+                control: engine.control().clone(),
+                t_ms: 0,
+                wall_ms: persist::wall_ms(),
+            };
+            let (persist, restored) = Persist::open(dir, &name, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
             match restored {
                 Some(r) => {
