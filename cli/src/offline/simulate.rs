@@ -8,9 +8,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chessclockd::engine::notation;
-use chessclockd::engine::vectors::{VectorFile, simulate};
-use chessclockd::engine::{AdjustOp, Engine, GameResult, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::vectors::{VectorFile, simulate};
+use chessclock_engine::{AdjustOp, Engine, GameResult, Input, Side, Time};
 use serde_json::Value;
 
 /// Arguments of `simulate`.
@@ -258,7 +258,7 @@ fn scripted(control: &str, script: &str, json_out: bool) -> anyhow::Result<ExitC
         writeln!(
             out,
             "{:>9}  {:<18} {:>9} {:<12} {:>5}  {:>9} {:<12} {:>5}  {}{}{}",
-            chessclockd::engine::clock_text(t),
+            chessclock_engine::clock_text(t),
             text,
             g("/text/white"),
             g("/phase/white"),

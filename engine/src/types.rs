@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::params::TimeControl;
+use crate::params::TimeControl;
 
 /// Milliseconds since an epoch the caller chooses (the vectors' `t_ms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -3,9 +3,9 @@
 //! arbiter corrections, long waits, snapshot, display, canonical printing and explanation.
 //! Debug builds check overflow, so an unchecked product or sum fails here.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::params::{MAX_COUNT, MAX_DURATION_MS, TimeControl};
-use chessclockd::engine::{AdjustOp, Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::params::{MAX_COUNT, MAX_DURATION_MS, TimeControl};
+use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
 use proptest::prelude::*;
 
 /// Durations in notation positions (bare numbers are minutes or seconds by position).

@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 
 use super::core::Engine;
 use super::types::{AdjustOp, GameResult, Input, Side, Time};
-use crate::engine::notation;
-use crate::engine::params::{Credit, DelayKind, OnFlag, Params, Scheme, Segment, TimeControl};
+use crate::notation;
+use crate::params::{Credit, DelayKind, OnFlag, Params, Scheme, Segment, TimeControl};
 
 /// A vectors file, read loosely: each vector stays generic JSON until it is run.
 #[derive(Debug, Clone, Default)]

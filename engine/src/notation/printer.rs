@@ -4,7 +4,7 @@
 //! Owns formatting only. It accepts any [`TimeControl`] (also one read from JSON that the
 //! parser would refuse) and never panics: missing fields print as 0.
 
-use crate::engine::params::{
+use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Segment, TimeControl, Transition,
 };
 
@@ -204,7 +204,7 @@ pub fn canonical(tc: &TimeControl) -> String {
             per_move(p.extra_ms.unwrap_or(0)),
             per_move(p.bonus_ms.unwrap_or(0)),
             p.scheme
-                .unwrap_or(crate::engine::params::Scheme::Hybrid)
+                .unwrap_or(crate::params::Scheme::Hybrid)
                 .as_str()
         )),
         Method::PhasedCountdown | Method::PhasedCountdownTriple => {

@@ -1,7 +1,7 @@
 //! Property tests of the engine: invariants that hold for any sequence of inputs.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{AdjustOp, Engine, GameResult, Input, Side, Status, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{AdjustOp, Engine, GameResult, Input, Side, Status, Time};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -129,7 +129,7 @@ const CONTROLS: &[&str] = &[
 ];
 
 fn moving_waiting_side(e: &Engine) -> bool {
-    use chessclockd::engine::params::Method;
+    use chessclock_engine::params::Method;
     matches!(
         e.control().method,
         Method::Hourglass | Method::PhasedSwing | Method::PhasedSwingOpen

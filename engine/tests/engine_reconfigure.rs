@@ -2,8 +2,8 @@
 //! time is kept (never the displayed value), delay windows and `cr/before` credits are not
 //! given twice, and the period follows the completed moves.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{Engine, Input, Side, Time};
 use serde_json::Value;
 
 fn engine(control: &str) -> Engine {
@@ -45,7 +45,7 @@ fn refused_while_running() {
         &mut e,
         1000,
         Input::BoardResult {
-            result: chessclockd::engine::GameResult::Draw,
+            result: chessclock_engine::GameResult::Draw,
         },
     );
     reconfigure(&mut e, 1000, "G/3 d/0");

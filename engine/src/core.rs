@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
+use crate::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
 
 use super::method::{self, Boundary, SideState};
 use super::rules::{Kind, Rules};

@@ -2,8 +2,8 @@
 //! the overall cap (`cap_left_ms`), byo-yomi `periods_left`, Canadian `stones_left`, and a
 //! resume after correcting the flag each of them caused (C5).
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{AdjustOp, Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
 use serde_json::Value;
 
 fn engine(control: &str) -> Engine {
