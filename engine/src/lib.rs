@@ -24,5 +24,5 @@ pub mod vectors;
 pub use core::Engine;
 pub use snapshot::{Snapshot, clock_text};
 pub use types::{
-    AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side, Status, Time,
+    AdjustField, AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side, Status, Time,
 };

@@ -176,7 +176,7 @@ fn play(control: TimeControl, steps: &[(u64, Step)]) {
             },
             Step::Adjust(side, field, op, ms) => Input::Adjust {
                 side: *side,
-                field: (*field).to_owned(),
+                field: field.parse().expect("an adjustable field"),
                 op: *op,
                 ms: *ms,
             },
@@ -243,7 +243,7 @@ fn the_audit_examples() {
             },
         )
         .expect_err("over the limit");
-    assert!(err.0.contains("10000"), "{err}");
+    assert!(err.to_string().contains("10000"), "{err}");
     e.handle_input(
         Time::ZERO,
         Input::SetMoves {

@@ -36,7 +36,7 @@ fn refused_while_running() {
     let err = e
         .handle_input(Time::from_ms(1000), Input::Reconfigure { control })
         .expect_err("running");
-    assert!(err.0.contains("pause first"), "{err}");
+    assert!(err.to_string().contains("pause first"), "{err}");
     assert_eq!(e.control().method.as_str(), "sudden_death");
     // Paused, flagged and ended games take a new control.
     at(&mut e, 1000, Input::Pause);
