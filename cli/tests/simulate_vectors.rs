@@ -4,8 +4,8 @@
 
 use std::process::Command;
 
-use chessclockd::engine::params::TimeControl;
-use chessclockd::engine::vectors::differences;
+use chessclock_engine::params::TimeControl;
+use chessclock_engine::vectors::differences;
 use serde_json::Value;
 
 const VECTORS: &str = concat!(

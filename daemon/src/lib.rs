@@ -1,7 +1,8 @@
 //! chessclockd: runs chess time controls in software and drives DGT clocks.
 //!
 //! Layers, from the pure core outwards:
-//! - [`engine`]: the time-control engine and the notation parser. Pure: no IO, no clock reads.
+//! - [`engine`]: re-export of the `chessclock-engine` crate (time-control engine and notation
+//!   parser; pure: no IO, no clock reads).
 //! - [`store`]: the crash-safe journal and snapshots in the state directory.
 //! - [`config`]: settings from defaults, `/etc/chessclockd/chessclockd.toml` and the environment.
 //! - [`device`]: one actor per board, the only code that touches a tty.
@@ -12,7 +13,7 @@ pub mod bus;
 pub mod config;
 pub mod demo;
 pub mod device;
-pub mod engine;
+pub use chessclock_engine as engine;
 pub mod monotonic;
 pub mod service;
 pub mod store;

@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use chessclockd::engine::notation::{self, NotationError, ParseOptions, Parsed, Sandclock};
+use chessclock_engine::notation::{self, NotationError, ParseOptions, Parsed, Sandclock};
 use serde_json::json;
 
 /// Arguments of this subcommand.

@@ -8,9 +8,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chessclockd::engine::notation;
-use chessclockd::engine::vectors::{VectorFile, simulate};
-use chessclockd::engine::{AdjustOp, Engine, GameResult, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::vectors::{VectorFile, simulate};
+use chessclock_engine::{AdjustField, AdjustOp, Engine, GameResult, Input, Side, Time};
 use serde_json::Value;
 
 /// Arguments of `simulate`.
@@ -138,9 +138,10 @@ fn parse_step(step: &str) -> Result<(u64, Action, String), String> {
         "wait" => Action::Wait,
         "adjust" => {
             let side = need_side(rest.first())?;
-            let field = rest
+            let field: AdjustField = rest
                 .get(1)
-                .ok_or("adjust needs a field, e.g. adjust white main_ms add 120000")?;
+                .ok_or("adjust needs a field, e.g. adjust white main_ms add 120000")?
+                .parse()?;
             let op = match rest.get(2).copied() {
                 Some("set") => AdjustOp::Set,
                 Some("add") => AdjustOp::Add,
@@ -152,7 +153,7 @@ fn parse_step(step: &str) -> Result<(u64, Action, String), String> {
                 .ok_or("adjust needs an amount in ms")?;
             Action::Input(Input::Adjust {
                 side,
-                field: (*field).to_owned(),
+                field,
                 op,
                 ms,
             })
@@ -258,7 +259,7 @@ fn scripted(control: &str, script: &str, json_out: bool) -> anyhow::Result<ExitC
         writeln!(
             out,
             "{:>9}  {:<18} {:>9} {:<12} {:>5}  {:>9} {:<12} {:>5}  {}{}{}",
-            chessclockd::engine::clock_text(t),
+            chessclock_engine::clock_text(t),
             text,
             g("/text/white"),
             g("/phase/white"),

@@ -14,7 +14,7 @@ use super::variant::object_to_dict;
 use crate::device::handle::{
     BoardSide, ClockEvent, ClockState, DeviceError, DeviceHandle, Request,
 };
-use crate::engine::{AdjustOp, GameResult, Side};
+use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
 
 /// The D-Bus object of one clock.
 #[derive(Debug)]
@@ -41,6 +41,7 @@ pub(crate) fn device_error(e: DeviceError) -> BusError {
     match e {
         DeviceError::Invalid(m) => BusError::InvalidArgument(m),
         DeviceError::NotAllowed(m) => BusError::NotAllowed(m),
+        DeviceError::Refused(e) => BusError::from(e),
         DeviceError::Device(m) => BusError::DeviceFailed(m),
         DeviceError::Gone => BusError::Gone(DeviceError::Gone.to_string()),
     }
@@ -190,9 +191,10 @@ impl ClockIface {
                 )));
             }
         };
+        let field: AdjustField = field.parse().map_err(BusError::InvalidArgument)?;
         self.ask(Request::Adjust {
             side,
-            field: field.to_owned(),
+            field,
             op,
             ms,
         })

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-use crate::engine::{AdjustOp, GameResult, Side};
+use chessclock_engine::{AdjustField, AdjustOp, GameResult, InputError, Side};
 
 /// Which half of the clock display shows White.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
@@ -181,8 +181,8 @@ pub enum Request {
     Adjust {
         /// Side adjusted.
         side: Side,
-        /// Detail field (`main_ms`, ...).
-        field: String,
+        /// Detail field.
+        field: AdjustField,
         /// Set or add.
         op: AdjustOp,
         /// Amount.
@@ -239,6 +239,9 @@ pub enum DeviceError {
     /// Not allowed in the current state.
     #[error("{0}")]
     NotAllowed(String),
+    /// The engine refused the input (typed: the bus maps each kind to its error name).
+    #[error(transparent)]
+    Refused(#[from] InputError),
     /// The clock hardware failed the request.
     #[error("{0}")]
     Device(String),

@@ -234,7 +234,7 @@ mod tests {
             Input::Press { side: Side::Black },
             Input::Adjust {
                 side: Side::White,
-                field: "main_ms".into(),
+                field: chessclock_engine::AdjustField::MainMs,
                 op: AdjustOp::Add,
                 ms: -1500,
             },

@@ -8,7 +8,7 @@
 use super::NotationError;
 use super::errors;
 use super::lexer::{self, Dur, MINUTE, SECOND};
-use crate::engine::params::{Credit, DelayKind, OnFlag, Scheme, Transition};
+use crate::params::{Credit, DelayKind, OnFlag, Scheme, Transition};
 
 /// An increment or delay attached to segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //!
 //! Pure functions of the parameters; no game state here.
 
-use crate::engine::params::{
+use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
 

@@ -3,9 +3,9 @@
 //! arbiter corrections, long waits, snapshot, display, canonical printing and explanation.
 //! Debug builds check overflow, so an unchecked product or sum fails here.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::params::{MAX_COUNT, MAX_DURATION_MS, TimeControl};
-use chessclockd::engine::{AdjustOp, Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::params::{MAX_COUNT, MAX_DURATION_MS, TimeControl};
+use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
 use proptest::prelude::*;
 
 /// Durations in notation positions (bare numbers are minutes or seconds by position).
@@ -176,7 +176,7 @@ fn play(control: TimeControl, steps: &[(u64, Step)]) {
             },
             Step::Adjust(side, field, op, ms) => Input::Adjust {
                 side: *side,
-                field: (*field).to_owned(),
+                field: field.parse().expect("an adjustable field"),
                 op: *op,
                 ms: *ms,
             },
@@ -243,7 +243,7 @@ fn the_audit_examples() {
             },
         )
         .expect_err("over the limit");
-    assert!(err.0.contains("10000"), "{err}");
+    assert!(err.to_string().contains("10000"), "{err}");
     e.handle_input(
         Time::ZERO,
         Input::SetMoves {

@@ -1,8 +1,8 @@
 //! Engine events: every phase change is reported once, whether it happens at a boundary the
 //! engine arms a timer for or inside the running evolution.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{Engine, Event, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{Engine, Event, Input, Side, Time};
 
 fn engine(control: &str) -> Engine {
     let parsed = notation::parse(control).expect("valid notation");

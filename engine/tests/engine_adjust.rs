@@ -2,8 +2,8 @@
 //! the overall cap (`cap_left_ms`), byo-yomi `periods_left`, Canadian `stones_left`, and a
 //! resume after correcting the flag each of them caused (C5).
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{AdjustOp, Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
 use serde_json::Value;
 
 fn engine(control: &str) -> Engine {
@@ -18,7 +18,7 @@ fn at(e: &mut Engine, t: u64, input: Input) {
 fn adjust(field: &str, op: AdjustOp, ms: i64) -> Input {
     Input::Adjust {
         side: Side::White,
-        field: field.to_owned(),
+        field: field.parse().expect("an adjustable field"),
         op,
         ms,
     }
@@ -66,7 +66,7 @@ fn overall_cap_flag_corrected_and_resumed() {
     let err = e
         .handle_input(Time::ZERO, adjust("cap_left_ms", AdjustOp::Set, 1))
         .expect_err("no cap");
-    assert!(err.0.contains("no overall cap"), "{err}");
+    assert!(err.to_string().contains("no overall cap"), "{err}");
 }
 
 #[test]

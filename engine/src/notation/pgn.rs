@@ -18,7 +18,7 @@ use super::grammar::{self, Item};
 use super::lexer::{MAX_MS, SECOND};
 use super::methods;
 use super::semantics::{self, OptAt, classify};
-use crate::engine::params::{DelayKind, Method, Params, Segment, TimeControl};
+use crate::params::{DelayKind, Method, Params, Segment, TimeControl};
 
 /// How `*N` is read (spec D5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -85,7 +85,7 @@ fn read_field(text: &str, pos: usize) -> Result<Field, NotationError> {
         None => None,
         Some(n) => Some(
             n.and_then(|n| u32::try_from(n).ok())
-                .filter(|n| (1..=crate::engine::params::MAX_COUNT).contains(n))
+                .filter(|n| (1..=crate::params::MAX_COUNT).contains(n))
                 .ok_or_else(|| bad_field(text, pos))?,
         ),
     };

@@ -1,8 +1,8 @@
 //! The §6.4 forms that are not in the vector file, with params worked out by hand from the
 //! spec, and every §6 error code with the byte position it must point at.
 
-use chessclockd::engine::notation::parse;
-use chessclockd::engine::params::{DelayKind, Method, Segment};
+use chessclock_engine::notation::parse;
+use chessclock_engine::params::{DelayKind, Method, Segment};
 
 const MIN: u64 = 60_000;
 const SEC: u64 = 1_000;
@@ -281,7 +281,7 @@ fn every_error_code_with_its_position() {
 /// value (`pgn:300+2 cr/after` is the online convention).
 #[test]
 fn options_after_a_pgn_value() {
-    use chessclockd::engine::params::{Credit, OnFlag};
+    use chessclock_engine::params::{Credit, OnFlag};
     let p = parse("pgn:300+2 cr/after").expect("D6 form parses");
     assert_eq!(p.control.method, Method::Fischer);
     assert_eq!(p.control.params.credit, Some(Credit::After));

@@ -100,7 +100,7 @@ pub(crate) fn bad_number(tok: &str, pos: usize, what: &str) -> NotationError {
         pos,
         format!(
             "`{tok}` is not a valid number of {what}: write a whole number from 1 to {}",
-            crate::engine::params::MAX_COUNT
+            crate::params::MAX_COUNT
         ),
     )
 }

@@ -2,8 +2,8 @@
 //! back gives the same control (after C1 normalization) and the same text; no input makes the
 //! parser panic; every error has a code, a message and a position inside the input.
 
-use chessclockd::engine::notation::{canonical, parse};
-use chessclockd::engine::params::{
+use chessclock_engine::notation::{canonical, parse};
+use chessclock_engine::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
 use proptest::prelude::*;
@@ -246,7 +246,7 @@ fn other_method() -> BoxedStrategy<TimeControl> {
             // The declared maximum is a duration: at most 1000 h like any other.
             .prop_filter("max within the duration limit", |(w, b, slack)| {
                 (total(w).max(total(b)) / 60_000 + 1 + slack) * 60_000
-                    <= chessclockd::engine::params::MAX_DURATION_MS
+                    <= chessclock_engine::params::MAX_DURATION_MS
             })
             .prop_map(move |(w, b, slack)| {
                 let max = (total(&w).max(total(&b)) / 60_000 + 1 + slack) * 60_000;
@@ -398,7 +398,7 @@ proptest! {
 /// explaining them must still work.
 #[test]
 fn printer_and_explanation_accept_incomplete_params() {
-    use chessclockd::engine::notation::explain;
+    use chessclock_engine::notation::explain;
     let methods = [
         "sudden_death",
         "fischer",

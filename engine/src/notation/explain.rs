@@ -4,7 +4,7 @@
 //! Owns wording only; it computes nothing the engine relies on and accepts any
 //! [`TimeControl`] without panicking.
 
-use crate::engine::params::{
+use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
 
@@ -388,7 +388,7 @@ pub fn explain(tc: &TimeControl) -> Vec<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::engine::notation::parse;
+    use crate::notation::parse;
 
     fn text(n: &str) -> String {
         explain(&parse(n).unwrap().control).join(" ")

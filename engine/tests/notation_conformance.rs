@@ -3,15 +3,16 @@
 //! warnings by code prefix, error codes) and every timing vector's notation/canonical/params.
 //! Failures are collected and reported together, each naming the input and the field.
 
-use chessclockd::engine::notation::{self, Parsed};
-use chessclockd::engine::params::{Method, Params, TimeControl};
+use chessclock_engine::notation::{self, Parsed};
+use chessclock_engine::params::{Method, Params, TimeControl};
 use serde_json::Value;
 
 fn vectors() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/timecontrol-vectors.json"
-    );
+    // `$CHESSCLOCK_SHARED` when set (a worktree that is not next to `shared/`).
+    let path = std::env::var_os("CHESSCLOCK_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
+        .join("conformance/timecontrol-vectors.json");
     let text = std::fs::read_to_string(path).expect("the conformance vectors are readable");
     serde_json::from_str(&text).expect("the conformance vectors are JSON")
 }

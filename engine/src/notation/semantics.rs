@@ -9,7 +9,7 @@ use super::NotationError;
 use super::errors::err;
 use super::grammar::{Chunks, Item, MethodItem, Modifier, OptItem, SegmentItem};
 use super::methods;
-use crate::engine::params::{Credit, Method, OnFlag, Params, Segment, TimeControl};
+use crate::params::{Credit, Method, OnFlag, Params, Segment, TimeControl};
 
 /// A built control and what the warnings need to know about it.
 #[derive(Debug, Clone)]
@@ -256,7 +256,7 @@ pub(crate) fn classify(segments: &[Segment]) -> Method {
         [s] if s.moves.is_none() => match (s.inc(), s.delay()) {
             (0, None) => Method::SuddenDeath,
             (_, None) => Method::Fischer,
-            (_, Some((_, crate::engine::params::DelayKind::Us))) => Method::UsDelay,
+            (_, Some((_, crate::params::DelayKind::Us))) => Method::UsDelay,
             (_, Some(_)) => Method::Bronstein,
         },
         _ => Method::Segments,

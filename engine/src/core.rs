@@ -7,12 +7,12 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
+use crate::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
 
 use super::method::{self, Boundary, SideState};
 use super::rules::{Kind, Rules};
 use super::types::{
-    AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
+    AdjustField, AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
 };
 
 /// A recorded time event.
@@ -42,10 +42,6 @@ pub struct Engine {
     pub(crate) result: Option<GameResult>,
     pub(crate) reason: Option<String>,
     events: VecDeque<Event>,
-}
-
-fn not_allowed(msg: impl Into<String>) -> InputError {
-    InputError(msg.into())
 }
 
 impl Engine {
@@ -316,10 +312,7 @@ impl Engine {
             Input::Press { side } => self.press(side),
             Input::Pause => {
                 if self.status != Status::Running {
-                    return Err(not_allowed(format!(
-                        "nothing to pause: the game is {}",
-                        self.status
-                    )));
+                    return Err(InputError::NothingToPause(self.status));
                 }
                 self.set_status(Status::Paused, "pause");
                 Ok(())
@@ -330,13 +323,11 @@ impl Engine {
                 field,
                 op,
                 ms,
-            } => self.adjust(side, &field, op, ms),
+            } => self.adjust(side, field, op, ms),
             Input::SetMoves { side, moves } => {
                 self.arbiter_allowed("set_moves")?;
                 if moves > MAX_COUNT {
-                    return Err(not_allowed(format!(
-                        "set_moves {moves}: a press counter goes up to {MAX_COUNT}"
-                    )));
+                    return Err(InputError::TooManyMoves(moves));
                 }
                 let i = side.idx();
                 if moves > self.moves[i] {
@@ -353,10 +344,7 @@ impl Engine {
 
     fn start(&mut self, now: Time, side: Side) -> Result<(), InputError> {
         if self.status != Status::Ready {
-            return Err(not_allowed(format!(
-                "the game has started already ({}); use new-game for a new one",
-                self.status
-            )));
+            return Err(InputError::AlreadyStarted(self.status));
         }
         self.last = now;
         self.turn = Some(side);
@@ -385,17 +373,10 @@ impl Engine {
 
     fn press(&mut self, side: Side) -> Result<(), InputError> {
         if self.status != Status::Running {
-            return Err(not_allowed(format!(
-                "press ignored: the game is {}",
-                self.status
-            )));
+            return Err(InputError::PressNotRunning(self.status));
         }
         if self.turn != Some(side) {
-            return Err(not_allowed(format!(
-                "press ignored: it is {}'s turn, not {}'s",
-                side.other().as_str(),
-                side.as_str()
-            )));
+            return Err(InputError::NotYourTurn(side));
         }
         let i = side.idx();
         let u = self.turn_u;
@@ -456,16 +437,14 @@ impl Engine {
             }
             Status::Flagged => {
                 let Some(side) = self.turn else {
-                    return Err(not_allowed("nothing to resume"));
+                    return Err(InputError::NothingToResume(self.status));
                 };
                 let st = &self.sides[side.idx()];
                 let has_time = method::time_to_boundary(&self.rules.kind, st, self.post_cutoff)
                     .is_some_and(|t| t > 0)
                     && self.rules.overall_cap.is_none_or(|a| st.cap_used < a);
                 if !has_time {
-                    return Err(not_allowed(
-                        "the flagged side has no time left; an arbiter adjustment must give it time before resuming",
-                    ));
+                    return Err(InputError::NoTimeToResume);
                 }
                 for s in &mut self.sides {
                     s.flagged = false;
@@ -475,65 +454,60 @@ impl Engine {
                 self.set_status(Status::Running, "resume");
                 Ok(())
             }
-            other => Err(not_allowed(format!(
-                "nothing to resume: the game is {other}"
-            ))),
+            other => Err(InputError::NothingToResume(other)),
         }
     }
 
-    fn arbiter_allowed(&self, what: &str) -> Result<(), InputError> {
+    fn arbiter_allowed(&self, action: &'static str) -> Result<(), InputError> {
         match self.status {
             Status::Ready | Status::Paused | Status::Flagged => Ok(()),
-            other => Err(not_allowed(format!(
-                "{what} needs a paused game (it is {other}); pause first"
-            ))),
+            status => Err(InputError::NeedsPause { action, status }),
         }
     }
 
     /// Arbiter change of one detail field (spec §2.6). Times are in ms; `periods_left` and
     /// `stones_left` are counts (the `ms` value is the count); `cap_left_ms` corrects the
     /// independent cap (what the player may still use of it).
-    fn adjust(&mut self, side: Side, field: &str, op: AdjustOp, ms: i64) -> Result<(), InputError> {
+    fn adjust(
+        &mut self,
+        side: Side,
+        field: AdjustField,
+        op: AdjustOp,
+        ms: i64,
+    ) -> Result<(), InputError> {
         self.arbiter_allowed("adjust")?;
         let kind = &self.rules.kind;
         let cap = self.rules.overall_cap;
         let st = &mut self.sides[side.idx()];
-        let apply = |current: u64, max: u64, unit: &str| -> Result<u64, InputError> {
+        let apply = |current: u64, max: u64| -> Result<u64, InputError> {
             let new = match op {
                 AdjustOp::Set => ms,
                 AdjustOp::Add => i64::try_from(current)
                     .unwrap_or(i64::MAX)
                     .saturating_add(ms),
             };
-            let Ok(new) = u64::try_from(new) else {
-                return Err(not_allowed(format!(
-                    "{field} would become negative ({new}{unit}); give a smaller reduction"
-                )));
+            let Ok(value) = u64::try_from(new) else {
+                return Err(InputError::Negative { field, value: new });
             };
-            if new > max {
-                return Err(not_allowed(format!(
-                    "{field} would become {new}{unit}, more than the limit of {max}{unit}"
-                )));
+            if value > max {
+                return Err(InputError::OverLimit { field, value, max });
             }
+            let new = value;
             Ok(new)
         };
         match (field, kind) {
-            ("cap_left_ms", _) => {
+            (AdjustField::CapLeftMs, _) => {
                 let Some(a) = cap else {
-                    return Err(not_allowed(
-                        "this control has no overall cap (cap/); there is no cap_left_ms to adjust",
-                    ));
+                    return Err(InputError::NoCap);
                 };
-                let left = apply(a.saturating_sub(st.cap_used), a, " ms")?;
+                let left = apply(a.saturating_sub(st.cap_used), a)?;
                 st.cap_used = a - left;
                 return Ok(());
             }
-            ("periods_left", Kind::Byoyomi { period, .. }) => {
-                let n = apply(u64::from(st.periods_left), u64::from(MAX_COUNT), "")?;
+            (AdjustField::PeriodsLeft, Kind::Byoyomi { period, .. }) => {
+                let n = apply(u64::from(st.periods_left), u64::from(MAX_COUNT))?;
                 if n == 0 {
-                    return Err(not_allowed(
-                        "periods_left must be at least 1 (0 periods is a flag)",
-                    ));
+                    return Err(InputError::CountBelowOne(field));
                 }
                 st.periods_left = u32::try_from(n).unwrap_or(MAX_COUNT);
                 // A spent period (a byo-yomi flag) is restarted: the player gets the periods.
@@ -543,10 +517,10 @@ impl Engine {
                 st.flagged = false;
                 return Ok(());
             }
-            ("stones_left", Kind::Canadian { .. }) => {
-                let n = apply(u64::from(st.stones_left), u64::from(MAX_COUNT), "")?;
+            (AdjustField::StonesLeft, Kind::Canadian { .. }) => {
+                let n = apply(u64::from(st.stones_left), u64::from(MAX_COUNT))?;
                 if n == 0 {
-                    return Err(not_allowed("stones_left must be at least 1"));
+                    return Err(InputError::CountBelowOne(field));
                 }
                 st.stones_left = u32::try_from(n).unwrap_or(MAX_COUNT);
                 return Ok(());
@@ -554,25 +528,27 @@ impl Engine {
             _ => {}
         }
         let slot: &mut u64 = match (field, kind) {
-            ("main_ms", Kind::Swing { .. }) => {
-                return Err(not_allowed(
-                    "phased swing has no main_ms; use swing_ms or reserve_ms",
-                ));
+            (AdjustField::MainMs, Kind::Swing { .. }) => {
+                return Err(InputError::NoMainInSwing);
             }
-            ("main_ms", _) => &mut st.main,
-            ("extra_ms", Kind::DoubleFlag { .. }) => &mut st.extra,
-            ("reserve_ms", Kind::PhasedCountdown { .. } | Kind::Swing { .. }) => &mut st.reserve[0],
-            ("secondary_ms", Kind::PhasedCountdown { .. }) => &mut st.reserve[1],
-            ("swing_ms", Kind::Swing { .. }) => &mut st.swing,
-            ("period_ms", Kind::Byoyomi { .. } | Kind::Canadian { .. }) => &mut st.period_rem,
+            (AdjustField::MainMs, _) => &mut st.main,
+            (AdjustField::ExtraMs, Kind::DoubleFlag { .. }) => &mut st.extra,
+            (AdjustField::ReserveMs, Kind::PhasedCountdown { .. } | Kind::Swing { .. }) => {
+                &mut st.reserve[0]
+            }
+            (AdjustField::SecondaryMs, Kind::PhasedCountdown { .. }) => &mut st.reserve[1],
+            (AdjustField::SwingMs, Kind::Swing { .. }) => &mut st.swing,
+            (AdjustField::PeriodMs, Kind::Byoyomi { .. } | Kind::Canadian { .. }) => {
+                &mut st.period_rem
+            }
             _ => {
-                return Err(not_allowed(format!(
-                    "{field:?} cannot be adjusted for {}; adjust one of the detail fields the snapshot shows",
-                    self.control.method
-                )));
+                return Err(InputError::NotInMethod {
+                    field,
+                    method: self.control.method,
+                });
             }
         };
-        let new = apply(*slot, MAX_DURATION_MS, " ms")?;
+        let new = apply(*slot, MAX_DURATION_MS)?;
         *slot = new;
         if new > 0 {
             st.flagged = false;
@@ -582,22 +558,15 @@ impl Engine {
 
     fn claim(&mut self, side: Side) -> Result<(), InputError> {
         if !matches!(self.rules.kind, Kind::DoubleFlag { .. }) {
-            return Err(not_allowed(
-                "draw claims exist only under a double-flag control",
-            ));
+            return Err(InputError::ClaimNeedsDoubleFlag);
         }
         if !matches!(self.status, Status::Running | Status::Paused) {
-            return Err(not_allowed(format!(
-                "no claim possible: the game is {}",
-                self.status
-            )));
+            return Err(InputError::ClaimNotNow(self.status));
         }
         let me = &self.sides[side.idx()];
         let opp = &self.sides[side.other().idx()];
         if me.extra_phase || !opp.extra_phase {
-            return Err(not_allowed(
-                "only the player still on main time may claim, and only while the opponent is on extra time",
-            ));
+            return Err(InputError::ClaimNotYours);
         }
         self.finish(
             GameResult::Draw,
@@ -609,10 +578,10 @@ impl Engine {
 
     fn board_result(&mut self, result: GameResult) -> Result<(), InputError> {
         if self.status == Status::Ready {
-            return Err(not_allowed("the game has not started"));
+            return Err(InputError::NotStarted);
         }
         if self.status == Status::Ended {
-            return Err(not_allowed("the game has ended already"));
+            return Err(InputError::AlreadyEnded);
         }
         let mut reason = "board";
         let mut result = result;
@@ -635,11 +604,9 @@ impl Engine {
         // Never while a clock runs (§2.6: pause first). An ended game may take a new
         // control (nothing runs; the daemon sets the next game's control this way).
         if self.status == Status::Running {
-            return Err(not_allowed(
-                "reconfigure needs a stopped game (it is running); pause first",
-            ));
+            return Err(InputError::ReconfigureRunning);
         }
-        let rules = Rules::new(&tc).map_err(|e| not_allowed(e.0))?;
+        let rules = Rules::new(&tc).map_err(InputError::InvalidControl)?;
         let untouched = self.status == Status::Ready
             && self.moves == [0, 0]
             && Side::BOTH

@@ -9,7 +9,7 @@ use super::NotationError;
 use super::errors::err;
 use super::grammar::MethodItem;
 use super::semantics::{SegAt, check_sd_last, make_segment, no_base_time};
-use crate::engine::params::{Credit, Method, Params, Segment, TimeControl};
+use crate::params::{Credit, Method, Params, Segment, TimeControl};
 
 /// The single `G/` base of byo, can, rsv, pinc and swing (`None`: no segment at all).
 fn single_base(kw: &str, segs: &[SegAt]) -> Result<Option<u64>, NotationError> {

@@ -18,9 +18,9 @@ use nom::{
 pub(crate) const MINUTE: u64 = 60_000;
 /// Milliseconds per second; the default unit of per-move positions.
 pub(crate) const SECOND: u64 = 1_000;
-/// Largest duration accepted anywhere (1000 h, [`crate::engine::params::MAX_DURATION_MS`]).
+/// Largest duration accepted anywhere (1000 h, [`crate::params::MAX_DURATION_MS`]).
 /// Keeps every sum and product the engine forms far away from `u64` overflow.
-pub(crate) const MAX_MS: u64 = crate::engine::params::MAX_DURATION_MS;
+pub(crate) const MAX_MS: u64 = crate::params::MAX_DURATION_MS;
 
 /// A duration read from a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,9 +172,7 @@ pub(crate) fn count(token: &str) -> Option<u32> {
         .parse(token)
         .ok()?;
     let n: u32 = digits.parse().ok()?;
-    (1..=crate::engine::params::MAX_COUNT)
-        .contains(&n)
-        .then_some(n)
+    (1..=crate::params::MAX_COUNT).contains(&n).then_some(n)
 }
 
 /// Length of the leading run of ASCII digits.

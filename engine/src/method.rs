@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::params::{Credit, DelayKind, Segment, Transition};
+use crate::params::{Credit, DelayKind, Segment, Transition};
 
 use super::rules::{
     Kind, bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at,
@@ -263,8 +263,8 @@ pub(crate) fn at_boundary(
 
 /// Segment-based boundary: the mover's `main` reached 0 in period `me.period`.
 pub(crate) fn segments_at_boundary(
-    segs_me: &[crate::engine::params::Segment],
-    segs_opp: &[crate::engine::params::Segment],
+    segs_me: &[crate::params::Segment],
+    segs_opp: &[crate::params::Segment],
     transition: Transition,
     me: &mut SideState,
     opp: &mut SideState,

@@ -1,10 +1,10 @@
 //! Engine cost per press, per snapshot and per display read, across methods.
-//! Run: `cargo bench -p chessclockd --bench timing`. Figures: docs/benchmarks.md.
+//! Run: `cargo bench -p chessclock-engine --bench timing`. Figures: docs/benchmarks.md.
 
 use std::hint::black_box;
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{Engine, Input, Side, Time};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const CONTROLS: &[(&str, &str)] = &[

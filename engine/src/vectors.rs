@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 
 use super::core::Engine;
 use super::types::{AdjustOp, GameResult, Input, Side, Time};
-use crate::engine::notation;
-use crate::engine::params::{Credit, DelayKind, OnFlag, Params, Scheme, Segment, TimeControl};
+use crate::notation;
+use crate::params::{Credit, DelayKind, OnFlag, Params, Scheme, Segment, TimeControl};
 
 /// A vectors file, read loosely: each vector stays generic JSON until it is run.
 #[derive(Debug, Clone, Default)]
@@ -147,7 +147,11 @@ impl VectorEvent {
             "resume" => Input::Resume,
             "adjust" => Input::Adjust {
                 side: side()?,
-                field: self.field.clone().ok_or("adjust needs a field")?,
+                field: self
+                    .field
+                    .as_deref()
+                    .ok_or("adjust needs a field")?
+                    .parse()?,
                 op: self.op.ok_or("adjust needs an op")?,
                 ms: self.ms.ok_or("adjust needs ms")?,
             },

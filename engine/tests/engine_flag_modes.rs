@@ -3,9 +3,9 @@
 //! their own flag rules (hourglass, swing, double flag); `tr/flag` and `tr/flagboth` in
 //! double-flag main time (§4.10 "as 4.5").
 
-use chessclockd::engine::notation;
-use chessclockd::engine::params::OnFlag;
-use chessclockd::engine::{Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::params::OnFlag;
+use chessclock_engine::{Engine, Input, Side, Time};
 use serde_json::Value;
 
 fn engine(control: &str) -> Engine {

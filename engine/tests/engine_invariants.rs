@@ -1,7 +1,7 @@
 //! Property tests of the engine: invariants that hold for any sequence of inputs.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{AdjustOp, Engine, GameResult, Input, Side, Status, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{AdjustField, AdjustOp, Engine, GameResult, Input, Side, Status, Time};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -37,17 +37,7 @@ fn arbiter_steps() -> impl Strategy<Value = Vec<(u64, u8, u64)>> {
     )
 }
 
-const FIELDS: &[&str] = &[
-    "main_ms",
-    "extra_ms",
-    "reserve_ms",
-    "secondary_ms",
-    "swing_ms",
-    "period_ms",
-    "periods_left",
-    "stones_left",
-    "cap_left_ms",
-];
+const FIELDS: [AdjustField; 9] = AdjustField::ALL;
 
 fn input(e: &Engine, t: u64, code: u8, arg: u64) -> Input {
     let mover = snap(e, t)["running"].as_str().map(str::to_owned);
@@ -71,7 +61,7 @@ fn input(e: &Engine, t: u64, code: u8, arg: u64) -> Input {
         },
         7 => Input::Adjust {
             side: any_side,
-            field: FIELDS[usize::try_from(arg / 2 % FIELDS.len() as u64).unwrap_or(0)].to_owned(),
+            field: FIELDS[usize::try_from(arg / 2 % FIELDS.len() as u64).unwrap_or(0)],
             op: if (arg / 32).is_multiple_of(2) {
                 AdjustOp::Add
             } else {
@@ -129,7 +119,7 @@ const CONTROLS: &[&str] = &[
 ];
 
 fn moving_waiting_side(e: &Engine) -> bool {
-    use chessclockd::engine::params::Method;
+    use chessclock_engine::params::Method;
     matches!(
         e.control().method,
         Method::Hourglass | Method::PhasedSwing | Method::PhasedSwingOpen

@@ -1,4 +1,9 @@
-//! The time-control engine and the notation parser.
+//! chessclock-engine: the time-control engine and the notation parser.
+//!
+//! The pure core of chessclockd, as quinn-proto is to quinn: it depends on serde, nom and
+//! thiserror only, does no IO and reads no clock. The daemon drives it from its device actors;
+//! `chessclockctl simulate` and `timecontrol parse` use it offline. The optional `vectors`
+//! feature adds the conformance-vector runner ([`vectors`], JSON via serde_json).
 //!
 //! Owns every timing method of `docs/timecontrols.md` (spec `timecontrols.md` §2-§4), exact
 //! to the millisecond, as a pure state machine in the quinn-proto style: `now` is always
@@ -13,10 +18,12 @@ pub mod params;
 mod rules;
 mod snapshot;
 mod types;
+#[cfg(feature = "vectors")]
 pub mod vectors;
 
 pub use core::Engine;
 pub use snapshot::{Snapshot, clock_text};
 pub use types::{
-    AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side, Status, Time,
+    AdjustField, AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side,
+    Status, Time,
 };

@@ -9,7 +9,7 @@ use super::errors::{self, err};
 use super::grammar::{self, Item, OptItem};
 use super::methods;
 use super::semantics::{self, Built, OptAt};
-use crate::engine::params::{Credit, Method, Params, Segment, TimeControl};
+use crate::params::{Credit, Method, Params, Segment, TimeControl};
 
 /// Whether the input uses the per-side form (starts with `W{`).
 pub(crate) fn is_sided(input: &str) -> bool {

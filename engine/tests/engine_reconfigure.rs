@@ -2,8 +2,8 @@
 //! time is kept (never the displayed value), delay windows and `cr/before` credits are not
 //! given twice, and the period follows the completed moves.
 
-use chessclockd::engine::notation;
-use chessclockd::engine::{Engine, Input, Side, Time};
+use chessclock_engine::notation;
+use chessclock_engine::{Engine, Input, Side, Time};
 use serde_json::Value;
 
 fn engine(control: &str) -> Engine {
@@ -36,7 +36,7 @@ fn refused_while_running() {
     let err = e
         .handle_input(Time::from_ms(1000), Input::Reconfigure { control })
         .expect_err("running");
-    assert!(err.0.contains("pause first"), "{err}");
+    assert!(err.to_string().contains("pause first"), "{err}");
     assert_eq!(e.control().method.as_str(), "sudden_death");
     // Paused, flagged and ended games take a new control.
     at(&mut e, 1000, Input::Pause);
@@ -45,7 +45,7 @@ fn refused_while_running() {
         &mut e,
         1000,
         Input::BoardResult {
-            result: chessclockd::engine::GameResult::Draw,
+            result: chessclock_engine::GameResult::Draw,
         },
     );
     reconfigure(&mut e, 1000, "G/3 d/0");

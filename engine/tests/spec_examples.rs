@@ -2,7 +2,7 @@
 //! worked by hand into vectors (`tests/data/spec-worked-examples.json`), through the engine:
 //! once from their `params` and once from their notation alone.
 
-use chessclockd::engine::vectors::{VectorFile, failures};
+use chessclock_engine::vectors::{VectorFile, failures};
 use serde_json::Value;
 
 const EXAMPLES: &str = concat!(
