@@ -257,7 +257,7 @@ fn takebacks_go_back_one_ply_at_a_time_or_several_at_once() {
         pos.play_unchecked(m);
     }
     let raw = raw_fields(pos.board(), Orientation::Normal);
-    h.tracker.on_board_dump(h.now, &raw);
+    h.dump(raw);
     h.drain();
     assert_eq!(h.ucis(), ["e2e4", "e7e5"]);
     assert!(matches!(
@@ -291,7 +291,7 @@ fn all_pieces_back_on_their_start_squares_is_a_new_game() {
         Orientation::Normal,
     );
     h.drain();
-    h.tracker.on_board_dump(h.now, &start);
+    h.dump(start);
     assert_eq!(h.drain(), [GameEvent::NewGame { at_ms: h.now }]);
     assert!(h.ucis().is_empty());
     // A repetition that happens to restore the start placement is a move, not a new game.
@@ -339,7 +339,7 @@ fn kings_in_the_centre_set_the_result() {
             Orientation::Normal,
         );
         h.drain();
-        h.tracker.on_board_dump(h.now, &start);
+        h.dump(start);
         assert_eq!(h.drain(), [GameEvent::NewGame { at_ms: h.now }]);
     }
 }
@@ -392,7 +392,7 @@ fn a_lost_field_update_is_recovered_from_the_next_dump() {
     h.slide("g1", "f3");
     assert_eq!(h.ucis(), ["e2e4"]);
     let raw = h.raw;
-    h.tracker.on_board_dump(h.now, &raw);
+    h.dump(raw);
     assert_eq!(h.ucis(), ["e2e4", "e7e5", "g1f3"]);
 }
 

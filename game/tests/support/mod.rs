@@ -84,6 +84,13 @@ impl Hand {
         self.place(to, p.to_char());
     }
 
+    /// The board sends a full dump showing `raw`.
+    pub fn dump(&mut self, raw: RawFields) {
+        self.raw = raw;
+        self.tracker.on_board_dump(self.now, &raw);
+        self.pull();
+    }
+
     pub fn wait(&mut self, ms: u64) {
         self.now += ms;
         self.tracker.handle_timeout(self.now);
