@@ -24,6 +24,12 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# python-chess: the independent PGN reader of game/tests/pgn_python.rs (scripts/pgn-read.py).
+if ! python3 -c 'import chess' 2>/dev/null; then
+  echo "test.sh: installing python-chess"
+  python3 -m pip install --quiet chess
+fi
+
 # Rust components for the checks below.
 if command -v rustup >/dev/null; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy

@@ -16,7 +16,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -36,8 +39,16 @@ fn play_physically(h: &mut Hand, before: &Chess, m: Move, rng: &mut Lcg) {
         .into_iter()
         .filter(|s| b.piece_at(*s) != a.piece_at(*s))
         .collect();
-    let mut lifts: Vec<Square> = changed.iter().copied().filter(|s| b.piece_at(*s).is_some()).collect();
-    let mut places: Vec<Square> = changed.iter().copied().filter(|s| a.piece_at(*s).is_some()).collect();
+    let mut lifts: Vec<Square> = changed
+        .iter()
+        .copied()
+        .filter(|s| b.piece_at(*s).is_some())
+        .collect();
+    let mut places: Vec<Square> = changed
+        .iter()
+        .copied()
+        .filter(|s| a.piece_at(*s).is_some())
+        .collect();
     // A simple move may first be set down on a wrong empty square, then moved on.
     let simple = !m.is_castle() && !m.is_promotion() && !m.is_en_passant() && !m.is_capture();
     if simple && rng.chance(15) {
@@ -57,7 +68,9 @@ fn play_physically(h: &mut Hand, before: &Chess, m: Move, rng: &mut Lcg) {
     }
     while !lifts.is_empty() || !places.is_empty() {
         // A square can take its new piece only once its old one is lifted.
-        let ready: Vec<usize> = (0..places.len()).filter(|i| !lifts.contains(&places[*i])).collect();
+        let ready: Vec<usize> = (0..places.len())
+            .filter(|i| !lifts.contains(&places[*i]))
+            .collect();
         let lift = !lifts.is_empty() && (ready.is_empty() || rng.chance(50));
         if lift {
             let s = lifts.swap_remove(rng.below(lifts.len()));
@@ -81,7 +94,10 @@ fn flicker(h: &mut Hand, rng: &mut Lcg) {
     match h.raw[usize::from(f)] {
         Some(p) => {
             h.clear(s);
-            h.put(s, chessclock_game::placement::chess_piece(p).expect("chess piece"));
+            h.put(
+                s,
+                chessclock_game::placement::chess_piece(p).expect("chess piece"),
+            );
         }
         None => {
             h.put(s, chessclock_game::shakmaty::Color::Black.knight());
@@ -91,7 +107,11 @@ fn flicker(h: &mut Hand, rng: &mut Lcg) {
 }
 
 fn run_game(choices: &[u16], seed: u64, rotated: bool) -> Result<(), TestCaseError> {
-    let orientation = if rotated { Orientation::Rotated } else { Orientation::Normal };
+    let orientation = if rotated {
+        Orientation::Rotated
+    } else {
+        Orientation::Normal
+    };
     let mut h = Hand::start(orientation);
     let mut rng = Lcg(seed);
     let mut pos = Chess::default();
@@ -106,14 +126,23 @@ fn run_game(choices: &[u16], seed: u64, rotated: bool) -> Result<(), TestCaseErr
             flicker(&mut h, &mut rng);
         }
         play_physically(&mut h, &pos, m, &mut rng);
-        played.push(m.to_uci(chessclock_game::shakmaty::CastlingMode::Standard).to_string());
+        played.push(
+            m.to_uci(chessclock_game::shakmaty::CastlingMode::Standard)
+                .to_string(),
+        );
         pos.play_unchecked(m);
         prop_assert_eq!(h.tracker.state(), &BoardState::Synced, "after {:?}", played);
     }
     prop_assert_eq!(h.ucis(), played);
-    prop_assert_eq!(h.tracker.position().map(|p| p.board().clone()), Some(pos.board().clone()));
+    prop_assert_eq!(
+        h.tracker.position().map(|p| p.board().clone()),
+        Some(pos.board().clone())
+    );
     let bad = h.events.iter().find(|e| {
-        matches!(e, GameEvent::Unexplained { .. } | GameEvent::Takeback { .. } | GameEvent::Result { .. })
+        matches!(
+            e,
+            GameEvent::Unexplained { .. } | GameEvent::Takeback { .. } | GameEvent::Result { .. }
+        )
     });
     prop_assert!(bad.is_none(), "{:?}", bad);
     let _ = dgt_piece;
