@@ -27,7 +27,12 @@ fi
 # python-chess: the independent PGN reader of game/tests/pgn_python.rs (scripts/pgn-read.py).
 if ! python3 -c 'import chess' 2>/dev/null; then
   echo "test.sh: installing python-chess"
-  python3 -m pip install --quiet chess
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3-pip
+  fi
+  # Debian's system Python refuses plain pip installs (PEP 668); then say so explicitly.
+  python3 -m pip install --quiet chess || python3 -m pip install --quiet --break-system-packages chess
 fi
 
 # Rust components for the checks below.

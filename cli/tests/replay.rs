@@ -46,19 +46,34 @@ fn check(name: &str, orientation: &str) {
     let doc: Value = serde_json::from_str(&replay(&["--format", "base64-lines", &file, "--json"]))
         .expect("one JSON document");
     let moves = doc["moves"].as_array().expect("moves array");
-    let uci: Vec<&str> = moves.iter().map(|m| m["uci"].as_str().expect("uci")).collect();
+    let uci: Vec<&str> = moves
+        .iter()
+        .map(|m| m["uci"].as_str().expect("uci"))
+        .collect();
     let want = expected_moves(name);
     assert_eq!(uci, want, "{name}: moves");
     for (i, m) in moves.iter().enumerate() {
         assert_eq!(m["ply"].as_u64(), Some(i as u64 + 1), "{name} ply");
-        assert!(m["san"].as_str().is_some_and(|s| !s.is_empty()), "{name}: {m}");
-        assert!(m["fen"].as_str().is_some_and(|s| s.split(' ').count() == 6), "{name}: {m}");
+        assert!(
+            m["san"].as_str().is_some_and(|s| !s.is_empty()),
+            "{name}: {m}"
+        );
+        assert!(
+            m["fen"].as_str().is_some_and(|s| s.split(' ').count() == 6),
+            "{name}: {m}"
+        );
         // 3 min + 2 s: every clock reading is a plausible time on that clock.
-        let clock = m["clock_ms"].as_u64().unwrap_or_else(|| panic!("{name}: no clock in {m}"));
+        let clock = m["clock_ms"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{name}: no clock in {m}"));
         assert!(clock <= 190_000 && clock % 1000 == 0, "{name}: {m}");
     }
     assert_eq!(doc["orientation"], orientation, "{name}");
-    assert_eq!(doc["result"], Value::Null, "{name}: both games end unfinished (*)");
+    assert_eq!(
+        doc["result"],
+        Value::Null,
+        "{name}: both games end unfinished (*)"
+    );
     assert_eq!(doc["problems"], Value::Array(vec![]), "{name}");
 }
 
