@@ -24,6 +24,17 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# python-chess: the independent PGN reader of game/tests/pgn_python.rs (scripts/pgn-read.py).
+if ! python3 -c 'import chess' 2>/dev/null; then
+  echo "test.sh: installing python-chess"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3-pip
+  fi
+  # Debian's system Python refuses plain pip installs (PEP 668); then say so explicitly.
+  python3 -m pip install --quiet chess || python3 -m pip install --quiet --break-system-packages chess
+fi
+
 # Rust components for the checks below.
 if command -v rustup >/dev/null; then
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy

@@ -30,6 +30,8 @@ enum Command {
     Simulate(offline::simulate::Args),
     /// Decode DGT board traffic into messages.
     Decode(offline::decode::Args),
+    /// Replay a recorded board stream: the game's moves, clocks and result.
+    Replay(offline::replay::Args),
     #[command(flatten)]
     Bus(client::commands::BusCommand),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Timecontrol(TimecontrolCommand::Parse(args)) => offline::parse::run(args),
         Command::Simulate(args) => offline::simulate::run(args),
         Command::Decode(args) => offline::decode::run(args),
+        Command::Replay(args) => offline::replay::run(args),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
         Command::Completions { shell } => {
             use clap::CommandFactory;

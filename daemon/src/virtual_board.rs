@@ -79,6 +79,8 @@ pub enum VirtualControl {
     /// The link dies without the port closing (a Bluetooth board out of range): everything
     /// the board would send is lost until unmuted.
     Mute(bool),
+    /// Move pieces on the board (each change is a FIELD_UPDATE).
+    Pieces(chessclock_protocol::emulator::PieceAction),
 }
 
 /// A running virtual board. Dropping it stops the task, closes the pty and removes the link.
@@ -367,6 +369,11 @@ impl Task {
             VirtualControl::ClockPower(on) => self.emu.set_clock_power(now, on),
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
             VirtualControl::Mute(on) => self.muted = on,
+            VirtualControl::Pieces(action) => {
+                if let Err(e) = self.emu.piece_action(now, action) {
+                    tracing::warn!("virtual board: {e}");
+                }
+            }
             VirtualControl::Unplug => {
                 self.pty = None;
                 self.pty_path.send_replace(None);

@@ -228,3 +228,109 @@ async fn unplug_and_replug_from_stdin_keep_the_link() {
     assert!(status.success(), "{status}");
     assert!(!link.exists(), "the link is removed on exit");
 }
+
+#[tokio::test]
+async fn piece_commands_on_stdin_reach_the_host_as_field_updates() {
+    let (mut child, mut lines) = spawn(&["--json", "--rotated"]);
+    let first = next_json(&mut lines).await;
+    let path = first["path"].as_str().expect("path string").to_owned();
+    let mut port = tokio_serial::new(&path, 9600)
+        .open_native_async()
+        .expect("open the printed path");
+    port.write_all(&Command::SendUpdateBoard.encode())
+        .await
+        .expect("write");
+    wait_event(&mut lines, |v| v["event"] == "host_command").await;
+    let stdin = child.stdin.as_mut().expect("stdin");
+    stdin
+        .write_all(b"move e2e4\nmove e9e5\n")
+        .await
+        .expect("write stdin");
+    let err = wait_event(&mut lines, |v| v["event"] == "error").await;
+    assert!(
+        err["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not a move")),
+        "{err}"
+    );
+    let mut dec = Decoder::new();
+    // Rotated board: e2 is field 63 - 52 = 11, e4 is 63 - 36 = 27.
+    let updates = read_messages(&mut port, &mut dec, 2).await;
+    let fields: Vec<(u8, Option<chessclock_protocol::Piece>)> = updates
+        .iter()
+        .filter_map(|m| match m {
+            Message::FieldUpdate { square, piece } => Some((square.field(), *piece)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            (11, None),
+            (27, Some(chessclock_protocol::Piece::WhitePawn))
+        ]
+    );
+    let shown = wait_event(&mut lines, |v| {
+        v["event"] == "display"
+            && v["pieces"]
+                .as_str()
+                .is_some_and(|p| p.as_bytes()[36] == b'P')
+    })
+    .await;
+    assert_eq!(
+        shown["pieces"].as_str().map(|p| &p[48..56]),
+        Some("PPPP.PPP"),
+        "{shown}"
+    );
+    port.write_all(&Command::SendBoard.encode())
+        .await
+        .expect("write");
+    let mut dump = None;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut buf = [0u8; 128];
+    while dump.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let n = timeout(left, port.read(&mut buf))
+            .await
+            .expect("a dump")
+            .expect("read");
+        dec.push(&buf[..n]);
+        for item in dec.by_ref() {
+            if let Ok(Decoded::Message(Message::BoardDump(b))) = item {
+                dump = Some(b);
+            }
+        }
+    }
+    let dump = dump.expect("dump");
+    // Rotated: field 0 is h1 (a white rook), field 27 is e4 (the pawn just moved).
+    assert_eq!(dump.to_piece_string().get(..8), Some("RNBKQBNR"));
+    assert_eq!(dump.fields[27], Some(chessclock_protocol::Piece::WhitePawn));
+    stdin_quit(&mut child).await;
+}
+
+/// The next `n` messages from the port (5 s at most).
+async fn read_messages(port: &mut SerialStream, dec: &mut Decoder, n: usize) -> Vec<Message> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut buf = [0u8; 128];
+    let mut got = Vec::new();
+    while got.len() < n {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let k = timeout(left, port.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("{n} messages within 5 s; got {got:?}"))
+            .expect("read pty");
+        dec.push(&buf[..k]);
+        got.extend(dec.by_ref().filter_map(|i| match i {
+            Ok(Decoded::Message(m)) => Some(m),
+            _ => None,
+        }));
+    }
+    got
+}
+
+async fn stdin_quit(child: &mut Child) {
+    if let Some(stdin) = child.stdin.as_mut() {
+        let _ = stdin.write_all(b"quit\n").await;
+    }
+    let _ = timeout(Duration::from_secs(5), child.wait()).await;
+}

@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -33,19 +33,35 @@ pub(crate) struct Args {
     json: bool,
 }
 
+/// How a recorded board stream is written (shared with `replay`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Raw,
     Hex,
     Base64Lines,
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let stdin = args.file.as_os_str() == "-";
+    let chunks = read_chunks(&args.file, args.format)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut decoder = Decoder::new();
+    for chunk in &chunks {
+        decoder.push(chunk);
+        write_items(&mut out, &mut decoder, args.json)?;
+    }
+    decoder.finish();
+    write_items(&mut out, &mut decoder, args.json)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Read a recorded board stream (`-` = standard input) as the chunks it was received in.
+pub(crate) fn read_chunks(file: &Path, format: Format) -> anyhow::Result<Vec<Vec<u8>>> {
+    let stdin = file.as_os_str() == "-";
     let name = if stdin {
         "standard input".to_owned()
     } else {
-        args.file.display().to_string()
+        file.display().to_string()
     };
     let raw = if stdin {
         let mut buf = Vec::new();
@@ -54,9 +70,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("reading standard input")?;
         buf
     } else {
-        fs::read(&args.file).with_context(|| format!("reading {name}"))?
+        fs::read(file).with_context(|| format!("reading {name}"))?
     };
-    let chunks = match args.format {
+    Ok(match format {
         Format::Raw => vec![raw],
         Format::Hex => text_lines(&raw, &name)?
             .map(|(n, l)| parse_hex(l).with_context(|| at(&name, n)))
@@ -69,18 +85,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .with_context(|| at(&name, n))
             })
             .collect::<Result<_, _>>()?,
-    };
-
-    let mut out = BufWriter::new(io::stdout().lock());
-    let mut decoder = Decoder::new();
-    for chunk in &chunks {
-        decoder.push(chunk);
-        write_items(&mut out, &mut decoder, args.json)?;
-    }
-    decoder.finish();
-    write_items(&mut out, &mut decoder, args.json)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn at(name: &str, line: usize) -> String {

@@ -2,10 +2,11 @@
 //!
 //! Owns the board mode (IDLE / UPDATE / UPDATE_NICE / UPDATE_BRD, spec §7.1), which decides
 //! whether clock reports and acks reach the host, and the fixed answers of the board itself
-//! (version, serial numbers, trademark, board dump, battery). It must not know the clock's
-//! state (see [`super::clock`]) or schedule output (see [`super::Emulator`]).
+//! (version, serial numbers, trademark, battery) and the board dump of the pieces it is given
+//! (see [`super::pieces`]). It must not know the clock's state (see [`super::clock`]) or
+//! schedule output (see [`super::Emulator`]).
 
-use crate::board::{Board, Piece, Square};
+use crate::board::{Board, Orientation, Piece, Square};
 use crate::command::Command;
 use crate::message::{BatteryStatus, Message};
 
@@ -50,6 +51,9 @@ pub struct BoardConfig {
     pub long_serial_number: String,
     /// Trademark text answered to `0x47`.
     pub trademark: String,
+    /// How the board lies: `Rotated` reports White's pieces on fields 0-15 (board turned
+    /// round), as the real capture 2 of spec §9.1 does.
+    pub orientation: Orientation,
 }
 
 impl Default for BoardConfig {
@@ -59,6 +63,7 @@ impl Default for BoardConfig {
             serial_number: "24680".into(),
             long_serial_number: "0000024680".into(),
             trademark: "Digital Game Technology (emulated by chessclockd)".into(),
+            orientation: Orientation::Normal,
         }
     }
 }
@@ -99,6 +104,18 @@ pub fn start_position() -> Board {
     board
 }
 
+/// The board's own fields for pieces given by chess square (a rotated board numbers them
+/// from h1).
+pub fn raw_dump(pieces: &Board, orientation: Orientation) -> Board {
+    let mut raw = Board::empty();
+    for field in 0..64u8 {
+        if let Some(sq) = Square::from_field(field) {
+            raw.fields[usize::from(sq.field_oriented(orientation))] = pieces.get(sq);
+        }
+    }
+    raw
+}
+
 /// What a board command does to the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum BoardAction {
@@ -113,7 +130,7 @@ pub(crate) enum BoardAction {
 }
 
 /// The board's reaction to a non-clock command.
-pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command) -> BoardAction {
+pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command, pieces: &Board) -> BoardAction {
     let reply = BoardAction::Reply;
     match cmd {
         Command::Reset => BoardAction::Mode(BoardMode::Idle),
@@ -121,7 +138,7 @@ pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command) -> BoardAction {
         Command::SendUpdateNice => BoardAction::Mode(BoardMode::UpdateNice),
         Command::SendUpdateBoard => BoardAction::Mode(BoardMode::UpdateBoard),
         Command::SendClock => BoardAction::ClockReport,
-        Command::SendBoard => reply(Message::BoardDump(start_position())),
+        Command::SendBoard => reply(Message::BoardDump(raw_dump(pieces, cfg.orientation))),
         Command::ReturnSerialNumber => reply(Message::SerialNumber(cfg.serial_number.clone())),
         Command::ReturnLongSerialNumber => {
             reply(Message::LongSerialNumber(cfg.long_serial_number.clone()))

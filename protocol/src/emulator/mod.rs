@@ -14,12 +14,15 @@
 pub mod board;
 pub mod clock;
 pub mod fault;
+pub mod pieces;
 
 pub use board::{BoardConfig, BoardMode};
 pub use clock::Running;
 pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats};
+pub use pieces::{MoveOrder, PieceAction, PieceError, PieceMove, Step};
 
 use crate::ack::{Button, ClockAck, ClockModel, HeldButtons};
+use crate::board::{Board, Square};
 use crate::clock_command::{ClockCommand, SetAndRun};
 use crate::command::Command;
 use crate::message::Message;
@@ -115,6 +118,8 @@ pub struct ClockView {
     pub text: Option<String>,
     /// The last set-and-run the clock accepted.
     pub last_set_and_run: Option<SetAndRun>,
+    /// The pieces on the board, by chess square (whatever the board's orientation).
+    pub pieces: Board,
 }
 
 /// `H:MM:SS` for an hour or more, else `M:SS`.
@@ -153,6 +158,8 @@ pub struct Emulator {
     last_command_ack: Option<(u64, ClockAck)>,
     log: Vec<HostEntry>,
     now: u64,
+    /// The pieces, by chess square.
+    pieces: Board,
 }
 
 impl Emulator {
@@ -173,6 +180,7 @@ impl Emulator {
             last_command_ack: None,
             log: Vec::new(),
             now: 0,
+            pieces: board::start_position(),
         }
     }
 
@@ -297,7 +305,35 @@ impl Emulator {
             right_flag: c.right_final,
             text: c.text.clone(),
             last_set_and_run: c.last_set_and_run,
+            pieces: self.pieces.clone(),
         }
+    }
+
+    /// The pieces on the board, by chess square.
+    pub fn pieces(&self) -> &Board {
+        &self.pieces
+    }
+
+    /// The operator acts on the pieces at `now_ms`: each physical change becomes a
+    /// FIELD_UPDATE (in UPDATE, UPDATE_NICE and UPDATE_BRD; none in IDLE), in order. A move
+    /// the board cannot carry out changes nothing and says why.
+    pub fn piece_action(&mut self, now_ms: u64, action: PieceAction) -> Result<(), PieceError> {
+        self.advance(now_ms);
+        let steps = pieces::action_steps(&self.pieces, action)?;
+        for step in steps {
+            pieces::apply(&mut self.pieces, step);
+            let (sq, piece) = match step {
+                Step::Lift(s) => (s, None),
+                Step::Place(s, p) => (s, Some(p)),
+            };
+            if self.mode != BoardMode::Idle {
+                let field = sq.field_oriented(self.cfg.board.orientation);
+                if let Some(square) = Square::from_field(field) {
+                    self.schedule(self.now, Message::FieldUpdate { square, piece });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every host command received so far, oldest first.
@@ -375,7 +411,7 @@ impl Emulator {
             self.execute_clock(clock_cmd);
             return;
         }
-        match board_action(&self.cfg.board, &cmd) {
+        match board_action(&self.cfg.board, &cmd, &self.pieces) {
             BoardAction::Mode(mode) => {
                 self.mode = mode;
                 self.last_report = None;

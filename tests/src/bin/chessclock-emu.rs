@@ -11,8 +11,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use chessclock_protocol::emulator::{ClockView, EmuConfig, FaultConfig, format_seconds};
-use chessclock_protocol::{Button, ClockCommand, ClockModel, Command};
+use chessclock_protocol::emulator::board::BoardConfig;
+use chessclock_protocol::emulator::pieces::action_steps;
+use chessclock_protocol::emulator::{
+    ClockView, EmuConfig, FaultConfig, MoveOrder, PieceAction, PieceMove, format_seconds,
+};
+use chessclock_protocol::{Board, Button, ClockCommand, ClockModel, Command, Orientation, Piece};
 use chessclockd::virtual_board::{VirtualBoard, VirtualControl, VirtualOptions};
 use clap::Parser;
 use serde_json::{Value, json};
@@ -23,7 +27,7 @@ use tokio::signal::unix::{SignalKind, signal};
 /// The first stdout line says which path to open (`PATH /dev/pts/N`, or with --json
 /// `{"event":"path","path":...}`). Commands are read from stdin, one per line: lever,
 /// button run|plus|minus|back|ok, power on|off, pc-mode on|off, mute on|off, unplug,
-/// replug, quit.
+/// replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
 #[derive(Debug, Parser)]
 #[command(name = "chessclock-emu", version)]
 struct Args {
@@ -60,6 +64,9 @@ struct Args {
     /// Print JSON lines (host commands and display changes) instead of text.
     #[arg(long)]
     json: bool,
+    /// The board is turned round: White's pieces on fields 0-15.
+    #[arg(long)]
+    rotated: bool,
 }
 
 fn parse_model(s: &str) -> Result<ClockModel, String> {
@@ -77,7 +84,7 @@ enum Input {
     Quit,
 }
 
-fn parse_input(line: &str) -> Result<Option<Input>, String> {
+fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let on_off = |w: Option<&&str>, what: &str| match w.copied() {
         Some("on") => Ok(true),
@@ -109,11 +116,48 @@ fn parse_input(line: &str) -> Result<Option<Input>, String> {
         ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
         ["replug"] => control(VirtualControl::Replug),
         ["quit"] => Ok(Some(Input::Quit)),
+        ["move", uci, rest @ ..] => {
+            let order = match rest {
+                [] => MoveOrder::MoverFirst,
+                ["other-first"] => MoveOrder::OtherFirst,
+                _ => return Err("move takes a UCI move and optionally other-first, e.g. \"move e1g1 other-first\"".into()),
+            };
+            let m = PieceMove::parse(uci, pieces).map_err(|e| e.to_string())?;
+            piece_control(PieceAction::Move(m, order), pieces)
+        }
+        ["lift", square] => piece_control(PieceAction::Lift(parse_square(square)?), pieces),
+        ["place", square, piece] => {
+            let p = piece_letter(piece)?;
+            piece_control(PieceAction::Place(parse_square(square)?, p), pieces)
+        }
+        ["setup"] => piece_control(PieceAction::Setup, pieces),
+        ["clear"] => piece_control(PieceAction::Clear, pieces),
         _ => Err(format!(
             "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
-             power on|off, pc-mode on|off, mute on|off, unplug, replug, quit"
+             power on|off, pc-mode on|off, mute on|off, unplug, replug, move UCI [other-first], \
+             lift SQUARE, place SQUARE PIECE, setup, clear, quit"
         )),
     }
+}
+
+/// A piece action checked against the board as the emulator last showed it.
+fn piece_control(action: PieceAction, pieces: &Board) -> Result<Option<Input>, String> {
+    action_steps(pieces, action).map_err(|e| e.to_string())?;
+    Ok(Some(Input::Control(VirtualControl::Pieces(action))))
+}
+
+fn parse_square(s: &str) -> Result<chessclock_protocol::Square, String> {
+    s.parse()
+        .map_err(|e: chessclock_protocol::board::SquareParseError| e.to_string())
+}
+
+fn piece_letter(s: &str) -> Result<Piece, String> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Piece::from_char(c),
+        _ => None,
+    }
+    .ok_or_else(|| format!("{s:?} is not a piece; use one of PRNBQK (White) or prnbqk (Black)"))
 }
 
 /// A host command as JSON: `name` plus, for clock messages, the sub-command and its data.
@@ -161,6 +205,7 @@ fn display_json(view: &ClockView) -> Value {
         "present": view.present,
         "board_mode": view.board_mode.name(),
         "model": view.model.to_string(),
+        "pieces": view.pieces.to_piece_string(),
     })
 }
 
@@ -246,7 +291,17 @@ async fn run(args: Args) -> anyhow::Result<()> {
         clock_on: !args.clock_off,
         autoplay: args.autoplay,
         link: args.link.clone(),
-        emu,
+        emu: EmuConfig {
+            board: BoardConfig {
+                orientation: if args.rotated {
+                    Orientation::Rotated
+                } else {
+                    Orientation::Normal
+                },
+                ..BoardConfig::default()
+            },
+            ..emu
+        },
     })?;
     let out = Out {
         json: args.json,
@@ -280,7 +335,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     loop {
         tokio::select! {
             line = lines.recv(), if stdin_open => match line {
-                Some(line) => match parse_input(&line) {
+                Some(line) => match parse_input(&line, &view.borrow().pieces) {
                     Ok(None) => {}
                     Ok(Some(Input::Quit)) => break,
                     Ok(Some(Input::Control(c))) => {
@@ -438,26 +493,75 @@ async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
 mod tests {
     use super::*;
 
+    fn start() -> Board {
+        chessclock_protocol::emulator::board::start_position()
+    }
+
+    #[test]
+    fn piece_commands_parse_and_are_checked_against_the_board() {
+        let b = start();
+        let sq = |s: &str| s.parse::<chessclock_protocol::Square>().expect("square");
+        assert_eq!(
+            parse_input("move e2e4", &b),
+            Ok(Some(Input::Control(VirtualControl::Pieces(
+                PieceAction::Move(
+                    PieceMove {
+                        from: sq("e2"),
+                        to: sq("e4"),
+                        promotion: None
+                    },
+                    MoveOrder::MoverFirst
+                )
+            ))))
+        );
+        assert!(matches!(
+            parse_input("move e2e4 other-first", &b),
+            Ok(Some(Input::Control(VirtualControl::Pieces(
+                PieceAction::Move(_, MoveOrder::OtherFirst)
+            ))))
+        ));
+        assert_eq!(
+            parse_input("place e4 Q", &b),
+            Ok(Some(Input::Control(VirtualControl::Pieces(
+                PieceAction::Place(sq("e4"), Piece::WhiteQueen)
+            ))))
+        );
+        assert!(matches!(parse_input("setup", &b), Ok(Some(_))));
+        assert!(matches!(parse_input("clear", &b), Ok(Some(_))));
+        for (bad, says) in [
+            ("move e3e4", "no piece stands on e3"),
+            ("move e2", "not a move"),
+            ("move a1a2", "own colour"),
+            ("lift e4", "nothing to lift"),
+            ("place e4 X", "not a piece"),
+            ("place z9 Q", "not a square name"),
+            ("move e2e4 sideways", "other-first"),
+        ] {
+            let err = parse_input(bad, &b).expect_err(bad);
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
     #[test]
     fn stdin_commands_parse() {
         assert_eq!(
-            parse_input("lever"),
+            parse_input("lever", &start()),
             Ok(Some(Input::Control(VirtualControl::Lever)))
         );
         assert_eq!(
-            parse_input(" button  ok "),
+            parse_input(" button  ok ", &start()),
             Ok(Some(Input::Control(VirtualControl::Button(
                 Button::Forward
             ))))
         );
         assert_eq!(
-            parse_input("power off"),
+            parse_input("power off", &start()),
             Ok(Some(Input::Control(VirtualControl::ClockPower(false))))
         );
-        assert_eq!(parse_input(""), Ok(None));
-        assert_eq!(parse_input("quit"), Ok(Some(Input::Quit)));
+        assert_eq!(parse_input("", &start()), Ok(None));
+        assert_eq!(parse_input("quit", &start()), Ok(Some(Input::Quit)));
         for bad in ["power", "pc-mode maybe", "button stop", "jump"] {
-            assert!(parse_input(bad).is_err(), "{bad}");
+            assert!(parse_input(bad, &start()).is_err(), "{bad}");
         }
     }
 
@@ -467,10 +571,10 @@ mod tests {
         assert_eq!(mapped.len(), 9);
         for k in mapped {
             let cmd = key_command(k).unwrap_or_default();
-            assert!(matches!(parse_input(cmd), Ok(Some(_))), "{cmd}");
+            assert!(matches!(parse_input(cmd, &start()), Ok(Some(_))), "{cmd}");
         }
         assert_eq!(
-            key_command(b' ').map(parse_input),
+            key_command(b' ').map(|c| parse_input(c, &start())),
             Some(Ok(Some(Input::Control(VirtualControl::Lever))))
         );
         assert_eq!(key_command(b'x'), None);

@@ -1,0 +1,24 @@
+//! Chess games from a DGT e-board, sans IO: board dumps and field updates in, typed moves and
+//! events out; and a PGN writer.
+//!
+//! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
+//! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
+//! - [`pgn`] writes broadcast-grade PGN.
+//!
+//! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
+//! recognised is written down in `docs/board-game.md`.
+#![deny(missing_docs)]
+
+pub mod event;
+pub mod observe;
+pub mod pgn;
+pub mod placement;
+pub mod record;
+pub mod tracker;
+
+pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
+pub use observe::{ClockObserver, Half, LeverPress};
+pub use placement::RawFields;
+pub use record::{GameRecorder, Problem, RecordedMove};
+pub use shakmaty;
+pub use tracker::{PlayedMove, Tracker, TrackerConfig};

@@ -1,0 +1,361 @@
+//! A broadcast-grade PGN writer (pure: values in, text out).
+//!
+//! Owns the PGN export form of one game: the Seven Tag Roster in its order, then `Board`,
+//! `TimeControl` (or `?` plus `ChessclockdControl` with our canonical notation),
+//! `WhiteClock`/`BlackClock`, `Termination` and any extra tags; SAN movetext with correct
+//! move numbers (`N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
+//! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). It
+//! must not know where moves come from or render time controls (the engine does that).
+
+use std::fmt::Write as _;
+
+use shakmaty::Color;
+
+use crate::event::GameResult;
+
+/// The Seven Tag Roster, in export order.
+pub const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+/// Tags this writer produces itself (not accepted as game info).
+pub const GENERATED: [&str; 6] = [
+    "Result",
+    "TimeControl",
+    "ChessclockdControl",
+    "WhiteClock",
+    "BlackClock",
+    "Termination",
+];
+
+/// A tag name or value that cannot go into a PGN.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    /// Tag names are letters, digits and `_`, starting with a letter (PGN §8.1.1).
+    #[error(
+        "{0:?} is not a PGN tag name; use letters, digits and _ and start with a letter, like \"Round\""
+    )]
+    BadName(String),
+    /// The writer sets this tag itself.
+    #[error("the {0} tag is written from the game itself and cannot be set as game info")]
+    Generated(String),
+    /// Tag values are one line.
+    #[error("the value of {0} contains a line break; tag values must be one line")]
+    LineBreak(String),
+}
+
+/// Game information: the tags a PGN carries besides the generated ones, in order of setting.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameInfo {
+    tags: Vec<(String, String)>,
+}
+
+impl GameInfo {
+    /// No information (every roster tag `?`, the date `????.??.??`).
+    pub fn new() -> GameInfo {
+        GameInfo::default()
+    }
+
+    /// Set a tag (replacing an earlier value); an empty value removes it.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), TagError> {
+        let mut chars = name.chars();
+        let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(TagError::BadName(name.to_owned()));
+        }
+        if GENERATED.contains(&name) {
+            return Err(TagError::Generated(name.to_owned()));
+        }
+        if value.contains(['\n', '\r']) {
+            return Err(TagError::LineBreak(name.to_owned()));
+        }
+        self.tags.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            self.tags.push((name.to_owned(), value.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// A tag's value.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// All tags set, in order of setting.
+    pub fn tags(&self) -> &[(String, String)] {
+        &self.tags
+    }
+}
+
+/// One move for the PGN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnMove {
+    /// SAN, e.g. `Nf3`.
+    pub san: String,
+    /// The mover's clock after the move, ms.
+    pub clock_ms: Option<u64>,
+    /// The time the move took, ms.
+    pub elapsed_ms: Option<u64>,
+}
+
+/// Everything one PGN game is written from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PgnGame {
+    /// Event, Site, Date, Round, White, Black, Board and extra tags.
+    pub info: GameInfo,
+    /// The `TimeControl` value in PGN form (rendered by the engine), `None` when the control
+    /// has no PGN form.
+    pub time_control: Option<String>,
+    /// Our canonical notation of the control, written as `ChessclockdControl` when
+    /// `time_control` is `None`.
+    pub control_notation: Option<String>,
+    /// The moves from the start position, White first.
+    pub moves: Vec<PgnMove>,
+    /// White's clock now, ms (`WhiteClock`).
+    pub white_clock_ms: Option<u64>,
+    /// Black's clock now, ms (`BlackClock`).
+    pub black_clock_ms: Option<u64>,
+    /// The result, `None` for a game in progress (`*`).
+    pub result: Option<GameResult>,
+    /// `Termination` (e.g. `normal`, `time forfeit`, `unterminated`).
+    pub termination: Option<String>,
+}
+
+/// `h:mm:ss` of a clock value, seconds rounded up as the clock's display shows them.
+pub fn clock_hms(ms: u64) -> String {
+    hms(ms.div_ceil(1000))
+}
+
+/// `h:mm:ss` of a duration, to the nearest second.
+pub fn elapsed_hms(ms: u64) -> String {
+    hms(ms.saturating_add(500) / 1000)
+}
+
+fn hms(s: u64) -> String {
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+fn tag(out: &mut String, name: &str, value: &str) {
+    let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+    let _ = writeln!(out, "[{name} \"{value}\"]");
+}
+
+/// Lines of at most this many characters (PGN standard, export format).
+pub const LINE_MAX: usize = 79;
+
+/// The game as PGN export text, ending with a blank line.
+pub fn write(game: &PgnGame) -> String {
+    let mut out = String::new();
+    let result = game.result.map_or("*", GameResult::pgn);
+    for name in ROSTER {
+        let value = match name {
+            "Result" => result,
+            "Date" => game.info.get(name).unwrap_or("????.??.??"),
+            _ => game.info.get(name).unwrap_or("?"),
+        };
+        tag(&mut out, name, value);
+    }
+    if let Some(board) = game.info.get("Board") {
+        tag(&mut out, "Board", board);
+    }
+    match &game.time_control {
+        Some(tc) => tag(&mut out, "TimeControl", tc),
+        None => {
+            tag(&mut out, "TimeControl", "?");
+            if let Some(n) = &game.control_notation {
+                tag(&mut out, "ChessclockdControl", n);
+            }
+        }
+    }
+    if let Some(ms) = game.white_clock_ms {
+        tag(&mut out, "WhiteClock", &clock_hms(ms));
+    }
+    if let Some(ms) = game.black_clock_ms {
+        tag(&mut out, "BlackClock", &clock_hms(ms));
+    }
+    if let Some(t) = &game.termination {
+        tag(&mut out, "Termination", t);
+    }
+    for (name, value) in game.info.tags() {
+        if !ROSTER.contains(&name.as_str()) && name != "Board" {
+            tag(&mut out, name, value);
+        }
+    }
+    out.push('\n');
+    wrap(&mut out, movetext(game, result));
+    out.push('\n');
+    out
+}
+
+fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut after_comment = true;
+    for (i, m) in game.moves.iter().enumerate() {
+        let number = i / 2 + 1;
+        let color = if i % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        // A move number stays on the line of its move.
+        tokens.push(match color {
+            Color::White => format!("{number}. {}", m.san),
+            Color::Black if after_comment => format!("{number}... {}", m.san),
+            Color::Black => m.san.clone(),
+        });
+        let mut parts = Vec::new();
+        if let Some(ms) = m.clock_ms {
+            parts.push(format!("[%clk {}]", clock_hms(ms)));
+        }
+        if let Some(ms) = m.elapsed_ms {
+            parts.push(format!("[%emt {}]", elapsed_hms(ms)));
+        }
+        after_comment = !parts.is_empty();
+        if after_comment {
+            tokens.push(format!("{{{}}}", parts.join(" ")));
+        }
+    }
+    tokens.push(result.to_owned());
+    tokens
+}
+
+/// Join tokens with spaces into lines of at most [`LINE_MAX`] characters.
+fn wrap(out: &mut String, tokens: Vec<String>) {
+    let mut line = String::new();
+    for t in tokens {
+        if !line.is_empty() && line.len() + 1 + t.len() > LINE_MAX {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&t);
+    }
+    out.push_str(&line);
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(san: &str, clock: Option<u64>, emt: Option<u64>) -> PgnMove {
+        PgnMove {
+            san: san.into(),
+            clock_ms: clock,
+            elapsed_ms: emt,
+        }
+    }
+
+    #[test]
+    fn writes_roster_tags_clocks_and_move_numbers() {
+        let mut info = GameInfo::new();
+        info.set("White", "Carlsen, Magnus").expect("ok");
+        info.set("Round", "7").expect("ok");
+        info.set("Board", "3").expect("ok");
+        info.set("Annotator", "chessclockd \"live\"").expect("ok");
+        let game = PgnGame {
+            info,
+            time_control: Some("180+2".into()),
+            control_notation: None,
+            moves: vec![
+                mv("e4", Some(181_000), Some(3_000)),
+                mv("e5", Some(180_400), None),
+                mv("Nf3", None, None),
+                mv("Nc6", None, None),
+            ],
+            white_clock_ms: Some(181_000),
+            black_clock_ms: Some(3_723_000),
+            result: None,
+            termination: None,
+        };
+        let text = write(&game);
+        let want = "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"7\"]\n\
+[White \"Carlsen, Magnus\"]\n[Black \"?\"]\n[Result \"*\"]\n[Board \"3\"]\n\
+[TimeControl \"180+2\"]\n[WhiteClock \"0:03:01\"]\n[BlackClock \"1:02:03\"]\n\
+[Annotator \"chessclockd \\\"live\\\"\"]\n\n\
+1. e4 {[%clk 0:03:01] [%emt 0:00:03]} 1... e5 {[%clk 0:03:01]} 2. Nf3 Nc6 *\n\n";
+        assert_eq!(text, want);
+    }
+
+    #[test]
+    fn control_without_pgn_form_gets_our_notation() {
+        let game = PgnGame {
+            control_notation: Some("hourglass 5m".into()),
+            result: Some(GameResult::Draw),
+            termination: Some("normal".into()),
+            ..PgnGame::default()
+        };
+        let text = write(&game);
+        assert!(
+            text.contains("[TimeControl \"?\"]\n[ChessclockdControl \"hourglass 5m\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains("[Result \"1/2-1/2\"]"), "{text}");
+        assert!(text.contains("[Termination \"normal\"]"), "{text}");
+        assert!(text.ends_with("\n1/2-1/2\n\n"), "{text}");
+    }
+
+    #[test]
+    fn long_games_wrap_at_79_characters() {
+        let moves = (0..120)
+            .map(|i| {
+                mv(
+                    if i % 2 == 0 { "Nf3" } else { "Nf6" },
+                    Some(5_999_000),
+                    Some(61_000),
+                )
+            })
+            .collect();
+        let text = write(&PgnGame {
+            moves,
+            ..PgnGame::default()
+        });
+        assert!(text.lines().all(|l| l.len() <= LINE_MAX), "{text}");
+        assert!(
+            text.replace('\n', " ")
+                .contains("60... Nf6 {[%clk 1:39:59] [%emt 0:01:01]} *"),
+            "{text}"
+        );
+        assert!(
+            text.lines().all(|l| !l.ends_with('.')),
+            "a number is never cut from its move: {text}"
+        );
+    }
+
+    #[test]
+    fn bad_tags_are_refused_with_reasons() {
+        let mut info = GameInfo::new();
+        assert_eq!(info.set("1st", "x"), Err(TagError::BadName("1st".into())));
+        assert_eq!(
+            info.set("White Player", "x"),
+            Err(TagError::BadName("White Player".into()))
+        );
+        assert_eq!(
+            info.set("Result", "1-0"),
+            Err(TagError::Generated("Result".into()))
+        );
+        assert_eq!(
+            info.set("Site", "a\nb"),
+            Err(TagError::LineBreak("Site".into()))
+        );
+        assert!(info.tags().is_empty());
+        info.set("Site", "Oslo").expect("ok");
+        info.set("Site", "").expect("ok");
+        assert_eq!(info.get("Site"), None);
+    }
+
+    #[test]
+    fn clock_values_round_like_the_display() {
+        assert_eq!(clock_hms(0), "0:00:00");
+        assert_eq!(clock_hms(1), "0:00:01");
+        assert_eq!(clock_hms(59_001), "0:01:00");
+        assert_eq!(clock_hms(36_000_000), "10:00:00");
+        assert_eq!(elapsed_hms(2_499), "0:00:02");
+        assert_eq!(elapsed_hms(2_500), "0:00:03");
+    }
+}

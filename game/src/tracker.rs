@@ -1,0 +1,400 @@
+//! Game reconstruction: board contents in, moves out (sans-IO).
+//!
+//! Owns the game as the board tells it: the physical fields as last reported, the
+//! orientation, the positions and moves since the start position, and the rules that turn a
+//! changed board into a move, a corrected move, a takeback, a new game, a result or an
+//! unexplained position (`docs/board-game.md`). It must not do IO or read a clock: every call
+//! takes `now` (milliseconds of any monotonic clock), quinn-proto style; the caller wakes it
+//! at [`Tracker::poll_timeout`]. It never guesses: a board that no legal sequence explains
+//! changes nothing in the game and is reported once it has stood for the settle time.
+
+use std::collections::VecDeque;
+
+use chessclock_protocol::{Message, Orientation, Piece as DgtPiece};
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+
+use crate::event::{BoardState, Difference, GameEvent, MoveEvent};
+use crate::placement::{RawFields, placement, signalled_result, start_orientation};
+
+/// How the tracker behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrackerConfig {
+    /// How long a board nothing explains must stand unchanged before it is reported (and
+    /// before two-ply sequences are considered, for a field update that was lost).
+    pub settle_ms: u64,
+    /// Accept only this orientation (None: detect it from the start position).
+    pub orientation: Option<Orientation>,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        TrackerConfig {
+            settle_ms: 1500,
+            orientation: None,
+        }
+    }
+}
+
+/// A move of the game, as kept by the tracker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// The move as shakmaty sees it.
+    pub mv: Move,
+    /// What was reported for it.
+    pub event: MoveEvent,
+}
+
+/// The game reconstruction state machine. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    cfg: TrackerConfig,
+    raw: RawFields,
+    seen: bool,
+    orientation: Option<Orientation>,
+    /// positions[0] is the start, positions[i] the position after ply i. Empty: no game.
+    positions: Vec<Chess>,
+    moves: Vec<PlayedMove>,
+    state: BoardState,
+    events: VecDeque<GameEvent>,
+    last_change: u64,
+    /// An Unexplained event was sent for the current episode.
+    reported: bool,
+    /// The differences last reported (to report a changed problem again).
+    reported_diff: Vec<Difference>,
+}
+
+impl Tracker {
+    /// A tracker that has seen no board yet.
+    pub fn new(cfg: TrackerConfig) -> Tracker {
+        Tracker {
+            cfg,
+            raw: [None; 64],
+            seen: false,
+            orientation: None,
+            positions: Vec::new(),
+            moves: Vec::new(),
+            state: BoardState::NoGame,
+            events: VecDeque::new(),
+            last_change: 0,
+            reported: false,
+            reported_diff: Vec::new(),
+        }
+    }
+
+    /// A full board dump arrived at `now_ms` (fields in the board's own order). A dump is a
+    /// settled view: two-ply sequences are considered at once.
+    pub fn on_board_dump(&mut self, now_ms: u64, fields: &RawFields) {
+        if self.seen && self.raw == *fields && self.state != BoardState::NoGame {
+            self.settle(now_ms);
+            return;
+        }
+        self.raw = *fields;
+        self.seen = true;
+        self.last_change = now_ms;
+        self.evaluate(now_ms);
+        self.settle(now_ms);
+    }
+
+    /// A field update arrived at `now_ms`: raw `field` (0..=63, board order) now holds `piece`.
+    /// Updates before the first dump only change the remembered fields.
+    pub fn on_field_update(&mut self, now_ms: u64, field: u8, piece: Option<DgtPiece>) {
+        let Some(slot) = self.raw.get_mut(usize::from(field)) else {
+            return;
+        };
+        if *slot == piece {
+            return;
+        }
+        *slot = piece;
+        self.last_change = now_ms;
+        if self.seen {
+            self.evaluate(now_ms);
+        }
+    }
+
+    /// Feed a decoded board message; messages other than dumps and field updates are ignored.
+    pub fn on_message(&mut self, now_ms: u64, message: &Message) {
+        match message {
+            Message::BoardDump(b) => self.on_board_dump(now_ms, &b.fields),
+            Message::FieldUpdate { square, piece } => {
+                self.on_field_update(now_ms, square.field(), *piece)
+            }
+            _ => {}
+        }
+    }
+
+    /// When to call [`Tracker::handle_timeout`] next (a board waiting to settle).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        (matches!(self.state, BoardState::Unexplained { .. }) && !self.reported)
+            .then(|| self.last_change.saturating_add(self.cfg.settle_ms))
+    }
+
+    /// Time passed: a board unexplained for the settle time is looked at once more and reported.
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        if now_ms >= self.last_change.saturating_add(self.cfg.settle_ms) {
+            self.settle(now_ms);
+        }
+    }
+
+    /// The input has ended (a replay's end): settle whatever the board shows now.
+    pub fn finish(&mut self, now_ms: u64) {
+        self.settle(now_ms);
+    }
+
+    /// The next event, oldest first.
+    pub fn poll_event(&mut self) -> Option<GameEvent> {
+        self.events.pop_front()
+    }
+
+    /// What the board shows relative to the game.
+    pub fn state(&self) -> &BoardState {
+        &self.state
+    }
+
+    /// The orientation, once detected.
+    pub fn orientation(&self) -> Option<Orientation> {
+        self.orientation
+    }
+
+    /// The moves of the current game.
+    pub fn moves(&self) -> &[PlayedMove] {
+        &self.moves
+    }
+
+    /// The game's current position (`None` before a start position was seen).
+    pub fn position(&self) -> Option<&Chess> {
+        self.positions.last()
+    }
+
+    /// The game's current position as FEN.
+    pub fn fen(&self) -> Option<String> {
+        self.position().map(fen)
+    }
+
+    /// The raw fields as last reported.
+    pub fn fields(&self) -> &RawFields {
+        &self.raw
+    }
+
+    fn emit(&mut self, e: GameEvent) {
+        self.events.push_back(e);
+    }
+
+    fn explained(&mut self, now: u64) {
+        if self.reported {
+            self.reported = false;
+            self.reported_diff.clear();
+            self.emit(GameEvent::Explained { at_ms: now });
+        }
+    }
+
+    fn new_game(&mut self, now: u64, o: Orientation) {
+        let fresh = self.positions.len() == 1 && !matches!(self.state, BoardState::Finished(_));
+        if self.orientation != Some(o) {
+            self.orientation = Some(o);
+            self.emit(GameEvent::Orientation(o));
+        } else if fresh {
+            self.explained(now);
+            self.state = BoardState::Synced;
+            return;
+        }
+        self.explained(now);
+        self.positions = vec![Chess::default()];
+        self.moves.clear();
+        self.state = BoardState::Synced;
+        self.emit(GameEvent::NewGame { at_ms: now });
+    }
+
+    fn evaluate(&mut self, now: u64) {
+        let start =
+            start_orientation(&self.raw).filter(|o| self.cfg.orientation.is_none_or(|f| f == *o));
+        let (Some(o), Some(cur)) = (self.orientation, self.positions.last().cloned()) else {
+            if let Some(o) = start {
+                self.new_game(now, o);
+            }
+            return;
+        };
+        if let Some((result, signal)) = signalled_result(&self.raw, o) {
+            if self.state != BoardState::Finished(result) {
+                self.explained(now);
+                self.state = BoardState::Finished(result);
+                self.emit(GameEvent::Result {
+                    result,
+                    signal,
+                    at_ms: now,
+                });
+            }
+            return;
+        }
+        if matches!(self.state, BoardState::Finished(_)) {
+            if let Some(o) = start {
+                self.new_game(now, o);
+            }
+            return;
+        }
+        let board = placement(&self.raw, o);
+        if board == *cur.board() {
+            self.explained(now);
+            self.state = BoardState::Synced;
+            return;
+        }
+        if let Some(m) = unique_child(&cur, &board, None) {
+            self.explained(now);
+            self.push_move(now, &cur, m, None);
+            return;
+        }
+        let n = self.moves.len();
+        if let (Some(last), Some(prev)) = (
+            self.moves.last().cloned(),
+            n.checked_sub(1)
+                .and_then(|i| self.positions.get(i))
+                .cloned(),
+        ) && let Some(m) = unique_child(&prev, &board, Some(last.mv))
+        {
+            self.explained(now);
+            self.moves.pop();
+            self.positions.pop();
+            self.push_move(now, &prev, m, Some(last.event.san));
+            return;
+        }
+        if let Some(o) = start {
+            self.new_game(now, o);
+            return;
+        }
+        if let Some(k) = (1..=n).find(|k| {
+            self.positions
+                .get(n - k)
+                .is_some_and(|p| *p.board() == board)
+        }) {
+            self.explained(now);
+            self.positions.truncate(n - k + 1);
+            self.moves.truncate(n - k);
+            self.state = BoardState::Synced;
+            let fen = self.fen().unwrap_or_default();
+            self.emit(GameEvent::Takeback {
+                plies: u32::try_from(k).unwrap_or(u32::MAX),
+                to_ply: u32::try_from(n - k).unwrap_or(u32::MAX),
+                fen,
+                at_ms: now,
+            });
+            return;
+        }
+        let cur_board = cur.board();
+        let in_air = board.occupied().is_subset(cur_board.occupied())
+            && board
+                .iter()
+                .all(|(sq, p)| cur_board.piece_at(sq) == Some(p));
+        self.state = if in_air {
+            BoardState::PiecesInAir {
+                lifted: (cur_board.occupied() & !board.occupied())
+                    .into_iter()
+                    .collect(),
+            }
+        } else {
+            BoardState::Unexplained {
+                differences: differences(cur_board, &board),
+            }
+        };
+    }
+
+    /// The board has stood unchanged: try a two-ply sequence (one update lost), then report.
+    fn settle(&mut self, now: u64) {
+        let (BoardState::Unexplained { differences }, Some(o), Some(cur)) = (
+            &self.state,
+            self.orientation,
+            self.positions.last().cloned(),
+        ) else {
+            return;
+        };
+        let differences = differences.clone();
+        let board = placement(&self.raw, o);
+        let mut found = Vec::new();
+        for m in cur.legal_moves() {
+            let mut next = cur.clone();
+            next.play_unchecked(m);
+            if let Some(reply) = unique_child(&next, &board, None) {
+                found.push((m, next, reply));
+            }
+        }
+        if let [(m, next, reply)] = found.as_slice() {
+            let (m, next, reply) = (*m, next.clone(), *reply);
+            self.explained(now);
+            self.push_move(now, &cur, m, None);
+            self.push_move(now, &next, reply, None);
+            return;
+        }
+        if !self.reported || self.reported_diff != differences {
+            self.reported = true;
+            self.reported_diff = differences.clone();
+            self.emit(GameEvent::Unexplained {
+                ply: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
+                differences,
+                at_ms: now,
+            });
+        }
+    }
+
+    fn push_move(&mut self, now: u64, before: &Chess, m: Move, corrects: Option<String>) {
+        let san = SanPlus::from_move(before.clone(), m).to_string();
+        let mut after = before.clone();
+        after.play_unchecked(m);
+        let event = MoveEvent {
+            ply: u32::try_from(self.moves.len() + 1).unwrap_or(u32::MAX),
+            san,
+            uci: m.to_uci(CastlingMode::Standard).to_string(),
+            fen: fen(&after),
+            color: before.turn(),
+            at_ms: now,
+            corrects,
+        };
+        self.positions.push(after);
+        self.moves.push(PlayedMove {
+            mv: m,
+            event: event.clone(),
+        });
+        self.state = BoardState::Synced;
+        self.emit(GameEvent::Move(event));
+    }
+}
+
+/// The position as FEN (en passant square only where a capture is legal).
+pub fn fen(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// The one legal move from `pos` that leads to `board` (other than `except`), if exactly one.
+fn unique_child(pos: &Chess, board: &Board, except: Option<Move>) -> Option<Move> {
+    let mut found = None;
+    for m in pos.legal_moves() {
+        if Some(m) == except {
+            continue;
+        }
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        if next.board() == board {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(m);
+        }
+    }
+    found
+}
+
+fn differences(expected: &Board, found: &Board) -> Vec<Difference> {
+    shakmaty::Square::ALL
+        .into_iter()
+        .filter(|sq| expected.piece_at(*sq) != found.piece_at(*sq))
+        .map(|square| Difference {
+            square,
+            expected: expected.piece_at(square),
+            found: found.piece_at(square),
+        })
+        .collect()
+}
+
+/// Who moves in a position (re-exported for callers that keep colours).
+pub fn side_to_move(pos: &Chess) -> Color {
+    pos.turn()
+}

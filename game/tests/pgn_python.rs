@@ -1,0 +1,181 @@
+//! PGNs written by the game crate, read back by python-chess (`scripts/pgn-read.py`), an
+//! independent reader: every move, every `[%clk]`, every `[%emt]` and the tags must come back.
+//! python-chess is installed by `scripts/test.sh`.
+
+use std::process::Command;
+
+use chessclock_game::GameResult;
+use chessclock_game::pgn::{self, GameInfo, PgnGame, PgnMove};
+use chessclock_game::shakmaty::san::SanPlus;
+use chessclock_game::shakmaty::{CastlingMode, Chess, Position};
+use serde_json::Value;
+
+struct Written {
+    game: PgnGame,
+    uci: Vec<String>,
+}
+
+/// A game of `plies` pseudo-random legal moves with clocks and elapsed times.
+fn random_game(seed: u64, plies: usize) -> Written {
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    let mut pos = Chess::default();
+    let (mut moves, mut uci) = (Vec::new(), Vec::new());
+    for _ in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let m = legal[usize::try_from(next()).unwrap_or(0) % legal.len()];
+        let san = SanPlus::from_move(pos.clone(), m).to_string();
+        uci.push(m.to_uci(CastlingMode::Standard).to_string());
+        pos.play_unchecked(m);
+        let with_clock = next() % 10 != 0;
+        moves.push(PgnMove {
+            san,
+            clock_ms: with_clock.then(|| next() % 7_200_000),
+            elapsed_ms: (next() % 3 != 0).then(|| next() % 600_000),
+        });
+    }
+    let mut info = GameInfo::new();
+    info.set("Event", &format!("Test \"{seed}\" \\ open"))
+        .expect("tag");
+    info.set("White", "Carlsen, Magnus").expect("tag");
+    info.set("Black", "Nepomniachtchi, Ian").expect("tag");
+    info.set("Round", "7.1").expect("tag");
+    info.set("Board", "3").expect("tag");
+    let result = match seed % 4 {
+        0 => None,
+        1 => Some(GameResult::WhiteWins),
+        2 => Some(GameResult::BlackWins),
+        _ => Some(GameResult::Draw),
+    };
+    Written {
+        game: PgnGame {
+            info,
+            time_control: (seed % 2 == 0).then(|| "40/5400+30:1800+30".to_owned()),
+            control_notation: Some("hourglass 5m".to_owned()),
+            moves,
+            white_clock_ms: Some(next() % 7_200_000),
+            black_clock_ms: Some(next() % 7_200_000),
+            result,
+            termination: Some("normal".to_owned()),
+        },
+        uci,
+    }
+}
+
+fn read_back(text: &str) -> Vec<Value> {
+    let dir = std::env::temp_dir().join(format!("pgn-python-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("games.pgn");
+    std::fs::write(&file, text).expect("write");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/pgn-read.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .expect("python3 (scripts/test.sh installs it)");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "python-chess failed (scripts/test.sh installs it with pip): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn secs(ms: u64, round_up: bool) -> f64 {
+    if round_up {
+        ms.div_ceil(1000) as f64
+    } else {
+        ((ms + 500) / 1000) as f64
+    }
+}
+
+#[test]
+fn python_chess_reads_every_move_and_clock_back() {
+    let games: Vec<Written> = (0..40)
+        .map(|s| random_game(s, 20 + (s as usize * 7) % 200))
+        .collect();
+    let text: String = games.iter().map(|g| pgn::write(&g.game)).collect();
+    assert!(text.lines().all(|l| l.len() <= pgn::LINE_MAX));
+    let read = read_back(&text);
+    assert_eq!(read.len(), games.len());
+    for (i, (w, r)) in games.iter().zip(&read).enumerate() {
+        assert_eq!(r["errors"], Value::Array(vec![]), "game {i}");
+        let uci: Vec<&str> = r["uci"]
+            .as_array()
+            .expect("uci")
+            .iter()
+            .map(|v| v.as_str().expect("str"))
+            .collect();
+        assert_eq!(uci, w.uci, "game {i}: moves");
+        let san: Vec<&str> = r["san"]
+            .as_array()
+            .expect("san")
+            .iter()
+            .map(|v| v.as_str().expect("str"))
+            .collect();
+        let want_san: Vec<&str> = w.game.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(san, want_san, "game {i}: SAN");
+        for (j, m) in w.game.moves.iter().enumerate() {
+            assert_eq!(
+                r["clk"][j].as_f64(),
+                m.clock_ms.map(|ms| secs(ms, true)),
+                "game {i} ply {}",
+                j + 1
+            );
+            assert_eq!(
+                r["emt"][j].as_f64(),
+                m.elapsed_ms.map(|ms| secs(ms, false)),
+                "game {i} ply {}",
+                j + 1
+            );
+        }
+        let h = &r["headers"];
+        assert_eq!(h["White"], "Carlsen, Magnus");
+        assert_eq!(h["Event"], format!("Test \"{i}\" \\ open"));
+        assert_eq!(h["Round"], "7.1");
+        assert_eq!(h["Board"], "3");
+        assert_eq!(h["Result"], w.game.result.map_or("*", GameResult::pgn));
+        match &w.game.time_control {
+            Some(tc) => {
+                assert_eq!(&h["TimeControl"], tc.as_str());
+                assert!(h.get("ChessclockdControl").is_none());
+            }
+            None => {
+                assert_eq!(h["TimeControl"], "?");
+                assert_eq!(h["ChessclockdControl"], "hourglass 5m");
+            }
+        }
+        assert_eq!(
+            h["WhiteClock"],
+            pgn::clock_hms(w.game.white_clock_ms.unwrap_or_default())
+        );
+        assert_eq!(h["Termination"], "normal");
+        let text = pgn::write(&w.game);
+        let names: Vec<&str> = text
+            .lines()
+            .take(7)
+            .map(|l| {
+                l.trim_start_matches('[')
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+        );
+    }
+}
