@@ -18,6 +18,10 @@ command -v python3 >/dev/null || need+=(python3)
 command -v systemd-analyze >/dev/null || need+=(systemd)
 # The tests send signals with the kill program (bash's builtin does not count).
 [ -x /usr/bin/kill ] || [ -x /bin/kill ] || need+=(procps)
+# The bridge's tests: its pages in a headless browser, its MQTT output on a real broker.
+command -v chromium >/dev/null || need+=(chromium)
+command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
+command -v mosquitto_sub >/dev/null || need+=(mosquitto-clients)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   as_root apt-get update -qq

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use chessclockd::bus::names::{CLOCK_INTERFACE, ERROR_PREFIX, MANAGER_PATH, clock_path};
-use chessclockd::bus::proxy::{ClockProxy, ManagerProxy};
-use chessclockd::bus::variant::{dict_to_object, variant_to_json};
+use chessclock_api::names::{CLOCK_INTERFACE, ERROR_PREFIX, MANAGER_PATH, clock_path};
+use chessclock_api::proxy::{ClockProxy, ManagerProxy};
+use chessclock_api::variant::{dict_to_object, variant_to_json};
 use serde_json::Value;
 use zbus::{Message, MessageStream, OwnedVariant};
 
@@ -114,7 +114,7 @@ impl Client {
     pub fn managed_objects(&self) -> Result<Vec<String>> {
         let om = self.run(
             zbus::fdo::ObjectManagerProxy::builder(&self.conn)
-                .destination(chessclockd::bus::names::BUS_NAME)
+                .destination(chessclock_api::names::BUS_NAME)
                 .path(MANAGER_PATH)
                 .build(),
         )?;

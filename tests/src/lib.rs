@@ -5,6 +5,7 @@
 //! Owns test scaffolding only. It must not contain product logic; tests drive the real
 //! binaries and a real `dbus-daemon` through it.
 
+pub mod bridge;
 pub mod bus;
 pub mod bus_client;
 pub mod json;

@@ -12,12 +12,12 @@
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
+use chessclock_api::names::{CLOCK_INTERFACE, clock_path};
 use chessclock_tests::bus_client::{
     BusRig, Client, assert_fails, is, pressed, props_changed, state_changed, two_strings,
 };
 use chessclock_tests::json::{host_command, s, u};
 use chessclock_tests::rig::{WAIT, is_set_and_run};
-use chessclockd::bus::names::{CLOCK_INTERFACE, clock_path};
 use serde_json::Value;
 use zbus::Message;
 

@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 
 use anyhow::{Result, anyhow};
+use chessclock_api::names::{CLOCK_INTERFACE, MANAGER_PATH, clock_path};
+use chessclock_api::proxy::ManagerProxy;
+use chessclock_api::variant::variant_to_json;
 use chessclock_tests::bus_client::{BusRig, Client, error_name, is, props_changed, typed};
-use chessclockd::bus::names::{CLOCK_INTERFACE, MANAGER_PATH, clock_path};
-use chessclockd::bus::proxy::ManagerProxy;
-use chessclockd::bus::variant::variant_to_json;
 use serde_json::Value;
 use zbus::{Message, OwnedObjectPath, OwnedVariant};
 

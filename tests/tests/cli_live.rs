@@ -9,10 +9,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
+use chessclock_api::names::clock_path;
 use chessclock_tests::bus_client::BusRig;
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Spawned, WAIT, workspace_bin};
-use chessclockd::bus::names::clock_path;
 use serde_json::Value;
 
 fn rig(control: &str) -> Result<BusRig> {

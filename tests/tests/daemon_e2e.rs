@@ -477,7 +477,7 @@ fn status_json_agrees_with_the_bus_properties() -> Result<()> {
         let conn = zbus::connection::Builder::address(r.daemon.address.as_str())
             .build()
             .await?;
-        let clock = chessclockd::bus::proxy::ClockProxy::builder(&conn)
+        let clock = chessclock_api::proxy::ClockProxy::builder(&conn)
             .path("/org/chessclockd/ChessClock1/Clock/0")
             .build()
             .await?;
@@ -487,7 +487,7 @@ fn status_json_agrees_with_the_bus_properties() -> Result<()> {
         assert_eq!(clock.device_state().await?, s(&st, "/device_state"));
         assert_eq!(clock.game_state().await?, s(&st, "/game_state"));
         let snap = clock.snapshot().await?;
-        let snap = chessclockd::bus::variant::dict_to_object(&snap);
+        let snap = chessclock_api::variant::dict_to_object(&snap);
         assert_eq!(
             snap.get("white_ms"),
             st.get("white_ms"),

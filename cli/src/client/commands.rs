@@ -3,14 +3,16 @@
 use std::io::Write;
 use std::time::Duration;
 
-use chessclockd::bus::names::{BUS_NAME, MANAGER_PATH};
-use chessclockd::bus::proxy::ManagerProxy;
+use chessclock_api::error::ErrorName;
+use chessclock_api::names::{BUS_NAME, MANAGER_PATH};
+use chessclock_api::proxy::{ClockProxy, ManagerProxy};
+use chessclock_api::{ClockStatus, read};
 use serde_json::{Value, json};
 use zbus::{Connection, MatchRule, MessageStream, OwnedObjectPath};
 
-use super::render::{clock_json, list_header, list_line, status_text};
-use super::resolve::{all_clocks, proxy, resolve};
-use super::{BusArgs, Failure, Result, bus_failure, connect};
+use super::render::{list_header, list_line, status_text};
+use super::resolve::{all_clocks, resolve};
+use super::{BusArgs, Failure, Result, bus_failure, connect, read_failure};
 
 /// A clock: index, object path, tty path or board serial.
 type ClockName = String;
@@ -165,9 +167,6 @@ pub(crate) struct ReadArgs {
     pub json: bool,
 }
 
-/// The error name the daemon gives an attach of a port that is attached already.
-const ALREADY_ATTACHED: &str = "org.chessclockd.ChessClock1.Error.AlreadyAttached";
-
 /// Run a bus subcommand.
 pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
     let conn = connect(bus).await?;
@@ -185,7 +184,8 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
                     Ok(())
                 }
                 Err(zbus::Error::MethodError(name, msg, _))
-                    if if_absent && name.as_str() == ALREADY_ATTACHED =>
+                    if if_absent
+                        && ErrorName::parse(name.as_str()) == Some(ErrorName::AlreadyAttached) =>
                 {
                     eprintln!("{}", msg.unwrap_or_default());
                     Ok(())
@@ -200,14 +200,19 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
             Ok(())
         }
         BusCommand::Detach { clock } => {
-            let path = resolve(&conn, bus, &clock).await?;
+            let (path, _) = resolve(&conn, bus, &clock).await?;
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             mgr.detach(&path.as_ref()).await.map_err(f)
         }
         control => {
             let (name, action) = split_control(control);
-            let path = resolve(&conn, bus, &name).await?;
-            let clock = proxy(&conn, bus, &path).await?;
+            let (path, _) = resolve(&conn, bus, &name).await?;
+            let clock = ClockProxy::builder(&conn)
+                .path(path)
+                .cache_properties(zbus::proxy::CacheProperties::No)
+                .build()
+                .await
+                .map_err(f)?;
             let r = match action {
                 Action::Set(tc) => clock.set_time_control(&tc).await,
                 Action::Start(side) => clock.start(&side).await,
@@ -273,20 +278,6 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
     }
 }
 
-async fn snapshot_all(conn: &Connection, bus: &BusArgs, live: bool) -> Result<Vec<Value>> {
-    let mut out = Vec::new();
-    for path in all_clocks(conn, bus).await? {
-        let clock = proxy(conn, bus, &path).await?;
-        match clock_json(bus, &path, &clock, live).await {
-            Ok(v) => out.push(v),
-            // A clock detached between the listing and the read is simply not shown.
-            Err(Failure::Action(_)) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(out)
-}
-
 fn out_line(line: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{line}") {
@@ -296,10 +287,15 @@ fn out_line(line: &str) -> Result<()> {
     }
 }
 
+/// Clocks as JSON text (the stable schema of `ClockStatus`).
+fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Failure::Action(format!("cannot print JSON: {e}")))
+}
+
 async fn list(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
-    let clocks = snapshot_all(conn, bus, true).await?;
+    let clocks = all_clocks(conn, bus).await?;
     if json {
-        return out_line(&Value::Array(clocks).to_string());
+        return out_line(&to_json(&clocks)?);
     }
     if clocks.is_empty() {
         return out_line(
@@ -320,23 +316,18 @@ async fn status(
     json: bool,
 ) -> Result<()> {
     let named = clock.is_some();
-    let mut values = match clock {
-        Some(name) => {
-            let path = resolve(conn, bus, &name).await?;
-            let p = proxy(conn, bus, &path).await?;
-            vec![clock_json(bus, &path, &p, true).await?]
-        }
-        None => snapshot_all(conn, bus, true).await?,
+    let values: Vec<ClockStatus> = match clock {
+        Some(name) => vec![resolve(conn, bus, &name).await?.1],
+        None => all_clocks(conn, bus).await?,
     };
     if json {
         // The shape follows the command line, not the number of clocks: a named clock is
         // an object, all clocks an array (also of one, or empty).
-        let v = if named && values.len() == 1 {
-            values.remove(0)
-        } else {
-            Value::Array(values)
+        let text = match values.as_slice() {
+            [one] if named => to_json(one)?,
+            _ => to_json(&values)?,
         };
-        return out_line(&v.to_string());
+        return out_line(&text);
     }
     if values.is_empty() {
         return out_line("no clocks attached");
@@ -369,9 +360,11 @@ async fn watch(conn: &Connection, bus: &BusArgs, json: bool, interval_ms: u64) -
                 return Ok(());
             }
         }
-        let clocks = snapshot_all(conn, bus, true).await?;
+        let clocks = read::all_clocks(conn)
+            .await
+            .map_err(|e| read_failure(bus, e))?;
         let frame = if json {
-            Value::Array(clocks).to_string()
+            to_json(&clocks)?
         } else {
             let mut lines = vec![list_header()];
             lines.extend(clocks.iter().map(list_line));
@@ -482,7 +475,7 @@ fn describe(msg: &zbus::Message) -> Option<Value> {
                 "WhiteSide",
             ] {
                 if let Some(v) = changed.get(key) {
-                    shown.insert(key.into(), chessclockd::bus::variant::variant_to_json(v));
+                    shown.insert(key.into(), chessclock_api::variant::variant_to_json(v));
                 }
             }
             if shown.is_empty() {
@@ -506,8 +499,8 @@ fn human_event(ev: &Value) -> String {
         None => String::new(),
     };
     let clock = g("clock");
-    let short = chessclockd::bus::names::clock_index(&clock)
-        .map_or(clock.clone(), |i| format!("clock {i}"));
+    let short =
+        chessclock_api::names::clock_index(&clock).map_or(clock.clone(), |i| format!("clock {i}"));
     let ms = |k: &str| {
         ev.get(k)
             .and_then(Value::as_u64)

@@ -7,7 +7,8 @@ pub(crate) mod resolve;
 
 use std::process::ExitCode;
 
-use chessclockd::bus::names::BUS_NAME;
+use chessclock_api::names::BUS_NAME;
+use chessclock_api::read::ReadError;
 use zbus::Connection;
 
 /// Which bus to talk to.
@@ -69,6 +70,17 @@ pub(crate) async fn connect(args: &BusArgs) -> Result<Connection> {
             bus_label(args)
         ))
     })
+}
+
+/// Turn a failed read of the clocks into one sentence and an exit code.
+pub(crate) fn read_failure(args: &BusArgs, e: ReadError) -> Failure {
+    match e {
+        ReadError::Bus(e) => bus_failure(args, e),
+        ReadError::Status(e) => Failure::Action(format!(
+            "chessclockd answered with a clock this chessclockctl cannot read ({e}); are the \
+             two of the same version?"
+        )),
+    }
 }
 
 /// Turn a bus error into one sentence and an exit code.

@@ -1,37 +1,21 @@
 //! Naming a clock on the command line: an index (`0`), an object path, a tty path
 //! (`/dev/ttyACM0`, symlinks followed) or a board serial number — as mmcli names modems.
 
-use chessclockd::bus::names::{CLOCK_PATH_PREFIX, clock_index, clock_path};
-use chessclockd::bus::proxy::{ClockProxy, ManagerProxy};
+use chessclock_api::ClockStatus;
+use chessclock_api::names::{CLOCK_PATH_PREFIX, clock_path};
+use chessclock_api::read;
 use zbus::{Connection, OwnedObjectPath};
 
-use super::{BusArgs, Failure, Result, bus_failure};
+use super::{BusArgs, Failure, Result, read_failure};
 
-/// Every attached clock's path, in index order.
-pub(crate) async fn all_clocks(conn: &Connection, args: &BusArgs) -> Result<Vec<OwnedObjectPath>> {
-    let mgr = ManagerProxy::new(conn)
+/// Every attached clock, in index order, read in one round trip.
+pub(crate) async fn all_clocks(conn: &Connection, args: &BusArgs) -> Result<Vec<ClockStatus>> {
+    read::all_clocks(conn)
         .await
-        .map_err(|e| bus_failure(args, e))?;
-    let mut clocks = mgr.clocks().await.map_err(|e| bus_failure(args, e))?;
-    clocks.sort_by_key(|p| clock_index(p.as_str()).unwrap_or(u32::MAX));
-    Ok(clocks)
+        .map_err(|e| read_failure(args, e))
 }
 
-/// A proxy for one clock object.
-pub(crate) async fn proxy<'a>(
-    conn: &'a Connection,
-    args: &BusArgs,
-    path: &OwnedObjectPath,
-) -> Result<ClockProxy<'a>> {
-    ClockProxy::builder(conn)
-        .path(path.clone())
-        .cache_properties(zbus::proxy::CacheProperties::No)
-        .build()
-        .await
-        .map_err(|e| bus_failure(args, e))
-}
-
-/// Find the clock the user named.
+/// Find the clock the user named; its path and its status as read.
 ///
 /// In this order: an object path; a number that is the index of an attached clock; a tty
 /// path (symlinks followed); a board serial number. A number that is no attached clock's
@@ -41,8 +25,16 @@ pub(crate) async fn resolve(
     conn: &Connection,
     args: &BusArgs,
     name: &str,
-) -> Result<OwnedObjectPath> {
+) -> Result<(OwnedObjectPath, ClockStatus)> {
     let clocks = all_clocks(conn, args).await?;
+    let found = pick(clocks, name)?;
+    let path = OwnedObjectPath::try_from(found.clock.clone())
+        .map_err(|e| Failure::Action(format!("the daemon named a clock {:?}: {e}", found.clock)))?;
+    Ok((path, found))
+}
+
+/// The clock among `clocks` that `name` names.
+fn pick(clocks: Vec<ClockStatus>, name: &str) -> Result<ClockStatus> {
     let not_found = || {
         Failure::Action(format!(
             "no clock matches {name:?}; name a clock by index, object path, tty path or board \
@@ -52,52 +44,38 @@ pub(crate) async fn resolve(
     if name.starts_with(CLOCK_PATH_PREFIX) {
         return clocks
             .into_iter()
-            .find(|p| p.as_str() == name)
+            .find(|c| c.clock == name)
             .ok_or_else(not_found);
     }
     if let Ok(n) = name.parse::<u32>() {
         let want = clock_path(n);
-        if let Some(p) = clocks.iter().find(|p| p.as_str() == want) {
-            return Ok(p.clone());
+        if let Some(i) = clocks.iter().position(|c| c.clock == want) {
+            return clocks.into_iter().nth(i).ok_or_else(not_found);
         }
     }
     let wanted_port = std::fs::canonicalize(name).ok();
     let mut by_serial = Vec::new();
-    for path in clocks {
-        let clock = proxy(conn, args, &path).await?;
-        let port = match clock.port().await {
-            Ok(port) => port,
-            // Detached meanwhile: it matches nothing.
-            Err(zbus::Error::FDO(e)) if matches!(*e, zbus::fdo::Error::UnknownObject(_)) => {
-                continue;
-            }
-            Err(e) => return Err(bus_failure(args, e)),
-        };
-        let same_port = port == name
+    for clock in clocks {
+        let same_port = clock.port == name
             || wanted_port
                 .as_ref()
-                .is_some_and(|w| std::fs::canonicalize(&port).ok().as_ref() == Some(w));
+                .is_some_and(|w| std::fs::canonicalize(&clock.port).ok().as_ref() == Some(w));
         if same_port {
-            return Ok(path);
+            return Ok(clock);
         }
-        let serial = clock
-            .board_serial()
-            .await
-            .map_err(|e| bus_failure(args, e))?;
-        if !serial.is_empty() && serial == name {
-            by_serial.push(path);
+        if !clock.board_serial.is_empty() && clock.board_serial == name {
+            by_serial.push(clock);
         }
     }
     match by_serial.len() {
         0 => Err(not_found()),
-        1 => Ok(by_serial.remove(0)),
+        1 => by_serial.pop().ok_or_else(not_found),
         _ => Err(Failure::Action(format!(
             "{} clocks have board serial {name}: {}; name one by index or tty path",
             by_serial.len(),
             by_serial
                 .iter()
-                .filter_map(|p| clock_index(p.as_str()))
-                .map(|i| i.to_string())
+                .map(|c| c.index.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),

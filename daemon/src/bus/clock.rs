@@ -16,6 +16,10 @@ use crate::device::handle::{
 };
 use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
 
+/// How long a `LiveSnapshot` read waits for the clock's actor before it falls back to the
+/// last published state.
+const LIVE_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The D-Bus object of one clock.
 #[derive(Debug)]
 pub struct ClockIface {
@@ -141,6 +145,19 @@ impl ClockIface {
     #[zbus(property)]
     fn snapshot(&self) -> BTreeMap<String, OwnedVariant> {
         snapshot_dict(&self.st())
+    }
+
+    /// The snapshot computed when read (same keys as the Snapshot property), so that one
+    /// `GetManagedObjects` gives every clock's exact live values. Not signalled: follow
+    /// `Snapshot` for changes.
+    #[zbus(property(emits_changed_signal = "false"))]
+    async fn live_snapshot(&self) -> BTreeMap<String, OwnedVariant> {
+        // A clock whose actor does not answer at once still shows its last published state.
+        let live = tokio::time::timeout(LIVE_WAIT, self.handle.live()).await;
+        match live {
+            Ok(Ok(state)) => snapshot_dict(&state),
+            _ => snapshot_dict(&self.st()),
+        }
     }
 
     /// The snapshot computed now (same keys as the Snapshot property), for clients that

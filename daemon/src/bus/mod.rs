@@ -1,5 +1,7 @@
-//! The D-Bus service: the Manager object, one Clock object per device, typed errors, and
-//! the proxies and names clients reuse.
+//! The D-Bus service: the Manager object, one Clock object per device, typed errors.
+//!
+//! The names, the proxies and the `a{sv}` conversions clients share live in the
+//! `chessclock-api` crate; they are re-exported here for the daemon's own modules.
 //!
 //! Interface objects hold handles (to the supervisor or to a device actor), never locks or
 //! game state. Shape of the API: `docs/dbus-api.md`.
@@ -7,6 +9,5 @@
 pub mod clock;
 pub mod error;
 pub mod manager;
-pub mod names;
-pub mod proxy;
-pub mod variant;
+
+pub(crate) use chessclock_api::{names, variant};

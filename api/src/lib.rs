@@ -1,0 +1,17 @@
+//! The D-Bus API of chessclockd as clients see it: the fixed names and paths ([`names`]), the
+//! zbus proxies ([`proxy`]), the error names ([`error`]), the conversions between `a{sv}` and
+//! JSON ([`variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
+//! every clock in one round trip ([`read`]).
+//!
+//! Shared by the daemon's bus service (names, variant conversions), `chessclockctl` and
+//! `chessclock-bridge`, so that every client prints the same JSON. Owns no behaviour of the
+//! daemon and links nothing device-side (no serial ports, no engine).
+
+pub mod error;
+pub mod names;
+pub mod proxy;
+pub mod read;
+pub mod status;
+pub mod variant;
+
+pub use status::{ClockStatus, Side, Sides, StatusError};

@@ -1,0 +1,100 @@
+//! Reading clocks from the daemon in one round trip: every clock with `GetManagedObjects`,
+//! one clock with `Properties.GetAll`. Owns no caching and no retrying: callers decide.
+
+use std::collections::HashMap;
+
+use zbus::fdo::{ManagedObjects, ObjectManagerProxy, PropertiesProxy};
+use zbus::names::InterfaceName;
+use zbus::{Connection, OwnedObjectPath};
+
+use crate::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_PATH, clock_index};
+use crate::status::{ClockStatus, StatusError};
+
+/// Why a read failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bus or the daemon failed (not running, access denied, ...).
+    Bus(zbus::Error),
+    /// The daemon answered with properties that make no clock.
+    Status(StatusError),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Bus(e) => write!(f, "{e}"),
+            ReadError::Status(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<zbus::Error> for ReadError {
+    fn from(e: zbus::Error) -> Self {
+        ReadError::Bus(e)
+    }
+}
+
+impl From<zbus::fdo::Error> for ReadError {
+    fn from(e: zbus::fdo::Error) -> Self {
+        ReadError::Bus(e.into())
+    }
+}
+
+/// The daemon's ObjectManager.
+pub async fn object_manager(conn: &Connection) -> zbus::Result<ObjectManagerProxy<'static>> {
+    ObjectManagerProxy::builder(conn)
+        .destination(BUS_NAME)
+        .path(MANAGER_PATH)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+}
+
+/// Every attached clock, in index order, in one round trip.
+pub async fn all_clocks(conn: &Connection) -> Result<Vec<ClockStatus>, ReadError> {
+    let objects = object_manager(conn).await?.get_managed_objects().await?;
+    clocks_of(&objects).map_err(ReadError::Status)
+}
+
+/// The clocks among the managed objects, in index order.
+pub fn clocks_of(objects: &ManagedObjects) -> Result<Vec<ClockStatus>, StatusError> {
+    let mut out = Vec::new();
+    for (path, ifaces) in objects {
+        if clock_index(path.as_str()).is_none() {
+            continue;
+        }
+        let Some(props) = ifaces
+            .iter()
+            .find(|(name, _)| name.as_str() == CLOCK_INTERFACE)
+            .map(|(_, props)| props)
+        else {
+            continue;
+        };
+        out.push(ClockStatus::from_properties(path.as_str(), props)?);
+    }
+    out.sort_by_key(|c| c.index);
+    Ok(out)
+}
+
+/// One clock, in one round trip.
+pub async fn clock(conn: &Connection, path: &OwnedObjectPath) -> Result<ClockStatus, ReadError> {
+    let props = clock_properties(conn, path).await?;
+    ClockStatus::from_properties(path.as_str(), &props).map_err(ReadError::Status)
+}
+
+/// The `GetAll` dictionary of one clock.
+pub async fn clock_properties(
+    conn: &Connection,
+    path: &OwnedObjectPath,
+) -> Result<HashMap<String, zbus::OwnedVariant>, ReadError> {
+    let proxy = PropertiesProxy::builder(conn)
+        .destination(BUS_NAME)
+        .path(path.clone())
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await?;
+    let iface = InterfaceName::from_static_str_unchecked(CLOCK_INTERFACE);
+    Ok(proxy.get_all(iface).await?)
+}

@@ -1,0 +1,286 @@
+//! [`ClockStatus`]: one clock as clients show it, the JSON of `chessclockctl status --json` and
+//! of the bridge's `/api/v1/clocks` (docs/cli.md, docs/bridge.md).
+//!
+//! Built in one place from a clock object's D-Bus properties (the `GetAll` dictionary, as
+//! `GetManagedObjects` returns it for every clock at once): the device properties plus the
+//! fields of the engine snapshot (spec §1.1). Owns this mapping only; reading the bus is
+//! [`crate::read`]'s.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use zbus::OwnedVariant;
+
+use crate::variant::variant_to_json;
+
+/// A player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Side {
+    /// `white` or `black`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+}
+
+/// One value per player.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sides<T> {
+    /// White's.
+    pub white: T,
+    /// Black's.
+    pub black: T,
+}
+
+impl<T> Sides<T> {
+    /// The value of `side`.
+    pub fn get(&self, side: Side) -> &T {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+}
+
+/// A time event of the game (a flag).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlagEvent {
+    /// Whose flag.
+    pub side: Side,
+    /// Engine time of the event.
+    pub t_ms: u64,
+    /// Why (`time`, `control_not_reached`, `overall_cap`, ...).
+    pub reason: String,
+}
+
+/// One clock: its device facts and its game, at the instant `as_of_us`.
+///
+/// Field names are the stable JSON schema of `status --json` (docs/cli.md). `running` and
+/// `result` are `null` when there is none; `reason` and `flags` are left out then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockStatus {
+    /// Object path of the clock.
+    pub clock: String,
+    /// Index of the clock (last element of its path).
+    pub index: u32,
+    /// Operator-given name.
+    pub name: String,
+    /// tty path of the board.
+    pub port: String,
+    /// `DGT 3000`, `DGT XL`, or empty while unknown.
+    pub model: String,
+    /// Clock firmware, or empty.
+    pub firmware: String,
+    /// Board serial number, or empty.
+    pub board_serial: String,
+    /// Whether the board's port is open.
+    pub connected: bool,
+    /// `opening`, `probing`, `ready`, `no_clock`, `not_in_pc_mode`, `not_responding`,
+    /// `disconnected`.
+    pub device_state: String,
+    /// `ready`, `running`, `paused`, `flagged`, `ended` (the snapshot's `status`).
+    pub game_state: String,
+    /// Canonical notation of the time control.
+    pub time_control: String,
+    /// Which half of the display shows White: `left` or `right`.
+    pub white_side: String,
+    /// CLOCK_MONOTONIC microseconds the game values hold for.
+    pub as_of_us: u64,
+    /// Engine time in milliseconds.
+    pub t_ms: u64,
+    /// White's displayed value, exact milliseconds.
+    pub white_ms: u64,
+    /// Black's displayed value, exact milliseconds.
+    pub black_ms: u64,
+    /// What the clock shows (`M:SS` / `H:MM:SS`, rounded up).
+    pub text: Sides<String>,
+    /// The side whose time runs.
+    pub running: Option<Side>,
+    /// The game state (same as `game_state`).
+    pub status: String,
+    /// Phase name per side (`main`, `byoyomi`, `extra`, ...).
+    pub phase: Sides<String>,
+    /// Completed presses per side.
+    pub moves: Sides<u32>,
+    /// Method details per side (`main_ms`, `periods_left`, `can_win`, ...).
+    pub detail: Sides<BTreeMap<String, Value>>,
+    /// `1-0`, `0-1`, `1/2-1/2`.
+    pub result: Option<String>,
+    /// Why the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Time events so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<FlagEvent>,
+}
+
+/// A clock object whose properties do not make a [`ClockStatus`] (a daemon of another
+/// version, or not chessclockd).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusError(pub String);
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StatusError {}
+
+/// Device properties and their JSON keys.
+const DEVICE_PROPERTIES: [(&str, &str); 11] = [
+    ("Index", "index"),
+    ("Name", "name"),
+    ("Port", "port"),
+    ("Model", "model"),
+    ("Firmware", "firmware"),
+    ("BoardSerial", "board_serial"),
+    ("Connected", "connected"),
+    ("DeviceState", "device_state"),
+    ("GameState", "game_state"),
+    ("TimeControl", "time_control"),
+    ("WhiteSide", "white_side"),
+];
+
+impl ClockStatus {
+    /// Build from the `GetAll` dictionary of the clock at `path`. The game values come from
+    /// `LiveSnapshot` (computed when read) and, from a daemon without it or in a
+    /// `PropertiesChanged`-maintained cache, from `Snapshot`.
+    pub fn from_properties(
+        path: &str,
+        props: &HashMap<String, OwnedVariant>,
+    ) -> Result<ClockStatus, StatusError> {
+        let snapshot = props
+            .get("LiveSnapshot")
+            .or_else(|| props.get("Snapshot"))
+            .ok_or_else(|| StatusError(format!("clock {path}: no Snapshot property")))?;
+        let mut obj = match variant_to_json(snapshot) {
+            Value::Object(obj) => obj,
+            other => {
+                return Err(StatusError(format!(
+                    "clock {path}: the Snapshot property is not a dictionary: {other}"
+                )));
+            }
+        };
+        for (prop, key) in DEVICE_PROPERTIES {
+            let v = props
+                .get(prop)
+                .ok_or_else(|| StatusError(format!("clock {path}: no {prop} property")))?;
+            // The game state is the snapshot's status, so the two never disagree.
+            if key == "game_state"
+                && let Some(status) = obj.get("status").cloned()
+            {
+                obj.insert(key.into(), status);
+                continue;
+            }
+            obj.insert(key.into(), variant_to_json(v));
+        }
+        obj.insert("clock".into(), Value::from(path));
+        Self::from_object(path, obj)
+    }
+
+    fn from_object(path: &str, mut obj: Map<String, Value>) -> Result<ClockStatus, StatusError> {
+        // D-Bus has no null: a missing key is a null.
+        for key in ["running", "result"] {
+            obj.entry(key).or_insert(Value::Null);
+        }
+        serde_json::from_value(Value::Object(obj))
+            .map_err(|e| StatusError(format!("clock {path}: {e}")))
+    }
+
+    /// The value of `side` in exact milliseconds.
+    pub fn ms(&self, side: Side) -> u64 {
+        match side {
+            Side::White => self.white_ms,
+            Side::Black => self.black_ms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::object_to_dict;
+    use serde_json::json;
+
+    fn props(snapshot: Value) -> HashMap<String, OwnedVariant> {
+        let mut p: HashMap<String, OwnedVariant> = HashMap::new();
+        p.insert("Index".into(), OwnedVariant::from(3u32));
+        for (k, v) in [
+            ("Name", "b3"),
+            ("Port", "/dev/ttyACM0"),
+            ("Model", "DGT 3000"),
+            ("Firmware", "2.1"),
+            ("BoardSerial", "24680"),
+            ("DeviceState", "ready"),
+            ("GameState", "ready"),
+            ("TimeControl", "G/5"),
+            ("WhiteSide", "left"),
+        ] {
+            p.insert(k.into(), OwnedVariant::from(zbus::Str::from(v.to_owned())));
+        }
+        p.insert("Connected".into(), OwnedVariant::from(true));
+        let Value::Object(obj) = snapshot else {
+            panic!("snapshot not an object")
+        };
+        p.insert("Snapshot".into(), OwnedVariant::from(object_to_dict(&obj)));
+        p
+    }
+
+    fn snapshot() -> Value {
+        json!({"as_of_us": 5_000_000u64, "t_ms": 1200, "white_ms": 299_000, "black_ms": 300_000,
+            "text": {"white": "4:59", "black": "5:00"}, "running": "white", "status": "running",
+            "phase": {"white": "main", "black": "main"}, "moves": {"white": 0, "black": 0},
+            "detail": {"white": {"main_ms": 299_000}, "black": {"main_ms": 300_000}},
+            "result": null})
+    }
+
+    #[test]
+    fn properties_make_the_status_json_with_nulls_and_without_empty_optionals() {
+        let st = ClockStatus::from_properties(
+            "/org/chessclockd/ChessClock1/Clock/3",
+            &props(snapshot()),
+        )
+        .expect("status");
+        assert_eq!(st.running, Some(Side::White));
+        assert_eq!(st.game_state, "running", "the snapshot's status wins");
+        let v = serde_json::to_value(&st).expect("json");
+        assert_eq!(v["result"], Value::Null);
+        assert_eq!(v["board_serial"], "24680");
+        assert_eq!(v["clock"], "/org/chessclockd/ChessClock1/Clock/3");
+        assert_eq!(v["detail"]["white"]["main_ms"], 299_000);
+        assert!(v.get("reason").is_none() && v.get("flags").is_none(), "{v}");
+        let back: ClockStatus = serde_json::from_value(v).expect("back");
+        assert_eq!(back, st);
+    }
+
+    #[test]
+    fn the_live_snapshot_is_preferred_and_a_missing_property_is_named() {
+        let mut p = props(snapshot());
+        let mut live = snapshot();
+        live["white_ms"] = json!(1000);
+        live["flags"] = json!([{"side": "white", "t_ms": 5, "reason": "time"}]);
+        let Value::Object(obj) = live else { panic!() };
+        p.insert(
+            "LiveSnapshot".into(),
+            OwnedVariant::from(object_to_dict(&obj)),
+        );
+        let st = ClockStatus::from_properties("/c", &p).expect("status");
+        assert_eq!(st.white_ms, 1000);
+        assert_eq!(st.flags.len(), 1);
+        p.remove("BoardSerial");
+        let e = ClockStatus::from_properties("/c", &p).expect_err("missing");
+        assert!(e.0.contains("BoardSerial"), "{e}");
+    }
+}

@@ -1,0 +1,270 @@
+//! Following chessclockd on D-Bus: waits for its name, reads every clock in one
+//! `GetManagedObjects`, then applies `InterfacesAdded`/`InterfacesRemoved`,
+//! `PropertiesChanged` and the clock signals, and starts over when the daemon restarts.
+//!
+//! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]
+//! and nothing else. It never calls a method that changes anything.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_PATH, clock_index};
+use chessclock_api::{ClockStatus, read};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use zbus::fdo::ManagedObjects;
+use zbus::{Connection, MatchRule, Message, MessageStream, OwnedObjectPath, OwnedVariant};
+
+use crate::hub::Hub;
+
+type Props = HashMap<String, OwnedVariant>;
+
+/// Follow the daemon for as long as the bus connection lasts.
+pub(crate) async fn run(conn: Connection, hub: Arc<Hub>) -> anyhow::Result<()> {
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .path_namespace(MANAGER_PATH)
+        .build()?;
+    let mut signals =
+        MessageStream::for_match_rule(rule, &conn, std::num::NonZeroUsize::new(4096)).await?;
+    let owner_rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender("org.freedesktop.DBus")
+        .member("NameOwnerChanged")
+        .arg(0, BUS_NAME)
+        .build()?;
+    let mut owners =
+        MessageStream::for_match_rule(owner_rule, &conn, std::num::NonZeroUsize::new(64)).await?;
+    loop {
+        let owner = match dbus.get_name_owner(BUS_NAME.try_into()?).await {
+            Ok(o) => o.to_string(),
+            Err(_) => {
+                hub.daemon_down(format!(
+                    "chessclockd is not running (nobody owns {BUS_NAME})"
+                ));
+                tracing::info!("waiting for chessclockd to appear on the bus");
+                wait_for_owner(&mut owners).await?;
+                continue;
+            }
+        };
+        let mut clocks = match read_all(&conn, &hub).await {
+            Ok(c) => c,
+            Err(e) => {
+                hub.daemon_down(format!("chessclockd does not answer: {e}"));
+                tracing::warn!("chessclockd does not answer ({e}); trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        tracing::info!(
+            "following chessclockd ({owner}), {} clock(s)",
+            clocks.props.len()
+        );
+        loop {
+            tokio::select! {
+                m = signals.next() => {
+                    let Some(m) = m else { anyhow::bail!("the bus connection closed") };
+                    let Ok(m) = m else { continue };
+                    if sender_is(&m, &owner) && m.primary_header().serial_num() > clocks.after {
+                        apply(&m, &mut clocks, &hub);
+                    }
+                }
+                m = owners.next() => {
+                    let Some(m) = m else { anyhow::bail!("the bus connection closed") };
+                    let Ok(m) = m else { continue };
+                    let Ok((_, _, new)) = m.body().deserialize::<(String, String, String)>() else {
+                        continue;
+                    };
+                    if new != owner {
+                        if new.is_empty() {
+                            tracing::warn!("chessclockd left the bus; waiting for it to come back");
+                            hub.daemon_down("chessclockd stopped; waiting for it".into());
+                        } else {
+                            tracing::info!("chessclockd restarted ({new}); reading its clocks again");
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn wait_for_owner(owners: &mut MessageStream) -> anyhow::Result<()> {
+    // Poll as a fallback: a NameOwnerChanged missed before the match was added.
+    let mut tick = tokio::time::interval(Duration::from_secs(2));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            m = owners.next() => {
+                let Some(m) = m else { anyhow::bail!("the bus connection closed") };
+                let Ok(m) = m else { continue };
+                if let Ok((_, _, new)) = m.body().deserialize::<(String, String, String)>()
+                    && !new.is_empty()
+                {
+                    return Ok(());
+                }
+            }
+            _ = tick.tick() => return Ok(()),
+        }
+    }
+}
+
+fn sender_is(m: &Message, owner: &str) -> bool {
+    m.header().sender().is_some_and(|s| s.as_str() == owner)
+}
+
+/// The properties of every clock, and the serial of the reply they came in: signals sent
+/// before it are already part of them.
+struct Clocks {
+    props: HashMap<String, Props>,
+    after: std::num::NonZeroU32,
+}
+
+async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
+    let version: String = chessclock_api::proxy::ManagerProxy::new(conn)
+        .await?
+        .version()
+        .await?;
+    let reply = conn
+        .call_method(
+            Some(BUS_NAME),
+            MANAGER_PATH,
+            Some("org.freedesktop.DBus.ObjectManager"),
+            "GetManagedObjects",
+            &(),
+        )
+        .await?;
+    let objects: ManagedObjects = reply.body().deserialize()?;
+    let mut props = HashMap::new();
+    for (path, ifaces) in objects {
+        if let Some(p) = clock_props(ifaces.into_iter().map(|(k, v)| (k.to_string(), v))) {
+            props.insert(path.to_string(), p);
+        }
+    }
+    let mut statuses = Vec::new();
+    for (path, p) in &props {
+        statuses.push(ClockStatus::from_properties(path, p)?);
+    }
+    statuses.sort_by_key(|c| c.index);
+    hub.daemon_up(version, statuses);
+    Ok(Clocks {
+        props,
+        after: reply.primary_header().serial_num(),
+    })
+}
+
+/// The Clock interface's properties among an object's interfaces, with the live snapshot
+/// read as the current one (later changes come as `Snapshot`).
+fn clock_props(ifaces: impl Iterator<Item = (String, Props)>) -> Option<Props> {
+    let mut p = ifaces
+        .filter(|(name, _)| name == CLOCK_INTERFACE)
+        .map(|(_, p)| p)
+        .next()?;
+    if let Some(live) = p.remove("LiveSnapshot") {
+        p.insert("Snapshot".into(), live);
+    }
+    Some(p)
+}
+
+fn publish(hub: &Hub, path: &str, props: &Props) {
+    match ClockStatus::from_properties(path, props) {
+        Ok(st) => hub.clock(st),
+        Err(e) => tracing::warn!("cannot read clock {path}: {e}"),
+    }
+}
+
+fn apply(m: &Message, clocks: &mut Clocks, hub: &Hub) {
+    let header = m.header();
+    let (Some(path), Some(member)) = (header.path(), header.member()) else {
+        return;
+    };
+    let path = path.as_str().to_owned();
+    let body = m.body();
+    match member.as_str() {
+        "InterfacesAdded" => {
+            type Added = (OwnedObjectPath, HashMap<String, Props>);
+            let Ok((obj, ifaces)) = body.deserialize::<Added>() else {
+                return;
+            };
+            if let Some(p) = clock_props(ifaces.into_iter()) {
+                publish(hub, obj.as_str(), &p);
+                clocks.props.insert(obj.to_string(), p);
+            }
+        }
+        "InterfacesRemoved" => {
+            let Ok((obj, ifaces)) = body.deserialize::<(OwnedObjectPath, Vec<String>)>() else {
+                return;
+            };
+            if ifaces.iter().any(|i| i == CLOCK_INTERFACE) {
+                clocks.props.remove(obj.as_str());
+                if let Some(i) = clock_index(obj.as_str()) {
+                    hub.removed(i, obj.as_str());
+                }
+            }
+        }
+        "PropertiesChanged" => {
+            type Changed = (String, Props, Vec<String>);
+            let Ok((iface, changed, _)) = body.deserialize::<Changed>() else {
+                return;
+            };
+            if iface != CLOCK_INTERFACE {
+                return;
+            }
+            if let Some(p) = clocks.props.get_mut(&path) {
+                p.extend(changed);
+                publish(hub, &path, p);
+            }
+        }
+        other => {
+            let Some(index) = clock_index(&path) else {
+                return;
+            };
+            if let Some((kind, mut data)) = game_event(other, m) {
+                if let Some(o) = data.as_object_mut() {
+                    o.insert("clock".into(), json!(path));
+                }
+                hub.game_event(kind, index, data);
+            }
+        }
+    }
+}
+
+/// A clock signal as an event (the fields of `chessclockctl monitor --json`).
+fn game_event(member: &str, m: &Message) -> Option<(&'static str, Value)> {
+    let body = m.body();
+    Some(match member {
+        "StateChanged" => {
+            let (old, new, reason): (String, String, String) = body.deserialize().ok()?;
+            (
+                "state_changed",
+                json!({"old": old, "new": new, "reason": reason}),
+            )
+        }
+        "Pressed" => {
+            let (side, mv, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
+                body.deserialize().ok()?;
+            (
+                "pressed",
+                json!({"side": side, "move": mv, "move_ms": move_ms,
+                       "white_ms": white_ms, "black_ms": black_ms}),
+            )
+        }
+        "Flag" => {
+            let (side, reason): (String, String) = body.deserialize().ok()?;
+            ("flag", json!({"side": side, "reason": reason}))
+        }
+        "Result" => {
+            let (result, reason): (String, String) = body.deserialize().ok()?;
+            ("result", json!({"result": result, "reason": reason}))
+        }
+        _ => return None,
+    })
+}
+
+/// Every clock now, read live (one round trip), for `/api/v1/clocks`.
+pub(crate) async fn read_live(conn: &Connection) -> Result<Vec<ClockStatus>, read::ReadError> {
+    read::all_clocks(conn).await
+}

@@ -1,0 +1,176 @@
+//! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
+//! (dashboard, overlay) with their assets, embedded in the binary.
+//!
+//! Answers from the daemon (one `GetManagedObjects` per `/api/v1/clocks` request) or from the
+//! [`Hub`]; never changes anything: control stays on D-Bus, behind its policy.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::get;
+use chessclock_api::ClockStatus;
+use futures_util::stream::{self, Stream};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use zbus::Connection;
+
+use crate::follow::read_live;
+use crate::hub::{Event, Hub};
+
+/// What every handler can reach.
+#[derive(Debug, Clone)]
+pub(crate) struct App {
+    /// The bus connection (reads only).
+    pub(crate) conn: Connection,
+    /// The followed state and event log.
+    pub(crate) hub: Arc<Hub>,
+}
+
+/// The routes.
+pub(crate) fn router(app: App) -> Router {
+    Router::new()
+        .route("/api/v1/clocks", get(clocks))
+        .route("/api/v1/clocks/{clock}", get(one_clock))
+        .route("/api/v1/events", get(events))
+        .route("/", get(|| page(DASHBOARD)))
+        .route("/overlay/{clock}", get(|| page(OVERLAY)))
+        .route(
+            "/assets/bridge.js",
+            get(|| asset(SCRIPT, "text/javascript")),
+        )
+        .route("/assets/bridge.css", get(|| asset(STYLE, "text/css")))
+        .with_state(app)
+}
+
+const DASHBOARD: &str = include_str!("../assets/dashboard.html");
+const OVERLAY: &str = include_str!("../assets/overlay.html");
+const SCRIPT: &str = include_str!("../assets/bridge.js");
+const STYLE: &str = include_str!("../assets/bridge.css");
+
+async fn page(html: &'static str) -> Response {
+    asset(html, "text/html; charset=utf-8").await
+}
+
+async fn asset(body: &'static str, kind: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn unavailable(e: impl std::fmt::Display) -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({"error": format!("cannot read chessclockd: {e}")})),
+    )
+        .into_response()
+}
+
+async fn clocks(State(app): State<App>) -> Response {
+    match read_live(&app.conn).await {
+        Ok(all) => Json(all).into_response(),
+        Err(e) => unavailable(e),
+    }
+}
+
+/// The clock named by `name`: its index, else its operator-given name.
+pub(crate) fn find<'a>(all: &'a [ClockStatus], name: &str) -> Option<&'a ClockStatus> {
+    name.parse::<u32>()
+        .ok()
+        .and_then(|i| all.iter().find(|c| c.index == i))
+        .or_else(|| all.iter().find(|c| c.name == name))
+}
+
+async fn one_clock(State(app): State<App>, Path(name): Path<String>) -> Response {
+    let all = match read_live(&app.conn).await {
+        Ok(all) => all,
+        Err(e) => return unavailable(e),
+    };
+    match find(&all, &name) {
+        Some(c) => Json(c).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!(
+                "no clock {name:?}; name a clock by index or name (GET /api/v1/clocks lists them)"
+            )})),
+        )
+            .into_response(),
+    }
+}
+
+fn sse_event(e: &Event) -> SseEvent {
+    SseEvent::default()
+        .id(e.id.to_string())
+        .event(e.kind)
+        .data(e.data.as_str())
+}
+
+struct Feed {
+    first: std::vec::IntoIter<Arc<Event>>,
+    live: tokio::sync::broadcast::Receiver<Arc<Event>>,
+    last: u64,
+    hub: Arc<Hub>,
+}
+
+async fn events(State(app): State<App>, headers: HeaderMap) -> impl IntoResponse {
+    let last_id = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let attach = app.hub.attach(last_id);
+    tracing::debug!(
+        "event stream client attached (resume after {last_id:?}: {} event(s) first)",
+        attach.first.len()
+    );
+    let feed = Feed {
+        last: 0,
+        first: attach.first.into_iter(),
+        live: attach.live,
+        hub: app.hub.clone(),
+    };
+    let mut resp = Sse::new(feed_stream(feed))
+        .keep_alive(KeepAlive::default())
+        .into_response();
+    // Tell proxies (nginx) not to buffer the stream.
+    resp.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+fn feed_stream(feed: Feed) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    stream::unfold(feed, |mut f| async move {
+        if let Some(e) = f.first.next() {
+            f.last = e.id;
+            return Some((Ok(sse_event(&e)), f));
+        }
+        loop {
+            match f.live.recv().await {
+                Ok(e) if e.id <= f.last => continue,
+                Ok(e) => {
+                    f.last = e.id;
+                    return Some((Ok(sse_event(&e)), f));
+                }
+                Err(RecvError::Lagged(_)) => {
+                    // Too slow a reader: start it over from a fresh snapshot.
+                    let a = f.hub.attach(None);
+                    f.live = a.live;
+                    f.first = a.first.into_iter();
+                    if let Some(e) = f.first.next() {
+                        f.last = e.id;
+                        return Some((Ok(sse_event(&e)), f));
+                    }
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    })
+}

@@ -1,0 +1,301 @@
+//! The bridge's view of the daemon and its event log: the latest [`ClockStatus`] of every
+//! clock, whether the daemon runs, and a bounded log of numbered events that the SSE
+//! endpoint replays to reconnecting clients and MQTT republishes.
+//!
+//! Fed by the D-Bus follower only; read by HTTP and MQTT. Owns no IO.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use chessclock_api::ClockStatus;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+/// One numbered event, its JSON already serialized.
+#[derive(Debug, Clone)]
+pub(crate) struct Event {
+    /// Increasing from 1 for the bridge's lifetime (the SSE event id).
+    pub(crate) id: u64,
+    /// `snapshot`, `clock`, `removed`, `pressed`, `flag`, `result`, `state_changed`, `daemon`.
+    pub(crate) kind: &'static str,
+    /// The clock it is about, if any.
+    pub(crate) index: Option<u32>,
+    /// JSON payload.
+    pub(crate) data: String,
+    /// The clock's state after the event, for `clock` events.
+    pub(crate) status: Option<Arc<ClockStatus>>,
+}
+
+/// Whether the daemon is on the bus.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Daemon {
+    /// It owns its bus name and answered.
+    pub(crate) running: bool,
+    /// Its version, when running.
+    pub(crate) version: String,
+    /// What happened last, for people (`connected`, `chessclockd stopped`, ...).
+    pub(crate) note: String,
+    /// How often it has come back since the bridge started.
+    pub(crate) restarts: u32,
+}
+
+struct Inner {
+    next_id: u64,
+    log: VecDeque<Arc<Event>>,
+    cap: usize,
+    clocks: BTreeMap<u32, Arc<ClockStatus>>,
+    daemon: Daemon,
+    ever_up: bool,
+}
+
+/// Shared state and the event fan-out.
+#[derive(Debug)]
+pub(crate) struct Hub {
+    inner: Mutex<Inner>,
+    tx: broadcast::Sender<Arc<Event>>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("next_id", &self.next_id)
+            .field("clocks", &self.clocks.len())
+            .finish()
+    }
+}
+
+/// What a subscriber gets first: replayed events (a resume) or a fresh snapshot.
+#[derive(Debug)]
+pub(crate) struct Attach {
+    /// Events to send before the live ones.
+    pub(crate) first: Vec<Arc<Event>>,
+    /// Live events; skip those with an id not above `first`'s last.
+    pub(crate) live: broadcast::Receiver<Arc<Event>>,
+}
+
+/// CLOCK_MONOTONIC now, in microseconds (the time base of the daemon's `as_of_us`).
+pub(crate) fn monotonic_us() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let secs = u64::try_from(t.tv_sec).unwrap_or(0);
+    let nanos = u64::try_from(t.tv_nsec).unwrap_or(0);
+    secs * 1_000_000 + nanos / 1000
+}
+
+impl Hub {
+    /// An empty hub that keeps the last `cap` events for resuming clients.
+    pub(crate) fn new(cap: usize) -> Hub {
+        let (tx, _) = broadcast::channel(cap.max(16));
+        Hub {
+            inner: Mutex::new(Inner {
+                next_id: 1,
+                log: VecDeque::new(),
+                cap,
+                clocks: BTreeMap::new(),
+                daemon: Daemon {
+                    running: false,
+                    version: String::new(),
+                    note: "waiting for chessclockd".into(),
+                    restarts: 0,
+                },
+                ever_up: false,
+            }),
+            tx,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn push(
+        &self,
+        g: &mut Inner,
+        kind: &'static str,
+        index: Option<u32>,
+        data: Value,
+        status: Option<Arc<ClockStatus>>,
+    ) {
+        let ev = Arc::new(Event {
+            id: g.next_id,
+            kind,
+            index,
+            data: data.to_string(),
+            status,
+        });
+        g.next_id += 1;
+        g.log.push_back(ev.clone());
+        while g.log.len() > g.cap {
+            g.log.pop_front();
+        }
+        // No subscriber is not an error.
+        let _ = self.tx.send(ev);
+    }
+
+    fn snapshot_value(g: &Inner) -> Value {
+        json!({
+            "daemon": g.daemon,
+            "now_us": monotonic_us(),
+            "clocks": g.clocks.values().map(|c| &**c).collect::<Vec<&ClockStatus>>(),
+        })
+    }
+
+    /// The daemon answered with these clocks (at start or after a restart).
+    pub(crate) fn daemon_up(&self, version: String, clocks: Vec<ClockStatus>) {
+        let mut g = self.lock();
+        if g.ever_up {
+            g.daemon.restarts += 1;
+        }
+        g.ever_up = true;
+        g.daemon.running = true;
+        g.daemon.version = version;
+        g.daemon.note = if g.daemon.restarts > 0 {
+            format!("chessclockd is back (restart {})", g.daemon.restarts)
+        } else {
+            "connected to chessclockd".into()
+        };
+        g.clocks = clocks.into_iter().map(|c| (c.index, Arc::new(c))).collect();
+        let v = Self::snapshot_value(&g);
+        self.push(&mut g, "snapshot", None, v, None);
+    }
+
+    /// The daemon left the bus (or cannot be reached); `note` says why.
+    pub(crate) fn daemon_down(&self, note: String) {
+        let mut g = self.lock();
+        // Once said, a daemon that stays away is not news.
+        if !g.daemon.running && (g.ever_up || g.daemon.note == note) {
+            return;
+        }
+        g.daemon.running = false;
+        g.daemon.note = note;
+        g.clocks.clear();
+        let v = json!({"daemon": g.daemon});
+        self.push(&mut g, "daemon", None, v, None);
+    }
+
+    /// A clock's state is now `st` (added or changed); no event when nothing changed.
+    pub(crate) fn clock(&self, st: ClockStatus) {
+        let mut g = self.lock();
+        if g.clocks.get(&st.index).is_some_and(|old| **old == st) {
+            return;
+        }
+        let st = Arc::new(st);
+        g.clocks.insert(st.index, st.clone());
+        let v = json!({"now_us": monotonic_us(), "clock": &*st});
+        self.push(&mut g, "clock", Some(st.index), v, Some(st));
+    }
+
+    /// The clock at `index` was detached.
+    pub(crate) fn removed(&self, index: u32, path: &str) {
+        let mut g = self.lock();
+        if g.clocks.remove(&index).is_none() {
+            return;
+        }
+        let v = json!({"index": index, "clock": path});
+        self.push(&mut g, "removed", Some(index), v, None);
+    }
+
+    /// A game event of the clock at `index` (`pressed`, `flag`, `result`, `state_changed`).
+    pub(crate) fn game_event(&self, kind: &'static str, index: u32, mut data: Value) {
+        let mut g = self.lock();
+        if let Some(o) = data.as_object_mut() {
+            o.insert("index".into(), json!(index));
+            o.insert("event".into(), json!(kind));
+        }
+        self.push(&mut g, kind, Some(index), data, None);
+    }
+
+    /// Every clock now, by index.
+    pub(crate) fn clocks(&self) -> Vec<Arc<ClockStatus>> {
+        self.lock().clocks.values().cloned().collect()
+    }
+
+    /// The daemon's state now.
+    #[cfg(test)]
+    pub(crate) fn daemon(&self) -> Daemon {
+        self.lock().daemon.clone()
+    }
+
+    /// A new subscriber: after `last_id` (a resume) the events since, if the log still holds
+    /// them all; otherwise a snapshot event of now, numbered as the last event so far.
+    pub(crate) fn attach(&self, last_id: Option<u64>) -> Attach {
+        let g = self.lock();
+        let live = self.tx.subscribe();
+        let newest = g.next_id - 1;
+        if let Some(last) = last_id {
+            let oldest = g.log.front().map_or(g.next_id, |e| e.id);
+            if last <= newest && last + 1 >= oldest {
+                let first = g.log.iter().filter(|e| e.id > last).cloned().collect();
+                return Attach { first, live };
+            }
+        }
+        let snapshot = Arc::new(Event {
+            id: newest,
+            kind: "snapshot",
+            index: None,
+            data: Self::snapshot_value(&g).to_string(),
+            status: None,
+        });
+        Attach {
+            first: vec![snapshot],
+            live,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(index: u32, white_ms: u64) -> ClockStatus {
+        serde_json::from_value(json!({
+            "clock": format!("/org/chessclockd/ChessClock1/Clock/{index}"), "index": index,
+            "name": "b", "port": "/dev/x", "model": "", "firmware": "", "board_serial": "",
+            "connected": true, "device_state": "ready", "white_side": "left",
+            "time_control": "G/5", "game_state": "ready", "status": "ready", "as_of_us": 1,
+            "t_ms": 1, "white_ms": white_ms, "black_ms": 300_000, "running": null,
+            "text": {"white": "5:00", "black": "5:00"}, "phase": {"white": "main", "black": "main"},
+            "moves": {"white": 0, "black": 0}, "detail": {"white": {}, "black": {}},
+            "result": null}))
+        .expect("status")
+    }
+
+    #[test]
+    fn a_resume_replays_what_was_missed_and_an_old_id_gets_a_snapshot() {
+        let hub = Hub::new(3);
+        hub.daemon_up("0.1.0".into(), vec![status(0, 300_000)]); // id 1
+        hub.clock(status(0, 300_000)); // unchanged: no event
+        hub.clock(status(0, 299_000)); // id 2
+        hub.game_event("pressed", 0, json!({"side": "white"})); // id 3
+        let a = hub.attach(Some(1));
+        let ids: Vec<u64> = a.first.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [2, 3]);
+        hub.removed(0, "/x"); // id 4
+        hub.clock(status(1, 1)); // id 5: the log holds 3..=5 now
+        let a = hub.attach(Some(1));
+        assert_eq!(a.first.len(), 1);
+        assert_eq!(a.first[0].kind, "snapshot");
+        assert_eq!(a.first[0].id, 5, "numbered as the newest event");
+        let a = hub.attach(Some(2));
+        let ids: Vec<u64> = a.first.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [3, 4, 5]);
+        assert_eq!(hub.attach(None).first[0].kind, "snapshot");
+        assert_eq!(
+            hub.attach(Some(99)).first[0].kind,
+            "snapshot",
+            "an id from the future"
+        );
+    }
+
+    #[test]
+    fn the_daemon_leaving_clears_clocks_and_coming_back_counts_a_restart() {
+        let hub = Hub::new(10);
+        hub.daemon_up("v".into(), vec![status(0, 1)]);
+        hub.daemon_down("chessclockd stopped".into());
+        assert!(hub.clocks().is_empty());
+        assert!(!hub.daemon().running);
+        hub.daemon_up("v".into(), vec![]);
+        assert_eq!(hub.daemon().restarts, 1);
+        assert!(hub.daemon().note.contains("back"), "{}", hub.daemon().note);
+    }
+}

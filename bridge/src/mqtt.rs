@@ -1,0 +1,155 @@
+//! MQTT for fleets: each clock's state, retained, on `chessclockd/<host>/clock/<index>/state`;
+//! its events on `.../event`; `online` / `offline` (the last will) retained on
+//! `chessclockd/<host>/status`. The same JSON as the HTTP API.
+//!
+//! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
+//! the retained state of every clock.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::hub::Hub;
+use crate::settings::Broker;
+
+/// Topic names of one machine.
+#[derive(Debug, Clone)]
+pub(crate) struct Topics {
+    prefix: String,
+}
+
+impl Topics {
+    /// Topics under `chessclockd/<host>/`.
+    pub(crate) fn new(host: &str) -> Topics {
+        // `+`, `#` and `/` have a meaning in topics: keep a host name from splitting them.
+        let host: String = host
+            .chars()
+            .map(|c| if matches!(c, '+' | '#' | '/') { '_' } else { c })
+            .collect();
+        Topics {
+            prefix: format!("chessclockd/{host}"),
+        }
+    }
+
+    /// `online` / `offline`.
+    pub(crate) fn status(&self) -> String {
+        format!("{}/status", self.prefix)
+    }
+
+    /// A clock's retained state.
+    pub(crate) fn state(&self, index: u32) -> String {
+        format!("{}/clock/{index}/state", self.prefix)
+    }
+
+    /// A clock's events.
+    pub(crate) fn event(&self, index: u32) -> String {
+        format!("{}/clock/{index}/event", self.prefix)
+    }
+}
+
+/// Publish the hub to `broker` until the process ends.
+pub(crate) async fn run(broker: Broker, host: String, hub: Arc<Hub>) {
+    let topics = Topics::new(&host);
+    let mut opts = MqttOptions::new(
+        format!("chessclock-bridge-{host}-{}", std::process::id()),
+        broker.host.clone(),
+        broker.port,
+    );
+    opts.set_keep_alive(Duration::from_secs(15));
+    opts.set_last_will(LastWill::new(
+        topics.status(),
+        "offline",
+        QoS::AtLeastOnce,
+        true,
+    ));
+    let (client, mut eventloop) = AsyncClient::new(opts, 1024);
+    let mut events = hub.attach(None).live;
+    let publisher = {
+        let (client, topics, hub) = (client.clone(), topics.clone(), hub.clone());
+        async move {
+            loop {
+                match events.recv().await {
+                    Ok(e) => publish(&client, &topics, &hub, &e).await,
+                    Err(RecvError::Lagged(n)) => {
+                        tracing::warn!("MQTT fell {n} events behind; republishing every state");
+                        republish(&client, &topics, &hub).await;
+                    }
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        }
+    };
+    let connection = async {
+        loop {
+            match eventloop.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    tracing::info!("connected to MQTT broker {}:{}", broker.host, broker.port);
+                    republish(&client, &topics, &hub).await;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(
+                        "MQTT broker {}:{}: {e}; retrying in 2 s",
+                        broker.host,
+                        broker.port
+                    );
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+            }
+        }
+    };
+    tokio::join!(publisher, connection);
+}
+
+async fn send(client: &AsyncClient, topic: String, retain: bool, payload: Vec<u8>) {
+    if let Err(e) = client
+        .publish(topic, QoS::AtLeastOnce, retain, payload)
+        .await
+    {
+        tracing::warn!("MQTT publish failed: {e}");
+    }
+}
+
+async fn republish(client: &AsyncClient, topics: &Topics, hub: &Hub) {
+    send(client, topics.status(), true, b"online".to_vec()).await;
+    for c in hub.clocks() {
+        match serde_json::to_vec(&*c) {
+            Ok(json) => send(client, topics.state(c.index), true, json).await,
+            Err(e) => tracing::warn!("cannot serialize clock {}: {e}", c.index),
+        }
+    }
+}
+
+async fn publish(client: &AsyncClient, topics: &Topics, hub: &Hub, e: &crate::hub::Event) {
+    match (e.kind, e.index) {
+        ("clock", Some(i)) => {
+            if let Some(st) = &e.status
+                && let Ok(json) = serde_json::to_vec(&**st)
+            {
+                send(client, topics.state(i), true, json).await;
+            }
+        }
+        // An empty retained message deletes the retained state.
+        ("removed", Some(i)) => send(client, topics.state(i), true, Vec::new()).await,
+        ("snapshot", _) => republish(client, topics, hub).await,
+        ("daemon", _) => {}
+        (_, Some(i)) => send(client, topics.event(i), false, e.data.clone().into_bytes()).await,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topics_follow_the_documented_shape_and_host_names_cannot_split_them() {
+        let t = Topics::new("pi-4");
+        assert_eq!(t.state(3), "chessclockd/pi-4/clock/3/state");
+        assert_eq!(t.event(0), "chessclockd/pi-4/clock/0/event");
+        assert_eq!(t.status(), "chessclockd/pi-4/status");
+        assert_eq!(Topics::new("a/b#").status(), "chessclockd/a_b_/status");
+    }
+}

@@ -1,0 +1,179 @@
+//! The bridge's MQTT output against a real mosquitto broker (Debian's `mosquitto`, started
+//! here on a free local port), read back with `mosquitto_sub`: retained state per clock (the
+//! status JSON), events, `online` and the last will `offline`. In CI a missing broker fails.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use chessclock_tests::bridge::{Bridge, free_port, have, stable};
+use chessclock_tests::json::s;
+use chessclock_tests::rig::{Collector, Daemon, WAIT, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+/// A private mosquitto, killed on drop.
+struct Broker {
+    child: Child,
+    port: u16,
+}
+
+impl Broker {
+    fn start(exe: &Path, dir: &TempDir) -> Result<Broker> {
+        let port = free_port()?;
+        let conf = dir.path().join("mosquitto.conf");
+        std::fs::write(
+            &conf,
+            format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"),
+        )?;
+        let child = Command::new(exe)
+            .arg("-c")
+            .arg(&conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start mosquitto")?;
+        let mut b = Broker { child, port };
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(st)) = b.child.try_wait() {
+                bail!("mosquitto exited: {st}");
+            }
+            if Instant::now() > deadline {
+                bail!("mosquitto does not listen on {port}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(b)
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `mosquitto_sub -v` on `topic`, its lines (`TOPIC PAYLOAD`) collected; killed on drop.
+struct Sub {
+    child: Child,
+    lines: Collector<String>,
+}
+
+impl Sub {
+    fn start(exe: &Path, port: u16, topic: &str) -> Result<Sub> {
+        let mut child = Command::new(exe)
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-v",
+                "-t",
+                topic,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("cannot start mosquitto_sub")?;
+        let out = child.stdout.take().context("stdout")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Sub {
+            child,
+            lines: Collector::new(rx, "mosquitto_sub"),
+        })
+    }
+
+    /// The payload of the first message on `topic` from line `from` on that `pred` accepts.
+    fn wait(
+        &mut self,
+        from: usize,
+        topic: &str,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<(usize, String)> {
+        let prefix = format!("{topic} ");
+        let (i, line) = self.lines.wait_for(from, WAIT, topic, |l| {
+            l.strip_prefix(&prefix).is_some_and(&pred)
+        })?;
+        Ok((i, line[prefix.len()..].to_owned()))
+    }
+}
+
+impl Drop for Sub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn state_is_retained_events_are_published_and_the_will_says_offline() -> Result<()> {
+    let (Some(mosquitto), Some(sub_exe)) = (
+        have("mosquitto", "mosquitto")?,
+        have("mosquitto_sub", "mosquitto-clients")?,
+    ) else {
+        return Ok(());
+    };
+    let dir = TempDir::new("bridge-mqtt")?;
+    let broker = Broker::start(&mosquitto, &dir)?;
+    let bus = PrivateBus::start_session()?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    anyhow::ensure!(d.ctl(&["add-virtual", "alpha"]).status.success());
+    d.wait_status("0", WAIT, "a ready clock", |v| {
+        s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
+    })?;
+    let url = format!("mqtt://127.0.0.1:{}", broker.port);
+    let mut bridge = Bridge::spawn(bus.address(), &["--mqtt", &url, "--host", "rig"])?;
+    bridge.wait_log(0, "connected to MQTT broker")?;
+
+    // Subscribed after the bridge published: what arrives is retained.
+    let mut sub = Sub::start(&sub_exe, broker.port, "chessclockd/rig/#")?;
+    sub.wait(0, "chessclockd/rig/status", |p| p == "online")?;
+    let (_, state) = sub.wait(0, "chessclockd/rig/clock/0/state", |_| true)?;
+    let state: Value = serde_json::from_str(&state)?;
+    let cli = d.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(
+        stable(&state),
+        stable(&cli),
+        "the retained state is the status JSON"
+    );
+
+    let mark = sub.lines.mark();
+    anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
+    anyhow::ensure!(d.ctl(&["press", "0", "white"]).status.success());
+    let (_, ev) = sub.wait(mark, "chessclockd/rig/clock/0/event", |p| {
+        p.contains("\"pressed\"")
+    })?;
+    let ev: Value = serde_json::from_str(&ev)?;
+    assert_eq!(s(&ev, "/side"), "white");
+    let (_, st) = sub.wait(mark, "chessclockd/rig/clock/0/state", |p| {
+        p.contains("\"running\":\"black\"")
+    })?;
+    let st: Value = serde_json::from_str(&st)?;
+    assert_eq!(st["moves"]["white"], 1);
+
+    // A new subscriber gets the latest state, retained.
+    let mut late = Sub::start(&sub_exe, broker.port, "chessclockd/rig/clock/0/state")?;
+    let (_, kept) = late.wait(0, "chessclockd/rig/clock/0/state", |_| true)?;
+    assert!(kept.contains("\"running\":\"black\""), "{kept}");
+
+    // The bridge dies: the broker publishes its will.
+    let mark = sub.lines.mark();
+    bridge.kill();
+    sub.wait(mark, "chessclockd/rig/status", |p| p == "offline")?;
+    Ok(())
+}
