@@ -12,16 +12,9 @@ use crate::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
 use super::method::{self, Boundary, SideState};
 use super::rules::{Kind, Rules};
 use super::types::{
-    AdjustField, AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
+    AdjustField, AdjustOp, ConfigError, Event, FlagReason, FlagRecord, GameResult, Input,
+    InputError, Phase, ResultReason, Side, Status, StatusCause, Time,
 };
-
-/// A recorded time event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FlagRec {
-    pub side: Side,
-    pub t_ms: u64,
-    pub reason: String,
-}
 
 /// The time-control engine for one game.
 #[derive(Debug, Clone)]
@@ -38,9 +31,9 @@ pub struct Engine {
     pub(crate) sides: [SideState; 2],
     pub(crate) moves: [u32; 2],
     pub(crate) post_cutoff: bool,
-    pub(crate) flags: Vec<FlagRec>,
+    pub(crate) flags: Vec<FlagRecord>,
     pub(crate) result: Option<GameResult>,
-    pub(crate) reason: Option<String>,
+    pub(crate) reason: Option<ResultReason>,
     events: VecDeque<Event>,
 }
 
@@ -103,12 +96,12 @@ impl Engine {
         }
     }
 
-    fn set_status(&mut self, new: Status, reason: &str) {
+    fn set_status(&mut self, new: Status, reason: StatusCause) {
         if self.status != new {
             self.events.push_back(Event::StatusChanged {
                 old: self.status,
                 new,
-                reason: reason.to_owned(),
+                reason,
             });
             self.status = new;
         }
@@ -180,15 +173,14 @@ impl Engine {
         self.last = now;
         let after = self.phase(side);
         if after != before && self.status == Status::Running {
-            let after = after.to_string();
             let announced = self.events.iter().skip(queued).rev().find_map(|e| match e {
-                Event::PhaseChanged { side: s, new, .. } if *s == side => Some(new.as_str()),
+                Event::PhaseChanged { side: s, new, .. } if *s == side => Some(*new),
                 _ => None,
             });
-            if announced != Some(after.as_str()) {
+            if announced != Some(after) {
                 self.events.push_back(Event::PhaseChanged {
                     side,
-                    old: before.to_string(),
+                    old: before,
                     new: after,
                 });
             }
@@ -200,7 +192,7 @@ impl Engine {
         let t = self.last;
         let st = &self.sides[side.idx()];
         if self.rules.overall_cap.is_some_and(|a| st.cap_used >= a) {
-            self.flag(side, "overall_cap", t);
+            self.flag(side, FlagReason::OverallCap, t);
             return;
         }
         if st.delay_left > 0
@@ -231,47 +223,45 @@ impl Engine {
                 if after != before {
                     self.events.push_back(Event::PhaseChanged {
                         side,
-                        old: before.to_string(),
-                        new: after.to_string(),
+                        old: before,
+                        new: after,
                     });
                 }
             }
             Boundary::Flag(reason) => self.flag(side, reason, t),
             Boundary::BothMainExpired => {
-                self.flags.push(FlagRec {
+                self.flags.push(FlagRecord {
                     side,
                     t_ms: t.as_ms(),
-                    reason: "main_time_expired".into(),
+                    reason: FlagReason::MainTimeExpired,
                 });
                 self.events.push_back(Event::Flag {
                     side,
-                    reason: "main_time_expired".into(),
+                    reason: FlagReason::MainTimeExpired,
                 });
-                self.finish(GameResult::Draw, "both_main_times_expired", Status::Ended);
+                self.finish(
+                    GameResult::Draw,
+                    ResultReason::BothMainTimesExpired,
+                    Status::Ended,
+                );
             }
         }
     }
 
-    fn finish(&mut self, result: GameResult, reason: &str, status: Status) {
+    fn finish(&mut self, result: GameResult, reason: ResultReason, status: Status) {
         self.result = Some(result);
-        self.reason = Some(reason.to_owned());
-        self.events.push_back(Event::Result {
-            result,
-            reason: reason.to_owned(),
-        });
-        self.set_status(status, reason);
+        self.reason = Some(reason);
+        self.events.push_back(Event::Result { result, reason });
+        self.set_status(status, StatusCause::Result(reason));
     }
 
-    fn flag(&mut self, side: Side, reason: &str, t: Time) {
-        self.flags.push(FlagRec {
+    fn flag(&mut self, side: Side, reason: FlagReason, t: Time) {
+        self.flags.push(FlagRecord {
             side,
             t_ms: t.as_ms(),
-            reason: reason.to_owned(),
+            reason,
         });
-        self.events.push_back(Event::Flag {
-            side,
-            reason: reason.to_owned(),
-        });
+        self.events.push_back(Event::Flag { side, reason });
         // Rules refuse flag/continue for the methods that define their own flag
         // consequences (hourglass, swing, double flag).
         if self.rules.on_flag == OnFlag::Continue {
@@ -282,19 +272,19 @@ impl Engine {
             st.periods_left = st.periods_left.min(1);
             st.reserve = [0, 0];
             if self.sides.iter().all(|s| s.flagged) {
-                self.reason = Some(reason.to_owned());
-                self.set_status(Status::Flagged, "flag");
+                self.reason = Some(ResultReason::Flag(reason));
+                self.set_status(Status::Flagged, StatusCause::Flag);
             }
             return;
         }
-        self.finish(GameResult::win_for(side.other()), reason, Status::Flagged);
+        self.finish(
+            GameResult::win_for(side.other()),
+            ResultReason::Flag(reason),
+            Status::Flagged,
+        );
     }
 
-    pub(crate) fn phase_name(&self, side: Side) -> String {
-        self.phase(side).to_string()
-    }
-
-    fn phase(&self, side: Side) -> method::Phase {
+    pub(crate) fn phase(&self, side: Side) -> Phase {
         method::phase(
             &self.rules.kind,
             side.idx(),
@@ -314,7 +304,7 @@ impl Engine {
                 if self.status != Status::Running {
                     return Err(InputError::NothingToPause(self.status));
                 }
-                self.set_status(Status::Paused, "pause");
+                self.set_status(Status::Paused, StatusCause::Pause);
                 Ok(())
             }
             Input::Resume => self.resume(),
@@ -351,7 +341,7 @@ impl Engine {
         self.turn_u = 0;
         let m = self.moves[side.idx()].saturating_add(1);
         method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
-        self.set_status(Status::Running, "start");
+        self.set_status(Status::Running, StatusCause::Start);
         // A zero main time (pure byo-yomi) starts the overtime at once.
         self.advance_boundaries_at_now();
         Ok(())
@@ -403,8 +393,8 @@ impl Engine {
         if after != before {
             self.events.push_back(Event::PhaseChanged {
                 side,
-                old: before.to_string(),
-                new: after.to_string(),
+                old: before,
+                new: after,
             });
         }
         let next = side.other();
@@ -432,7 +422,7 @@ impl Engine {
     fn resume(&mut self) -> Result<(), InputError> {
         match self.status {
             Status::Paused => {
-                self.set_status(Status::Running, "resume");
+                self.set_status(Status::Running, StatusCause::Resume);
                 Ok(())
             }
             Status::Flagged => {
@@ -451,7 +441,7 @@ impl Engine {
                 }
                 self.result = None;
                 self.reason = None;
-                self.set_status(Status::Running, "resume");
+                self.set_status(Status::Running, StatusCause::Resume);
                 Ok(())
             }
             other => Err(InputError::NothingToResume(other)),
@@ -570,7 +560,7 @@ impl Engine {
         }
         self.finish(
             GameResult::Draw,
-            "draw_claim_opponent_in_extra",
+            ResultReason::DrawClaimOpponentInExtra,
             Status::Ended,
         );
         Ok(())
@@ -583,13 +573,13 @@ impl Engine {
         if self.status == Status::Ended {
             return Err(InputError::AlreadyEnded);
         }
-        let mut reason = "board";
+        let mut reason = ResultReason::Board;
         let mut result = result;
         if let (Kind::DoubleFlag { .. }, Some(winner)) = (&self.rules.kind, result.winner())
             && self.sides[winner.idx()].extra_phase
         {
             result = GameResult::Draw;
-            reason = "winner_in_extra_time";
+            reason = ResultReason::WinnerInExtraTime;
         }
         self.finish(result, reason, Status::Ended);
         Ok(())

@@ -22,7 +22,8 @@ mod types;
 pub mod vectors;
 
 pub use core::Engine;
-pub use snapshot::{Snapshot, clock_text};
+pub use snapshot::{Detail, MethodDetail, Snapshot, clock_text};
 pub use types::{
-    AdjustField, AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side, Status, Time,
+    AdjustField, AdjustOp, ConfigError, Display, Event, FlagReason, FlagRecord, GameResult, Input,
+    InputError, PerSide, Phase, ResultReason, Side, SidePhase, Status, StatusCause, Time,
 };

@@ -5,10 +5,10 @@
 //! Each function works on a side's state plus (for hourglass and swing) the opponent's.
 //! No notion of wall time: the core passes running-time amounts in.
 
-use serde_json::{Map, Value, json};
-
 use crate::params::{Credit, DelayKind, Segment, Transition};
 
+use super::snapshot::MethodDetail;
+use super::types::{FlagReason, Phase};
 use super::rules::{
     Kind, bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at,
 };
@@ -167,7 +167,7 @@ pub(crate) enum Boundary {
     /// Play goes on (a phase changed inside the turn).
     Continue,
     /// The mover's time is up: flag with this reason.
-    Flag(&'static str),
+    Flag(FlagReason),
     /// Double flag: the mover's main time ran out while the opponent is on extra: draw.
     BothMainExpired,
 }
@@ -181,8 +181,8 @@ pub(crate) fn at_boundary(
     my_moves: u32,
 ) -> Boundary {
     match kind {
-        Kind::Segments { .. } => Boundary::Flag("time"),
-        Kind::Hourglass { .. } => Boundary::Flag("time"),
+        Kind::Segments { .. } => Boundary::Flag(FlagReason::Time),
+        Kind::Hourglass { .. } => Boundary::Flag(FlagReason::Time),
         Kind::Byoyomi { period, .. } => {
             if !me.overtime {
                 // Main time is over: the periods start, with any arbiter correction of
@@ -195,7 +195,7 @@ pub(crate) fn at_boundary(
                 me.period_rem = *period;
                 Boundary::Continue
             } else {
-                Boundary::Flag("time")
+                Boundary::Flag(FlagReason::Time)
             }
         }
         Kind::Canadian { .. } => {
@@ -204,7 +204,7 @@ pub(crate) fn at_boundary(
                 me.stones_left = me.stones_left.max(1);
                 Boundary::Continue
             } else {
-                Boundary::Flag("time")
+                Boundary::Flag(FlagReason::Time)
             }
         }
         Kind::DoubleFlag {
@@ -214,7 +214,7 @@ pub(crate) fn at_boundary(
             ..
         } => {
             if me.extra_phase {
-                return Boundary::Flag("extra_time_expired");
+                return Boundary::Flag(FlagReason::ExtraTimeExpired);
             }
             if let Some(quota) = boundary(segs, me.period) {
                 // tr/flag, tr/flagboth: the next main period is added when the time runs out
@@ -233,7 +233,7 @@ pub(crate) fn at_boundary(
                 if opp.extra_phase {
                     return Boundary::BothMainExpired;
                 }
-                return Boundary::Flag("control_not_reached");
+                return Boundary::Flag(FlagReason::ControlNotReached);
             }
             if opp.extra_phase {
                 return Boundary::BothMainExpired;
@@ -247,12 +247,12 @@ pub(crate) fn at_boundary(
                 me.active += 1;
                 Boundary::Continue
             } else {
-                Boundary::Flag("time")
+                Boundary::Flag(FlagReason::Time)
             }
         }
         Kind::Swing { .. } => {
             if me.swing == 0 && me.reserve[0] == 0 {
-                Boundary::Flag("time")
+                Boundary::Flag(FlagReason::Time)
             } else {
                 // The swing balance is spent: the reserve runs now.
                 Boundary::Continue
@@ -271,13 +271,13 @@ pub(crate) fn segments_at_boundary(
     my_moves: u32,
 ) -> Boundary {
     let Some(quota) = boundary(segs_me, me.period) else {
-        return Boundary::Flag("time");
+        return Boundary::Flag(FlagReason::Time);
     };
     match transition {
-        Transition::Moves => Boundary::Flag("control_not_reached"),
+        Transition::Moves => Boundary::Flag(FlagReason::ControlNotReached),
         Transition::Flag | Transition::FlagBoth => {
             if u64::from(my_moves) < quota {
-                return Boundary::Flag("control_not_reached");
+                return Boundary::Flag(FlagReason::ControlNotReached);
             }
             me.period += 1;
             me.main = me.main.saturating_add(seg_at(segs_me, me.period).base_ms);
@@ -428,32 +428,7 @@ pub(crate) fn value(kind: &Kind, side: usize, s: &SideState, mover: bool, next_m
     }
 }
 
-/// Phase name (spec §1.4) without the `+cap` suffix.
-/// A phase (spec §1.4) as a value: compared on every advance and press without allocating;
-/// its [`Display`](std::fmt::Display) form is the phase name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// `flagged` (flag/continue: the side stays at 0).
-    Flagged,
-    /// `periodN` (move-counted period N, from 1).
-    Period(u32),
-    /// `periodN_sd`.
-    PeriodSd(u32),
-    /// Every other phase name (`sd`, `main`, `byoyomi`, `extra`, ...).
-    Named(&'static str),
-}
-
-impl std::fmt::Display for Phase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Phase::Flagged => f.write_str("flagged"),
-            Phase::Period(n) => write!(f, "period{n}"),
-            Phase::PeriodSd(n) => write!(f, "period{n}_sd"),
-            Phase::Named(name) => f.write_str(name),
-        }
-    }
-}
-
+/// A side's phase (spec §1.4), without the cap.
 pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) -> Phase {
     match kind {
         // flag/continue: a side that has flagged stays at 0 (D16).
@@ -462,7 +437,7 @@ pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) 
             segs, single_sd, ..
         } => {
             if *single_sd {
-                return Phase::Named("sd");
+                return Phase::Sd;
             }
             let n = u32::try_from(s.period)
                 .unwrap_or(u32::MAX)
@@ -473,58 +448,60 @@ pub(crate) fn phase(kind: &Kind, side: usize, s: &SideState, post_cutoff: bool) 
                 Phase::Period(n)
             }
         }
-        Kind::Hourglass { .. } => Phase::Named("hourglass"),
-        Kind::Byoyomi { .. } => Phase::Named(if s.overtime { "byoyomi" } else { "main" }),
-        Kind::Canadian { .. } => Phase::Named(if s.overtime { "overtime" } else { "main" }),
-        Kind::DoubleFlag { .. } => Phase::Named(if s.extra_phase { "extra" } else { "main" }),
+        Kind::Hourglass { .. } => Phase::Hourglass,
+        Kind::Byoyomi { .. } => if s.overtime { Phase::Byoyomi } else { Phase::Main },
+        Kind::Canadian { .. } => if s.overtime { Phase::Overtime } else { Phase::Main },
+        Kind::DoubleFlag { .. } => if s.extra_phase { Phase::Extra } else { Phase::Main },
         Kind::PhasedCountdown { .. } => {
-            Phase::Named(["main", "reserve", "secondary"][s.active.min(2)])
+            [Phase::Main, Phase::Reserve, Phase::Secondary][s.active.min(2)]
         }
-        Kind::Swing { .. } => Phase::Named(if post_cutoff {
-            "post_cutoff"
-        } else if s.swing > 0 {
-            "swing"
-        } else {
-            "reserve"
-        }),
+        Kind::Swing { .. } => {
+            if post_cutoff {
+                Phase::PostCutoff
+            } else if s.swing > 0 {
+                Phase::Swing
+            } else {
+                Phase::Reserve
+            }
+        }
     }
 }
 
 /// Detail fields (spec §1.4) without `delay_left_ms` / `cap_left_ms`.
-pub(crate) fn detail(kind: &Kind, s: &SideState) -> Map<String, Value> {
-    let v = match kind {
-        Kind::Segments { .. } => json!({"main_ms": s.main, "period": s.period + 1}),
-        Kind::Hourglass { .. } => json!({}),
+pub(crate) fn detail(kind: &Kind, s: &SideState) -> MethodDetail {
+    match kind {
+        Kind::Segments { .. } => MethodDetail::Segments {
+            main_ms: s.main,
+            period: u64::try_from(s.period).unwrap_or(u64::MAX).saturating_add(1),
+        },
+        Kind::Hourglass { .. } => MethodDetail::Hourglass,
         // Before the overtime, period_ms / periods_left / stones_left show what the overtime
         // will start with (T, P, S unless an arbiter corrected them).
-        Kind::Byoyomi { .. } => json!({
-            "main_ms": s.main,
-            "periods_left": s.periods_left,
-            "period_ms": s.period_rem,
-        }),
-        Kind::Canadian { .. } => json!({
-            "main_ms": s.main,
-            "period_ms": s.period_rem,
-            "stones_left": s.stones_left,
-        }),
-        Kind::DoubleFlag { .. } => json!({
-            "main_ms": s.main,
-            "extra_ms": if s.extra_phase { Value::from(s.extra) } else { Value::Null },
+        Kind::Byoyomi { .. } => MethodDetail::Byoyomi {
+            main_ms: s.main,
+            periods_left: s.periods_left,
+            period_ms: s.period_rem,
+        },
+        Kind::Canadian { .. } => MethodDetail::Canadian {
+            main_ms: s.main,
+            period_ms: s.period_rem,
+            stones_left: s.stones_left,
+        },
+        Kind::DoubleFlag { .. } => MethodDetail::DoubleFlag {
+            main_ms: s.main,
+            extra_ms: s.extra_phase.then_some(s.extra),
             // False once the main time is exhausted (extra time, or a lost first period).
-            "can_win": !s.extra_phase && s.main > 0,
-        }),
-        Kind::PhasedCountdown { incs, .. } => {
-            let mut m = json!({"main_ms": s.main, "reserve_ms": s.reserve[0]});
-            if incs.len() > 1 {
-                m["secondary_ms"] = json!(s.reserve[1]);
-            }
-            m
-        }
-        Kind::Swing { .. } => json!({"swing_ms": s.swing, "reserve_ms": s.reserve[0]}),
-    };
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
+            can_win: !s.extra_phase && s.main > 0,
+        },
+        Kind::PhasedCountdown { incs, .. } => MethodDetail::PhasedCountdown {
+            main_ms: s.main,
+            reserve_ms: s.reserve[0],
+            secondary_ms: (incs.len() > 1).then_some(s.reserve[1]),
+        },
+        Kind::Swing { .. } => MethodDetail::Swing {
+            swing_ms: s.swing,
+            reserve_ms: s.reserve[0],
+        },
     }
 }
 
