@@ -11,10 +11,13 @@
 //! [`Engine::handle_timeout`], arm a timer for [`Engine::poll_timeout`], drain
 //! [`Engine::poll_event`], read [`Engine::snapshot`] and [`Engine::display`].
 
+mod arbiter;
 mod core;
 mod method;
 pub mod notation;
+mod outcome;
 pub mod params;
+mod refusal;
 mod rules;
 mod snapshot;
 mod types;

@@ -8,8 +8,6 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::core::Engine;
-use super::method;
-use super::rules::Kind;
 use super::types::{
     Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
 };
@@ -280,12 +278,14 @@ impl Engine {
         let i = side.idx();
         let mid_turn =
             self.turn == Some(side) && matches!(self.status, Status::Running | Status::Paused);
-        let window = mid_turn
-            && !self.sides[i].flagged
-            && method::has_window(&self.rules.kind, i, self.moves[i].saturating_add(1));
+        let m = self.timing.get();
         Detail {
-            method: method::detail(&self.rules.kind, &self.sides[i]),
-            delay_left_ms: window.then_some(self.sides[i].delay_left),
+            method: m.detail(i),
+            delay_left_ms: if mid_turn && !self.flagged[i] {
+                m.delay_left(i, self.moves[i].saturating_add(1))
+            } else {
+                None
+            },
             cap_left_ms: self.cap_left(side),
         }
     }
@@ -319,21 +319,13 @@ impl Engine {
         let b = e.value(Side::Black);
         let mover = e.running_side();
         let counting = mover.filter(|s| {
-            let st = &e.sides[s.idx()];
-            let static_window = st.delay_left > 0
-                && matches!(&e.rules.kind, Kind::Segments { .. })
-                && e.method_value(*s) == st.main;
-            !st.flagged && !static_window
+            let i = s.idx();
+            !e.flagged[i] && e.timing.get().counts_down(i, e.method_value(*s))
         });
         let mut next: Option<u64> = mover.and_then(|s| e.time_to_boundary(s));
         if let Some(s) = mover {
             let opp = s.other();
-            let moving_waiting_side = match &e.rules.kind {
-                Kind::Hourglass { .. } => true,
-                Kind::Swing { .. } => e.sides[s.idx()].swing > 0 && !e.post_cutoff,
-                _ => false,
-            };
-            if moving_waiting_side {
+            if e.timing.get().waiting_side_moves(s.idx()) {
                 let v = e.value(opp);
                 let r = v % 1000;
                 let step = if r == 0 { 1 } else { 1000 - r + 1 };
