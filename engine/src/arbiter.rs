@@ -8,9 +8,7 @@ use crate::core::Engine;
 use crate::method::{Timing, Unflag};
 use crate::params::{MAX_COUNT, TimeControl};
 use crate::rules::Rules;
-use crate::types::{
-    AdjustField, AdjustOp, GameResult, InputError, ResultReason, Side, Status,
-};
+use crate::types::{AdjustField, AdjustOp, GameResult, InputError, ResultReason, Side, Status};
 
 impl Engine {
     fn arbiter_allowed(&self, action: &'static str) -> Result<(), InputError> {
@@ -61,9 +59,7 @@ impl Engine {
             .get_mut()
             .adjust(i, field, &apply)
             .map_err(|e| match e {
-                InputError::NotInMethod { field, .. } => {
-                    InputError::NotInMethod { field, method }
-                }
+                InputError::NotInMethod { field, .. } => InputError::NotInMethod { field, method },
                 other => other,
             })?;
         match unflag {
@@ -146,8 +142,7 @@ impl Engine {
         self.timing = if untouched {
             Timing::new(&rules.kind)
         } else {
-            let mid_turn =
-                Side::BOTH.map(|s| self.turn == Some(s) && self.status != Status::Ready);
+            let mid_turn = Side::BOTH.map(|s| self.turn == Some(s) && self.status != Status::Ready);
             self.timing.carry_over(&rules.kind, self.moves, mid_turn)
         };
         self.rules = rules;

@@ -12,8 +12,8 @@ use crate::params::{OnFlag, TimeControl};
 use super::method::{Boundary, Timing};
 use super::rules::Rules;
 use super::types::{
-    ConfigError, Event, FlagReason, FlagRecord, GameResult, Input,
-    InputError, Phase, ResultReason, Side, Status, StatusCause, Time,
+    ConfigError, Event, FlagReason, FlagRecord, GameResult, Input, InputError, Phase, ResultReason,
+    Side, Status, StatusCause, Time,
 };
 
 /// The time-control engine for one game.
@@ -183,7 +183,11 @@ impl Engine {
     fn boundary(&mut self, side: Side) {
         let t = self.last;
         let i = side.idx();
-        if self.rules.overall_cap.is_some_and(|a| self.cap_used[i] >= a) {
+        if self
+            .rules
+            .overall_cap
+            .is_some_and(|a| self.cap_used[i] >= a)
+        {
             self.flag(side, FlagReason::OverallCap, t);
             return;
         }

@@ -178,7 +178,9 @@ pub enum InputError {
     #[error("phased swing has no main_ms; use swing_ms or reserve_ms")]
     NoMainInSwing,
     /// A field the control's method does not have.
-    #[error("\"{field}\" cannot be adjusted for {method}; adjust one of the detail fields the snapshot shows")]
+    #[error(
+        "\"{field}\" cannot be adjusted for {method}; adjust one of the detail fields the snapshot shows"
+    )]
     NotInMethod {
         /// The field.
         field: AdjustField,

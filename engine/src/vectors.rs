@@ -147,7 +147,11 @@ impl VectorEvent {
             "resume" => Input::Resume,
             "adjust" => Input::Adjust {
                 side: side()?,
-                field: self.field.as_deref().ok_or("adjust needs a field")?.parse()?,
+                field: self
+                    .field
+                    .as_deref()
+                    .ok_or("adjust needs a field")?
+                    .parse()?,
                 op: self.op.ok_or("adjust needs an op")?,
                 ms: self.ms.ok_or("adjust needs ms")?,
             },

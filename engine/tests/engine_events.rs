@@ -50,10 +50,6 @@ fn double_flag_first_flag_and_phased_reserve_are_phase_changes() {
         e.handle_input(Time::from_ms(0), Input::Start { side: Side::White })
             .expect("start");
         let changes = phase_changes(&mut e, 3_000, 100);
-        assert_eq!(
-            changes,
-            vec![(Side::White, Phase::Main, new)],
-            "{control}"
-        );
+        assert_eq!(changes, vec![(Side::White, Phase::Main, new)], "{control}");
     }
 }

@@ -153,7 +153,9 @@ fn play(control: TimeControl, steps: &[(u64, Step)]) {
         t = t.saturating_add(*d);
         let now = Time::from_ms(t);
         e.handle_timeout(now);
-        let mover = serde_json::to_value(e.snapshot(now)).expect("a snapshot")["running"].as_str().map(str::to_owned);
+        let mover = serde_json::to_value(e.snapshot(now)).expect("a snapshot")["running"]
+            .as_str()
+            .map(str::to_owned);
         let mover = if mover.as_deref() == Some("black") {
             Side::Black
         } else {

@@ -80,5 +80,8 @@ fn same_except_time_ignores_only_what_ticks() {
     e.handle_input(Time::from_ms(2_500), Input::Press { side: Side::White })
         .expect("press");
     let d = e.snapshot(Time::from_ms(2_500));
-    assert!(!b.same_except_time(&d), "moves and the running side changed");
+    assert!(
+        !b.same_except_time(&d),
+        "moves and the running side changed"
+    );
 }

@@ -225,15 +225,13 @@ fn scripted(control: &str, script: &str, json_out: bool) -> anyhow::Result<ExitC
         engine.handle_timeout(now);
         let note = match action {
             Action::Wait => String::new(),
-            Action::PressMover => {
-                match engine.snapshot(now).running {
-                    Some(s) => match engine.handle_input(now, Input::Press { side: s }) {
-                        Ok(()) => String::new(),
-                        Err(e) => format!("  (ignored: {e})"),
-                    },
-                    None => "  (ignored: no clock runs)".into(),
-                }
-            }
+            Action::PressMover => match engine.snapshot(now).running {
+                Some(s) => match engine.handle_input(now, Input::Press { side: s }) {
+                    Ok(()) => String::new(),
+                    Err(e) => format!("  (ignored: {e})"),
+                },
+                None => "  (ignored: no clock runs)".into(),
+            },
             Action::Input(input) => match engine.handle_input(now, input) {
                 Ok(()) => String::new(),
                 Err(e) => format!("  (ignored: {e})"),

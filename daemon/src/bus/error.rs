@@ -77,7 +77,10 @@ mod tests {
     #[test]
     fn engine_refusals_map_to_argument_or_state_errors() {
         assert_eq!(name(InputError::NotYourTurn(Side::Black)), "NotAllowed");
-        assert_eq!(name(InputError::NothingToPause(Status::Ready)), "NotAllowed");
+        assert_eq!(
+            name(InputError::NothingToPause(Status::Ready)),
+            "NotAllowed"
+        );
         assert_eq!(name(InputError::ClaimNotYours), "NotAllowed");
         assert_eq!(name(InputError::NoCap), "InvalidArgument");
         assert_eq!(

@@ -71,11 +71,7 @@ fn phase_label(phase: Phase, wide: bool) -> Option<String> {
         } else {
             format!("TC{n}")
         }),
-        Phase::Flagged
-        | Phase::Sd
-        | Phase::Hourglass
-        | Phase::Main
-        | Phase::Swing => None,
+        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing => None,
     }
 }
 
@@ -148,7 +144,13 @@ mod tests {
 
     #[test]
     fn uninteresting_phases_are_not_announced() {
-        for p in [Phase::Main, Phase::Swing, Phase::Flagged, Phase::Sd, Phase::Hourglass] {
+        for p in [
+            Phase::Main,
+            Phase::Swing,
+            Phase::Flagged,
+            Phase::Sd,
+            Phase::Hourglass,
+        ] {
             assert_eq!(text(&phase(Side::White, p), Model::Dgt3000), None, "{p}");
         }
     }

@@ -10,8 +10,7 @@ use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use chessclock_engine::{
-    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot,
-    Status,
+    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot, Status,
 };
 
 /// Which half of the clock display shows White.

@@ -86,8 +86,12 @@ pub(crate) trait Method {
     /// An arbiter correction of side `i`'s move counter to `moves`.
     fn set_moves(&mut self, _i: usize, _moves: u32) {}
     /// An arbiter change of one of side `i`'s fields.
-    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>)
-    -> Result<Unflag, InputError>;
+    fn adjust(
+        &mut self,
+        i: usize,
+        field: AdjustField,
+        apply: Apply<'_>,
+    ) -> Result<Unflag, InputError>;
     /// Side `i`'s real remaining time, to carry into another method (not the displayed
     /// value: no Bronstein `+d`, no byo-yomi total).
     fn remaining(&self, i: usize) -> u64;

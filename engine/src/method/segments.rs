@@ -108,14 +108,20 @@ impl Segments {
     fn next_period(&mut self, i: usize) {
         let s = &mut self.sides[i];
         s.period += 1;
-        s.main = s.main.saturating_add(seg_at(&self.segs[i], s.period).base_ms);
+        s.main = s
+            .main
+            .saturating_add(seg_at(&self.segs[i], s.period).base_ms);
     }
 }
 
 impl Method for Segments {
     fn time_to_boundary(&self, i: usize) -> u64 {
         let s = &self.sides[i];
-        if s.delay_left > 0 { s.delay_left } else { s.main }
+        if s.delay_left > 0 {
+            s.delay_left
+        } else {
+            s.main
+        }
     }
 
     fn consume(&mut self, i: usize, d: u64) {

@@ -172,9 +172,7 @@ pub(crate) fn count(token: &str) -> Option<u32> {
         .parse(token)
         .ok()?;
     let n: u32 = digits.parse().ok()?;
-    (1..=crate::params::MAX_COUNT)
-        .contains(&n)
-        .then_some(n)
+    (1..=crate::params::MAX_COUNT).contains(&n).then_some(n)
 }
 
 /// Length of the leading run of ASCII digits.

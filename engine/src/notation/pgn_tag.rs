@@ -55,8 +55,7 @@ pub fn pgn_time_control(tc: &TimeControl) -> Option<String> {
 
 /// One segment as a PGN field: `n/secs[+inc]` or `secs[+inc]`.
 fn field(s: &Segment) -> Option<String> {
-    if s.delay().is_some() || !s.base_ms.is_multiple_of(SECOND) || !s.inc().is_multiple_of(SECOND)
-    {
+    if s.delay().is_some() || !s.base_ms.is_multiple_of(SECOND) || !s.inc().is_multiple_of(SECOND) {
         return None;
     }
     let base = s.base_ms / SECOND;

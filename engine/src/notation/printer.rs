@@ -4,9 +4,7 @@
 //! Owns formatting only. It accepts any [`TimeControl`] (also one read from JSON that the
 //! parser would refuse) and never panics: missing fields print as 0.
 
-use crate::params::{
-    Credit, DelayKind, Method, OnFlag, Params, Segment, TimeControl, Transition,
-};
+use crate::params::{Credit, DelayKind, Method, OnFlag, Params, Segment, TimeControl, Transition};
 
 const MINUTE: u64 = 60_000;
 
@@ -203,9 +201,7 @@ pub fn canonical(tc: &TimeControl) -> String {
             bare_segments(p.main_segments.as_deref().unwrap_or(&[])),
             per_move(p.extra_ms.unwrap_or(0)),
             per_move(p.bonus_ms.unwrap_or(0)),
-            p.scheme
-                .unwrap_or(crate::params::Scheme::Hybrid)
-                .as_str()
+            p.scheme.unwrap_or(crate::params::Scheme::Hybrid).as_str()
         )),
         Method::PhasedCountdown | Method::PhasedCountdownTriple => {
             let incs: Vec<String> = p

@@ -103,8 +103,7 @@ impl Actor {
             }
         };
         let is_reconfigure = matches!(input, Input::Reconfigure { .. });
-        self.apply(t, input)
-            .map_err(DeviceError::Refused)?;
+        self.apply(t, input).map_err(DeviceError::Refused)?;
         if is_reconfigure {
             self.state.time_control = notation::canonical(self.engine.control());
             if let Some(log) = &mut self.log {
