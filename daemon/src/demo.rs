@@ -18,7 +18,7 @@ use crate::config::Config;
 use chessclock_protocol::emulator::format_seconds;
 
 use crate::device::handle::{DeviceState, Request};
-use crate::engine::Side;
+use crate::engine::{Side, Snapshot, Status};
 use crate::service::{self, BusChoice};
 use crate::supervisor::{self, ClockSpec, Defaults};
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
@@ -149,7 +149,7 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
             changed = view.changed() => if changed.is_err() { break },
         }
         let Ok(live) = clock.live().await else { break };
-        let over = matches!(live.game_state.as_str(), "flagged" | "ended");
+        let over = matches!(live.game_state, Status::Flagged | Status::Ended);
         match next_game {
             None if over => next_game = Some(tokio::time::Instant::now() + NEXT_GAME_AFTER),
             Some(at) if tokio::time::Instant::now() >= at => {
@@ -188,39 +188,26 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
     Ok(())
 }
 
-fn demo_line(snap: &serde_json::Value, device: &str) -> String {
-    let g = |a: &str, b: &str| {
-        snap.get(a)
-            .and_then(|o| o.get(b))
-            .map(|v| match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_else(|| "-".into())
-    };
-    let running = snap.get("running").and_then(|v| v.as_str()).unwrap_or("");
-    let mark = |s: &str| if running == s { "*" } else { " " };
+fn demo_line(snap: &Snapshot, device: &str) -> String {
+    let mark = |s: Side| if snap.running == Some(s) { "*" } else { " " };
     let result = snap
-        .get("result")
-        .and_then(|v| v.as_str())
+        .result
         .map(|r| {
-            format!(
-                "  result {r} ({})",
-                snap.get("reason").and_then(|v| v.as_str()).unwrap_or("")
-            )
+            let why = snap.reason.map(|r| r.as_str()).unwrap_or("");
+            format!("  result {r} ({why})")
         })
         .unwrap_or_default();
     format!(
         "{}White {:>7} [{}, move {}]   {}Black {:>7} [{}, move {}]   {} / {}{}",
-        mark("white"),
-        g("text", "white"),
-        g("phase", "white"),
-        g("moves", "white"),
-        mark("black"),
-        g("text", "black"),
-        g("phase", "black"),
-        g("moves", "black"),
-        snap.get("status").and_then(|v| v.as_str()).unwrap_or("-"),
+        mark(Side::White),
+        snap.text.white,
+        snap.phase.white,
+        snap.moves.white,
+        mark(Side::Black),
+        snap.text.black,
+        snap.phase.black,
+        snap.moves.black,
+        snap.status,
         device,
         result
     )

@@ -7,21 +7,14 @@
 
 use std::collections::VecDeque;
 
-use crate::params::{MAX_COUNT, MAX_DURATION_MS, OnFlag, TimeControl};
+use crate::params::{OnFlag, TimeControl};
 
-use super::method::{self, Boundary, SideState};
-use super::rules::{Kind, Rules};
+use super::method::{Boundary, Timing};
+use super::rules::Rules;
 use super::types::{
-    AdjustField, AdjustOp, ConfigError, Event, GameResult, Input, InputError, Side, Status, Time,
+    ConfigError, Event, FlagReason, FlagRecord, GameResult, Input, InputError, Phase, ResultReason,
+    Side, Status, StatusCause, Time,
 };
-
-/// A recorded time event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FlagRec {
-    pub side: Side,
-    pub t_ms: u64,
-    pub reason: String,
-}
 
 /// The time-control engine for one game.
 #[derive(Debug, Clone)]
@@ -35,12 +28,16 @@ pub struct Engine {
     pub(crate) last: Time,
     /// Running time of the current turn (pauses excluded).
     pub(crate) turn_u: u64,
-    pub(crate) sides: [SideState; 2],
+    /// The method and both sides' clocks.
+    pub(crate) timing: Timing,
+    /// Own running time per side (independent cap).
+    pub(crate) cap_used: [u64; 2],
+    /// flag/continue: the side has flagged.
+    pub(crate) flagged: [bool; 2],
     pub(crate) moves: [u32; 2],
-    pub(crate) post_cutoff: bool,
-    pub(crate) flags: Vec<FlagRec>,
+    pub(crate) flags: Vec<FlagRecord>,
     pub(crate) result: Option<GameResult>,
-    pub(crate) reason: Option<String>,
+    pub(crate) reason: Option<ResultReason>,
     events: VecDeque<Event>,
 }
 
@@ -48,10 +45,7 @@ impl Engine {
     /// A game set up under `control`, status ready.
     pub fn new(control: TimeControl) -> Result<Engine, ConfigError> {
         let rules = Rules::new(&control)?;
-        let sides = [
-            method::initial(&rules.kind, 0),
-            method::initial(&rules.kind, 1),
-        ];
+        let timing = Timing::new(&rules.kind);
         Ok(Engine {
             control,
             rules,
@@ -59,9 +53,10 @@ impl Engine {
             turn: None,
             last: Time::ZERO,
             turn_u: 0,
-            sides,
+            timing,
+            cap_used: [0, 0],
+            flagged: [false, false],
             moves: [0, 0],
-            post_cutoff: false,
             flags: Vec::new(),
             result: None,
             reason: None,
@@ -103,12 +98,12 @@ impl Engine {
         }
     }
 
-    fn set_status(&mut self, new: Status, reason: &str) {
+    fn set_status(&mut self, new: Status, reason: StatusCause) {
         if self.status != new {
             self.events.push_back(Event::StatusChanged {
                 old: self.status,
                 new,
-                reason: reason.to_owned(),
+                reason,
             });
             self.status = new;
         }
@@ -116,33 +111,23 @@ impl Engine {
 
     /// Running time until the mover's next boundary: delay-window end, cap, or method.
     pub(crate) fn time_to_boundary(&self, side: Side) -> Option<u64> {
-        let st = &self.sides[side.idx()];
-        if st.flagged {
+        let i = side.idx();
+        if self.flagged[i] {
             return None;
         }
-        let cap = self
-            .rules
-            .overall_cap
-            .map(|a| a.saturating_sub(st.cap_used));
-        let method = if st.delay_left > 0 {
-            Some(st.delay_left)
-        } else {
-            method::time_to_boundary(&self.rules.kind, st, self.post_cutoff)
-        };
-        match (cap, method) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let method = self.timing.get().time_to_boundary(i);
+        Some(match self.rules.overall_cap {
+            Some(a) => a.saturating_sub(self.cap_used[i]).min(method),
+            None => method,
+        })
     }
 
     fn consume(&mut self, side: Side, d: u64) {
+        let i = side.idx();
         self.turn_u = self.turn_u.saturating_add(d);
-        let (me, opp) = pair(&mut self.sides, side);
-        me.cap_used = me.cap_used.saturating_add(d);
-        if me.delay_left > 0 {
-            me.delay_left -= d.min(me.delay_left);
-        } else {
-            method::consume(&self.rules.kind, me, opp, d, self.post_cutoff);
+        self.cap_used[i] = self.cap_used[i].saturating_add(d);
+        if !self.flagged[i] {
+            self.timing.get_mut().consume(i, d);
         }
     }
 
@@ -180,15 +165,14 @@ impl Engine {
         self.last = now;
         let after = self.phase(side);
         if after != before && self.status == Status::Running {
-            let after = after.to_string();
             let announced = self.events.iter().skip(queued).rev().find_map(|e| match e {
-                Event::PhaseChanged { side: s, new, .. } if *s == side => Some(new.as_str()),
+                Event::PhaseChanged { side: s, new, .. } if *s == side => Some(*new),
                 _ => None,
             });
-            if announced != Some(after.as_str()) {
+            if announced != Some(after) {
                 self.events.push_back(Event::PhaseChanged {
                     side,
-                    old: before.to_string(),
+                    old: before,
                     new: after,
                 });
             }
@@ -198,109 +182,89 @@ impl Engine {
     /// The mover is exactly at a boundary.
     fn boundary(&mut self, side: Side) {
         let t = self.last;
-        let st = &self.sides[side.idx()];
-        if self.rules.overall_cap.is_some_and(|a| st.cap_used >= a) {
-            self.flag(side, "overall_cap", t);
+        let i = side.idx();
+        if self
+            .rules
+            .overall_cap
+            .is_some_and(|a| self.cap_used[i] >= a)
+        {
+            self.flag(side, FlagReason::OverallCap, t);
             return;
         }
-        if st.delay_left > 0
-            || method::time_to_boundary(&self.rules.kind, st, self.post_cutoff) != Some(0)
-        {
+        if self.flagged[i] || self.timing.get().time_to_boundary(i) != 0 {
             return; // the end of a delay window: nothing changes but the display
         }
         let before = self.phase(side);
-        let my_moves = self.moves[side.idx()];
-        let kind = &self.rules.kind;
-        let (me, opp) = pair(&mut self.sides, side);
-        let outcome = match kind {
-            Kind::Segments {
-                segs, transition, ..
-            } => method::segments_at_boundary(
-                &segs[side.idx()],
-                &segs[side.other().idx()],
-                *transition,
-                me,
-                opp,
-                my_moves,
-            ),
-            other => method::at_boundary(other, me, opp, my_moves),
-        };
+        let outcome = self.timing.get_mut().at_boundary(i, self.moves[i]);
         match outcome {
             Boundary::Continue => {
                 let after = self.phase(side);
                 if after != before {
                     self.events.push_back(Event::PhaseChanged {
                         side,
-                        old: before.to_string(),
-                        new: after.to_string(),
+                        old: before,
+                        new: after,
                     });
                 }
             }
             Boundary::Flag(reason) => self.flag(side, reason, t),
             Boundary::BothMainExpired => {
-                self.flags.push(FlagRec {
+                self.flags.push(FlagRecord {
                     side,
                     t_ms: t.as_ms(),
-                    reason: "main_time_expired".into(),
+                    reason: FlagReason::MainTimeExpired,
                 });
                 self.events.push_back(Event::Flag {
                     side,
-                    reason: "main_time_expired".into(),
+                    reason: FlagReason::MainTimeExpired,
                 });
-                self.finish(GameResult::Draw, "both_main_times_expired", Status::Ended);
+                self.finish(
+                    GameResult::Draw,
+                    ResultReason::BothMainTimesExpired,
+                    Status::Ended,
+                );
             }
         }
     }
 
-    fn finish(&mut self, result: GameResult, reason: &str, status: Status) {
+    pub(crate) fn finish(&mut self, result: GameResult, reason: ResultReason, status: Status) {
         self.result = Some(result);
-        self.reason = Some(reason.to_owned());
-        self.events.push_back(Event::Result {
-            result,
-            reason: reason.to_owned(),
-        });
-        self.set_status(status, reason);
+        self.reason = Some(reason);
+        self.events.push_back(Event::Result { result, reason });
+        self.set_status(status, StatusCause::Result(reason));
     }
 
-    fn flag(&mut self, side: Side, reason: &str, t: Time) {
-        self.flags.push(FlagRec {
+    fn flag(&mut self, side: Side, reason: FlagReason, t: Time) {
+        self.flags.push(FlagRecord {
             side,
             t_ms: t.as_ms(),
-            reason: reason.to_owned(),
+            reason,
         });
-        self.events.push_back(Event::Flag {
-            side,
-            reason: reason.to_owned(),
-        });
+        self.events.push_back(Event::Flag { side, reason });
         // Rules refuse flag/continue for the methods that define their own flag
         // consequences (hourglass, swing, double flag).
         if self.rules.on_flag == OnFlag::Continue {
-            let st = &mut self.sides[side.idx()];
-            st.flagged = true;
-            st.main = 0;
-            st.period_rem = 0;
-            st.periods_left = st.periods_left.min(1);
-            st.reserve = [0, 0];
-            if self.sides.iter().all(|s| s.flagged) {
-                self.reason = Some(reason.to_owned());
-                self.set_status(Status::Flagged, "flag");
+            self.flagged[side.idx()] = true;
+            self.timing.get_mut().zero(side.idx());
+            if self.flagged.iter().all(|f| *f) {
+                self.reason = Some(ResultReason::Flag(reason));
+                self.set_status(Status::Flagged, StatusCause::Flag);
             }
             return;
         }
-        self.finish(GameResult::win_for(side.other()), reason, Status::Flagged);
+        self.finish(
+            GameResult::win_for(side.other()),
+            ResultReason::Flag(reason),
+            Status::Flagged,
+        );
     }
 
-    pub(crate) fn phase_name(&self, side: Side) -> String {
-        self.phase(side).to_string()
-    }
-
-    fn phase(&self, side: Side) -> method::Phase {
-        method::phase(
-            &self.rules.kind,
-            side.idx(),
-            &self.sides[side.idx()],
-            self.post_cutoff,
-        )
+    pub(crate) fn phase(&self, side: Side) -> Phase {
+        if self.flagged[side.idx()] {
+            // flag/continue: a side that has flagged stays at 0 (D16).
+            return Phase::Flagged;
+        }
+        self.timing.get().phase(side.idx())
     }
 
     /// Apply an input at `now`. An input that is not allowed now returns an error that says
@@ -314,7 +278,7 @@ impl Engine {
                 if self.status != Status::Running {
                     return Err(InputError::NothingToPause(self.status));
                 }
-                self.set_status(Status::Paused, "pause");
+                self.set_status(Status::Paused, StatusCause::Pause);
                 Ok(())
             }
             Input::Resume => self.resume(),
@@ -324,18 +288,7 @@ impl Engine {
                 op,
                 ms,
             } => self.adjust(side, field, op, ms),
-            Input::SetMoves { side, moves } => {
-                self.arbiter_allowed("set_moves")?;
-                if moves > MAX_COUNT {
-                    return Err(InputError::TooManyMoves(moves));
-                }
-                let i = side.idx();
-                if moves > self.moves[i] {
-                    method::catch_up_periods(&self.rules.kind, i, &mut self.sides[i], moves);
-                }
-                self.moves[i] = moves;
-                Ok(())
-            }
+            Input::SetMoves { side, moves } => self.set_moves(side, moves),
             Input::ClaimDraw { side } => self.claim(side),
             Input::BoardResult { result } => self.board_result(result),
             Input::Reconfigure { control } => self.reconfigure(*control),
@@ -350,8 +303,8 @@ impl Engine {
         self.turn = Some(side);
         self.turn_u = 0;
         let m = self.moves[side.idx()].saturating_add(1);
-        method::turn_start(&self.rules.kind, side.idx(), &mut self.sides[side.idx()], m);
-        self.set_status(Status::Running, "start");
+        self.timing.get_mut().turn_start(side.idx(), m);
+        self.set_status(Status::Running, StatusCause::Start);
         // A zero main time (pure byo-yomi) starts the overtime at once.
         self.advance_boundaries_at_now();
         Ok(())
@@ -382,41 +335,24 @@ impl Engine {
         let u = self.turn_u;
         let m = self.moves[i].saturating_add(1);
         let before = self.phase(side);
-        if !self.sides[i].flagged {
-            method::press(&self.rules.kind, i, &mut self.sides[i], u, m);
-        }
-        self.sides[i].delay_left = 0;
         self.moves[i] = m;
-        if let Kind::Swing {
-            cutoff: Some(n), ..
-        } = self.rules.kind
-            && !self.post_cutoff
-            && self.moves.iter().all(|&k| k >= n)
-        {
-            self.post_cutoff = true;
-            for s in &mut self.sides {
-                s.reserve[0] = s.reserve[0].saturating_add(s.swing);
-                s.swing = 0;
-            }
+        if !self.flagged[i] {
+            self.timing.get_mut().press(i, u, m, self.moves);
         }
+        self.timing.get_mut().turn_end(i);
         let after = self.phase(side);
         if after != before {
             self.events.push_back(Event::PhaseChanged {
                 side,
-                old: before.to_string(),
-                new: after.to_string(),
+                old: before,
+                new: after,
             });
         }
         let next = side.other();
         self.turn = Some(next);
         self.turn_u = 0;
         let mn = self.moves[next.idx()].saturating_add(1);
-        method::turn_start(
-            &self.rules.kind,
-            next.idx(),
-            &mut self.sides[next.idx()],
-            mn,
-        );
+        self.timing.get_mut().turn_start(next.idx(), mn);
         let (white_ms, black_ms) = (self.value(Side::White), self.value(Side::Black));
         self.events.push_back(Event::Pressed {
             side,
@@ -432,214 +368,27 @@ impl Engine {
     fn resume(&mut self) -> Result<(), InputError> {
         match self.status {
             Status::Paused => {
-                self.set_status(Status::Running, "resume");
+                self.set_status(Status::Running, StatusCause::Resume);
                 Ok(())
             }
             Status::Flagged => {
                 let Some(side) = self.turn else {
                     return Err(InputError::NothingToResume(self.status));
                 };
-                let st = &self.sides[side.idx()];
-                let has_time = method::time_to_boundary(&self.rules.kind, st, self.post_cutoff)
-                    .is_some_and(|t| t > 0)
-                    && self.rules.overall_cap.is_none_or(|a| st.cap_used < a);
+                let i = side.idx();
+                let has_time = self.timing.get().time_to_boundary(i) > 0
+                    && self.rules.overall_cap.is_none_or(|a| self.cap_used[i] < a);
                 if !has_time {
                     return Err(InputError::NoTimeToResume);
                 }
-                for s in &mut self.sides {
-                    s.flagged = false;
-                }
+                self.flagged = [false, false];
                 self.result = None;
                 self.reason = None;
-                self.set_status(Status::Running, "resume");
+                self.set_status(Status::Running, StatusCause::Resume);
                 Ok(())
             }
             other => Err(InputError::NothingToResume(other)),
         }
-    }
-
-    fn arbiter_allowed(&self, action: &'static str) -> Result<(), InputError> {
-        match self.status {
-            Status::Ready | Status::Paused | Status::Flagged => Ok(()),
-            status => Err(InputError::NeedsPause { action, status }),
-        }
-    }
-
-    /// Arbiter change of one detail field (spec §2.6). Times are in ms; `periods_left` and
-    /// `stones_left` are counts (the `ms` value is the count); `cap_left_ms` corrects the
-    /// independent cap (what the player may still use of it).
-    fn adjust(
-        &mut self,
-        side: Side,
-        field: AdjustField,
-        op: AdjustOp,
-        ms: i64,
-    ) -> Result<(), InputError> {
-        self.arbiter_allowed("adjust")?;
-        let kind = &self.rules.kind;
-        let cap = self.rules.overall_cap;
-        let st = &mut self.sides[side.idx()];
-        let apply = |current: u64, max: u64| -> Result<u64, InputError> {
-            let new = match op {
-                AdjustOp::Set => ms,
-                AdjustOp::Add => i64::try_from(current)
-                    .unwrap_or(i64::MAX)
-                    .saturating_add(ms),
-            };
-            let Ok(value) = u64::try_from(new) else {
-                return Err(InputError::Negative { field, value: new });
-            };
-            if value > max {
-                return Err(InputError::OverLimit { field, value, max });
-            }
-            let new = value;
-            Ok(new)
-        };
-        match (field, kind) {
-            (AdjustField::CapLeftMs, _) => {
-                let Some(a) = cap else {
-                    return Err(InputError::NoCap);
-                };
-                let left = apply(a.saturating_sub(st.cap_used), a)?;
-                st.cap_used = a - left;
-                return Ok(());
-            }
-            (AdjustField::PeriodsLeft, Kind::Byoyomi { period, .. }) => {
-                let n = apply(u64::from(st.periods_left), u64::from(MAX_COUNT))?;
-                if n == 0 {
-                    return Err(InputError::CountBelowOne(field));
-                }
-                st.periods_left = u32::try_from(n).unwrap_or(MAX_COUNT);
-                // A spent period (a byo-yomi flag) is restarted: the player gets the periods.
-                if st.overtime && st.period_rem == 0 {
-                    st.period_rem = *period;
-                }
-                st.flagged = false;
-                return Ok(());
-            }
-            (AdjustField::StonesLeft, Kind::Canadian { .. }) => {
-                let n = apply(u64::from(st.stones_left), u64::from(MAX_COUNT))?;
-                if n == 0 {
-                    return Err(InputError::CountBelowOne(field));
-                }
-                st.stones_left = u32::try_from(n).unwrap_or(MAX_COUNT);
-                return Ok(());
-            }
-            _ => {}
-        }
-        let slot: &mut u64 = match (field, kind) {
-            (AdjustField::MainMs, Kind::Swing { .. }) => {
-                return Err(InputError::NoMainInSwing);
-            }
-            (AdjustField::MainMs, _) => &mut st.main,
-            (AdjustField::ExtraMs, Kind::DoubleFlag { .. }) => &mut st.extra,
-            (AdjustField::ReserveMs, Kind::PhasedCountdown { .. } | Kind::Swing { .. }) => {
-                &mut st.reserve[0]
-            }
-            (AdjustField::SecondaryMs, Kind::PhasedCountdown { .. }) => &mut st.reserve[1],
-            (AdjustField::SwingMs, Kind::Swing { .. }) => &mut st.swing,
-            (AdjustField::PeriodMs, Kind::Byoyomi { .. } | Kind::Canadian { .. }) => {
-                &mut st.period_rem
-            }
-            _ => {
-                return Err(InputError::NotInMethod {
-                    field,
-                    method: self.control.method,
-                });
-            }
-        };
-        let new = apply(*slot, MAX_DURATION_MS)?;
-        *slot = new;
-        if new > 0 {
-            st.flagged = false;
-        }
-        Ok(())
-    }
-
-    fn claim(&mut self, side: Side) -> Result<(), InputError> {
-        if !matches!(self.rules.kind, Kind::DoubleFlag { .. }) {
-            return Err(InputError::ClaimNeedsDoubleFlag);
-        }
-        if !matches!(self.status, Status::Running | Status::Paused) {
-            return Err(InputError::ClaimNotNow(self.status));
-        }
-        let me = &self.sides[side.idx()];
-        let opp = &self.sides[side.other().idx()];
-        if me.extra_phase || !opp.extra_phase {
-            return Err(InputError::ClaimNotYours);
-        }
-        self.finish(
-            GameResult::Draw,
-            "draw_claim_opponent_in_extra",
-            Status::Ended,
-        );
-        Ok(())
-    }
-
-    fn board_result(&mut self, result: GameResult) -> Result<(), InputError> {
-        if self.status == Status::Ready {
-            return Err(InputError::NotStarted);
-        }
-        if self.status == Status::Ended {
-            return Err(InputError::AlreadyEnded);
-        }
-        let mut reason = "board";
-        let mut result = result;
-        if let (Kind::DoubleFlag { .. }, Some(winner)) = (&self.rules.kind, result.winner())
-            && self.sides[winner.idx()].extra_phase
-        {
-            result = GameResult::Draw;
-            reason = "winner_in_extra_time";
-        }
-        self.finish(result, reason, Status::Ended);
-        Ok(())
-    }
-
-    /// Replace the control for the rest of the game (spec §2.6), keeping each side's real
-    /// remaining time (the method state, never the displayed value: no Bronstein `+d`, no
-    /// independent-cap minimum, no byo-yomi total), the counters and the cap already used.
-    /// Not while a clock runs. Mid-turn, the side to move keeps what is left of
-    /// its delay window and gets no second `cr/before` credit.
-    fn reconfigure(&mut self, tc: TimeControl) -> Result<(), InputError> {
-        // Never while a clock runs (§2.6: pause first). An ended game may take a new
-        // control (nothing runs; the daemon sets the next game's control this way).
-        if self.status == Status::Running {
-            return Err(InputError::ReconfigureRunning);
-        }
-        let rules = Rules::new(&tc).map_err(InputError::InvalidControl)?;
-        let untouched = self.status == Status::Ready
-            && self.moves == [0, 0]
-            && Side::BOTH
-                .iter()
-                .all(|s| self.sides[s.idx()] == method::initial(&self.rules.kind, s.idx()));
-        let mut sides = [
-            method::initial(&rules.kind, 0),
-            method::initial(&rules.kind, 1),
-        ];
-        if !untouched {
-            for side in Side::BOTH {
-                let i = side.idx();
-                let mid_turn = self.turn == Some(side) && self.status != Status::Ready;
-                sides[i] = method::carry_over(
-                    &self.rules.kind,
-                    &self.sides[i],
-                    &rules.kind,
-                    i,
-                    self.moves[i],
-                    mid_turn,
-                );
-            }
-        }
-        if !matches!(
-            (&self.rules.kind, &rules.kind),
-            (Kind::Swing { .. }, Kind::Swing { .. })
-        ) {
-            self.post_cutoff = false;
-        }
-        self.rules = rules;
-        self.sides = sides;
-        self.control = tc;
-        Ok(())
     }
 
     /// The displayed value of a side, with the independent cap applied.
@@ -653,26 +402,17 @@ impl Engine {
 
     pub(crate) fn method_value(&self, side: Side) -> u64 {
         let i = side.idx();
-        method::value(
-            &self.rules.kind,
+        self.timing.get().value(
             i,
-            &self.sides[i],
             self.turn == Some(side) && self.status != Status::Ready,
             self.moves[i].saturating_add(1),
+            self.flagged[i],
         )
     }
 
     pub(crate) fn cap_left(&self, side: Side) -> Option<u64> {
         self.rules
             .overall_cap
-            .map(|a| a.saturating_sub(self.sides[side.idx()].cap_used))
-    }
-}
-
-fn pair(sides: &mut [SideState; 2], side: Side) -> (&mut SideState, &mut SideState) {
-    let [w, b] = sides;
-    match side {
-        Side::White => (w, b),
-        Side::Black => (b, w),
+            .map(|a| a.saturating_sub(self.cap_used[side.idx()]))
     }
 }

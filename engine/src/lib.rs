@@ -11,10 +11,13 @@
 //! [`Engine::handle_timeout`], arm a timer for [`Engine::poll_timeout`], drain
 //! [`Engine::poll_event`], read [`Engine::snapshot`] and [`Engine::display`].
 
+mod arbiter;
 mod core;
 mod method;
 pub mod notation;
+mod outcome;
 pub mod params;
+mod refusal;
 mod rules;
 mod snapshot;
 mod types;
@@ -22,8 +25,8 @@ mod types;
 pub mod vectors;
 
 pub use core::Engine;
-pub use snapshot::{Snapshot, clock_text};
+pub use snapshot::{Detail, MethodDetail, Snapshot, clock_text};
 pub use types::{
-    AdjustField, AdjustOp, ConfigError, Display, Event, GameResult, Input, InputError, Side,
-    Status, Time,
+    AdjustField, AdjustOp, ConfigError, Display, Event, FlagReason, FlagRecord, GameResult, Input,
+    InputError, PerSide, Phase, ResultReason, Side, SidePhase, Status, StatusCause, Time,
 };

@@ -6,7 +6,6 @@
 //! engine. No IO here.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// Longest duration any time-control field may hold: 1000 hours (about six weeks of
 /// thinking time). The notation parser refuses longer values (`bad_duration`) and the engine
@@ -322,36 +321,65 @@ impl Params {
     /// [`MAX_DURATION_MS`] and every count (`moves`, `periods`, `stones`, `cutoff_moves`)
     /// against [`MAX_COUNT`]. The error names the field and the limit.
     pub fn check_limits(&self) -> Result<(), String> {
-        fn walk(path: &str, key: &str, v: &Value) -> Result<(), String> {
-            match v {
-                Value::Object(m) => m
-                    .iter()
-                    .try_for_each(|(k, x)| walk(&format!("{path}.{k}"), k, x)),
-                Value::Array(a) => a
-                    .iter()
-                    .enumerate()
-                    .try_for_each(|(i, x)| walk(&format!("{path}[{i}]"), key, x)),
-                Value::Number(n) => {
-                    let n = n.as_u64().unwrap_or(u64::MAX);
-                    if key.ends_with("_ms") && n > MAX_DURATION_MS {
-                        return Err(format!(
-                            "params{path} = {n} ms is longer than the limit of {MAX_DURATION_MS} ms (1000 h)"
-                        ));
-                    }
-                    if matches!(key, "moves" | "periods" | "stones" | "cutoff_moves")
-                        && n > u64::from(MAX_COUNT)
-                    {
-                        return Err(format!(
-                            "params{path} = {n} is more than the limit of {MAX_COUNT}"
-                        ));
-                    }
-                    Ok(())
-                }
-                _ => Ok(()),
-            }
+        /// One checked value: a duration (`_ms`) or a count.
+        enum V {
+            Ms(u64),
+            Count(u64),
         }
-        let v = serde_json::to_value(self).map_err(|e| e.to_string())?;
-        walk("", "", &v)
+        let check = |path: String, v: V| match v {
+            V::Ms(n) if n > MAX_DURATION_MS => Err(format!(
+                "params{path} = {n} ms is longer than the limit of {MAX_DURATION_MS} ms (1000 h)"
+            )),
+            V::Count(n) if n > u64::from(MAX_COUNT) => Err(format!(
+                "params{path} = {n} is more than the limit of {MAX_COUNT}"
+            )),
+            _ => Ok(()),
+        };
+        let segments = |name: &str, segs: &Option<Vec<Segment>>| -> Result<(), String> {
+            for (i, s) in segs.iter().flatten().enumerate() {
+                check(format!(".{name}[{i}].base_ms"), V::Ms(s.base_ms))?;
+                if let Some(d) = s.delay_ms {
+                    check(format!(".{name}[{i}].delay_ms"), V::Ms(d))?;
+                }
+                if let Some(n) = s.inc_ms {
+                    check(format!(".{name}[{i}].inc_ms"), V::Ms(n))?;
+                }
+                if let Some(m) = s.moves {
+                    check(format!(".{name}[{i}].moves"), V::Count(u64::from(m)))?;
+                }
+            }
+            Ok(())
+        };
+        let ms = |name: &str, v: Option<u64>| match v {
+            Some(n) => check(format!(".{name}"), V::Ms(n)),
+            None => Ok(()),
+        };
+        let count = |name: &str, v: Option<u32>| match v {
+            Some(n) => check(format!(".{name}"), V::Count(u64::from(n))),
+            None => Ok(()),
+        };
+        // In the alphabetical order of the JSON keys, so the first violation reported is the
+        // same whichever way the params were written.
+        ms("bonus_ms", self.bonus_ms)?;
+        ms("cap_ms", self.cap_ms)?;
+        count("cutoff_moves", self.cutoff_moves)?;
+        ms("extra_ms", self.extra_ms)?;
+        ms("main_ms", self.main_ms)?;
+        segments("main_segments", &self.main_segments)?;
+        ms("max_total_ms", self.max_total_ms)?;
+        ms("overall_cap_ms", self.overall_cap_ms)?;
+        ms("per_side_ms", self.per_side_ms)?;
+        ms("period_ms", self.period_ms)?;
+        count("periods", self.periods)?;
+        for (i, n) in self.reserve_incs_ms.iter().flatten().enumerate() {
+            check(format!(".reserve_incs_ms[{i}]"), V::Ms(*n))?;
+        }
+        ms("reserve_ms", self.reserve_ms)?;
+        segments("segments", &self.segments)?;
+        segments("segments_black", &self.segments_black)?;
+        segments("segments_white", &self.segments_white)?;
+        count("stones", self.stones)?;
+        ms("swing_ms", self.swing_ms)
     }
 }
 

@@ -1,18 +1,246 @@
-//! Read-outs of the engine at an instant: the Snapshot of spec §1.1 and the Display a
+//! Read-outs of the engine at an instant: the [`Snapshot`] of spec §1.1 and the Display a
 //! count-down-only clock needs (spec §3). Pure: computed on a copy advanced to `now`.
+//!
+//! The snapshot is typed; it derives `Serialize` to exactly the JSON shape of spec §1.1
+//! (keys in alphabetical order, as the vectors and `status --json` print them). Turning it into
+//! JSON or D-Bus values is the callers' business, never the engine's.
 
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::core::Engine;
-use super::method;
-use super::rules::Kind;
-use super::types::{Display, Side, Status, Time};
+use super::types::{
+    Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
+};
 
-/// The state at an instant, serialised to exactly the shape of spec §1.1.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct Snapshot(pub Value);
+/// The state at an instant (spec §1.1). Fields are in the serialised (alphabetical) order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Snapshot {
+    /// Black's displayed value (ms).
+    pub black_ms: u64,
+    /// Each side's method detail fields (spec §1.4).
+    pub detail: PerSide<Detail>,
+    /// Time events so far (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<FlagRecord>,
+    /// Completed moves (presses) per side.
+    pub moves: PerSide<u32>,
+    /// Each side's phase.
+    pub phase: PerSide<SidePhase>,
+    /// Why the game has its result (or why both flags fell); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ResultReason>,
+    /// The result, if any (`null` otherwise).
+    pub result: Option<GameResult>,
+    /// The side whose clock runs (`null` if none).
+    pub running: Option<Side>,
+    /// The game's status.
+    pub status: Status,
+    /// Engine time of the snapshot.
+    pub t_ms: u64,
+    /// The displayed values as `M:SS` / `H:MM:SS`.
+    pub text: PerSide<String>,
+    /// White's displayed value (ms).
+    pub white_ms: u64,
+}
+
+impl Snapshot {
+    /// Whether the two snapshots differ only in what ticks while a clock runs: the time, the
+    /// displayed values and texts, and the detail fields. Everything else (status, running
+    /// side, phases, moves, result, reason, flags) is compared.
+    pub fn same_except_time(&self, other: &Snapshot) -> bool {
+        // Destructured so that a new field must be placed on one side or the other.
+        let Snapshot {
+            black_ms: _,
+            detail: _,
+            flags,
+            moves,
+            phase,
+            reason,
+            result,
+            running,
+            status,
+            t_ms: _,
+            text: _,
+            white_ms: _,
+        } = self;
+        *flags == other.flags
+            && *moves == other.moves
+            && *phase == other.phase
+            && *reason == other.reason
+            && *result == other.result
+            && *running == other.running
+            && *status == other.status
+    }
+
+    /// `side`'s displayed value (ms).
+    pub fn value(&self, side: Side) -> u64 {
+        match side {
+            Side::White => self.white_ms,
+            Side::Black => self.black_ms,
+        }
+    }
+}
+
+/// A side's detail fields (spec §1.4): the method's own, plus the delay window left in the
+/// current turn and the independent cap left, where they apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detail {
+    /// The method's fields.
+    pub method: MethodDetail,
+    /// `delay_left_ms`: the mover's delay window left (segments with a delay, mid-turn).
+    pub delay_left_ms: Option<u64>,
+    /// `cap_left_ms`: the independent cap left (`cap/` controls).
+    pub cap_left_ms: Option<u64>,
+}
+
+/// The detail fields of one method (spec §1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MethodDetail {
+    /// Sudden death, Fischer, delays, multi-period (segments).
+    Segments {
+        /// Main time left.
+        main_ms: u64,
+        /// The funded period, from 1.
+        period: u64,
+    },
+    /// Hourglass: no detail.
+    Hourglass,
+    /// Byo-yomi. Before the overtime, the period fields show what it will start with.
+    Byoyomi {
+        /// Main time left.
+        main_ms: u64,
+        /// Periods left, the current one included.
+        periods_left: u32,
+        /// The current period's remainder.
+        period_ms: u64,
+    },
+    /// Canadian overtime.
+    Canadian {
+        /// Main time left.
+        main_ms: u64,
+        /// The current period's remainder.
+        period_ms: u64,
+        /// Stones still owed in the period.
+        stones_left: u32,
+    },
+    /// Double flag.
+    DoubleFlag {
+        /// Main time left.
+        main_ms: u64,
+        /// Extra time left, once on extra time (`null` before).
+        extra_ms: Option<u64>,
+        /// Whether the side can still win on time.
+        can_win: bool,
+    },
+    /// Phased countdown.
+    PhasedCountdown {
+        /// Main clock.
+        main_ms: u64,
+        /// Reserve clock.
+        reserve_ms: u64,
+        /// Secondary clock, when the control has one.
+        secondary_ms: Option<u64>,
+    },
+    /// Phased swing.
+    Swing {
+        /// Swing balance.
+        swing_ms: u64,
+        /// Reserve.
+        reserve_ms: u64,
+    },
+}
+
+/// One detail value, for serialisation.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Num(u64),
+    Bool(bool),
+    Null,
+}
+
+impl Serialize for Field {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Num(n) => s.serialize_u64(*n),
+            Field::Bool(b) => s.serialize_bool(*b),
+            Field::Null => s.serialize_none(),
+        }
+    }
+}
+
+impl Detail {
+    /// The fields as `(key, value)`, in alphabetical order.
+    fn fields(&self) -> Vec<(&'static str, Field)> {
+        use Field::{Bool, Num};
+        let mut f = match self.method {
+            MethodDetail::Segments { main_ms, period } => {
+                vec![("main_ms", Num(main_ms)), ("period", Num(period))]
+            }
+            MethodDetail::Hourglass => vec![],
+            MethodDetail::Byoyomi {
+                main_ms,
+                periods_left,
+                period_ms,
+            } => vec![
+                ("main_ms", Num(main_ms)),
+                ("period_ms", Num(period_ms)),
+                ("periods_left", Num(u64::from(periods_left))),
+            ],
+            MethodDetail::Canadian {
+                main_ms,
+                period_ms,
+                stones_left,
+            } => vec![
+                ("main_ms", Num(main_ms)),
+                ("period_ms", Num(period_ms)),
+                ("stones_left", Num(u64::from(stones_left))),
+            ],
+            MethodDetail::DoubleFlag {
+                main_ms,
+                extra_ms,
+                can_win,
+            } => vec![
+                ("can_win", Bool(can_win)),
+                ("extra_ms", extra_ms.map_or(Field::Null, Num)),
+                ("main_ms", Num(main_ms)),
+            ],
+            MethodDetail::PhasedCountdown {
+                main_ms,
+                reserve_ms,
+                secondary_ms,
+            } => {
+                let mut v = vec![("main_ms", Num(main_ms)), ("reserve_ms", Num(reserve_ms))];
+                if let Some(s) = secondary_ms {
+                    v.push(("secondary_ms", Num(s)));
+                }
+                v
+            }
+            MethodDetail::Swing {
+                swing_ms,
+                reserve_ms,
+            } => vec![("reserve_ms", Num(reserve_ms)), ("swing_ms", Num(swing_ms))],
+        };
+        if let Some(d) = self.delay_left_ms {
+            f.push(("delay_left_ms", Num(d)));
+        }
+        if let Some(c) = self.cap_left_ms {
+            f.push(("cap_left_ms", Num(c)));
+        }
+        f.sort_by_key(|(k, _)| *k);
+        f
+    }
+}
+
+impl Serialize for Detail {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let fields = self.fields();
+        let mut m = s.serialize_map(Some(fields.len()))?;
+        for (k, v) in &fields {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
 
 /// `M:SS` below one hour, `H:MM:SS` from one hour, seconds rounded up (C12).
 pub fn clock_text(ms: u64) -> String {
@@ -34,60 +262,54 @@ impl Engine {
 
     /// The state at `now` (pure: the engine itself does not change).
     pub fn snapshot(&self, now: Time) -> Snapshot {
-        let e = self.at(now);
-        Snapshot(e.snapshot_value(now))
+        self.at(now).snapshot_here(now)
     }
 
-    fn snapshot_value(&self, now: Time) -> Value {
+    fn side_phase(&self, side: Side) -> SidePhase {
+        SidePhase {
+            phase: self.phase(side),
+            capped: self
+                .cap_left(side)
+                .is_some_and(|cap| cap < self.method_value(side)),
+        }
+    }
+
+    fn detail(&self, side: Side) -> Detail {
+        let i = side.idx();
+        let mid_turn =
+            self.turn == Some(side) && matches!(self.status, Status::Running | Status::Paused);
+        let m = self.timing.get();
+        Detail {
+            method: m.detail(i),
+            delay_left_ms: if mid_turn && !self.flagged[i] {
+                m.delay_left(i, self.moves[i].saturating_add(1))
+            } else {
+                None
+            },
+            cap_left_ms: self.cap_left(side),
+        }
+    }
+
+    fn snapshot_here(&self, now: Time) -> Snapshot {
         let w = self.value(Side::White);
         let b = self.value(Side::Black);
-        let mut phase = Map::new();
-        let mut detail = Map::new();
-        for side in Side::BOTH {
-            let i = side.idx();
-            let mut name = self.phase_name(side);
-            let mut d = method::detail(&self.rules.kind, &self.sides[i]);
-            if let Some(cap) = self.cap_left(side) {
-                if cap < self.method_value(side) {
-                    name.push_str("+cap");
-                }
-                d.insert("cap_left_ms".into(), json!(cap));
-            }
-            let mid_turn =
-                self.turn == Some(side) && matches!(self.status, Status::Running | Status::Paused);
-            if mid_turn
-                && !self.sides[i].flagged
-                && method::has_window(&self.rules.kind, i, self.moves[i].saturating_add(1))
-            {
-                d.insert("delay_left_ms".into(), json!(self.sides[i].delay_left));
-            }
-            phase.insert(side.as_str().into(), json!(name));
-            detail.insert(side.as_str().into(), Value::Object(d));
+        Snapshot {
+            black_ms: b,
+            detail: PerSide::from_fn(|s| self.detail(s)),
+            flags: self.flags.clone(),
+            moves: PerSide::from_fn(|s| self.moves[s.idx()]),
+            phase: PerSide::from_fn(|s| self.side_phase(s)),
+            reason: self.reason,
+            result: self.result,
+            running: self.running_side(),
+            status: self.status,
+            t_ms: now.as_ms(),
+            text: PerSide {
+                black: clock_text(b),
+                white: clock_text(w),
+            },
+            white_ms: w,
         }
-        let mut v = json!({
-            "t_ms": now.as_ms(),
-            "white_ms": w,
-            "black_ms": b,
-            "text": {"white": clock_text(w), "black": clock_text(b)},
-            "running": self.running_side().map(Side::as_str),
-            "status": self.status.as_str(),
-            "phase": phase,
-            "moves": {"white": self.moves[0], "black": self.moves[1]},
-            "detail": detail,
-            "result": self.result.map(|r| r.to_string()),
-        });
-        if let Some(reason) = &self.reason {
-            v["reason"] = json!(reason);
-        }
-        if !self.flags.is_empty() {
-            v["flags"] = Value::Array(
-                self.flags
-                    .iter()
-                    .map(|f| json!({"side": f.side.as_str(), "t_ms": f.t_ms, "reason": f.reason}))
-                    .collect(),
-            );
-        }
-        v
     }
 
     /// What a count-down-only clock should show at `now`, and when to push again.
@@ -97,21 +319,13 @@ impl Engine {
         let b = e.value(Side::Black);
         let mover = e.running_side();
         let counting = mover.filter(|s| {
-            let st = &e.sides[s.idx()];
-            let static_window = st.delay_left > 0
-                && matches!(&e.rules.kind, Kind::Segments { .. })
-                && e.method_value(*s) == st.main;
-            !st.flagged && !static_window
+            let i = s.idx();
+            !e.flagged[i] && e.timing.get().counts_down(i, e.method_value(*s))
         });
         let mut next: Option<u64> = mover.and_then(|s| e.time_to_boundary(s));
         if let Some(s) = mover {
             let opp = s.other();
-            let moving_waiting_side = match &e.rules.kind {
-                Kind::Hourglass { .. } => true,
-                Kind::Swing { .. } => e.sides[s.idx()].swing > 0 && !e.post_cutoff,
-                _ => false,
-            };
-            if moving_waiting_side {
+            if e.timing.get().waiting_side_moves(s.idx()) {
                 let v = e.value(opp);
                 let r = v % 1000;
                 let step = if r == 0 { 1 } else { 1000 - r + 1 };

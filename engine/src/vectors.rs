@@ -359,7 +359,7 @@ pub fn run_vector(v: &TimingVector) -> Result<Run, String> {
         }
         applied = applied.max(t);
         engine.handle_timeout(Time::from_ms(applied));
-        out.push(engine.snapshot(Time::from_ms(applied)).0);
+        out.push(serde_json::to_value(engine.snapshot(Time::from_ms(applied))).unwrap_or_default());
     }
     Ok(Run {
         snapshots: out,

@@ -25,7 +25,7 @@ fn adjust(field: &str, op: AdjustOp, ms: i64) -> Input {
 }
 
 fn snap(e: &Engine, t: u64) -> Value {
-    e.snapshot(Time::from_ms(t)).0
+    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 #[test]

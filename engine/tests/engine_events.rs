@@ -2,7 +2,7 @@
 //! engine arms a timer for or inside the running evolution.
 
 use chessclock_engine::notation;
-use chessclock_engine::{Engine, Event, Input, Side, Time};
+use chessclock_engine::{Engine, Event, Input, Phase, Side, Time};
 
 fn engine(control: &str) -> Engine {
     let parsed = notation::parse(control).expect("valid notation");
@@ -10,7 +10,7 @@ fn engine(control: &str) -> Engine {
 }
 
 /// Phase changes reported up to `t_ms`, polling every `step_ms` as a daemon would.
-fn phase_changes(e: &mut Engine, until_ms: u64, step_ms: u64) -> Vec<(Side, String, String)> {
+fn phase_changes(e: &mut Engine, until_ms: u64, step_ms: u64) -> Vec<(Side, Phase, Phase)> {
     let mut out = Vec::new();
     let mut t = 0;
     while t <= until_ms {
@@ -34,7 +34,7 @@ fn main_time_running_into_byoyomi_is_a_phase_change() {
         let changes = phase_changes(&mut e, 10_000, step);
         assert_eq!(
             changes,
-            vec![(Side::White, "main".to_owned(), "byoyomi".to_owned())],
+            vec![(Side::White, Phase::Main, Phase::Byoyomi)],
             "polled every {step} ms"
         );
     }
@@ -42,15 +42,14 @@ fn main_time_running_into_byoyomi_is_a_phase_change() {
 
 #[test]
 fn double_flag_first_flag_and_phased_reserve_are_phase_changes() {
-    for (control, new) in [("G/1s df/20:5:hybrid", "extra"), ("G/1s rsv/10", "reserve")] {
+    for (control, new) in [
+        ("G/1s df/20:5:hybrid", Phase::Extra),
+        ("G/1s rsv/10", Phase::Reserve),
+    ] {
         let mut e = engine(control);
         e.handle_input(Time::from_ms(0), Input::Start { side: Side::White })
             .expect("start");
         let changes = phase_changes(&mut e, 3_000, 100);
-        assert_eq!(
-            changes,
-            vec![(Side::White, "main".to_owned(), new.to_owned())],
-            "{control}"
-        );
+        assert_eq!(changes, vec![(Side::White, Phase::Main, new)], "{control}");
     }
 }

@@ -153,7 +153,9 @@ fn play(control: TimeControl, steps: &[(u64, Step)]) {
         t = t.saturating_add(*d);
         let now = Time::from_ms(t);
         e.handle_timeout(now);
-        let mover = e.snapshot(now).0["running"].as_str().map(str::to_owned);
+        let mover = serde_json::to_value(e.snapshot(now)).expect("a snapshot")["running"]
+            .as_str()
+            .map(str::to_owned);
         let mover = if mover.as_deref() == Some("black") {
             Side::Black
         } else {
@@ -257,7 +259,7 @@ fn the_audit_examples() {
     e.handle_input(Time::from_ms(5), Input::Press { side: Side::White })
         .expect("press");
     assert_eq!(
-        e.snapshot(Time::from_ms(5)).0["moves"]["white"],
+        serde_json::to_value(e.snapshot(Time::from_ms(5))).expect("a snapshot")["moves"]["white"],
         MAX_COUNT + 1
     );
 }
@@ -280,7 +282,7 @@ fn long_games_stay_fast() {
         },
     )
     .expect("set_moves at the limit");
-    let s = e.snapshot(Time::ZERO).0;
+    let s = serde_json::to_value(e.snapshot(Time::ZERO)).expect("a snapshot");
     // Period 1 plus one minute for each of the 10 000 completed one-move periods.
     assert_eq!(s["white_ms"], 60_000 * (u64::from(MAX_COUNT) + 1), "{s}");
     assert_eq!(s["detail"]["white"]["period"], MAX_COUNT + 1, "{s}");
@@ -293,7 +295,7 @@ fn long_games_stay_fast() {
         e.handle_input(Time::from_ms(t), Input::Press { side })
             .expect("press");
     }
-    let s = e.snapshot(Time::from_ms(t)).0;
+    let s = serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot");
     assert_eq!(s["moves"]["white"], u64::from(MAX_COUNT) + 10_000, "{s}");
     assert_eq!(s["moves"]["black"], 10_000, "{s}");
     assert!(

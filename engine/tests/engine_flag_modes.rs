@@ -18,7 +18,7 @@ fn at(e: &mut Engine, t: u64, input: Input) {
 }
 
 fn snap(e: &Engine, t: u64) -> Value {
-    e.snapshot(Time::from_ms(t)).0
+    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 fn press(e: &mut Engine, t: u64, side: Side) {

@@ -11,7 +11,7 @@ fn engine(control: &str) -> Engine {
 }
 
 fn snap(e: &Engine, t: u64) -> Value {
-    e.snapshot(Time::from_ms(t)).0
+    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 fn ms(v: &Value, side: &str) -> u64 {

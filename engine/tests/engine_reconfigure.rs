@@ -21,7 +21,7 @@ fn reconfigure(e: &mut Engine, t: u64, control: &str) {
 }
 
 fn snap(e: &Engine, t: u64) -> Value {
-    e.snapshot(Time::from_ms(t)).0
+    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 fn start(e: &mut Engine) {

@@ -225,49 +225,42 @@ fn scripted(control: &str, script: &str, json_out: bool) -> anyhow::Result<ExitC
         engine.handle_timeout(now);
         let note = match action {
             Action::Wait => String::new(),
-            Action::PressMover => {
-                let mover = engine.snapshot(now).0["running"]
-                    .as_str()
-                    .map(str::to_owned);
-                match side(mover.as_deref()).ok().flatten() {
-                    Some(s) => match engine.handle_input(now, Input::Press { side: s }) {
-                        Ok(()) => String::new(),
-                        Err(e) => format!("  (ignored: {e})"),
-                    },
-                    None => "  (ignored: no clock runs)".into(),
-                }
-            }
+            Action::PressMover => match engine.snapshot(now).running {
+                Some(s) => match engine.handle_input(now, Input::Press { side: s }) {
+                    Ok(()) => String::new(),
+                    Err(e) => format!("  (ignored: {e})"),
+                },
+                None => "  (ignored: no clock runs)".into(),
+            },
             Action::Input(input) => match engine.handle_input(now, input) {
                 Ok(()) => String::new(),
                 Err(e) => format!("  (ignored: {e})"),
             },
         };
-        let snap = engine.snapshot(now).0;
+        let snap = engine.snapshot(now);
         if json_out {
-            writeln!(out, "{snap}")?;
+            writeln!(out, "{}", serde_json::to_string(&snap)?)?;
             continue;
         }
-        let g = |p: &str| {
-            snap.pointer(p)
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-                .unwrap_or_default()
-        };
-        let result = snap["result"]
-            .as_str()
-            .map(|r| format!(" {r} ({})", g("/reason")))
+        let result = snap
+            .result
+            .map(|r| {
+                let why = snap.reason.map(|r| r.as_str()).unwrap_or("");
+                format!(" {r} ({why})")
+            })
             .unwrap_or_default();
         writeln!(
             out,
             "{:>9}  {:<18} {:>9} {:<12} {:>5}  {:>9} {:<12} {:>5}  {}{}{}",
             chessclock_engine::clock_text(t),
             text,
-            g("/text/white"),
-            g("/phase/white"),
-            g("/moves/white"),
-            g("/text/black"),
-            g("/phase/black"),
-            g("/moves/black"),
-            g("/status"),
+            snap.text.white,
+            snap.phase.white.to_string(),
+            snap.moves.white,
+            snap.text.black,
+            snap.phase.black.to_string(),
+            snap.moves.black,
+            snap.status,
             result,
             note
         )?;

@@ -63,8 +63,9 @@ pub(crate) fn parse_side(s: &str) -> Result<Side, BusError> {
 
 /// The snapshot as `a{sv}`, with `as_of_us`.
 pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
-    let mut dict = match &state.snapshot {
-        serde_json::Value::Object(obj) => object_to_dict(obj),
+    // The one place the engine's typed snapshot becomes D-Bus values (via its JSON form).
+    let mut dict = match serde_json::to_value(&state.snapshot) {
+        Ok(serde_json::Value::Object(obj)) => object_to_dict(&obj),
         _ => BTreeMap::new(),
     };
     dict.insert("as_of_us".into(), OwnedVariant::from(state.as_of_us));
@@ -124,7 +125,7 @@ impl ClockIface {
     /// ready, running, paused, flagged, ended.
     #[zbus(property)]
     fn game_state(&self) -> String {
-        self.st().game_state
+        self.st().game_state.to_string()
     }
 
     /// Canonical notation of the time control.
@@ -393,7 +394,11 @@ async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> 
             )
             .await
         }
-        ClockEvent::Flag { side, reason } => ClockIface::flag(e, side.as_str(), reason).await,
-        ClockEvent::Result { result, reason } => ClockIface::result(e, result, reason).await,
+        ClockEvent::Flag { side, reason } => {
+            ClockIface::flag(e, side.as_str(), reason.as_str()).await
+        }
+        ClockEvent::Result { result, reason } => {
+            ClockIface::result(e, &result.to_string(), reason.as_str()).await
+        }
     }
 }

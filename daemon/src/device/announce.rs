@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::link::Model;
-use crate::engine::{Event, Side};
+use crate::engine::{Event, Phase, Side};
 
 /// How long an announcement stays on the display before the times are shown again.
 pub(crate) const SHOW_FOR: Duration = Duration::from_millis(2500);
@@ -41,7 +41,7 @@ pub(crate) fn announce(ev: &Event, model: Model) -> Option<Announcement> {
             (text, false)
         }
         Event::PhaseChanged { side, new, .. } => (
-            format!("{}{gap}{}", letter(side), phase_label(new, wide)?),
+            format!("{}{gap}{}", letter(side), phase_label(*new, wide)?),
             false,
         ),
         _ => return None,
@@ -53,48 +53,38 @@ pub(crate) fn announce(ev: &Event, model: Model) -> Option<Announcement> {
     })
 }
 
-/// A phase name (`spec/timecontrols.md` §1.4) as the display says it; `None` for phases not
-/// worth interrupting the times for.
-fn phase_label(phase: &str, wide: bool) -> Option<String> {
-    let (base, capped) = match phase.strip_suffix("+cap") {
-        Some(base) => (base, true),
-        None => (phase, false),
-    };
-    if capped {
-        return Some("CAP".into());
-    }
+/// A phase (`spec/timecontrols.md` §1.4) as the display says it; `None` for phases not
+/// worth interrupting the times for. (The independent cap taking over is not a phase change
+/// of the engine: it shows in the snapshot's `+cap` phase, not here.)
+fn phase_label(phase: Phase, wide: bool) -> Option<String> {
     let pick = |long: &str, short: &str| Some(if wide { long } else { short }.to_owned());
-    match base {
-        "byoyomi" => pick("BYO", "BYO"),
-        "overtime" => pick("OVTIME", "OT"),
-        "extra" => pick("NO WIN", "NOWIN"),
-        "reserve" => pick("RESERV", "RES"),
-        "secondary" => pick("SECOND", "SEC"),
-        "post_cutoff" => pick("CUTOFF", "CUT"),
-        _ => {
-            // periodN / periodN_sd: the N-th time control has begun.
-            let n = base.strip_prefix("period")?;
-            let n = n.strip_suffix("_sd").unwrap_or(n);
-            n.parse::<u32>().ok()?;
-            Some(if wide {
-                format!("TC {n}")
-            } else {
-                format!("TC{n}")
-            })
-        }
+    match phase {
+        Phase::Byoyomi => pick("BYO", "BYO"),
+        Phase::Overtime => pick("OVTIME", "OT"),
+        Phase::Extra => pick("NO WIN", "NOWIN"),
+        Phase::Reserve => pick("RESERV", "RES"),
+        Phase::Secondary => pick("SECOND", "SEC"),
+        Phase::PostCutoff => pick("CUTOFF", "CUT"),
+        // The N-th time control has begun.
+        Phase::Period(n) | Phase::PeriodSd(n) => Some(if wide {
+            format!("TC {n}")
+        } else {
+            format!("TC{n}")
+        }),
+        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::GameResult;
+    use crate::engine::{FlagReason, GameResult, ResultReason};
 
-    fn phase(side: Side, new: &str) -> Event {
+    fn phase(side: Side, new: Phase) -> Event {
         Event::PhaseChanged {
             side,
-            old: "main".into(),
-            new: new.into(),
+            old: Phase::Main,
+            new,
         }
     }
 
@@ -106,7 +96,7 @@ mod tests {
     fn flags_beep_and_name_the_side() {
         let flag = Event::Flag {
             side: Side::Black,
-            reason: "time".into(),
+            reason: FlagReason::Time,
         };
         let a = announce(&flag, Model::Dgt3000).expect("flag");
         assert_eq!((a.text.as_str(), a.beep), ("B FLAG", true));
@@ -117,33 +107,29 @@ mod tests {
     fn results_and_phases_fit_each_display() {
         let draw = Event::Result {
             result: GameResult::Draw,
-            reason: "both_main_times_expired".into(),
+            reason: ResultReason::BothMainTimesExpired,
         };
         assert_eq!(text(&draw, Model::Dgt3000).as_deref(), Some("1/2-1/2"));
         assert_eq!(text(&draw, Model::DgtXl).as_deref(), Some("DRAW"));
-        let extra = phase(Side::White, "extra");
+        let extra = phase(Side::White, Phase::Extra);
         assert_eq!(text(&extra, Model::Dgt3000).as_deref(), Some("W NO WIN"));
         assert_eq!(text(&extra, Model::DgtXl).as_deref(), Some("WNOWIN"));
         assert_eq!(
-            text(&phase(Side::White, "period2"), Model::Dgt3000).as_deref(),
+            text(&phase(Side::White, Phase::Period(2)), Model::Dgt3000).as_deref(),
             Some("W TC 2")
-        );
-        assert_eq!(
-            text(&phase(Side::Black, "byoyomi+cap"), Model::DgtXl).as_deref(),
-            Some("BCAP")
         );
         for ev in [
             extra,
-            phase(Side::Black, "byoyomi"),
-            phase(Side::Black, "overtime"),
-            phase(Side::Black, "period3_sd"),
+            phase(Side::Black, Phase::Byoyomi),
+            phase(Side::Black, Phase::Overtime),
+            phase(Side::Black, Phase::PeriodSd(3)),
         ] {
             for model in [Model::Dgt3000, Model::DgtXl] {
                 let t = text(&ev, model).expect("announced");
                 let Event::PhaseChanged { new, .. } = &ev else {
                     unreachable!("phases only")
                 };
-                let label = phase_label(new, model != Model::DgtXl).expect("labelled");
+                let label = phase_label(*new, model != Model::DgtXl).expect("labelled");
                 assert!(t.ends_with(&label), "{t} must not be cut short ({label})");
                 if model == Model::DgtXl {
                     assert!(
@@ -158,8 +144,14 @@ mod tests {
 
     #[test]
     fn uninteresting_phases_are_not_announced() {
-        assert_eq!(text(&phase(Side::White, "main"), Model::Dgt3000), None);
-        assert_eq!(text(&phase(Side::White, "swing"), Model::Dgt3000), None);
-        assert_eq!(text(&phase(Side::White, "flagged"), Model::Dgt3000), None);
+        for p in [
+            Phase::Main,
+            Phase::Swing,
+            Phase::Flagged,
+            Phase::Sd,
+            Phase::Hourglass,
+        ] {
+            assert_eq!(text(&phase(Side::White, p), Model::Dgt3000), None, "{p}");
+        }
     }
 }

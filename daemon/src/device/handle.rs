@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-use chessclock_engine::{AdjustField, AdjustOp, GameResult, InputError, Side};
+use chessclock_engine::{
+    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot, Status,
+};
 
 /// Which half of the clock display shows White.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
@@ -97,14 +99,14 @@ pub struct ClockState {
     pub connected: bool,
     /// Board/clock state.
     pub device_state: DeviceState,
-    /// Engine status: `ready`, `running`, `paused`, `flagged`, `ended`.
-    pub game_state: String,
+    /// Engine status.
+    pub game_state: Status,
     /// Canonical notation of the time control.
     pub time_control: String,
     /// Which half of the display is White.
     pub white_side: BoardSide,
-    /// The engine snapshot (spec §1.1 fields) at `as_of_us`.
-    pub snapshot: serde_json::Value,
+    /// The engine snapshot (spec §1.1) at `as_of_us`.
+    pub snapshot: Snapshot,
     /// CLOCK_MONOTONIC microseconds the snapshot holds for.
     pub as_of_us: u64,
 }
@@ -139,15 +141,15 @@ pub enum ClockEvent {
     Flag {
         /// Whose flag fell.
         side: Side,
-        /// Reason code (spec §1.1).
-        reason: String,
+        /// Why (spec §1.1 reason code when serialised).
+        reason: FlagReason,
     },
     /// The game has a result (possibly provisional).
     Result {
-        /// `1-0`, `0-1`, `1/2-1/2`.
-        result: String,
-        /// Reason code.
-        reason: String,
+        /// `1-0`, `0-1`, `1/2-1/2` when serialised.
+        result: GameResult,
+        /// Why (spec §1.1 reason code when serialised).
+        reason: ResultReason,
     },
 }
 

@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use super::handle::ClockEvent;
-use crate::engine::Side;
+use crate::engine::{GameResult, ResultReason, Side, Snapshot};
 use crate::store::pgn::{self, PgnGame, PgnMove, PgnResult};
 
 /// One game's events so far.
@@ -21,7 +21,7 @@ pub(crate) struct GameLog {
     first_mover: Option<Side>,
     moves: Vec<PgnMove>,
     entries: Vec<Value>,
-    result: Option<(String, String)>,
+    result: Option<(GameResult, ResultReason)>,
 }
 
 /// The rendered record: file stem, PGN text, JSON text.
@@ -87,7 +87,7 @@ impl GameLog {
             });
         }
         if let ClockEvent::Result { result, reason } = ev {
-            self.result = Some((result.clone(), reason.clone()));
+            self.result = Some((*result, *reason));
         }
         let mut entry = serde_json::to_value(ev).unwrap_or(Value::Null);
         if let Some(o) = entry.as_object_mut() {
@@ -106,28 +106,24 @@ impl GameLog {
     }
 
     /// The record as it stands; `final_snapshot` is the engine's snapshot at the end.
-    pub(crate) fn render(&self, final_snapshot: &Value) -> Rendered {
-        let (result, reason) = match &self.result {
-            Some((r, why)) => (r.as_str(), Some(why.as_str())),
-            None => ("*", None),
+    pub(crate) fn render(&self, final_snapshot: Option<&Snapshot>) -> Rendered {
+        let (pgn_result, termination) = match self.result {
+            None => (PgnResult::Unknown, "abandoned"),
+            Some((result, reason)) => (
+                match result {
+                    GameResult::WhiteWins => PgnResult::WhiteWins,
+                    GameResult::BlackWins => PgnResult::BlackWins,
+                    GameResult::Draw => PgnResult::Draw,
+                },
+                match reason {
+                    ResultReason::Flag(_) | ResultReason::BothMainTimesExpired => "time forfeit",
+                    ResultReason::Board
+                    | ResultReason::DrawClaimOpponentInExtra
+                    | ResultReason::WinnerInExtraTime => "normal",
+                },
+            ),
         };
-        let pgn_result = match result {
-            "1-0" => PgnResult::WhiteWins,
-            "0-1" => PgnResult::BlackWins,
-            "1/2-1/2" => PgnResult::Draw,
-            _ => PgnResult::Unknown,
-        };
-        let termination = match reason {
-            None => "abandoned",
-            Some(
-                "time"
-                | "control_not_reached"
-                | "overall_cap"
-                | "extra_time_expired"
-                | "both_main_times_expired",
-            ) => "time forfeit",
-            Some(_) => "normal",
-        };
+        let reason = self.result.map(|(_, why)| why);
         let (y, mo, d, h, mi, s) = utc(self.started_wall_ms);
         // A game started by Black: PGN's first move is White's, so White's is left empty.
         let mut moves = self.moves.clone();
@@ -157,7 +153,7 @@ impl GameLog {
             "port": self.port,
             "time_control": self.control,
             "started_wall_ms": self.started_wall_ms,
-            "result": self.result.as_ref().map(|(r, _)| r.clone()),
+            "result": self.result.map(|(r, _)| r),
             "reason": reason,
             "events": self.entries,
             "final": final_snapshot,
@@ -202,6 +198,7 @@ fn utc(wall_ms: u64) -> (i64, u32, u32, u64, u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Engine, FlagReason, Input, Time, notation};
 
     fn press(side: Side, n: u32, white_ms: u64, black_ms: u64) -> ClockEvent {
         ClockEvent::Pressed {
@@ -211,6 +208,15 @@ mod tests {
             white_ms,
             black_ms,
         }
+    }
+
+    /// A real engine snapshot of a game lost on time.
+    fn flagged_snapshot() -> Snapshot {
+        let control = notation::parse("G/1s d/0").expect("control").control;
+        let mut e = Engine::new(control).expect("engine");
+        e.handle_input(Time::ZERO, Input::Start { side: Side::White })
+            .expect("start");
+        e.snapshot(Time::from_ms(2_000))
     }
 
     fn started() -> GameLog {
@@ -245,12 +251,12 @@ mod tests {
             9000,
             0,
             &ClockEvent::Result {
-                result: "0-1".into(),
-                reason: "time".into(),
+                result: GameResult::BlackWins,
+                reason: ResultReason::Flag(FlagReason::Time),
             },
         );
         assert!(log.finished());
-        let r = log.render(&json!({"status": "flagged"}));
+        let r = log.render(Some(&flagged_snapshot()));
         assert!(r.pgn.contains("[Result \"0-1\"]"), "{}", r.pgn);
         assert!(
             r.pgn.contains("[Termination \"time forfeit\"]"),
@@ -276,7 +282,7 @@ mod tests {
         assert!(!log.started());
         let mut log = started();
         log.note(10, 0, "disconnected: end of file");
-        let r = log.render(&Value::Null);
+        let r = log.render(None);
         assert!(r.pgn.contains("[Result \"*\"]"), "{}", r.pgn);
         assert!(r.pgn.contains("[Termination \"abandoned\"]"), "{}", r.pgn);
     }

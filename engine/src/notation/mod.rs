@@ -12,12 +12,14 @@ mod grammar;
 mod lexer;
 mod methods;
 mod pgn;
+mod pgn_tag;
 mod printer;
 mod semantics;
 mod sided;
 
 pub use explain::explain;
 pub use pgn::Sandclock;
+pub use pgn_tag::pgn_time_control;
 pub use printer::canonical;
 
 use super::params::{Method, TimeControl};

@@ -108,13 +108,60 @@ fn read_field(text: &str, pos: usize) -> Result<Field, NotationError> {
     })
 }
 
+/// Under this many ms per move, a PGN moves field was probably written in minutes (or with
+/// its numbers swapped): spec §6.3 `pgn_seconds_per_move`.
+pub(crate) const MIN_MS_PER_MOVE: u64 = 10_000;
+
+/// A sudden-death base with an increment under this many ms was probably written in minutes
+/// (the Lichess `15+10` form): spec §6.3 `pgn_minutes_suspected`.
+pub(crate) const MIN_SD_WITH_INC_MS: u64 = 60_000;
+
+/// The §6.3 sanity warnings for one field as written (the value is still read as PGN says).
+/// `pgn_seconds_per_move`: a moves field giving under 10 s per move (0 included).
+/// `pgn_minutes_suspected`: a sudden-death field with a `+` increment (any value, `+0`
+/// included) whose base is above 0 and under 60 s.
+fn sanity_warnings(part: &str, f: &Field, warnings: &mut Vec<String>) {
+    let secs = f.seconds / SECOND;
+    match f.moves {
+        Some(n) if f.seconds < MIN_MS_PER_MOVE.saturating_mul(u64::from(n)) => {
+            let hint = if secs < u64::from(n) {
+                format!("if the numbers are swapped write {secs}/{n}")
+            } else {
+                format!("if {secs} is minutes write {n}/{}", secs.saturating_mul(60))
+            };
+            warnings.push(format!(
+                "pgn_seconds_per_move:{part} (read as {n} moves in {secs} s, under 10 s per                  move; PGN counts seconds: {hint})"
+            ));
+        }
+        None if f.seconds > 0
+            && f.seconds < MIN_SD_WITH_INC_MS
+            && matches!(f.suffix, Some(Suffix::Inc(_))) =>
+        {
+            let inc = match f.suffix {
+                Some(Suffix::Inc(v)) => v / SECOND,
+                _ => 0,
+            };
+            warnings.push(format!(
+                "pgn_minutes_suspected:{part} (read as {secs} s + {inc} s per move; PGN counts                  seconds: for {secs} minutes write {}+{inc})",
+                secs.saturating_mul(60)
+            ));
+        }
+        _ => {}
+    }
+}
+
 /// One side's `:`-separated field list.
-fn segments(text: &str, pos: usize) -> Result<Vec<Segment>, NotationError> {
+fn segments(
+    text: &str,
+    pos: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Segment>, NotationError> {
     let parts: Vec<&str> = text.split(':').collect();
     let mut out = Vec::new();
     let mut off = pos;
     for (k, part) in parts.iter().enumerate() {
         let f = read_field(part, off)?;
+        sanity_warnings(part, &f, warnings);
         if f.moves.is_none() && k + 1 < parts.len() {
             return Err(err(
                 "sudden_death_not_last",
@@ -267,8 +314,8 @@ fn value(
     }
     if let Some(eq) = text.find('=') {
         let (w, b) = (&text[..eq], &text[eq + 1..]);
-        let ws = segments(w, pos)?;
-        let bs = segments(b, pos + eq + 1)?;
+        let ws = segments(w, pos, warnings)?;
+        let bs = segments(b, pos + eq + 1, warnings)?;
         let (wm, bm) = (classify(&ws), classify(&bs));
         if wm != bm {
             return Err(err(
@@ -288,7 +335,7 @@ fn value(
             },
         });
     }
-    let segs = segments(text, pos)?;
+    let segs = segments(text, pos, warnings)?;
     Ok(TimeControl {
         method: classify(&segs),
         params: Params {

@@ -12,7 +12,7 @@ use crate::device::handle::{BoardSide, DeviceState};
 use crate::device::link::{self, Incoming, Link, Model};
 use crate::device::port;
 use crate::device::queue::{AckOutcome, Kind};
-use crate::engine::{Input, Side};
+use crate::engine::{Input, Side, Status};
 
 impl Actor {
     pub(super) fn handle_incoming(&mut self, now: Instant, msg: Incoming) {
@@ -102,9 +102,9 @@ impl Actor {
             return;
         }
         let t = self.time(now);
-        let input = match self.state.game_state.as_str() {
-            "running" => Input::Pause,
-            "paused" => Input::Resume,
+        let input = match self.state.game_state {
+            Status::Running => Input::Pause,
+            Status::Paused => Input::Resume,
             _ => return,
         };
         if let Err(e) = self.apply(t, input) {

@@ -28,7 +28,7 @@ use super::queue::Queue;
 use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
-use crate::engine::{Engine, Event, Input, InputError, Time};
+use crate::engine::{Engine, Event, Input, InputError, Status, Time};
 use crate::monotonic::monotonic_us;
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
@@ -123,11 +123,10 @@ pub(super) async fn spawn(
         board_serial: String::new(),
         connected: true,
         device_state: DeviceState::Probing,
-        game_state: "ready".into(),
+        game_state: Status::Ready,
         time_control,
         white_side: options.white_side,
-        snapshot: serde_json::to_value(engine.snapshot(Time::from_ms(offset_ms)))
-            .unwrap_or_default(),
+        snapshot: engine.snapshot(Time::from_ms(offset_ms)),
         as_of_us: monotonic_us(),
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
@@ -299,9 +298,7 @@ impl Actor {
     /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
     fn write_record(&self, now: Instant) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
-            let snap =
-                serde_json::to_value(self.engine.snapshot(self.time(now))).unwrap_or_default();
-            p.write_record(log.render(&snap));
+            p.write_record(log.render(Some(&self.engine.snapshot(self.time(now)))));
         }
     }
 
@@ -408,17 +405,8 @@ impl Actor {
 }
 
 /// Whether two states differ only in the running clock's elapsed time: the snapshot's
-/// values that tick (ms counts and texts) are ignored, everything else compared.
+/// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
 fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
-    fn strip(v: &serde_json::Value) -> serde_json::Value {
-        let mut v = v.clone();
-        if let Some(o) = v.as_object_mut() {
-            for k in ["t_ms", "white_ms", "black_ms", "text", "detail"] {
-                o.remove(k);
-            }
-        }
-        v
-    }
     a.index == b.index
         && a.name == b.name
         && a.port == b.port
@@ -430,7 +418,7 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.game_state == b.game_state
         && a.time_control == b.time_control
         && a.white_side == b.white_side
-        && strip(&a.snapshot) == strip(&b.snapshot)
+        && a.snapshot.same_except_time(&b.snapshot)
 }
 
 /// The bus event for an engine event; phase changes are shown on the clock and in the
@@ -440,7 +428,7 @@ fn clock_event(ev: Event) -> Option<ClockEvent> {
         Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
             old: old.to_string(),
             new: new.to_string(),
-            reason,
+            reason: reason.to_string(),
         },
         Event::Pressed {
             side,
@@ -456,10 +444,7 @@ fn clock_event(ev: Event) -> Option<ClockEvent> {
             black_ms,
         },
         Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
-        Event::Result { result, reason } => ClockEvent::Result {
-            result: result.to_string(),
-            reason,
-        },
+        Event::Result { result, reason } => ClockEvent::Result { result, reason },
         Event::PhaseChanged { .. } => return None,
     })
 }

@@ -223,14 +223,8 @@ impl Actor {
     /// differs from what was last published.
     pub(super) fn refresh_state(&mut self, now: Instant, changed: bool) {
         let snap = self.engine.snapshot(self.time(now));
-        let json = serde_json::to_value(&snap).unwrap_or_default();
-        let game_state = json
-            .get("status")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("ready")
-            .to_owned();
-        self.state.game_state = game_state;
-        self.state.snapshot = json;
+        self.state.game_state = snap.status;
+        self.state.snapshot = snap;
         self.state.as_of_us = monotonic_us().saturating_sub(
             u64::try_from(Instant::now().saturating_duration_since(now).as_micros()).unwrap_or(0),
         );

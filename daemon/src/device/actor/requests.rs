@@ -11,7 +11,7 @@ use super::Actor;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::{link, persist};
 use crate::engine::notation;
-use crate::engine::{Engine, Input};
+use crate::engine::{Engine, Input, Status};
 
 impl Actor {
     pub(super) fn handle_request(
@@ -38,7 +38,7 @@ impl Actor {
             Request::SetTimeControl(text) => {
                 let parsed = notation::parse(&text)
                     .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;
-                let game_started = self.state.game_state != "ready";
+                let game_started = self.state.game_state != Status::Ready;
                 if game_started {
                     Input::Reconfigure {
                         control: Box::new(parsed.control.clone()),
@@ -77,7 +77,7 @@ impl Actor {
                     Engine::new(control).map_err(|e| DeviceError::Invalid(e.to_string()))?;
                 self.started_new_game(now);
                 self.emit(ClockEvent::StateChanged {
-                    old: self.state.game_state.clone(),
+                    old: self.state.game_state.to_string(),
                     new: "ready".into(),
                     reason: "new_game".into(),
                 });

@@ -1,0 +1,244 @@
+//! The timing methods, one file each behind the [`Method`] trait (quinn-proto's congestion
+//! controllers are the model): each method owns its parameters and both sides' clock state,
+//! so no method can hold another's fields. [`Timing`] is the closed set the engine runs.
+//!
+//! A method knows how running time is consumed, where the next boundary (delay-window end,
+//! phase change, expiry) lies, what a press credits, what is displayed, and its phase and
+//! detail fields. It has no notion of wall time (the core passes running-time amounts in), of
+//! the game's status, of flags already recorded, or of the independent cap: those are the
+//! core's.
+
+mod byoyomi;
+mod canadian;
+mod countdown;
+mod double_flag;
+mod hourglass;
+mod segments;
+mod swing;
+
+use super::rules::Kind;
+use super::snapshot::MethodDetail;
+use super::types::{AdjustField, FlagReason, InputError, Phase};
+
+/// What a boundary reached by the mover means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Boundary {
+    /// Play goes on (a delay window ended, or a phase changed inside the turn).
+    Continue,
+    /// The mover's time is up: flag with this reason.
+    Flag(FlagReason),
+    /// Double flag: the mover's main time ran out while the opponent is on extra: draw.
+    BothMainExpired,
+}
+
+/// What an arbiter adjustment did to the flag of a flag/continue side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unflag {
+    /// The side is no longer flagged.
+    Yes,
+    /// Only if the new value is above 0.
+    IfPositive(u64),
+    /// The flag stays.
+    No,
+}
+
+/// Applies an adjustment to a current value under a limit (the core's `set`/`add` rule).
+pub(crate) type Apply<'a> = &'a dyn Fn(u64, u64) -> Result<u64, InputError>;
+
+/// One timing method: its parameters and both sides' state. Sides are indexed 0 (White) and
+/// 1 (Black); `i` is the side the call is about.
+pub(crate) trait Method {
+    /// Running time until side `i`'s next boundary (delay-window end, phase change, expiry).
+    fn time_to_boundary(&self, i: usize) -> u64;
+    /// Consume `d` ms of side `i`'s running time (`d` never crosses a boundary).
+    fn consume(&mut self, i: usize, d: u64);
+    /// Side `i` is exactly at a boundary (`time_to_boundary` is 0) with `my_moves` moves made.
+    fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary;
+    /// Side `i` pressed for its move `m` after `u` ms of running time; `moves` are both
+    /// counters after the press (spec §2.3 steps 3-5).
+    fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]);
+    /// Side `i`'s turn for move `m` begins (delay window, `cr/before` credit).
+    fn turn_start(&mut self, _i: usize, _m: u32) {}
+    /// The end of side `i`'s turn: any delay window left is dropped.
+    fn turn_end(&mut self, _i: usize) {}
+    /// The delay window left of side `i`, when its move `m` has one (`delay_left_ms`).
+    fn delay_left(&self, _i: usize, _m: u32) -> Option<u64> {
+        None
+    }
+    /// The displayed value (spec §3) of side `i`; `mover` is whether it is its turn,
+    /// `next_move` its next move number, `flagged` whether it has flagged (flag/continue).
+    fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64;
+    /// Whether a count-down-only clock can count side `i` down now from `value` (no static
+    /// delay window).
+    fn counts_down(&self, _i: usize, _value: u64) -> bool {
+        true
+    }
+    /// Whether the waiting side's value moves while side `i` runs (hourglass, swing).
+    fn waiting_side_moves(&self, _i: usize) -> bool {
+        false
+    }
+    /// Side `i`'s phase (spec §1.4), without the cap.
+    fn phase(&self, i: usize) -> Phase;
+    /// Side `i`'s detail fields (spec §1.4), without `delay_left_ms` / `cap_left_ms`.
+    fn detail(&self, i: usize) -> MethodDetail;
+    /// flag/continue: side `i` has flagged and stays at 0.
+    fn zero(&mut self, i: usize);
+    /// An arbiter correction of side `i`'s move counter to `moves`.
+    fn set_moves(&mut self, _i: usize, _moves: u32) {}
+    /// An arbiter change of one of side `i`'s fields.
+    fn adjust(
+        &mut self,
+        i: usize,
+        field: AdjustField,
+        apply: Apply<'_>,
+    ) -> Result<Unflag, InputError>;
+    /// Side `i`'s real remaining time, to carry into another method (not the displayed
+    /// value: no Bronstein `+d`, no byo-yomi total).
+    fn remaining(&self, i: usize) -> u64;
+    /// Start side `i` under this method with `r` ms left, after `moves` moves (spec §2.6).
+    fn carry_remaining(&mut self, i: usize, r: u64, moves: u32);
+}
+
+/// The method in force, with its state: the closed set of [`Method`]s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Timing {
+    Segments(segments::Segments),
+    Hourglass(hourglass::Hourglass),
+    Byoyomi(byoyomi::Byoyomi),
+    Canadian(canadian::Canadian),
+    DoubleFlag(double_flag::DoubleFlag),
+    Countdown(countdown::Countdown),
+    Swing(swing::Swing),
+}
+
+impl Timing {
+    /// A new game under `kind`.
+    pub(crate) fn new(kind: &Kind) -> Timing {
+        match kind {
+            Kind::Segments {
+                segs,
+                credit,
+                transition,
+                cap_ms,
+                single_sd,
+            } => Timing::Segments(segments::Segments::new(
+                segs.clone(),
+                *credit,
+                *transition,
+                *cap_ms,
+                *single_sd,
+            )),
+            Kind::Hourglass { per_side } => Timing::Hourglass(hourglass::Hourglass::new(*per_side)),
+            Kind::Byoyomi {
+                main,
+                periods,
+                period,
+            } => Timing::Byoyomi(byoyomi::Byoyomi::new(*main, *periods, *period)),
+            Kind::Canadian {
+                main,
+                stones,
+                period,
+            } => Timing::Canadian(canadian::Canadian::new(*main, *stones, *period)),
+            Kind::DoubleFlag {
+                segs,
+                transition,
+                extra,
+                bonus,
+                scheme,
+            } => Timing::DoubleFlag(double_flag::DoubleFlag::new(
+                segs.clone(),
+                *transition,
+                *extra,
+                *bonus,
+                *scheme,
+            )),
+            Kind::PhasedCountdown { main, incs } => {
+                Timing::Countdown(countdown::Countdown::new(*main, incs.clone()))
+            }
+            Kind::Swing {
+                reserve,
+                swing,
+                cutoff,
+            } => Timing::Swing(swing::Swing::new(*reserve, *swing, *cutoff)),
+        }
+    }
+
+    /// The method as a trait object (one dispatch point).
+    pub(crate) fn get(&self) -> &dyn Method {
+        match self {
+            Timing::Segments(m) => m,
+            Timing::Hourglass(m) => m,
+            Timing::Byoyomi(m) => m,
+            Timing::Canadian(m) => m,
+            Timing::DoubleFlag(m) => m,
+            Timing::Countdown(m) => m,
+            Timing::Swing(m) => m,
+        }
+    }
+
+    /// The method as a mutable trait object.
+    pub(crate) fn get_mut(&mut self) -> &mut dyn Method {
+        match self {
+            Timing::Segments(m) => m,
+            Timing::Hourglass(m) => m,
+            Timing::Byoyomi(m) => m,
+            Timing::Canadian(m) => m,
+            Timing::DoubleFlag(m) => m,
+            Timing::Countdown(m) => m,
+            Timing::Swing(m) => m,
+        }
+    }
+
+    /// Whether side `i` is on double-flag extra time (it can no longer win on time).
+    pub(crate) fn on_extra_time(&self, i: usize) -> bool {
+        match self {
+            Timing::DoubleFlag(m) => m.on_extra(i),
+            _ => false,
+        }
+    }
+
+    /// The state after a reconfiguration to `new` (spec §2.6): the same kind of method
+    /// keeps its whole state (clamped to the new limits), another kind gets the real
+    /// remaining time as its main time. For the side to move mid-turn (`mid_turn`), what is
+    /// left of the delay window is kept (never restarted) and no `cr/before` credit is given.
+    pub(crate) fn carry_over(&self, new: &Kind, moves: [u32; 2], mid_turn: [bool; 2]) -> Timing {
+        let mut n = Timing::new(new);
+        for i in 0..2 {
+            let next = moves[i].saturating_add(1);
+            match (self, &mut n) {
+                (Timing::Segments(o), Timing::Segments(m)) => m.carry_same(o, i, next),
+                (Timing::Hourglass(o), Timing::Hourglass(m)) => m.carry_same(o, i),
+                (Timing::Byoyomi(o), Timing::Byoyomi(m)) => m.carry_same(o, i),
+                (Timing::Canadian(o), Timing::Canadian(m)) => m.carry_same(o, i),
+                (Timing::DoubleFlag(o), Timing::DoubleFlag(m)) => m.carry_same(o, i, next),
+                (Timing::Countdown(o), Timing::Countdown(m)) => m.carry_same(o, i),
+                (Timing::Swing(o), Timing::Swing(m)) => m.carry_same(o, i),
+                (o, m) => m
+                    .get_mut()
+                    .carry_remaining(i, o.get().remaining(i), moves[i]),
+            }
+            if let Timing::Segments(m) = &mut n {
+                let left = match self {
+                    Timing::Segments(o) if mid_turn[i] => o.delay_left_now(i),
+                    _ => 0,
+                };
+                m.keep_delay(i, next, left);
+            }
+        }
+        n
+    }
+}
+
+/// The refusal for a field the method has not. The core fills in the method's name.
+pub(crate) fn not_in_method(field: AdjustField) -> InputError {
+    InputError::NotInMethod {
+        field,
+        method: crate::params::Method::Unknown,
+    }
+}
+
+/// Set or add to a plain millisecond field under the duration limit.
+pub(crate) fn adjust_ms(slot: &mut u64, apply: Apply<'_>) -> Result<Unflag, InputError> {
+    *slot = apply(*slot, crate::params::MAX_DURATION_MS)?;
+    Ok(Unflag::IfPositive(*slot))
+}

@@ -1,0 +1,87 @@
+//! The typed snapshot: its JSON is the spec §1.1 shape with keys in alphabetical order at
+//! every level (byte-compatible with a `serde_json::Value` round trip), and
+//! `same_except_time` ignores only what ticks.
+
+use chessclock_engine::notation;
+use chessclock_engine::{Engine, Input, Phase, Side, Status, Time};
+use serde_json::Value;
+
+fn started(control: &str) -> Engine {
+    let parsed = notation::parse(control).expect("valid control");
+    let mut e = Engine::new(parsed.control).expect("runnable control");
+    e.handle_input(Time::ZERO, Input::Start { side: Side::White })
+        .expect("start");
+    e
+}
+
+#[test]
+fn json_keys_are_sorted_at_every_level_for_every_method() {
+    for control in [
+        "G/5 d/0",
+        "40/90 SD/30 inc/30",
+        "G/5 d/5",
+        "G/5 br/5",
+        "HG/1",
+        "G/1s byo/3x30",
+        "G/1 can/5/1",
+        "G/1s df/30:5:hybrid",
+        "G/1 rsv/10:5",
+        "G/10 swing/30:40 cap/90",
+        "G/5 cap/3",
+    ] {
+        let mut e = started(control);
+        for t in [0, 1_500, 65_000, 200_000] {
+            let now = Time::from_ms(t);
+            e.handle_timeout(now);
+            let snap = e.snapshot(now);
+            let direct = serde_json::to_string(&snap).expect("serialise");
+            let value: Value = serde_json::from_str(&direct).expect("JSON");
+            // serde_json's Map is a BTreeMap here: a round trip sorts every object.
+            assert_eq!(
+                direct,
+                serde_json::to_string(&value).expect("serialise"),
+                "{control} at {t}"
+            );
+            assert_eq!(value["status"], snap.status.as_str(), "{control}");
+            assert_eq!(value["phase"]["white"], snap.phase.white.to_string());
+        }
+    }
+}
+
+#[test]
+fn typed_fields_match_the_json() {
+    let mut e = started("G/1s df/30:5:hybrid");
+    e.handle_timeout(Time::from_ms(2_000));
+    let snap = e.snapshot(Time::from_ms(2_000));
+    assert_eq!(snap.phase.white.phase, Phase::Extra);
+    assert!(!snap.phase.white.capped);
+    let v = serde_json::to_value(&snap).expect("serialise");
+    assert_eq!(v["phase"]["white"], "extra");
+    assert_eq!(v["detail"]["black"]["extra_ms"], Value::Null, "{v}");
+    assert_eq!(v["detail"]["white"]["can_win"], false, "{v}");
+    assert_eq!(v["running"], "white");
+    assert!(v.get("reason").is_none() && v.get("flags").is_none(), "{v}");
+}
+
+#[test]
+fn same_except_time_ignores_only_what_ticks() {
+    let mut e = started("G/5 d/0");
+    let a = e.snapshot(Time::from_ms(1_000));
+    let b = e.snapshot(Time::from_ms(2_000));
+    assert_ne!(a, b);
+    assert!(a.same_except_time(&b), "only the times moved");
+    e.handle_input(Time::from_ms(2_000), Input::Pause)
+        .expect("pause");
+    let c = e.snapshot(Time::from_ms(2_000));
+    assert_eq!(c.status, Status::Paused);
+    assert!(!b.same_except_time(&c), "the status changed");
+    e.handle_input(Time::from_ms(2_000), Input::Resume)
+        .expect("resume");
+    e.handle_input(Time::from_ms(2_500), Input::Press { side: Side::White })
+        .expect("press");
+    let d = e.snapshot(Time::from_ms(2_500));
+    assert!(
+        !b.same_except_time(&d),
+        "moves and the running side changed"
+    );
+}
