@@ -163,17 +163,18 @@ pub fn move_steps(board: &Board, m: PieceMove, order: MoveOrder) -> Result<Vec<S
         }
     }
     // En passant: a pawn moving diagonally onto an empty square takes the pawn beside it.
-    if is_pawn && file_step != 0 && target.is_none() {
-        if let Some(victim) =
+    if is_pawn
+        && file_step != 0
+        && target.is_none()
+        && let Some(victim) =
             Square::from_file_rank(m.to.file(), m.from.rank()).filter(|v| board.get(*v).is_some())
-        {
-            let mv = [Step::Lift(m.from), Step::Place(m.to, placed)];
-            return Ok(if other_first {
-                [&[Step::Lift(victim)][..], &mv].concat()
-            } else {
-                [&mv[..], &[Step::Lift(victim)]].concat()
-            });
-        }
+    {
+        let mv = [Step::Lift(m.from), Step::Place(m.to, placed)];
+        return Ok(if other_first {
+            [&[Step::Lift(victim)][..], &mv].concat()
+        } else {
+            [&mv[..], &[Step::Lift(victim)]].concat()
+        });
     }
     Ok(match (target.is_some(), other_first) {
         (false, _) => vec![Step::Lift(m.from), Step::Place(m.to, placed)],
