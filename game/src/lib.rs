@@ -19,6 +19,6 @@ pub mod tracker;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
-pub use record::{GameRecorder, Problem, RecordedMove};
+pub use record::{GameRecord, GameRecorder, Problem, RecordedMove};
 pub use shakmaty;
 pub use tracker::{PlayedMove, Tracker, TrackerConfig};
