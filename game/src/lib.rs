@@ -3,6 +3,7 @@
 //!
 //! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
+//! - [`GameRecorder`] combines both into a game record (moves with clocks, result, problems).
 //! - [`pgn`] writes broadcast-grade PGN.
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
