@@ -3,6 +3,7 @@
 //!
 //! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
+//! - [`GameRecorder`] combines both into a game record (moves with clocks, result, problems).
 //! - [`pgn`] writes broadcast-grade PGN.
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
@@ -19,6 +20,6 @@ pub mod tracker;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
-pub use record::{GameRecorder, Problem, RecordedMove};
+pub use record::{GameRecord, GameRecorder, Problem, RecordedMove};
 pub use shakmaty;
 pub use tracker::{PlayedMove, Tracker, TrackerConfig};

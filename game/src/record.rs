@@ -40,15 +40,37 @@ pub struct Problem {
     pub resolved: bool,
 }
 
+/// One game's record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The moves.
+    pub moves: Vec<RecordedMove>,
+    /// The result set on the board, and how.
+    pub signalled: Option<(GameResult, ResultSignal)>,
+    /// The result the position after the last move has (mate, stalemate, dead position).
+    pub outcome: Option<GameResult>,
+    /// The colour whose flag fell (final flag in a clock report), if any.
+    pub flag: Option<Color>,
+    /// Problems seen during the game.
+    pub problems: Vec<Problem>,
+}
+
+impl GameRecord {
+    /// The result: set on the board, else from the final position.
+    pub fn result(&self) -> Option<GameResult> {
+        self.signalled.map(|(r, _)| r).or(self.outcome)
+    }
+}
+
 /// Builds a game record from board messages and clock reports. See the module docs.
 #[derive(Debug, Clone)]
 pub struct GameRecorder {
     tracker: Tracker,
     observer: ClockObserver,
     white_half: Option<Half>,
+    current: GameRecord,
+    earlier: Vec<GameRecord>,
     moves: Vec<RecordedMove>,
-    result: Option<(GameResult, ResultSignal)>,
-    problems: Vec<Problem>,
     games: u32,
 }
 
@@ -59,9 +81,9 @@ impl GameRecorder {
             tracker: Tracker::new(cfg),
             observer: ClockObserver::new(),
             white_half: None,
+            current: GameRecord::default(),
+            earlier: Vec::new(),
             moves: Vec::new(),
-            result: None,
-            problems: Vec::new(),
             games: 0,
         }
     }
@@ -72,6 +94,22 @@ impl GameRecorder {
             Message::ClockReport(r) => {
                 if let Some(press) = self.observer.on_report(r) {
                     self.on_press(press);
+                }
+                let fallen = [
+                    (Half::Left, r.left.final_flag),
+                    (Half::Right, r.right.final_flag),
+                ]
+                .into_iter()
+                .find_map(|(h, f)| f.then_some(h));
+                if let (Some(half), None) = (fallen, self.current.flag)
+                    && r.clock_connected
+                    && let Some(white) = self.white_half()
+                {
+                    self.current.flag = Some(if half == white {
+                        Color::White
+                    } else {
+                        Color::Black
+                    });
                 }
             }
             _ => self.tracker.on_message(now_ms, message),
@@ -107,25 +145,36 @@ impl GameRecorder {
 
     /// The result set on the board, or mate / stalemate on the board.
     pub fn result(&self) -> Option<GameResult> {
-        if let Some((r, _)) = self.result {
-            return Some(r);
-        }
-        use shakmaty::{KnownOutcome, Outcome, Position};
-        match self.tracker.position()?.outcome() {
-            Outcome::Known(KnownOutcome::Decisive {
-                winner: Color::White,
-            }) => Some(GameResult::WhiteWins),
-            Outcome::Known(KnownOutcome::Decisive {
-                winner: Color::Black,
-            }) => Some(GameResult::BlackWins),
-            Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
-            Outcome::Unknown => None,
-        }
+        self.current.result()
     }
 
     /// How the result was signalled on the board (None for mate/stalemate or no result).
     pub fn result_signal(&self) -> Option<ResultSignal> {
-        self.result.map(|(_, s)| s)
+        self.current.signalled.map(|(_, s)| s)
+    }
+
+    /// The current game's record (moves are also in [`GameRecorder::moves`]).
+    pub fn record(&self) -> GameRecord {
+        GameRecord {
+            moves: self.moves.clone(),
+            ..self.current.clone()
+        }
+    }
+
+    /// Games that ended with a new game after them and had moves, oldest first.
+    pub fn earlier_games(&self) -> &[GameRecord] {
+        &self.earlier
+    }
+
+    /// The game a replay shows: the current one if it has moves, else the last earlier game
+    /// with moves (players reset the pieces after a game).
+    pub fn main_game(&self) -> GameRecord {
+        if self.moves.is_empty()
+            && let Some(last) = self.earlier.last()
+        {
+            return last.clone();
+        }
+        self.record()
     }
 
     /// The board's orientation, once detected.
@@ -135,7 +184,7 @@ impl GameRecorder {
 
     /// Problems seen during the current game.
     pub fn problems(&self) -> &[Problem] {
-        &self.problems
+        &self.current.problems
     }
 
     /// How many games began (start positions seen with a game change).
@@ -210,9 +259,11 @@ impl GameRecorder {
             match e {
                 GameEvent::NewGame { .. } => {
                     self.games += 1;
-                    self.moves.clear();
-                    self.result = None;
-                    self.problems.clear();
+                    let moves = std::mem::take(&mut self.moves);
+                    let record = std::mem::take(&mut self.current);
+                    if !moves.is_empty() {
+                        self.earlier.push(GameRecord { moves, ..record });
+                    }
                 }
                 GameEvent::Move(event) => {
                     let kept = if event.corrects.is_some() {
@@ -234,19 +285,23 @@ impl GameRecorder {
                     if n >= 2 {
                         self.fill_from_reading(n - 2);
                     }
+                    self.current.outcome = self.moves.last().and_then(|m| outcome_of(&m.event.fen));
                 }
                 GameEvent::Takeback { to_ply, .. } => {
                     self.moves
                         .truncate(usize::try_from(to_ply).unwrap_or(usize::MAX));
+                    self.current.outcome = self.moves.last().and_then(|m| outcome_of(&m.event.fen));
                 }
-                GameEvent::Result { result, signal, .. } => self.result = Some((result, signal)),
+                GameEvent::Result { result, signal, .. } => {
+                    self.current.signalled = Some((result, signal))
+                }
                 GameEvent::Unexplained {
                     ply,
                     differences,
                     at_ms,
                 } => {
                     let what: Vec<String> = differences.iter().map(ToString::to_string).collect();
-                    self.problems.push(Problem {
+                    self.current.problems.push(Problem {
                         at_ms,
                         ply,
                         message: format!(
@@ -257,12 +312,33 @@ impl GameRecorder {
                     });
                 }
                 GameEvent::Explained { .. } => {
-                    for p in &mut self.problems {
+                    for p in &mut self.current.problems {
                         p.resolved = true;
                     }
                 }
                 GameEvent::Orientation(_) => {}
             }
         }
+    }
+}
+
+/// The result a position (as FEN) has by the rules: mate, stalemate, insufficient material.
+fn outcome_of(fen: &str) -> Option<GameResult> {
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, KnownOutcome, Outcome, Position};
+    let pos: shakmaty::Chess = fen
+        .parse::<Fen>()
+        .ok()?
+        .into_position(CastlingMode::Standard)
+        .ok()?;
+    match pos.outcome() {
+        Outcome::Known(KnownOutcome::Decisive {
+            winner: Color::White,
+        }) => Some(GameResult::WhiteWins),
+        Outcome::Known(KnownOutcome::Decisive {
+            winner: Color::Black,
+        }) => Some(GameResult::BlackWins),
+        Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
+        Outcome::Unknown => None,
     }
 }

@@ -58,7 +58,9 @@ fn random_game(seed: u64, plies: usize) -> Written {
     Written {
         game: PgnGame {
             info,
-            time_control: (seed % 2 == 0).then(|| "40/5400+30:1800+30".to_owned()),
+            time_control: seed
+                .is_multiple_of(2)
+                .then(|| "40/5400+30:1800+30".to_owned()),
             control_notation: Some("hourglass 5m".to_owned()),
             moves,
             white_clock_ms: Some(next() % 7_200_000),

@@ -1,6 +1,7 @@
 //! Property tests: random legal games, played piece by piece on a simulated board in random
-//! lift/place orders, with pieces set down on wrong squares first and flickering squares,
-//! reconstruct exactly, in either orientation.
+//! lift/place orders, with pieces set down on wrong squares first, long-range pieces slid
+//! over every square on their way and flickering squares, reconstruct exactly, in either
+//! orientation.
 
 mod support;
 
@@ -65,6 +66,23 @@ fn play_physically(h: &mut Hand, before: &Chess, m: Move, rng: &mut Lcg) {
             h.put(m.to(), piece);
             return;
         }
+    }
+    // A long-range piece may be slid over the board: it touches every square on the way.
+    let slider = matches!(m.role(), Role::Bishop | Role::Rook | Role::Queen);
+    if simple && slider && rng.chance(30) {
+        let from = m.from().expect("a normal move has a from-square");
+        let piece = b.piece_at(from).expect("mover");
+        h.clear(from);
+        let mut path: Vec<Square> = chessclock_game::shakmaty::attacks::between(from, m.to())
+            .into_iter()
+            .collect();
+        path.sort_by_key(|s| s.distance(from));
+        for s in path {
+            h.put(s, piece);
+            h.clear(s);
+        }
+        h.put(m.to(), piece);
+        return;
     }
     while !lifts.is_empty() || !places.is_empty() {
         // A square can take its new piece only once its old one is lifted.

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use chessclock_game::pgn::{self, PgnGame, PgnMove};
 use chessclock_game::shakmaty::Color;
-use chessclock_game::{GameRecorder, Half, TrackerConfig};
+use chessclock_game::{GameRecord, GameRecorder, Half, TrackerConfig};
 use chessclock_protocol::{ClockReport, Decoded, Decoder, Message, Orientation};
 use serde_json::{Value, json};
 
@@ -48,13 +48,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     feed(&mut decoder, &mut rec, &mut time, &mut errors);
     rec.finish(time.now);
 
+    let game = rec.main_game();
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        writeln!(out, "{}", to_json(&rec, &errors))?;
+        writeln!(out, "{}", to_json(&rec, &game, &errors))?;
     } else if args.pgn {
-        write!(out, "{}", pgn::write(&to_pgn(&rec)))?;
+        write!(out, "{}", pgn::write(&to_pgn(&game)))?;
     } else {
-        write_text(&mut out, &rec, &errors)?;
+        write_text(&mut out, &rec, &game, &errors)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -108,17 +109,28 @@ fn orientation_name(o: Option<Orientation>) -> Option<&'static str> {
     })
 }
 
-fn problems(rec: &GameRecorder, errors: &[String]) -> Vec<Value> {
-    let mut v: Vec<Value> = rec
-        .problems()
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn problems(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Vec<Value> {
+    let mut v: Vec<Value> = game
+        .problems
         .iter()
         .map(|p| json!({"kind": "unexplained", "ply": p.ply, "at_ms": p.at_ms, "message": p.message, "resolved": p.resolved}))
         .collect();
     if rec.games() == 0 {
         v.push(json!({"kind": "no_game", "message": "the board never showed the start position, so no game was followed"}));
     }
-    if rec.games() > 1 {
-        v.push(json!({"kind": "new_game", "message": format!("{} games in the recording; only the last one is shown", rec.games())}));
+    let with_moves = rec.earlier_games().len() + usize::from(!rec.moves().is_empty());
+    if with_moves > 1 {
+        v.push(json!({"kind": "new_game", "message": format!("{with_moves} games with moves in the recording; only the last one is shown")}));
+    }
+    if let Some(c) = game.flag {
+        v.push(json!({"kind": "flag", "color": color_name(c), "message": format!("{}'s flag fell (the clock's final flag); the result is not set on the board", color_name(c))}));
     }
     v.extend(
         errors
@@ -128,9 +140,9 @@ fn problems(rec: &GameRecorder, errors: &[String]) -> Vec<Value> {
     v
 }
 
-fn to_json(rec: &GameRecorder, errors: &[String]) -> Value {
-    let moves: Vec<Value> = rec
-        .moves()
+fn to_json(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Value {
+    let moves: Vec<Value> = game
+        .moves
         .iter()
         .map(|m| {
             json!({
@@ -145,17 +157,18 @@ fn to_json(rec: &GameRecorder, errors: &[String]) -> Value {
         .collect();
     json!({
         "moves": moves,
-        "result": rec.result().map(|r| r.pgn()),
+        "result": game.result().map(|r| r.pgn()),
         "orientation": orientation_name(rec.orientation()),
         "white_clock_half": rec.white_half().map(|h| if h == Half::Left { "left" } else { "right" }),
-        "fen": rec.tracker().fen(),
-        "problems": problems(rec, errors),
+        "flag": game.flag.map(color_name),
+        "fen": game.moves.last().map(|m| m.event.fen.clone()),
+        "problems": problems(rec, game, errors),
     })
 }
 
-fn to_pgn(rec: &GameRecorder) -> PgnGame {
-    let moves: Vec<PgnMove> = rec
-        .moves()
+fn to_pgn(game: &GameRecord) -> PgnGame {
+    let moves: Vec<PgnMove> = game
+        .moves
         .iter()
         .map(|m| PgnMove {
             san: m.event.san.clone(),
@@ -164,23 +177,23 @@ fn to_pgn(rec: &GameRecorder) -> PgnGame {
         })
         .collect();
     let last_clock = |c: Color| {
-        rec.moves()
+        game.moves
             .iter()
             .rev()
             .find(|m| m.event.color == c)
             .and_then(|m| m.clock_ms)
     };
-    let result = rec.result();
+    let result = game.result();
     PgnGame {
         moves,
         white_clock_ms: last_clock(Color::White),
         black_clock_ms: last_clock(Color::Black),
         result,
         termination: Some(
-            if result.is_some() {
-                "normal"
-            } else {
-                "unterminated"
+            match (result, game.flag) {
+                (Some(_), _) => "normal",
+                (None, Some(_)) => "time forfeit",
+                (None, None) => "unterminated",
             }
             .to_owned(),
         ),
@@ -188,10 +201,15 @@ fn to_pgn(rec: &GameRecorder) -> PgnGame {
     }
 }
 
-fn write_text(out: &mut impl Write, rec: &GameRecorder, errors: &[String]) -> io::Result<()> {
+fn write_text(
+    out: &mut impl Write,
+    rec: &GameRecorder,
+    game: &GameRecord,
+    errors: &[String],
+) -> io::Result<()> {
     let orientation = orientation_name(rec.orientation()).unwrap_or("unknown");
     writeln!(out, "orientation: {orientation}")?;
-    for m in rec.moves() {
+    for m in &game.moves {
         let number = if m.event.color == Color::White {
             format!("{}.", m.event.ply.div_ceil(2))
         } else {
@@ -204,8 +222,8 @@ fn write_text(out: &mut impl Write, rec: &GameRecorder, errors: &[String]) -> io
             m.event.san, m.event.uci
         )?;
     }
-    writeln!(out, "result: {}", rec.result().map_or("*", |r| r.pgn()))?;
-    for p in problems(rec, errors) {
+    writeln!(out, "result: {}", game.result().map_or("*", |r| r.pgn()))?;
+    for p in problems(rec, game, errors) {
         writeln!(
             out,
             "problem: {}",

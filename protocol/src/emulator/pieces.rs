@@ -163,17 +163,18 @@ pub fn move_steps(board: &Board, m: PieceMove, order: MoveOrder) -> Result<Vec<S
         }
     }
     // En passant: a pawn moving diagonally onto an empty square takes the pawn beside it.
-    if is_pawn && file_step != 0 && target.is_none() {
-        if let Some(victim) =
+    if is_pawn
+        && file_step != 0
+        && target.is_none()
+        && let Some(victim) =
             Square::from_file_rank(m.to.file(), m.from.rank()).filter(|v| board.get(*v).is_some())
-        {
-            let mv = [Step::Lift(m.from), Step::Place(m.to, placed)];
-            return Ok(if other_first {
-                [&[Step::Lift(victim)][..], &mv].concat()
-            } else {
-                [&mv[..], &[Step::Lift(victim)]].concat()
-            });
-        }
+    {
+        let mv = [Step::Lift(m.from), Step::Place(m.to, placed)];
+        return Ok(if other_first {
+            [&[Step::Lift(victim)][..], &mv].concat()
+        } else {
+            [&mv[..], &[Step::Lift(victim)]].concat()
+        });
     }
     Ok(match (target.is_some(), other_first) {
         (false, _) => vec![Step::Lift(m.from), Step::Place(m.to, placed)],
@@ -222,6 +223,50 @@ pub fn action_steps(board: &Board, action: PieceAction) -> Result<Vec<Step>, Pie
         PieceAction::Setup => diff_steps(board, &super::board::start_position()),
         PieceAction::Clear => diff_steps(board, &Board::empty()),
     })
+}
+
+/// A piece command in the emulator's text form, checked against `board`: `move UCI
+/// [other-first]`, `lift SQUARE`, `place SQUARE PIECE` (`PRNBQK` / `prnbqk`), `setup`,
+/// `clear`. `Ok(None)`: the words are not a piece command.
+pub fn parse_command(words: &[&str], board: &Board) -> Result<Option<PieceAction>, String> {
+    let square = |s: &str| -> Result<Square, String> {
+        s.parse()
+            .map_err(|e: crate::board::SquareParseError| e.to_string())
+    };
+    let action = match words {
+        ["move", uci, rest @ ..] => {
+            let order = match rest {
+                [] => MoveOrder::MoverFirst,
+                ["other-first"] => MoveOrder::OtherFirst,
+                _ => {
+                    return Err("move takes a UCI move and optionally other-first, \
+                                e.g. \"move e1g1 other-first\""
+                        .into());
+                }
+            };
+            PieceAction::Move(
+                PieceMove::parse(uci, board).map_err(|e| e.to_string())?,
+                order,
+            )
+        }
+        ["lift", s] => PieceAction::Lift(square(s)?),
+        ["place", s, piece] => {
+            let mut chars = piece.chars();
+            let p = match (chars.next(), chars.next()) {
+                (Some(c), None) => Piece::from_char(c).filter(|p| p.code() <= 12),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                format!("{piece:?} is not a piece; use one of PRNBQK (White) or prnbqk (Black)")
+            })?;
+            PieceAction::Place(square(s)?, p)
+        }
+        ["setup"] => PieceAction::Setup,
+        ["clear"] => PieceAction::Clear,
+        _ => return Ok(None),
+    };
+    action_steps(board, action).map_err(|e| e.to_string())?;
+    Ok(Some(action))
 }
 
 /// Apply one step to a board.
@@ -348,6 +393,46 @@ mod tests {
                 .to_string()
                 .contains("no piece stands on e3")
         );
+    }
+
+    #[test]
+    fn text_commands_parse_and_are_checked_against_the_board() {
+        let b = start_position();
+        assert_eq!(
+            parse_command(&["move", "e2e4"], &b),
+            Ok(Some(PieceAction::Move(
+                PieceMove {
+                    from: sq("e2"),
+                    to: sq("e4"),
+                    promotion: None
+                },
+                MoveOrder::MoverFirst
+            )))
+        );
+        assert!(matches!(
+            parse_command(&["move", "e2e4", "other-first"], &b),
+            Ok(Some(PieceAction::Move(_, MoveOrder::OtherFirst)))
+        ));
+        assert_eq!(
+            parse_command(&["place", "e4", "Q"], &b),
+            Ok(Some(PieceAction::Place(sq("e4"), Piece::WhiteQueen)))
+        );
+        assert_eq!(parse_command(&["setup"], &b), Ok(Some(PieceAction::Setup)));
+        assert_eq!(parse_command(&["clear"], &b), Ok(Some(PieceAction::Clear)));
+        assert_eq!(parse_command(&["lever"], &b), Ok(None));
+        for (bad, says) in [
+            (&["move", "e3e4"][..], "no piece stands on e3"),
+            (&["move", "e2"][..], "not a move"),
+            (&["move", "a1a2"][..], "own colour"),
+            (&["lift", "e4"][..], "nothing to lift"),
+            (&["place", "e4", "X"][..], "not a piece"),
+            (&["place", "e4", "="][..], "not a piece"),
+            (&["place", "z9", "Q"][..], "not a square name"),
+            (&["move", "e2e4", "sideways"][..], "other-first"),
+        ] {
+            let err = parse_command(bad, &b).expect_err(says);
+            assert!(err.contains(says), "{bad:?}: {err}");
+        }
     }
 
     #[test]

@@ -12,11 +12,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use chessclock_protocol::emulator::board::BoardConfig;
-use chessclock_protocol::emulator::pieces::action_steps;
-use chessclock_protocol::emulator::{
-    ClockView, EmuConfig, FaultConfig, MoveOrder, PieceAction, PieceMove, format_seconds,
-};
-use chessclock_protocol::{Board, Button, ClockCommand, ClockModel, Command, Orientation, Piece};
+use chessclock_protocol::emulator::pieces::parse_command;
+use chessclock_protocol::emulator::{ClockView, EmuConfig, FaultConfig, format_seconds};
+use chessclock_protocol::{Board, Button, ClockCommand, ClockModel, Command, Orientation};
 use chessclockd::virtual_board::{VirtualBoard, VirtualControl, VirtualOptions};
 use clap::Parser;
 use serde_json::{Value, json};
@@ -116,48 +114,15 @@ fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, String> {
         ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
         ["replug"] => control(VirtualControl::Replug),
         ["quit"] => Ok(Some(Input::Quit)),
-        ["move", uci, rest @ ..] => {
-            let order = match rest {
-                [] => MoveOrder::MoverFirst,
-                ["other-first"] => MoveOrder::OtherFirst,
-                _ => return Err("move takes a UCI move and optionally other-first, e.g. \"move e1g1 other-first\"".into()),
-            };
-            let m = PieceMove::parse(uci, pieces).map_err(|e| e.to_string())?;
-            piece_control(PieceAction::Move(m, order), pieces)
-        }
-        ["lift", square] => piece_control(PieceAction::Lift(parse_square(square)?), pieces),
-        ["place", square, piece] => {
-            let p = piece_letter(piece)?;
-            piece_control(PieceAction::Place(parse_square(square)?, p), pieces)
-        }
-        ["setup"] => piece_control(PieceAction::Setup, pieces),
-        ["clear"] => piece_control(PieceAction::Clear, pieces),
-        _ => Err(format!(
-            "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
+        _ => match parse_command(&words, pieces)? {
+            Some(action) => control(VirtualControl::Pieces(action)),
+            None => Err(format!(
+                "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
              power on|off, pc-mode on|off, mute on|off, unplug, replug, move UCI [other-first], \
              lift SQUARE, place SQUARE PIECE, setup, clear, quit"
-        )),
+            )),
+        },
     }
-}
-
-/// A piece action checked against the board as the emulator last showed it.
-fn piece_control(action: PieceAction, pieces: &Board) -> Result<Option<Input>, String> {
-    action_steps(pieces, action).map_err(|e| e.to_string())?;
-    Ok(Some(Input::Control(VirtualControl::Pieces(action))))
-}
-
-fn parse_square(s: &str) -> Result<chessclock_protocol::Square, String> {
-    s.parse()
-        .map_err(|e: chessclock_protocol::board::SquareParseError| e.to_string())
-}
-
-fn piece_letter(s: &str) -> Result<Piece, String> {
-    let mut chars = s.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) => Piece::from_char(c),
-        _ => None,
-    }
-    .ok_or_else(|| format!("{s:?} is not a piece; use one of PRNBQK (White) or prnbqk (Black)"))
 }
 
 /// A host command as JSON: `name` plus, for clock messages, the sub-command and its data.
@@ -498,48 +463,17 @@ mod tests {
     }
 
     #[test]
-    fn piece_commands_parse_and_are_checked_against_the_board() {
+    fn piece_commands_reach_the_board_and_bad_ones_say_why() {
         let b = start();
-        let sq = |s: &str| s.parse::<chessclock_protocol::Square>().expect("square");
-        assert_eq!(
-            parse_input("move e2e4", &b),
-            Ok(Some(Input::Control(VirtualControl::Pieces(
-                PieceAction::Move(
-                    PieceMove {
-                        from: sq("e2"),
-                        to: sq("e4"),
-                        promotion: None
-                    },
-                    MoveOrder::MoverFirst
-                )
-            ))))
-        );
         assert!(matches!(
             parse_input("move e2e4 other-first", &b),
-            Ok(Some(Input::Control(VirtualControl::Pieces(
-                PieceAction::Move(_, MoveOrder::OtherFirst)
-            ))))
+            Ok(Some(Input::Control(VirtualControl::Pieces(_))))
         ));
-        assert_eq!(
-            parse_input("place e4 Q", &b),
-            Ok(Some(Input::Control(VirtualControl::Pieces(
-                PieceAction::Place(sq("e4"), Piece::WhiteQueen)
-            ))))
-        );
         assert!(matches!(parse_input("setup", &b), Ok(Some(_))));
-        assert!(matches!(parse_input("clear", &b), Ok(Some(_))));
-        for (bad, says) in [
-            ("move e3e4", "no piece stands on e3"),
-            ("move e2", "not a move"),
-            ("move a1a2", "own colour"),
-            ("lift e4", "nothing to lift"),
-            ("place e4 X", "not a piece"),
-            ("place z9 Q", "not a square name"),
-            ("move e2e4 sideways", "other-first"),
-        ] {
-            let err = parse_input(bad, &b).expect_err(bad);
-            assert!(err.contains(says), "{bad}: {err}");
-        }
+        let err = parse_input("move e3e4", &b).expect_err("e3 is empty");
+        assert!(err.contains("no piece stands on e3"), "{err}");
+        let err = parse_input("fly e2", &b).expect_err("unknown");
+        assert!(err.contains("move UCI [other-first]"), "{err}");
     }
 
     #[test]
