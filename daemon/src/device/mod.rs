@@ -8,11 +8,10 @@
 mod actor;
 mod announce;
 pub mod display;
+pub(crate) mod driver;
 pub mod handle;
-mod link;
 mod persist;
 pub(crate) mod port;
-pub(crate) mod queue;
 mod record;
 pub mod scan;
 
