@@ -11,10 +11,10 @@ use tokio::time::Instant;
 use super::Actor;
 use crate::device::display::side_on;
 use crate::device::driver::DriverEvent;
-use crate::device::port;
+use crate::device::port::BoardIo;
 use crate::engine::Input;
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     /// Act on everything the driver reported since the last call.
     pub(super) fn drain_driver(&mut self, now: Instant) {
         while let Some(ev) = self.driver.poll_event() {
@@ -65,7 +65,7 @@ impl Actor {
             tracing::warn!(
                 clock = self.state.index,
                 "{} is gone ({why}); the game goes on, reopening every {:?}",
-                self.path.display(),
+                self.state.port,
                 self.options.reopen_interval
             );
         }
@@ -77,9 +77,9 @@ impl Actor {
     }
 
     pub(super) fn try_reopen(&mut self, now: Instant) {
-        match port::open_tty(&self.path) {
+        match (self.open)() {
             Ok(stream) => {
-                tracing::info!(clock = self.state.index, "{} is back", self.path.display());
+                tracing::info!(clock = self.state.index, "{} is back", self.state.port);
                 self.note(now, "reconnected");
                 self.port = Some(stream);
                 self.reopen_at = None;

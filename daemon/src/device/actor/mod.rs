@@ -12,6 +12,8 @@
 mod board;
 mod output;
 mod requests;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -27,6 +29,7 @@ use super::announce::Announcement;
 use super::driver::{self, Driver, DriverConfig};
 use super::handle::{ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request};
 use super::persist::{self, GameRecord, GameStart, Persist};
+use super::port::{BoardIo, Opener};
 use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
@@ -109,21 +112,67 @@ pub(super) async fn spawn(
         }
         log
     });
+    let game = Game {
+        engine,
+        offset_ms,
+        persist,
+        log,
+        time_control,
+    };
+    let reopen_path = path.clone();
+    let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
+    let label = path.display().to_string();
+    let (handle, task) = launch(
+        index,
+        name,
+        label,
+        options,
+        game,
+        stream,
+        open,
+        virtual_board,
+    );
+    Ok((handle, task, path))
+}
+
+/// The game an actor starts with (fresh, or resumed from the journal).
+struct Game {
+    engine: Engine,
+    /// Engine time at the actor's start.
+    offset_ms: u64,
+    persist: Option<Persist>,
+    log: Option<GameLog>,
+    /// Canonical notation of the engine's control.
+    time_control: String,
+}
+
+/// Start an actor on an open `stream`; `open` gets a new one after the port was lost.
+#[allow(clippy::too_many_arguments)]
+fn launch<P: BoardIo>(
+    index: u32,
+    name: String,
+    port: String,
+    options: DeviceOptions,
+    game: Game,
+    stream: P,
+    open: Opener<P>,
+    virtual_board: Option<VirtualBoard>,
+) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
     let state = ClockState {
         index,
         name,
-        port: path.display().to_string(),
+        port,
         model: String::new(),
         firmware: String::new(),
         board_serial: String::new(),
         connected: true,
         device_state: DeviceState::Probing,
         game_state: "ready".into(),
-        time_control,
+        time_control: game.time_control,
         white_side: options.white_side,
-        snapshot: serde_json::to_value(engine.snapshot(Time::from_ms(offset_ms)))
+        snapshot: serde_json::to_value(game.engine.snapshot(Time::from_ms(game.offset_ms)))
             .unwrap_or_default(),
         as_of_us: monotonic_us(),
     };
@@ -139,14 +188,14 @@ pub(super) async fn spawn(
     driver.connect(driver::Instant::ZERO);
     let mut actor = Actor {
         options,
-        path: path.clone(),
         port: Some(stream),
+        open,
         driver,
-        engine,
+        engine: game.engine,
         epoch,
-        offset_ms,
-        persist,
-        log,
+        offset_ms: game.offset_ms,
+        persist: game.persist,
+        log: game.log,
         state,
         state_tx,
         events,
@@ -157,13 +206,15 @@ pub(super) async fn spawn(
         _virtual: virtual_board,
     };
     let task = tokio::spawn(async move { actor.run().await });
-    Ok((handle, task, path))
+    (handle, task)
 }
 
-struct Actor {
+struct Actor<P> {
     options: DeviceOptions,
-    path: PathBuf,
-    port: Option<SerialStream>,
+    /// The byte stream to the board (`None` while it is gone).
+    port: Option<P>,
+    /// Opens the stream again after a loss.
+    open: Opener<P>,
     /// The board link's state machine; its time is the duration since `epoch`.
     driver: Driver,
     engine: Engine,
@@ -194,7 +245,7 @@ enum Wake {
     Timer,
 }
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     fn time(&self, now: Instant) -> Time {
         let ms = now.saturating_duration_since(self.epoch).as_millis();
         Time::from_ms(

@@ -15,13 +15,14 @@ use crate::device::announce;
 use crate::device::display::face;
 use crate::device::handle::{ClockEvent, DeviceState};
 use crate::device::persist;
+use crate::device::port::BoardIo;
 use crate::engine::Event;
 use crate::monotonic::monotonic_us;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     pub(super) async fn service(&mut self, now: Instant) {
         let t = self.time(now);
         self.engine.handle_timeout(t);

@@ -10,10 +10,11 @@ use tokio::time::Instant;
 use super::Actor;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::persist;
+use crate::device::port::BoardIo;
 use crate::engine::notation;
 use crate::engine::{Engine, Input};
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     pub(super) fn handle_request(
         &mut self,
         now: Instant,
