@@ -11,8 +11,8 @@ use super::driver::Instant;
 use super::handle::BoardSide;
 use crate::engine::Side;
 
-/// The largest time a DGT clock can show: 9:59:59 (one hours nibble).
-pub(crate) const MAX_SECONDS: u64 = 9 * 3600 + 59 * 60 + 59;
+/// The largest time a DGT clock can show: 9:59:59 (one hours nibble), as the protocol says.
+const MAX_SECONDS: u64 = chessclock_protocol::report::MAX_CLOCK_SECONDS as u64;
 
 /// What to show: whole seconds per half and the half that counts down (`None`: both stand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

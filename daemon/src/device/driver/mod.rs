@@ -271,12 +271,14 @@ impl Driver {
     // ---- the sans-IO interface -----------------------------------------------------------
 
     /// The earliest instant [`Driver::handle_timeout`] has something to do.
+    #[must_use]
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next()
     }
 
     /// Bytes to write to the port, one chunk per call; `None` when there is nothing (more).
     /// A clock command goes out only when none is in flight; its ack timer starts at `now`.
+    #[must_use]
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
         if let Some(bytes) = self.transmit.pop_front() {
             return Some(bytes);
@@ -292,6 +294,7 @@ impl Driver {
     }
 
     /// The next event, if any.
+    #[must_use]
     pub(crate) fn poll_event(&mut self) -> Option<DriverEvent> {
         self.events.pop_front()
     }

@@ -67,13 +67,16 @@ impl Driver {
                     self.set_state(DeviceState::NoClock);
                     return;
                 }
-                if self.model.is_none() && !self.probing && !self.queue.busy() {
-                    // A clock switched on after the probe: ask it who it is. (During the
-                    // probe the handshake's answer asks already.)
-                    self.queue.push(wire::version_request());
-                }
                 if self.device_state == DeviceState::NoClock {
                     self.set_state(DeviceState::Probing);
+                }
+                // A clock switched on after the probe, or on again after it was off: ask it
+                // who it is, until it says. (During the board's probe the handshake's answer
+                // asks already.)
+                let unidentified =
+                    self.model.is_none() || self.device_state == DeviceState::Probing;
+                if unidentified && !self.probing && !self.queue.busy() {
+                    self.queue.push(wire::version_request());
                 }
                 self.on_lever(now, right_high);
             }

@@ -216,3 +216,22 @@ fn line_noise_between_messages_changes_nothing() {
     );
     assert_eq!(p.driver.device_state(), DeviceState::Ready);
 }
+
+#[test]
+fn a_clock_switched_off_and_on_again_is_identified_and_ready_again() {
+    let mut p = ready(EmuConfig::default());
+    p.run_until(2_000);
+    p.emu.set_clock_power(2_000, false);
+    p.run_until(5_000);
+    assert_eq!(p.became(2_000, DeviceState::NoClock), Some(2_000));
+    assert!(!p.driver.clock_usable());
+    p.emu.set_clock_power(5_000, true);
+    p.run_until(6_000);
+    // Known model or not, a clock that comes back is asked who it is before it is used.
+    assert_eq!(
+        p.sent_clock(|c| *c == ClockCommand::Version).last(),
+        Some(&5_000)
+    );
+    assert_eq!(p.became(5_000, DeviceState::Ready), Some(5_030));
+    assert!(p.driver.clock_usable());
+}

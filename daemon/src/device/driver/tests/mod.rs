@@ -6,6 +6,7 @@
 //! reads: a test covering minutes of link time runs in milliseconds.
 
 mod commands;
+mod faults;
 mod lever;
 mod link;
 
