@@ -4,15 +4,13 @@
 //! Owns the driver's reaction to received messages; it must not write (bytes to send go to
 //! the driver's transmit queue) and takes `now` from the caller.
 
-use chessclock_protocol::{Decoded, quirks};
+use chessclock_protocol::{ClockAck, ClockModel, Decoded, quirks};
 
-use super::time::Timer;
+use super::queue::{AckOutcome, Kind};
+use super::time::{Instant, Timer};
 use super::wire::{self, Incoming};
 use super::{Driver, DriverEvent, KEEPALIVE_IDLE, PC_MODE_RECHECK};
-use crate::device::driver::Instant;
-use crate::device::driver::queue::{AckOutcome, Kind};
 use crate::device::handle::{BoardSide, DeviceState};
-use chessclock_protocol::{ClockAck, ClockModel};
 
 impl Driver {
     /// Bytes arrived from the port at `now` (the time they were read: lever presses in them
