@@ -13,7 +13,6 @@ use zbus::Connection;
 use crate::bus::names::BUS_NAME;
 use crate::config::Config;
 use crate::device::DeviceOptions;
-use crate::device::handle::BoardSide;
 use crate::supervisor::{self, ClockSpec, Defaults, SupervisorHandle};
 
 /// Which bus to serve on.
@@ -65,10 +64,7 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
         .map(|c| ClockSpec {
             port: c.port.clone(),
             name: c.name.clone(),
-            white_side: match c.white_side {
-                crate::config::WhiteSide::Left => BoardSide::Left,
-                crate::config::WhiteSide::Right => BoardSide::Right,
-            },
+            white_side: c.white_side,
             time_control: c.time_control.clone(),
         })
         .collect()

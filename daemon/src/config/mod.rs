@@ -27,16 +27,11 @@ pub const ENV_PREFIX: &str = "CHESSCLOCKD_";
 /// Log filter of the daemon (tracing `Env-Filter` syntax, e.g. `debug`); not a setting.
 pub const LOG_ENV: &str = "CHESSCLOCKD_LOG";
 
-/// Which half of the clock shows White's time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WhiteSide {
-    /// White's time is on the left half (DGT report bytes 6-8). The DGT default.
-    #[default]
-    Left,
-    /// White's time is on the right half (DGT report bytes 3-5).
-    Right,
-}
+/// Which half of the clock shows White's time: the device's own [`BoardSide`] (one type for
+/// the halves, in the configuration as on the bus).
+///
+/// [`BoardSide`]: crate::device::handle::BoardSide
+pub use crate::device::handle::BoardSide as WhiteSide;
 
 /// One `[[clock]]` entry: a board the daemon attaches at start and keeps attached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use super::link::Model;
 use crate::engine::{Event, Phase, Side};
+use chessclock_protocol::ClockModel as Model;
 
 /// How long an announcement stays on the display before the times are shown again.
 pub(crate) const SHOW_FOR: Duration = Duration::from_millis(2500);

@@ -7,31 +7,19 @@
 
 use std::time::Duration;
 
-use tokio::time::Instant;
-
+use super::driver::Instant;
 use super::handle::BoardSide;
 use crate::engine::Side;
 
-/// The largest time a DGT clock can show: 9:59:59 (one hours nibble).
-pub(crate) const MAX_SECONDS: u64 = 9 * 3600 + 59 * 60 + 59;
+/// The largest time a DGT clock can show: 9:59:59 (one hours nibble), as the protocol says.
+const MAX_SECONDS: u64 = chessclock_protocol::report::MAX_CLOCK_SECONDS as u64;
 
-/// Which half counts down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Run {
-    /// Left half counts down.
-    Left,
-    /// Right half counts down.
-    Right,
-    /// Both halves stand still.
-    None,
-}
-
-/// What to show: whole seconds per half and the running half.
+/// What to show: whole seconds per half and the half that counts down (`None`: both stand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Face {
     pub left_s: u64,
     pub right_s: u64,
-    pub run: Run,
+    pub run: Option<BoardSide>,
 }
 
 /// A face as pushed at an instant.
@@ -52,37 +40,49 @@ pub(crate) fn face(
         BoardSide::Left => (white_s, black_s),
         BoardSide::Right => (black_s, white_s),
     };
-    let run = match (counting, white_side) {
-        (None, _) => Run::None,
-        (Some(Side::White), BoardSide::Left) | (Some(Side::Black), BoardSide::Right) => Run::Left,
-        (Some(Side::White), BoardSide::Right) | (Some(Side::Black), BoardSide::Left) => Run::Right,
-    };
     Face {
         left_s: left_s.min(MAX_SECONDS),
         right_s: right_s.min(MAX_SECONDS),
-        run,
+        run: counting.map(|side| half_of(side, white_side)),
+    }
+}
+
+/// The half of the display that shows `side`'s time. The one place colours meet halves
+/// (with its inverse [`side_on`]).
+pub(crate) fn half_of(side: Side, white_side: BoardSide) -> BoardSide {
+    match (side, white_side) {
+        (Side::White, half) => half,
+        (Side::Black, BoardSide::Left) => BoardSide::Right,
+        (Side::Black, BoardSide::Right) => BoardSide::Left,
+    }
+}
+
+/// The side whose time `half` shows.
+pub(crate) fn side_on(half: BoardSide, white_side: BoardSide) -> Side {
+    if half == white_side {
+        Side::White
+    } else {
+        Side::Black
     }
 }
 
 /// What the device shows at `now` after `p` was pushed: the running half loses one second
 /// per elapsed second, down to 0.
 pub(crate) fn predicted(p: &Pushed, now: Instant) -> Face {
-    let ticks = now.saturating_duration_since(p.at).as_secs();
+    let ticks = now.saturating_since(p.at).as_secs();
     let mut f = p.face;
     match f.run {
-        Run::Left => f.left_s = f.left_s.saturating_sub(ticks),
-        Run::Right => f.right_s = f.right_s.saturating_sub(ticks),
-        Run::None => {}
+        Some(BoardSide::Left) => f.left_s = f.left_s.saturating_sub(ticks),
+        Some(BoardSide::Right) => f.right_s = f.right_s.saturating_sub(ticks),
+        None => {}
     }
     f
 }
 
 /// When the device's own countdown next changes what it shows.
 pub(crate) fn next_device_tick(p: &Pushed, now: Instant) -> Option<Instant> {
-    if p.face.run == Run::None {
-        return None;
-    }
-    let elapsed = now.saturating_duration_since(p.at).as_secs();
+    p.face.run?;
+    let elapsed = now.saturating_since(p.at).as_secs();
     Some(p.at + Duration::from_secs(elapsed + 1))
 }
 
@@ -93,11 +93,28 @@ mod tests {
     #[test]
     fn white_on_the_right_swaps_halves_and_run() {
         let f = face(100, 200, Some(Side::White), BoardSide::Right);
-        assert_eq!((f.left_s, f.right_s, f.run), (200, 100, Run::Right));
+        assert_eq!(
+            (f.left_s, f.right_s, f.run),
+            (200, 100, Some(BoardSide::Right))
+        );
         let f = face(100, 200, Some(Side::White), BoardSide::Left);
-        assert_eq!((f.left_s, f.right_s, f.run), (100, 200, Run::Left));
+        assert_eq!(
+            (f.left_s, f.right_s, f.run),
+            (100, 200, Some(BoardSide::Left))
+        );
         let f = face(100, 200, None, BoardSide::Left);
-        assert_eq!(f.run, Run::None);
+        assert_eq!(f.run, None);
+    }
+
+    #[test]
+    fn halves_and_sides_are_inverse() {
+        for white in [BoardSide::Left, BoardSide::Right] {
+            for side in [Side::White, Side::Black] {
+                assert_eq!(side_on(half_of(side, white), white), side);
+            }
+        }
+        assert_eq!(half_of(Side::Black, BoardSide::Left), BoardSide::Right);
+        assert_eq!(side_on(BoardSide::Left, BoardSide::Right), Side::Black);
     }
 
     #[test]
@@ -108,7 +125,7 @@ mod tests {
 
     #[test]
     fn prediction_counts_the_running_half_down() {
-        let at = Instant::now();
+        let at = Instant::from_ms(7_000);
         let p = Pushed {
             face: face(10, 20, Some(Side::Black), BoardSide::Left),
             at,

@@ -1,18 +1,19 @@
 //! Device actors: one task per attached board, the only code that touches a tty.
 //!
-//! An actor owns its serial port, the protocol decoder, the clock command queue and the
-//! game's [`Engine`](crate::engine::Engine). It turns lever changes into engine presses and
-//! engine state into set-and-run pushes, and publishes a [`handle::ClockState`] for the bus.
-//! Nothing in an actor blocks: reads, writes and timers are awaited in one `select!`.
+//! An actor owns its port and the game's [`Engine`](crate::engine::Engine); the board link's
+//! behaviour (probe, clock command queue, keep-alive, lever decoding) is the pure
+//! `driver`, which the actor feeds bytes and time. It turns lever presses into engine
+//! presses and engine state into set-and-run pushes, and publishes a [`handle::ClockState`]
+//! for the bus. Nothing in an actor blocks: reads, writes and timers are awaited in one
+//! `select!`.
 
 mod actor;
 mod announce;
 pub mod display;
+pub(crate) mod driver;
 pub mod handle;
-mod link;
 mod persist;
 pub(crate) mod port;
-pub(crate) mod queue;
 mod record;
 pub mod scan;
 

@@ -1,11 +1,23 @@
 //! Opening serial ports: ttys (and the ptys of emulated boards) at 9600 8N1 raw.
 //!
-//! The only place that opens a tty. Errors say what to do (permissions, a port in use).
+//! The only place that opens a tty. Errors say what to do (permissions, a port in use). Also
+//! what the device actor needs of a port at all ([`BoardIo`], [`Opener`]), so it runs as well
+//! on an in-memory stream.
 
 use std::io;
 use std::path::Path;
 
+use tokio::io::{AsyncRead, AsyncWrite};
+
 use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+
+/// A byte stream to a board: a tty, or one end of a `tokio::io::duplex` for an emulated one.
+pub(crate) trait BoardIo: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> BoardIo for T {}
+
+/// Opens a board's stream again after it was lost (a replug).
+pub(crate) type Opener<P> = Box<dyn FnMut() -> io::Result<P> + Send>;
 
 /// Open `path` as a DGT board: 9600 baud, 8N1, no flow control, exclusive.
 pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {

@@ -1,13 +1,19 @@
 //! The device actor loop: serial reads, operator requests and timers in one `select!`.
 //!
-//! Owns the port, the decoder ([`Link`]), the clock command [`Queue`] and the game
-//! [`Engine`]. It is the only place where wall time (tokio's monotonic clock) meets the pure
-//! engine: `now` is read once per wake-up and passed down. Its work is split by direction:
-//! [`requests`] (operators), [`board`] (what the board says), [`output`] (what goes out).
+//! A thin IO shell around two pure state machines: the board [`Driver`] (the link: probe,
+//! clock command queue, keep-alive, lever decoding, the wire side of the display) and the
+//! game [`Engine`]. It owns the port, reads bytes and stamps them with the time they arrived,
+//! feeds the driver, writes what the driver polls out and sleeps until the earliest deadline.
+//! It is the only place where wall time (tokio's monotonic clock) meets the pure layers:
+//! `now` is read once per wake-up and passed down. Its work is split by direction:
+//! [`requests`] (operators), [`board`] (what the driver reports; a port that vanished and came
+//! back), [`output`] (engine events, what the clock must show, the published state, writes).
 
 mod board;
 mod output;
 mod requests;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -20,11 +26,10 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use super::announce::Announcement;
-use super::display::{Pushed, next_device_tick};
+use super::driver::{self, Driver, DriverConfig};
 use super::handle::{ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request};
-use super::link::Link;
 use super::persist::{self, GameRecord, GameStart, Persist};
-use super::queue::Queue;
+use super::port::{BoardIo, Opener};
 use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
@@ -112,66 +117,110 @@ pub(super) async fn spawn(
         }
         log
     });
+    let game = Game {
+        engine,
+        offset_ms,
+        persist,
+        log,
+        time_control,
+    };
+    let reopen_path = path.clone();
+    let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
+    let label = path.display().to_string();
+    let (handle, task) = launch(
+        index,
+        name,
+        label,
+        options,
+        game,
+        stream,
+        open,
+        virtual_board,
+    );
+    Ok((handle, task, path))
+}
+
+/// The game an actor starts with (fresh, or resumed from the journal).
+struct Game {
+    engine: Engine,
+    /// Engine time at the actor's start.
+    offset_ms: u64,
+    persist: Option<Persist>,
+    log: Option<GameLog>,
+    /// Canonical notation of the engine's control.
+    time_control: String,
+}
+
+/// Start an actor on an open `stream`; `open` gets a new one after the port was lost.
+#[allow(clippy::too_many_arguments)]
+fn launch<P: BoardIo>(
+    index: u32,
+    name: String,
+    port: String,
+    options: DeviceOptions,
+    game: Game,
+    stream: P,
+    open: Opener<P>,
+    virtual_board: Option<VirtualBoard>,
+) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
     let state = ClockState {
         index,
         name,
-        port: path.display().to_string(),
+        port,
         model: String::new(),
         firmware: String::new(),
         board_serial: String::new(),
         connected: true,
         device_state: DeviceState::Probing,
         game_state: Status::Ready,
-        time_control,
+        time_control: game.time_control,
         white_side: options.white_side,
-        snapshot: engine.snapshot(Time::from_ms(offset_ms)),
+        snapshot: game.engine.snapshot(Time::from_ms(game.offset_ms)),
         as_of_us: monotonic_us(),
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);
     let handle = DeviceHandle::new(tx, state_rx, events.clone());
+    let mut driver = Driver::new(DriverConfig {
+        clock: index,
+        command_timeout: options.command_timeout,
+        command_retries: options.command_retries,
+        transport_latency: options.transport_latency,
+    });
+    driver.connect(driver::Instant::ZERO);
     let mut actor = Actor {
         options,
-        path: path.clone(),
         port: Some(stream),
-        link: Link::default(),
-        queue: Queue::new(Duration::ZERO, 0),
-        engine,
+        open,
+        driver,
+        engine: game.engine,
         epoch,
-        offset_ms,
-        persist,
-        log,
+        offset_ms: game.offset_ms,
+        persist: game.persist,
+        log: game.log,
         state,
         state_tx,
         events,
         rx,
-        pushed: None,
-        resync_at: None,
-        lever_right_high: None,
-        probe_next: Some(epoch),
-        probe_attempts: 0,
         reopen_at: None,
-        last_rx: epoch,
-        keepalive_sent: None,
-        pc_mode_recheck: None,
-        text_until: None,
         announcements: VecDeque::new(),
         dirty: true,
         _virtual: virtual_board,
     };
-    actor.queue = Queue::new(actor.options.command_timeout, actor.options.command_retries);
     let task = tokio::spawn(async move { actor.run().await });
-    Ok((handle, task, path))
+    (handle, task)
 }
 
-struct Actor {
+struct Actor<P> {
     options: DeviceOptions,
-    path: PathBuf,
-    port: Option<SerialStream>,
-    link: Link,
-    queue: Queue,
+    /// The byte stream to the board (`None` while it is gone).
+    port: Option<P>,
+    /// Opens the stream again after a loss.
+    open: Opener<P>,
+    /// The board link's state machine; its time is the duration since `epoch`.
+    driver: Driver,
     engine: Engine,
     epoch: Instant,
     /// Engine time at `epoch` (non-zero for a game resumed from the journal).
@@ -184,25 +233,8 @@ struct Actor {
     state_tx: watch::Sender<ClockState>,
     events: broadcast::Sender<ClockEvent>,
     rx: mpsc::Receiver<Envelope>,
-    /// What the clock was last told, and when.
-    pushed: Option<Pushed>,
-    /// Push once more at this instant to bring the device's countdown in phase.
-    resync_at: Option<Instant>,
-    /// Last lever position seen (true = right side high).
-    lever_right_high: Option<bool>,
-    /// When to (re)send the board handshake; `None` once the board answered.
-    probe_next: Option<Instant>,
-    probe_attempts: u32,
-    /// When to try to reopen a vanished port.
+    /// When to try to reopen a vanished port (the one deadline the IO shell keeps itself).
     reopen_at: Option<Instant>,
-    /// When the board last sent anything.
-    last_rx: Instant,
-    /// A keep-alive (serial number request) went out then and nothing has come since.
-    keepalive_sent: Option<Instant>,
-    /// While not in PC mode: when to try a set-and-run again.
-    pc_mode_recheck: Option<Instant>,
-    /// Text on the display until then; times are shown again afterwards.
-    text_until: Option<Instant>,
     /// Game events to show as text, one after another, once the times have been pushed.
     announcements: VecDeque<Announcement>,
     /// The display must be pushed (state changed).
@@ -217,7 +249,7 @@ enum Wake {
     Timer,
 }
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     fn time(&self, now: Instant) -> Time {
         let ms = now.saturating_duration_since(self.epoch).as_millis();
         Time::from_ms(
@@ -229,6 +261,16 @@ impl Actor {
 
     fn instant(&self, t: Time) -> Instant {
         self.epoch + Duration::from_millis(t.as_ms().saturating_sub(self.offset_ms))
+    }
+
+    /// `now` on the driver's time line (since `epoch`).
+    fn at(&self, now: Instant) -> driver::Instant {
+        driver::Instant::from_epoch(now.saturating_duration_since(self.epoch))
+    }
+
+    /// Engine time of a driver instant.
+    fn time_at(&self, at: driver::Instant) -> Time {
+        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
     }
 
     /// Give the engine an input; journal it if accepted.
@@ -304,8 +346,9 @@ impl Actor {
 
     async fn run(&mut self) {
         let mut buf = [0u8; 512];
+        let mut now = Instant::now();
         loop {
-            let deadline = self.next_wakeup();
+            let deadline = self.next_wakeup(now);
             let wake = {
                 let sleep = async {
                     match deadline {
@@ -325,7 +368,7 @@ impl Actor {
                     },
                 }
             };
-            let now = Instant::now();
+            now = Instant::now();
             match wake {
                 Wake::Request(None) => break,
                 Wake::Request(Some(env)) => {
@@ -343,12 +386,8 @@ impl Actor {
                 }
                 Wake::Read(Ok(0)) => self.lost(now, "end of file"),
                 Wake::Read(Ok(n)) => {
-                    self.last_rx = now;
-                    self.keepalive_sent = None;
-                    let incoming = self.link.feed(&buf[..n]);
-                    for msg in incoming {
-                        self.handle_incoming(now, msg);
-                    }
+                    let at = self.at(now);
+                    self.driver.handle_input(at, &buf[..n]);
                 }
                 Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
                 Wake::Timer => {}
@@ -358,49 +397,30 @@ impl Actor {
         tracing::info!(clock = self.state.index, "actor stopped");
     }
 
-    fn next_wakeup(&self) -> Option<Instant> {
+    /// The earliest deadline of engine, display, driver and reopen, as seen at `now` (the
+    /// last wake-up).
+    fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         let engine = self.engine.poll_timeout().map(|t| self.instant(t));
-        let display = self.display_deadline();
-        [
-            engine,
-            display,
-            self.resync_at,
-            self.queue.deadline(),
-            self.probe_next,
-            self.reopen_at,
-            self.keepalive_deadline(),
-            self.pc_mode_recheck,
-            self.text_until,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let link = self
+            .driver
+            .poll_timeout()
+            .map(|at| self.epoch + at.since_epoch());
+        [engine, self.display_deadline(now), link, self.reopen_at]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
-    /// When the display may next differ from what the device shows on its own.
-    fn display_deadline(&self) -> Option<Instant> {
-        if !self.clock_usable() {
+    /// When the engine's display value next changes (the device's own ticks are the
+    /// driver's deadlines).
+    fn display_deadline(&self, now: Instant) -> Option<Instant> {
+        if !self.driver.clock_usable() {
             return None;
         }
-        let now = Instant::now();
-        let engine_refresh = self
-            .engine
+        self.engine
             .display(self.time(now))
             .next_refresh
-            .map(|t| self.instant(t));
-        let device_tick = self.pushed.as_ref().and_then(|p| next_device_tick(p, now));
-        match (engine_refresh, device_tick) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    fn clock_usable(&self) -> bool {
-        self.port.is_some()
-            && matches!(
-                self.state.device_state,
-                DeviceState::Ready | DeviceState::NotResponding
-            )
+            .map(|t| self.instant(t))
     }
 }
 

@@ -9,11 +9,12 @@ use tokio::time::Instant;
 
 use super::Actor;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
-use crate::device::{link, persist};
+use crate::device::persist;
+use crate::device::port::BoardIo;
 use crate::engine::notation;
 use crate::engine::{Engine, Input, Status};
 
-impl Actor {
+impl<P: BoardIo> Actor<P> {
     pub(super) fn handle_request(
         &mut self,
         now: Instant,
@@ -32,7 +33,8 @@ impl Actor {
                 self.options.command_timeout = s.command_timeout;
                 self.options.command_retries = s.command_retries;
                 self.options.pause_button = s.pause_button;
-                self.queue.set_limits(s.command_timeout, s.command_retries);
+                self.driver.set_limits(s.command_timeout, s.command_retries);
+                self.driver.set_transport_latency(s.transport_latency);
                 return Ok(Reply::Done);
             }
             Request::SetTimeControl(text) => {
@@ -85,13 +87,13 @@ impl Actor {
                 return Ok(Reply::Done);
             }
             Request::ShowText { text, ms } => {
-                let cmd = link::text(self.link.model(), &text, false);
-                self.queue.push(cmd);
-                self.text_until = Some(now + Duration::from_millis(u64::from(ms)));
+                let at = self.at(now);
+                self.driver
+                    .show_text(at, &text, Duration::from_millis(u64::from(ms)));
                 return Ok(Reply::Done);
             }
             Request::Beep(ms) => {
-                self.queue.push(link::beep(ms));
+                self.driver.beep(ms);
                 return Ok(Reply::Done);
             }
             Request::SetWhiteSide(side) => {

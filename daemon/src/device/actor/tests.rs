@@ -1,0 +1,210 @@
+//! The actor as a whole (IO shell, driver, engine) over an in-memory `tokio::io::duplex`
+//! with the sans-IO emulator on the other end, in tokio's paused time: no pty, no real
+//! waiting, exact durations.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, sleep_until};
+
+use super::{Game, launch};
+use crate::device::DeviceOptions;
+use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
+use crate::device::port::Opener;
+use crate::engine::{Engine, Side, notation};
+
+/// What a test does to the emulated board.
+enum Action {
+    Lever,
+}
+
+/// Run `emu` on `stream` in tokio time until the stream closes or `actions` ends (the cable
+/// is pulled: the host reads EOF).
+async fn board(
+    mut emu: Emulator,
+    mut stream: DuplexStream,
+    mut actions: mpsc::UnboundedReceiver<Action>,
+    view: watch::Sender<ClockView>,
+) {
+    let start = Instant::now();
+    let ms = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut buf = [0u8; 256];
+    loop {
+        let wake = emu.poll_timeout().map(|t| start + Duration::from_millis(t));
+        let sleep = async {
+            match wake {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            n = stream.read(&mut buf) => match n {
+                Ok(0) | Err(_) => return,
+                Ok(n) => emu.on_host_bytes(ms(), &buf[..n]),
+            },
+            a = actions.recv() => match a {
+                Some(Action::Lever) => emu.press_lever(ms()),
+                None => return,
+            },
+            () = sleep => emu.handle_timeout(ms()),
+        }
+        let out = emu.poll_output(ms());
+        if !out.is_empty() && stream.write_all(&out).await.is_err() {
+            return;
+        }
+        let _ = view.send(emu.view());
+    }
+}
+
+/// A board on a fresh duplex: the host's end, the actions sender and the clock's view.
+fn plug() -> (
+    DuplexStream,
+    mpsc::UnboundedSender<Action>,
+    watch::Receiver<ClockView>,
+) {
+    let (host, far) = tokio::io::duplex(4096);
+    let emu = Emulator::new(EmuConfig::default());
+    let (view_tx, view) = watch::channel(emu.view());
+    let (actions, actions_rx) = mpsc::unbounded_channel();
+    tokio::spawn(board(emu, far, actions_rx, view_tx));
+    (host, actions, view)
+}
+
+fn start_actor(stream: DuplexStream, open: Opener<DuplexStream>) -> DeviceHandle {
+    let options = DeviceOptions {
+        time_control: "G/5 d/0".into(),
+        reopen_interval: Duration::from_secs(2),
+        ..DeviceOptions::default()
+    };
+    let parsed = notation::parse(&options.time_control).expect("valid notation");
+    let game = Game {
+        engine: Engine::new(parsed.control).expect("valid control"),
+        offset_ms: 0,
+        persist: None,
+        log: None,
+        time_control: parsed.canonical,
+    };
+    let (handle, _task) = launch(
+        0,
+        "t".into(),
+        "duplex".into(),
+        options,
+        game,
+        stream,
+        open,
+        None,
+    );
+    handle
+}
+
+async fn until_state(handle: &DeviceHandle, what: &str, f: impl Fn(DeviceState) -> bool) {
+    let mut w = handle.watch_state();
+    let wait = async {
+        while !f(w.borrow_and_update().device_state) {
+            w.changed().await.expect("actor alive");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), wait)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: never came"));
+}
+
+async fn until_view(
+    view: &mut watch::Receiver<ClockView>,
+    what: &str,
+    f: impl Fn(&ClockView) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(60), view.wait_for(|v| f(v)))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: never shown"))
+        .expect("board alive");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_press_on_an_in_memory_board_is_timed_exactly_and_shown() {
+    let (stream, actions, mut view) = plug();
+    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    let mut events = handle.subscribe();
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let pressed = loop {
+        match events.recv().await.expect("events") {
+            ClockEvent::Pressed {
+                side,
+                move_ms,
+                white_ms,
+                ..
+            } => break (side, move_ms, white_ms),
+            _ => continue,
+        }
+    };
+    // The start push took the emulator's ack delay to show; the press is timed from the
+    // engine's start to the report's arrival, exactly, in paused time.
+    assert_eq!(pressed.0, Side::White);
+    let ack = EmuConfig::default().ack_delay_ms;
+    assert_eq!(pressed.1, 1_300 + ack, "{pressed:?}");
+    assert_eq!(pressed.2, 300_000 - 1_300 - ack);
+    until_view(&mut view, "black running", |v| v.running == Running::Right).await;
+    assert_eq!(
+        view.borrow().left_seconds,
+        299,
+        "white's time as the engine has it"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unplugged_board_is_reopened_probed_and_resynced() {
+    let (stream, actions, _view) = plug();
+    // The next board to be found when the actor reopens the port.
+    let spare: Arc<Mutex<Option<DuplexStream>>> = Arc::new(Mutex::new(None));
+    let next = Arc::clone(&spare);
+    let open: Opener<DuplexStream> = Box::new(move || {
+        next.lock()
+            .expect("lock")
+            .take()
+            .ok_or_else(|| io::Error::other("not plugged in yet"))
+    });
+    let handle = start_actor(stream, open);
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    // Pull the cable: the board's end goes away, the actor reads EOF.
+    drop(actions);
+    until_state(&handle, "disconnected", |s| s == DeviceState::Disconnected).await;
+    assert_eq!(
+        handle.state().game_state,
+        chessclock_engine::Status::Running,
+        "the game goes on"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let (stream, _actions2, mut view2) = plug();
+    *spare.lock().expect("lock") = Some(stream);
+    until_state(&handle, "ready again", |s| s == DeviceState::Ready).await;
+    until_view(&mut view2, "the times resynced", |v| {
+        v.running == Running::Left
+    })
+    .await;
+    let live = handle.live().await.expect("live");
+    let white_ms = live.snapshot.white_ms;
+    let shown = u64::from(view2.borrow().left_seconds);
+    assert!(
+        shown == white_ms.div_ceil(1000) || shown == white_ms.div_ceil(1000) + 1,
+        "shows {shown} s, engine {white_ms} ms"
+    );
+    assert!(
+        white_ms < 295_000,
+        "white's time ran while unplugged: {white_ms}"
+    );
+}

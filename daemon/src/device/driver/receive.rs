@@ -1,0 +1,164 @@
+//! What the board says: bytes decoded and filtered, then the handshake's answer, the clock's
+//! version, acks, buttons, reports and lever changes.
+//!
+//! Owns the driver's reaction to received messages; it must not write (bytes to send go to
+//! the driver's transmit queue) and takes `now` from the caller.
+
+use chessclock_protocol::{ClockAck, ClockModel, Decoded, quirks};
+
+use super::queue::{AckOutcome, Kind};
+use super::time::{Instant, Timer};
+use super::wire::{self, Incoming};
+use super::{Driver, DriverEvent, KEEPALIVE_IDLE, PC_MODE_RECHECK};
+use crate::device::handle::{BoardSide, DeviceState};
+
+impl Driver {
+    /// Bytes arrived from the port at `now` (the time they were read: lever presses in them
+    /// are stamped with it). Ignored while the port is not connected.
+    pub(crate) fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        if !self.connected || bytes.is_empty() {
+            return;
+        }
+        // Anything proves the link alive.
+        self.keepalive_sent = false;
+        if !self.probing {
+            self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
+        }
+        self.decoder.push(bytes);
+        while let Some(item) = self.decoder.next() {
+            match item {
+                Ok(Decoded::Message(m)) if quirks::is_ignorable(&m) => {}
+                Ok(Decoded::Message(m)) => self.on_message(now, wire::classify(m)),
+                Ok(Decoded::Dropped(d)) => {
+                    tracing::debug!(clock = self.cfg.clock, count = d.count, "dropped garbage");
+                }
+                Err(e) => tracing::debug!(clock = self.cfg.clock, "bad frame from the board: {e}"),
+            }
+        }
+    }
+
+    fn on_message(&mut self, now: Instant, msg: Incoming) {
+        match msg {
+            Incoming::BoardVersion => {
+                if self.probing {
+                    tracing::info!(clock = self.cfg.clock, "board answered the handshake");
+                    self.probing = false;
+                    self.timers.stop(Timer::Probe);
+                    self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
+                    self.send(wire::board_serial_request());
+                    self.queue.push(wire::version_request());
+                }
+            }
+            Incoming::BoardSerial(serial) => {
+                if serial != self.board_serial {
+                    self.board_serial.clone_from(&serial);
+                    self.events.push_back(DriverEvent::BoardSerial(serial));
+                }
+            }
+            Incoming::Ack(ack) => self.on_ack(now, &ack),
+            Incoming::Button(button) => self.events.push_back(DriverEvent::Button(button)),
+            Incoming::Report {
+                right_high,
+                no_clock,
+            } => {
+                if no_clock {
+                    self.set_state(DeviceState::NoClock);
+                    return;
+                }
+                if self.device_state == DeviceState::NoClock {
+                    self.set_state(DeviceState::Probing);
+                }
+                // A clock switched on after the probe, or on again after it was off: ask it
+                // who it is, until it says. (During the board's probe the handshake's answer
+                // asks already.)
+                let unidentified =
+                    self.model.is_none() || self.device_state == DeviceState::Probing;
+                if unidentified && !self.probing && !self.queue.busy() {
+                    self.queue.push(wire::version_request());
+                }
+                self.on_lever(now, right_high);
+            }
+            Incoming::Other => {}
+        }
+    }
+
+    fn on_ack(&mut self, now: Instant, ack: &ClockAck) {
+        if self.duplicates.is_duplicate(ack, now.as_ms()) {
+            tracing::debug!(clock = self.cfg.clock, ?ack, "duplicate ack dropped");
+            return;
+        }
+        match self.queue.on_ack(ack) {
+            AckOutcome::Completed(kind) => {
+                self.timers.stop(Timer::Ack);
+                if kind == Kind::Version
+                    && let Some((model, firmware)) = wire::clock_version(ack)
+                {
+                    self.identified(model, firmware);
+                }
+                if kind == Kind::SetAndRun
+                    && matches!(
+                        self.device_state,
+                        DeviceState::NotInPcMode | DeviceState::NotResponding
+                    )
+                {
+                    self.timers.stop(Timer::PcModeRecheck);
+                    self.set_state(DeviceState::Ready);
+                }
+                self.events.push_back(DriverEvent::Acked(kind));
+            }
+            AckOutcome::Refused(kind) => {
+                self.timers.stop(Timer::Ack);
+                if kind == Kind::SetAndRun {
+                    let option = match self.model {
+                        Some(ClockModel::DgtXl) => "option 23",
+                        _ => "option 25 (DGT XL: option 23)",
+                    };
+                    tracing::warn!(
+                        clock = self.cfg.clock,
+                        "the clock refused set-and-run: it is not in PC mode; select {option} on \
+                         the clock"
+                    );
+                    self.set_state(DeviceState::NotInPcMode);
+                    self.timers.set(Timer::PcModeRecheck, now + PC_MODE_RECHECK);
+                }
+                self.events.push_back(DriverEvent::Refused(kind));
+            }
+            AckOutcome::Unmatched => {
+                tracing::debug!(
+                    clock = self.cfg.clock,
+                    ?ack,
+                    "ack matches nothing in flight"
+                );
+            }
+        }
+    }
+
+    fn identified(&mut self, model: ClockModel, firmware: String) {
+        // A repeated answer (two version requests crossed) changes nothing.
+        let changed = self.model != Some(model) || self.firmware != firmware;
+        self.model = Some(model);
+        self.firmware.clone_from(&firmware);
+        self.set_state(DeviceState::Ready);
+        self.events.push_back(DriverEvent::ClockIdentified {
+            model,
+            firmware,
+            changed,
+        });
+    }
+
+    /// A lever change is a press by the player whose half went down.
+    fn on_lever(&mut self, now: Instant, right_high: bool) {
+        let previous = self.lever_right_high.replace(right_high);
+        if previous.is_none_or(|p| p == right_high) {
+            return;
+        }
+        // Right end up now: the left player ended a move.
+        let half = if right_high {
+            BoardSide::Left
+        } else {
+            BoardSide::Right
+        };
+        let at = now.saturating_sub(self.cfg.transport_latency);
+        self.events.push_back(DriverEvent::Lever { half, at });
+    }
+}
