@@ -5,6 +5,7 @@
 //! from the daemon over D-Bus, offline tools call the daemon's library.
 
 mod client;
+mod fleet;
 mod offline;
 
 use std::process::ExitCode;
@@ -32,6 +33,8 @@ enum Command {
     Decode(offline::decode::Args),
     #[command(flatten)]
     Bus(client::commands::BusCommand),
+    /// Every board of every machine, from the MQTT broker the bridges publish to.
+    Fleet(fleet::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
     Completions {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Timecontrol(TimecontrolCommand::Parse(args)) => offline::parse::run(args),
         Command::Simulate(args) => offline::simulate::run(args),
         Command::Decode(args) => offline::decode::run(args),
+        Command::Fleet(args) => fleet::run(args),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
         Command::Completions { shell } => {
             use clap::CommandFactory;
