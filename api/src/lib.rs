@@ -8,6 +8,7 @@
 //! daemon and links nothing device-side (no serial ports, no engine).
 
 pub mod error;
+pub mod fleet;
 pub mod names;
 pub mod proxy;
 pub mod read;

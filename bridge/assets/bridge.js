@@ -62,7 +62,9 @@ const Bridge = {
     const p = st.phase[side] || "";
     const d = st.detail[side] || {};
     const bits = [];
-    if (p && p !== "main") bits.push(p.replace("+cap", " (capped)"));
+    const name = p.replace("+cap", "");
+    if (name && name !== "main" && name !== "sd") bits.push(name);
+    if (p.endsWith("+cap")) bits.push("capped");
     if (d.periods_left !== undefined) bits.push(`${d.periods_left} periods`);
     if (d.stones_left !== undefined) bits.push(`${d.stones_left} stones`);
     if (d.can_win === false) bits.push("cannot win");

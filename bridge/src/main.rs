@@ -17,7 +17,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use settings::{Args, Settings, parse_broker};
+use chessclock_api::fleet::parse_broker;
+use settings::{Args, Settings};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -90,7 +91,7 @@ async fn run(args: Args, settings: Settings) -> Result<()> {
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
     if let Some(url) = &settings.mqtt {
-        let broker = parse_broker(url)?;
+        let broker = parse_broker(url).map_err(anyhow::Error::msg)?;
         tokio::spawn(mqtt::run(broker, settings.host_name(), hub.clone()));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));

@@ -12,42 +12,7 @@ use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::hub::Hub;
-use crate::settings::Broker;
-
-/// Topic names of one machine.
-#[derive(Debug, Clone)]
-pub(crate) struct Topics {
-    prefix: String,
-}
-
-impl Topics {
-    /// Topics under `chessclockd/<host>/`.
-    pub(crate) fn new(host: &str) -> Topics {
-        // `+`, `#` and `/` have a meaning in topics: keep a host name from splitting them.
-        let host: String = host
-            .chars()
-            .map(|c| if matches!(c, '+' | '#' | '/') { '_' } else { c })
-            .collect();
-        Topics {
-            prefix: format!("chessclockd/{host}"),
-        }
-    }
-
-    /// `online` / `offline`.
-    pub(crate) fn status(&self) -> String {
-        format!("{}/status", self.prefix)
-    }
-
-    /// A clock's retained state.
-    pub(crate) fn state(&self, index: u32) -> String {
-        format!("{}/clock/{index}/state", self.prefix)
-    }
-
-    /// A clock's events.
-    pub(crate) fn event(&self, index: u32) -> String {
-        format!("{}/clock/{index}/event", self.prefix)
-    }
-}
+use chessclock_api::fleet::{Broker, Topics};
 
 /// Publish the hub to `broker` until the process ends.
 pub(crate) async fn run(broker: Broker, host: String, hub: Arc<Hub>) {
@@ -137,19 +102,5 @@ async fn publish(client: &AsyncClient, topics: &Topics, hub: &Hub, e: &crate::hu
         ("daemon", _) => {}
         (_, Some(i)) => send(client, topics.event(i), false, e.data.clone().into_bytes()).await,
         _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn topics_follow_the_documented_shape_and_host_names_cannot_split_them() {
-        let t = Topics::new("pi-4");
-        assert_eq!(t.state(3), "chessclockd/pi-4/clock/3/state");
-        assert_eq!(t.event(0), "chessclockd/pi-4/clock/0/event");
-        assert_eq!(t.status(), "chessclockd/pi-4/status");
-        assert_eq!(Topics::new("a/b#").status(), "chessclockd/a_b_/status");
     }
 }

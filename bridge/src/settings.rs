@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use chessclock_api::fleet::parse_broker;
 use serde::Deserialize;
 
 /// Where the settings file is looked for by default.
@@ -53,15 +54,6 @@ pub(crate) struct Settings {
     pub(crate) log: String,
 }
 
-/// An MQTT broker address.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Broker {
-    /// Host name or address.
-    pub(crate) host: String,
-    /// TCP port.
-    pub(crate) port: u16,
-}
-
 impl Settings {
     /// Load the settings for `args`.
     pub(crate) fn load(args: &Args) -> Result<Settings> {
@@ -98,7 +90,7 @@ impl Settings {
         }
         s.listen_addr()?;
         if let Some(m) = &s.mqtt {
-            parse_broker(m)?;
+            parse_broker(m).map_err(anyhow::Error::msg)?;
         }
         if s.replay == 0 {
             bail!(
@@ -126,47 +118,5 @@ impl Settings {
                 .to_string_lossy()
                 .into_owned()
         })
-    }
-}
-
-/// `mqtt://host[:port]` as a broker address (port 1883 by default).
-pub(crate) fn parse_broker(url: &str) -> Result<Broker> {
-    let Some(rest) = url.strip_prefix("mqtt://") else {
-        bail!("MQTT broker {url:?} is not an mqtt://host[:port] URL");
-    };
-    let rest = rest.trim_end_matches('/');
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
-            h,
-            p.parse::<u16>()
-                .with_context(|| format!("MQTT broker {url:?}: {p:?} is not a port number"))?,
-        ),
-        _ => (rest, 1883),
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() {
-        bail!("MQTT broker {url:?} names no host");
-    }
-    Ok(Broker {
-        host: host.to_owned(),
-        port,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn broker_urls_parse_with_default_port_and_bad_ones_say_why() {
-        let b = parse_broker("mqtt://broker.local").expect("default port");
-        assert_eq!((b.host.as_str(), b.port), ("broker.local", 1883));
-        let b = parse_broker("mqtt://127.0.0.1:18830/").expect("port");
-        assert_eq!((b.host.as_str(), b.port), ("127.0.0.1", 18830));
-        let e = parse_broker("http://x").expect_err("scheme");
-        assert!(e.to_string().contains("mqtt://"), "{e}");
-        let e = parse_broker("mqtt://x:99999").expect_err("port");
-        assert!(format!("{e:#}").contains("not a port"), "{e:#}");
-        assert!(parse_broker("mqtt://").is_err());
     }
 }

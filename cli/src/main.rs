@@ -5,6 +5,7 @@
 //! from the daemon over D-Bus, offline tools call the daemon's library.
 
 mod client;
+mod fleet;
 mod offline;
 
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum Command {
     Replay(offline::replay::Args),
     #[command(flatten)]
     Bus(client::commands::BusCommand),
+    /// Every board of every machine, from the MQTT broker the bridges publish to.
+    Fleet(fleet::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
     Completions {
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => offline::simulate::run(args),
         Command::Decode(args) => offline::decode::run(args),
         Command::Replay(args) => offline::replay::run(args),
+        Command::Fleet(args) => fleet::run(args),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -1,6 +1,7 @@
 //! The bridge's MQTT output against a real mosquitto broker (Debian's `mosquitto`, started
 //! here on a free local port), read back with `mosquitto_sub`: retained state per clock (the
-//! status JSON), events, `online` and the last will `offline`. In CI a missing broker fails.
+//! status JSON), events, `online` and the last will `offline`; and `chessclockctl fleet`
+//! listing the boards of two daemons through one broker. In CI a missing broker fails.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, free_port, have, stable};
 use chessclock_tests::json::s;
-use chessclock_tests::rig::{Collector, Daemon, WAIT, write_config};
+use chessclock_tests::rig::{Collector, Daemon, Spawned, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -175,5 +176,92 @@ fn state_is_retained_events_are_published_and_the_will_says_offline() -> Result<
     let mark = sub.lines.mark();
     bridge.kill();
     sub.wait(mark, "chessclockd/rig/status", |p| p == "offline")?;
+    Ok(())
+}
+
+/// A daemon on its own private bus with virtual clocks named `names`, each ready.
+fn machine(dir: &TempDir, names: &[&str]) -> Result<(PrivateBus, Daemon)> {
+    let bus = PrivateBus::start_session()?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for (i, name) in names.iter().enumerate() {
+        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
+        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
+            s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
+        })?;
+    }
+    Ok((bus, d))
+}
+
+/// `(host, name, online)` of every board in a `fleet --json` frame.
+fn boards(frame: &Value) -> Vec<(String, String, bool)> {
+    frame
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|b| {
+                    (
+                        s(b, "/host").to_owned(),
+                        s(b, "/name").to_owned(),
+                        b["online"] == Value::Bool(true),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn fleet_lists_the_clocks_of_two_daemons_through_one_broker() -> Result<()> {
+    let (Some(mosquitto), Some(_)) = (
+        have("mosquitto", "mosquitto")?,
+        have("mosquitto_sub", "mosquitto-clients")?,
+    ) else {
+        return Ok(());
+    };
+    let dir = TempDir::new("bridge-fleet")?;
+    let broker = Broker::start(&mosquitto, &dir)?;
+    let url = format!("mqtt://127.0.0.1:{}", broker.port);
+    let (bus_a, _da) = machine(&TempDir::new("fleet-a")?, &["a-one"])?;
+    let (bus_b, db) = machine(&TempDir::new("fleet-b")?, &["b-one", "b-two"])?;
+    let _bridge_a = Bridge::spawn(bus_a.address(), &["--mqtt", &url, "--host", "pi-a"])?;
+    let mut bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
+
+    let mut fleet = Spawned::ctl(bus_a.address(), &["fleet", "--mqtt", &url, "--json"])?;
+    let all_three = |f: &Value| {
+        let b = boards(f);
+        b.len() == 3 && b.iter().all(|x| x.2)
+    };
+    let (i, frame) = fleet.wait_json(0, "the boards of both machines", all_three)?;
+    let mut got = boards(&frame);
+    got.sort();
+    let want: Vec<(String, String, bool)> =
+        [("pi-a", "a-one"), ("pi-b", "b-one"), ("pi-b", "b-two")]
+            .iter()
+            .map(|(h, n)| (h.to_string(), n.to_string(), true))
+            .collect();
+    assert_eq!(got, want, "{frame}");
+    let b_two = frame
+        .as_array()
+        .and_then(|a| a.iter().find(|b| s(b, "/name") == "b-two"))
+        .context("b-two")?;
+    let mut clock = b_two.clone();
+    if let Some(o) = clock.as_object_mut() {
+        o.remove("host");
+        o.remove("online");
+    }
+    assert_eq!(
+        stable(&clock),
+        stable(&db.ctl_json(&["status", "1", "--json"])?),
+        "a fleet board is the machine's status JSON"
+    );
+
+    // A machine's bridge goes away: its boards show offline (the last will).
+    bridge_b.kill();
+    fleet.wait_json(i, "pi-b offline", |f| {
+        let b = boards(f);
+        b.len() == 3
+            && b.iter()
+                .all(|(h, _, online)| *online == (h.as_str() == "pi-a"))
+    })?;
     Ok(())
 }

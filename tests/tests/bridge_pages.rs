@@ -1,13 +1,15 @@
 //! The bridge's pages in a real headless Chromium (Debian's `chromium`): the dashboard puts
 //! the board that needs the operator first, the overlay shows a clock and follows a press
-//! within one second. Screenshots of both are written to `target/bridge-screenshots/` for
-//! people to look at. In CI a missing Chromium fails the test.
+//! within one second; the page is driven over the DevTools protocol (a websocket), which
+//! also takes the screenshots written to `target/bridge-screenshots/` for people to look at.
+//! In CI a missing Chromium fails the test.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use base64::Engine as _;
 use chessclock_tests::bridge::{Bridge, free_port, have};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::paths::repo_path;
@@ -15,9 +17,8 @@ use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
-/// Headless Chromium with a fresh profile, dumping the DOM or taking a screenshot of `url`
-/// after `ms` milliseconds.
-fn chromium(exe: &Path, profile: &Path, ms: u64, what: &[&str], url: &str) -> Command {
+/// Headless Chromium with a fresh profile (`profile`) showing `url`.
+fn chromium(exe: &Path, profile: &Path, what: &[&str], url: &str) -> Command {
     let mut c = Command::new(exe);
     c.args([
         "--headless",
@@ -30,7 +31,6 @@ fn chromium(exe: &Path, profile: &Path, ms: u64, what: &[&str], url: &str) -> Co
         "--hide-scrollbars",
     ])
     .arg(format!("--user-data-dir={}", profile.display()))
-    .args((ms > 0).then(|| format!("--timeout={ms}")))
     .args(what)
     .arg(url)
     .stdin(Stdio::null())
@@ -38,41 +38,10 @@ fn chromium(exe: &Path, profile: &Path, ms: u64, what: &[&str], url: &str) -> Co
     c
 }
 
-fn dump_dom(exe: &Path, profile: &Path, url: &str) -> Result<String> {
-    let out = chromium(exe, profile, 3000, &["--dump-dom"], url)
-        .output()
-        .context("cannot run chromium")?;
-    anyhow::ensure!(out.status.success(), "chromium --dump-dom {url}: {out:?}");
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn screenshot(exe: &Path, profile: &Path, url: &str, size: &str, file: &Path) -> Result<()> {
-    let _ = std::fs::remove_file(file);
-    let shot = format!("--screenshot={}", file.display());
-    let window = format!("--window-size={size}");
-    let out = chromium(exe, profile, 3000, &[&shot, &window], url)
-        .output()
-        .context("cannot run chromium")?;
-    anyhow::ensure!(out.status.success(), "chromium --screenshot {url}: {out:?}");
-    let len = std::fs::metadata(file)
-        .with_context(|| format!("no screenshot at {}", file.display()))?
-        .len();
-    anyhow::ensure!(len > 1000, "{} is only {len} bytes", file.display());
-    Ok(())
-}
-
 fn shots_dir() -> Result<PathBuf> {
     let dir = repo_path("target/bridge-screenshots");
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
-}
-
-/// The text of the first element with `class="CLASS..."` after `from` in `html`.
-fn text_after<'a>(html: &'a str, from: usize, class: &str) -> Option<&'a str> {
-    let at = from + html[from..].find(&format!("class=\"{class}"))?;
-    let start = at + html[at..].find('>')? + 1;
-    let end = start + html[start..].find('<')?;
-    Some(&html[start..end])
 }
 
 fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
@@ -86,62 +55,6 @@ fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
     Ok(d)
 }
 
-#[test]
-fn dashboard_puts_the_paused_board_first_and_renders() -> Result<()> {
-    let Some(browser) = have("chromium", "chromium")? else {
-        return Ok(());
-    };
-    let bus = PrivateBus::start_session()?;
-    let dir = TempDir::new("bridge-dash")?;
-    let d = rig(&dir, &bus, &["board-one", "board-two"])?;
-    for args in [
-        &["start", "1"][..],
-        &["press", "1", "white"],
-        &["pause", "1"],
-    ] {
-        anyhow::ensure!(d.ctl(args).status.success(), "{args:?}");
-    }
-    let bridge = Bridge::spawn(bus.address(), &[])?;
-    let url = format!("{}/", bridge.base);
-    let html = dump_dom(&browser, &dir.path().join("profile-dom"), &url)?;
-    let first_row = html
-        .find("<tr data-index=")
-        .with_context(|| format!("no board rows in {html}"))?;
-    assert!(
-        html[first_row..].starts_with("<tr data-index=\"1\""),
-        "the paused board comes first: {}",
-        &html[first_row..]
-    );
-    assert_eq!(
-        text_after(&html, first_row, "issues"),
-        Some("paused mid-game")
-    );
-    assert!(
-        html.contains("board-one") && html.contains("board-two"),
-        "{html}"
-    );
-    assert!(
-        html.contains("connected to chessclockd"),
-        "the daemon's state shows"
-    );
-    let shots = shots_dir()?;
-    screenshot(
-        &browser,
-        &dir.path().join("profile-shot"),
-        &url,
-        "900,300",
-        &shots.join("dashboard.png"),
-    )?;
-    screenshot(
-        &browser,
-        &dir.path().join("profile-phone"),
-        &url,
-        "390,500",
-        &shots.join("dashboard-phone.png"),
-    )?;
-    Ok(())
-}
-
 /// A page in a headless Chromium driven over the DevTools protocol (a websocket): enough to
 /// evaluate an expression in the page.
 struct Page {
@@ -153,9 +66,8 @@ struct Page {
 impl Page {
     fn open(exe: &Path, profile: &Path, url: &str) -> Result<Page> {
         let port = free_port()?;
-        // No --timeout: the page stays until it is closed.
         let debug = format!("--remote-debugging-port={port}");
-        let browser = chromium(exe, profile, 0, &[&debug], url)
+        let browser = chromium(exe, profile, &[&debug], url)
             .stdout(Stdio::null())
             .spawn()
             .context("cannot run chromium")?;
@@ -190,10 +102,18 @@ impl Page {
 
     /// The value of a JavaScript expression in the page.
     fn eval(&mut self, expr: &str) -> Result<Value> {
+        let r = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": expr, "returnByValue": true}),
+        )?;
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// Send a DevTools command; its result.
+    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
         let id = self.next;
         self.next += 1;
-        let msg = serde_json::json!({"id": id, "method": "Runtime.evaluate",
-            "params": {"expression": expr, "returnByValue": true}});
+        let msg = serde_json::json!({"id": id, "method": method, "params": params});
         self.socket
             .send(tungstenite::Message::text(msg.to_string()))
             .map_err(|e| anyhow::anyhow!("DevTools: {e}"))?;
@@ -205,9 +125,30 @@ impl Page {
             let Ok(text) = m.to_text() else { continue };
             let v: Value = serde_json::from_str(text)?;
             if v["id"] == id {
-                return Ok(v["result"]["result"]["value"].clone());
+                if let Some(e) = v.get("error") {
+                    bail!("DevTools {method}: {e}");
+                }
+                return Ok(v["result"].clone());
             }
         }
+    }
+
+    /// A PNG of the page at `width` x `height` CSS pixels, written to `file`.
+    fn screenshot(&mut self, width: u32, height: u32, mobile: bool, file: &Path) -> Result<()> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({"width": width, "height": height, "deviceScaleFactor": 1,
+                "mobile": mobile}),
+        )?;
+        let shot = self.call(
+            "Page.captureScreenshot",
+            serde_json::json!({"format": "png"}),
+        )?;
+        let data = shot["data"].as_str().context("no screenshot data")?;
+        let png = base64::engine::general_purpose::STANDARD.decode(data)?;
+        anyhow::ensure!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(file, png)?;
+        Ok(())
     }
 
     /// Evaluate `expr` until `pred` accepts its value (up to `timeout`); the value.
@@ -260,15 +201,6 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
     anyhow::ensure!(d.ctl(&["set", "0", "G/5 inc/3"]).status.success());
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     let bridge = Bridge::spawn(bus.address(), &[])?;
-    let shots = shots_dir()?;
-    screenshot(
-        &browser,
-        &dir.path().join("profile-shot"),
-        &format!("{}/overlay/stage?theme=dark&scale=2", bridge.base),
-        "700,300",
-        &shots.join("overlay-dark.png"),
-    )?;
-
     let mut page = Page::open(
         &browser,
         &dir.path().join("profile-live"),
@@ -308,5 +240,70 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
         took < Duration::from_secs(1),
         "the overlay followed the press after {took:?}: {after}"
     );
+    drop(page);
+
+    let mut dark = Page::open(
+        &browser,
+        &dir.path().join("profile-dark"),
+        &format!("{}/overlay/stage?theme=dark&scale=2", bridge.base),
+    )?;
+    let v = dark.wait(SHOWN, Duration::from_secs(20), |v| {
+        shown(v)["turn"] == "black"
+    })?;
+    let bg = dark.eval("getComputedStyle(document.body).backgroundColor")?;
+    assert_eq!(bg, "rgba(0, 0, 0, 0)", "a transparent page for OBS: {v}");
+    dark.screenshot(700, 260, false, &shots_dir()?.join("overlay-dark.png"))?;
+    Ok(())
+}
+
+/// The dashboard's rows: index and what needs attention, in order.
+const ROWS: &str = "JSON.stringify([...document.querySelectorAll('#boards tbody tr')].map(r => \
+    [r.dataset.index, r.querySelector('.issues').textContent, r.querySelector('.name').textContent]))";
+
+#[test]
+fn dashboard_puts_the_paused_board_first_and_renders() -> Result<()> {
+    let Some(browser) = have("chromium", "chromium")? else {
+        return Ok(());
+    };
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-dash")?;
+    let d = rig(&dir, &bus, &["board-one", "board-two"])?;
+    for args in [
+        &["start", "1"][..],
+        &["press", "1", "white"],
+        &["pause", "1"],
+    ] {
+        anyhow::ensure!(d.ctl(args).status.success(), "{args:?}");
+    }
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    let mut page = Page::open(
+        &browser,
+        &dir.path().join("profile"),
+        &format!("{}/", bridge.base),
+    )?;
+    let rows = page.wait(ROWS, Duration::from_secs(20), |v| {
+        shown(v).as_array().is_some_and(|a| a.len() == 2)
+    })?;
+    let rows = shown(&rows);
+    assert_eq!(rows[0][0], "1", "the paused board comes first: {rows}");
+    assert_eq!(rows[0][1], "paused mid-game", "{rows}");
+    assert_eq!(rows[0][2], "board-two", "{rows}");
+    assert_eq!(rows[1][1], "—", "board-one needs nothing: {rows}");
+    let head = page.eval("document.getElementById('daemon').textContent")?;
+    assert!(
+        head.as_str()
+            .is_some_and(|h| h.contains("connected to chessclockd")),
+        "the daemon's state shows: {head}"
+    );
+    let shots = shots_dir()?;
+    page.screenshot(900, 260, false, &shots.join("dashboard.png"))?;
+    page.screenshot(390, 400, true, &shots.join("dashboard-phone.png"))?;
+    // Live: a flag-free board that starts shows as running on the page.
+    anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
+    page.wait(
+        "document.querySelector('tr[data-index=\"0\"] td.running') !== null",
+        WAIT,
+        |v| v == &Value::Bool(true),
+    )?;
     Ok(())
 }

@@ -134,7 +134,8 @@ pub(crate) fn list_header() -> String {
     )
 }
 
-fn truncate(s: &str, n: usize) -> String {
+/// `s` cut to `n` characters, with an ellipsis when cut.
+pub(crate) fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_owned()
     } else {

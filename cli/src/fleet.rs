@@ -1,0 +1,234 @@
+//! `chessclockctl fleet`: every board of every machine, read from the MQTT broker that the
+//! machines' `chessclock-bridge`s publish to (docs/bridge.md, docs/operations.md). A live
+//! table on a terminal, JSON lines otherwise or with `--json`.
+//!
+//! Owns reading the fleet topics and showing them; it talks to no daemon and controls
+//! nothing.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use chessclock_api::ClockStatus;
+use chessclock_api::fleet::{FLEET_SUBSCRIPTIONS, Topics, parse_broker};
+use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use serde::Serialize;
+
+use crate::client::render::truncate;
+
+/// Options of `fleet`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The broker the bridges publish to: mqtt://host[:port].
+    #[arg(long, value_name = "URL")]
+    mqtt: String,
+    /// Print JSON lines for scripts (an array of boards each time it changes).
+    #[arg(long)]
+    json: bool,
+}
+
+/// One board of the fleet: its machine, whether that machine's bridge is online, and the
+/// clock (the JSON of `status --json`).
+#[derive(Debug, Clone, Serialize)]
+struct Board {
+    host: String,
+    online: bool,
+    #[serde(flatten)]
+    clock: ClockStatus,
+}
+
+#[derive(Debug, Default)]
+struct Fleet {
+    clocks: BTreeMap<(String, u32), ClockStatus>,
+    online: BTreeMap<String, bool>,
+}
+
+impl Fleet {
+    /// Apply one message; whether anything changed.
+    fn apply(&mut self, topic: &str, payload: &[u8]) -> bool {
+        if let Some(host) = Topics::parse_status(topic) {
+            let online = payload == b"online";
+            return self.online.insert(host.to_owned(), online) != Some(online);
+        }
+        let Some((host, index)) = Topics::parse_state(topic) else {
+            return false;
+        };
+        let key = (host.to_owned(), index);
+        if payload.is_empty() {
+            return self.clocks.remove(&key).is_some();
+        }
+        match serde_json::from_slice::<ClockStatus>(payload) {
+            Ok(st) => self.clocks.insert(key, st.clone()).as_ref() != Some(&st),
+            Err(e) => {
+                eprintln!("chessclockctl: ignoring {topic}: not a clock status ({e})");
+                false
+            }
+        }
+    }
+
+    fn boards(&self) -> Vec<Board> {
+        self.clocks
+            .iter()
+            .map(|((host, _), st)| Board {
+                host: host.clone(),
+                online: self.online.get(host).copied().unwrap_or(false),
+                clock: st.clone(),
+            })
+            .collect()
+    }
+
+    fn table(&self) -> String {
+        let mut out = format!(
+            "{:<14} {:>3}  {:<14} {:<14} {:<8} {:>9} {:>9}  {}\n",
+            "HOST", "#", "NAME", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
+        );
+        for b in self.boards() {
+            let c = &b.clock;
+            let mark = |side| if c.running == Some(side) { "*" } else { " " };
+            let device = if b.online {
+                c.device_state.as_str()
+            } else {
+                "offline"
+            };
+            out.push_str(&format!(
+                "{:<14} {:>3}  {:<14} {:<14} {:<8} {}{:>8} {}{:>8}  {}\n",
+                truncate(&b.host, 14),
+                c.index,
+                truncate(&c.name, 14),
+                device,
+                c.game_state,
+                mark(chessclock_api::Side::White),
+                c.text.white,
+                mark(chessclock_api::Side::Black),
+                c.text.black,
+                c.time_control
+            ));
+        }
+        if self.clocks.is_empty() {
+            out.push_str("no boards published yet\n");
+        }
+        out
+    }
+}
+
+/// Run `fleet` until Ctrl-C.
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(follow(args))
+}
+
+async fn follow(args: Args) -> Result<ExitCode> {
+    let broker = parse_broker(&args.mqtt).map_err(anyhow::Error::msg)?;
+    let mut opts = MqttOptions::new(
+        format!("chessclockctl-fleet-{}", std::process::id()),
+        broker.host.clone(),
+        broker.port,
+    );
+    opts.set_keep_alive(Duration::from_secs(15));
+    let (client, mut events) = AsyncClient::new(opts, 64);
+    let json = args.json || !std::io::stdout().is_terminal();
+    let mut fleet = Fleet::default();
+    let mut connected = false;
+    if !json {
+        print!("\x1b[?25l\x1b[2J");
+    }
+    loop {
+        let ev = tokio::select! {
+            ev = events.poll() => ev,
+            _ = tokio::signal::ctrl_c() => {
+                if !json {
+                    print!("\x1b[?25h");
+                    let _ = std::io::stdout().flush();
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+        };
+        match ev {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                connected = true;
+                for topic in FLEET_SUBSCRIPTIONS {
+                    client.subscribe(topic, QoS::AtLeastOnce).await?;
+                }
+                show(&fleet, json)?;
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                if fleet.apply(&p.topic, &p.payload) {
+                    show(&fleet, json)?;
+                }
+            }
+            Ok(_) => {}
+            Err(e) if !connected => bail!(
+                "cannot reach the MQTT broker {}:{} ({e}); is it running, and do the bridges \
+                 publish to it (`mqtt =` in /etc/chessclockd/bridge.toml)?",
+                broker.host,
+                broker.port
+            ),
+            Err(e) => {
+                eprintln!("chessclockctl: lost the broker ({e}); reconnecting");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+        }
+    }
+}
+
+fn show(fleet: &Fleet, json: bool) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let r = if json {
+        let line = serde_json::to_string(&fleet.boards())?;
+        writeln!(stdout, "{line}")
+    } else {
+        let mut buf = String::from("\x1b[H");
+        for line in fleet.table().lines() {
+            buf.push_str(line);
+            buf.push_str("\x1b[K\n");
+        }
+        buf.push_str("\x1b[J");
+        write!(stdout, "{buf}")
+    };
+    match r.and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_and_status_make_boards_and_an_empty_state_removes_one() {
+        let st = serde_json::json!({
+            "clock": "/org/chessclockd/ChessClock1/Clock/0", "index": 0, "name": "b",
+            "port": "/dev/x", "model": "", "firmware": "", "board_serial": "",
+            "connected": true, "device_state": "ready", "white_side": "left",
+            "time_control": "G/5", "game_state": "ready", "status": "ready", "as_of_us": 1,
+            "t_ms": 1, "white_ms": 1, "black_ms": 1, "running": null,
+            "text": {"white": "0:01", "black": "0:01"}, "phase": {"white": "main", "black": "main"},
+            "moves": {"white": 0, "black": 0}, "detail": {"white": {}, "black": {}},
+            "result": null});
+        let payload = st.to_string();
+        let mut f = Fleet::default();
+        assert!(f.apply("chessclockd/pi/clock/0/state", payload.as_bytes()));
+        assert!(
+            !f.apply("chessclockd/pi/clock/0/state", payload.as_bytes()),
+            "no change"
+        );
+        assert!(f.apply("chessclockd/pi/status", b"online"));
+        let boards = serde_json::to_value(f.boards()).expect("json");
+        assert_eq!(boards[0]["host"], "pi");
+        assert_eq!(boards[0]["online"], true);
+        assert_eq!(boards[0]["name"], "b");
+        assert!(f.table().contains("pi"), "{}", f.table());
+        assert!(!f.apply("chessclockd/pi/clock/0/event", b"{}"));
+        assert!(f.apply("chessclockd/pi/status", b"offline"));
+        assert!(f.table().contains("offline"), "{}", f.table());
+        assert!(f.apply("chessclockd/pi/clock/0/state", b""));
+        assert!(f.boards().is_empty());
+    }
+}
