@@ -5,6 +5,7 @@
 //! from the daemon over D-Bus, offline tools call the daemon's library.
 
 mod client;
+mod logctl;
 mod offline;
 
 use std::process::ExitCode;
@@ -32,6 +33,8 @@ enum Command {
     Decode(offline::decode::Args),
     #[command(flatten)]
     Bus(client::commands::BusCommand),
+    /// Show or change the daemon's log level (org.freedesktop.LogControl1).
+    LogLevel(logctl::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
     Completions {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => offline::simulate::run(args),
         Command::Decode(args) => offline::decode::run(args),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
+        Command::LogLevel(args) => return logctl::run(&cli.bus, args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(
