@@ -190,7 +190,9 @@ impl LogControl {
 
     #[zbus(property)]
     fn set_log_level(&mut self, level: String) -> fdo::Result<()> {
-        self.set(&level).map(|_| ()).map_err(fdo::Error::InvalidArgs)
+        self.set(&level)
+            .map(|_| ())
+            .map_err(fdo::Error::InvalidArgs)
     }
 
     /// Where logs go: "journal" under systemd, "console" (stderr) otherwise. Chosen at start.
@@ -244,7 +246,15 @@ mod tests {
 
     #[test]
     fn bad_filters_are_errors_that_name_their_source() {
-        for spec in ["loud", "debgu", "chessclockd=verbose", "", "  ", "info,", "x=debug[y"] {
+        for spec in [
+            "loud",
+            "debgu",
+            "chessclockd=verbose",
+            "",
+            "  ",
+            "info,",
+            "x=debug[y",
+        ] {
             let err = parse_filter(spec, "CHESSCLOCKD_LOG").expect_err(spec);
             assert!(err.starts_with("CHESSCLOCKD_LOG: "), "{err}");
             assert!(err.contains("debug"), "says what to use: {err}");

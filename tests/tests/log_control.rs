@@ -139,7 +139,9 @@ fn the_log_level_changes_at_run_time_and_takes_effect() -> Result<()> {
     assert!(out.status.success(), "{}", text(&out));
     std::thread::sleep(Duration::from_millis(300));
     assert!(
-        !daemon.log().contains("attached /org/chessclockd/ChessClock1/Clock/0"),
+        !daemon
+            .log()
+            .contains("attached /org/chessclockd/ChessClock1/Clock/0"),
         "{}",
         daemon.log()
     );
@@ -187,7 +189,11 @@ fn the_log_level_changes_at_run_time_and_takes_effect() -> Result<()> {
 fn an_invalid_log_filter_stops_the_start() -> Result<()> {
     let exe = workspace_bin("chessclockd")?;
     let cases: [(&[(&str, &str)], &[&str], &str); 4] = [
-        (&[("CHESSCLOCKD_LOG", "debgu")], &[], "CHESSCLOCKD_LOG: \"debgu\""),
+        (
+            &[("CHESSCLOCKD_LOG", "debgu")],
+            &[],
+            "CHESSCLOCKD_LOG: \"debgu\"",
+        ),
         (&[("RUST_LOG", "chessclockd=loud")], &[], "RUST_LOG: "),
         (&[], &["--log-level", "info,"], "--log-level: "),
         // The flag wins over the environment.

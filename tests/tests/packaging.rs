@@ -16,7 +16,9 @@ fn read(relative: &str) -> String {
 
 /// `(source relative to the repository, destination)` of every asset in the deb metadata.
 fn deb_assets() -> Vec<(String, String)> {
-    let manifest: toml::Table = read("daemon/Cargo.toml").parse().expect("daemon/Cargo.toml");
+    let manifest: toml::Table = read("daemon/Cargo.toml")
+        .parse()
+        .expect("daemon/Cargo.toml");
     let assets = manifest["package"]["metadata"]["deb"]["assets"]
         .as_array()
         .expect("assets list");
@@ -25,10 +27,9 @@ fn deb_assets() -> Vec<(String, String)> {
         .map(|a| {
             let a = a.as_array().expect("asset is [source, dest, mode]");
             let src = a[0].as_str().expect("source");
-            let src = src.strip_prefix("../").map_or_else(
-                || format!("daemon/{src}"),
-                str::to_owned,
-            );
+            let src = src
+                .strip_prefix("../")
+                .map_or_else(|| format!("daemon/{src}"), str::to_owned);
             (src, a[1].as_str().expect("dest").to_owned())
         })
         .collect()
@@ -46,7 +47,10 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
     }
     let sources: BTreeSet<&str> = assets.iter().map(|(s, _)| s.as_str()).collect();
     // chessclockd.service and chessclockd.sysusers come in through systemd-units.
-    let through_units = ["systemd/chessclockd.service", "systemd/chessclockd.sysusers"];
+    let through_units = [
+        "systemd/chessclockd.service",
+        "systemd/chessclockd.sysusers",
+    ];
     for dir in ["systemd", "udev", "dbus"] {
         for entry in std::fs::read_dir(repo_path(dir)).expect("read dir") {
             let name = entry.expect("entry").file_name();
@@ -55,7 +59,10 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
                 || through_units.contains(&rel.as_str())
                 // The introspection XML is packaged as generated <node> documents.
                 || (dir == "dbus" && rel.ends_with(".xml"));
-            assert!(packaged, "{rel} is not in the package (daemon/Cargo.toml assets)");
+            assert!(
+                packaged,
+                "{rel} is not in the package (daemon/Cargo.toml assets)"
+            );
         }
     }
     for bin in ["chessclockd", "chessclockctl"] {
@@ -72,9 +79,9 @@ fn uncommented(text: &str) -> String {
         .map(|l| match l.strip_prefix("# ") {
             Some(rest)
                 if rest.starts_with("[[clock]]")
-                    || rest
-                        .split_once(" = ")
-                        .is_some_and(|(k, _)| k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')) =>
+                    || rest.split_once(" = ").is_some_and(|(k, _)| {
+                        k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                    }) =>
             {
                 rest
             }
@@ -162,7 +169,10 @@ fn config_man_page_agrees_with_the_reference() {
     }
     let page_envs = env_names(&page);
     // CHESSCLOCKD_SCANN is the reference's example of a misspelt variable.
-    let envs: BTreeSet<String> = envs.into_iter().filter(|e| e != "CHESSCLOCKD_SCANN").collect();
+    let envs: BTreeSet<String> = envs
+        .into_iter()
+        .filter(|e| e != "CHESSCLOCKD_SCANN")
+        .collect();
     assert_eq!(
         page_envs, envs,
         "environment variables differ between chessclockd.toml.5 and docs/configuration.md"
