@@ -185,10 +185,17 @@ fn the_log_level_changes_at_run_time_and_takes_effect() -> Result<()> {
     Ok(())
 }
 
+/// Environment, arguments, and the start of the expected message.
+type Case = (
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+    &'static str,
+);
+
 #[test]
 fn an_invalid_log_filter_stops_the_start() -> Result<()> {
     let exe = workspace_bin("chessclockd")?;
-    let cases: [(&[(&str, &str)], &[&str], &str); 4] = [
+    let cases: [Case; 4] = [
         (
             &[("CHESSCLOCKD_LOG", "debgu")],
             &[],

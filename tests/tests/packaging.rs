@@ -178,3 +178,18 @@ fn config_man_page_agrees_with_the_reference() {
         "environment variables differ between chessclockd.toml.5 and docs/configuration.md"
     );
 }
+
+#[test]
+fn debian_changelog_names_the_workspace_version() {
+    let manifest: toml::Table = read("Cargo.toml").parse().expect("Cargo.toml");
+    let version = manifest["workspace"]["package"]["version"]
+        .as_str()
+        .expect("workspace version");
+    let changelog = read("packaging/debian/changelog");
+    let first = changelog.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("chessclockd ({version}-")),
+        "packaging/debian/changelog starts with {first:?}; add an entry for {version} \
+         (the package's version is the workspace's)"
+    );
+}
