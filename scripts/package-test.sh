@@ -155,6 +155,9 @@ echo "game record" | as_root tee /var/lib/chessclockd/marker.journal >/dev/null
 echo "# local edit" | as_root tee -a /etc/chessclockd/chessclockd.toml >/dev/null
 as_root dpkg -i "$amd64" >/dev/null
 newer="${version%-*}-$(( ${version##*-} + 1 ))"
+# Keep the first package: packaging the newer version replaces it in target/debian/.
+cp "$amd64" "$tmp/first.deb"
+amd64=$tmp/first.deb
 NO_BUILD=1 DEB_VERSION="$newer" ./scripts/package.sh amd64 >/dev/null
 as_root dpkg -i --force-confold "$debs/chessclockd_${newer}_amd64.deb" >/dev/null
 [ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$newer" ] || fail "upgrade to $newer"
