@@ -14,6 +14,8 @@ pub const CLOCK_INTERFACE: &str = "org.chessclockd.ChessClock1.Clock";
 pub const ERROR_PREFIX: &str = "org.chessclockd.ChessClock1.Error";
 /// Prefix of clock object paths; the clock's index follows.
 pub const CLOCK_PATH_PREFIX: &str = "/org/chessclockd/ChessClock1/Clock/";
+/// Where the daemon serves `org.freedesktop.LogControl1` (run-time log level).
+pub const LOG_CONTROL_PATH: &str = "/org/freedesktop/LogControl1";
 
 /// Object path of the clock with index `n`.
 pub fn clock_path(n: u32) -> String {

@@ -6,6 +6,7 @@
 
 mod client;
 mod fleet;
+mod logctl;
 mod offline;
 
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ enum Command {
     Bus(client::commands::BusCommand),
     /// Every board of every machine, from the MQTT broker the bridges publish to.
     Fleet(fleet::Args),
+    /// Show or change the daemon's log level (org.freedesktop.LogControl1).
+    LogLevel(logctl::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
     Completions {
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => offline::replay::run(args),
         Command::Fleet(args) => fleet::run(args),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
+        Command::LogLevel(args) => return logctl::run(&cli.bus, args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

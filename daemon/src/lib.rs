@@ -8,12 +8,14 @@
 //! - [`device`]: one actor per board, the only code that touches a tty.
 //! - [`supervisor`]: the set of attached clocks and their D-Bus objects.
 //! - [`bus`]: the D-Bus service (objects hold handles, never locks) and client proxies.
+//! - [`logging`]: the log filter, where logs go, and org.freedesktop.LogControl1.
 //! - [`service`], [`demo`]: process lifetime, systemd notification, signals; the demo.
 pub mod bus;
 pub mod config;
 pub mod demo;
 pub mod device;
 pub use chessclock_engine as engine;
+pub mod logging;
 pub mod monotonic;
 pub mod service;
 pub mod store;

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use chessclockd::config::LOG_ENV;
 use chessclockd::service::{self, BusChoice, ServiceOptions};
 
 /// Runs chess time controls in software and drives DGT clocks; D-Bus API
@@ -30,30 +29,45 @@ struct Args {
     /// double-flag game, on the session bus (or a private bus if there is none).
     #[arg(long)]
     demo: bool,
+    /// Log filter: a level (err, warning, info, debug, trace) or tracing directives such as
+    /// info,chessclockd::device=debug [default: $CHESSCLOCKD_LOG, $RUST_LOG, or info]. It can be
+    /// changed at run time with `chessclockctl log-level`.
+    #[arg(long, value_name = "FILTER")]
+    log_level: Option<String>,
+    /// Print the manual page chessclockd(8) (roff) to stdout and exit; packaging uses it.
+    #[arg(long, hide = true)]
+    man: bool,
 }
 
-fn init_logging() {
-    use tracing_subscriber::EnvFilter;
-    use tracing_subscriber::prelude::*;
-    let filter = EnvFilter::try_from_env(LOG_ENV)
-        .or_else(|_| EnvFilter::try_from_default_env())
-        .unwrap_or_else(|_| EnvFilter::new("info"));
-    let registry = tracing_subscriber::registry().with(filter);
-    // Under systemd (JOURNAL_STREAM set) log natively to the journal; otherwise to stderr.
-    if std::env::var_os("JOURNAL_STREAM").is_some()
-        && let Ok(journald) = tracing_journald::layer()
+/// Render chessclockd(8) from the command-line definition.
+fn print_man() -> ExitCode {
+    use clap::CommandFactory;
+    match clap_mangen::Man::new(Args::command())
+        .section("8")
+        .render(&mut std::io::stdout())
     {
-        registry.with(journald).init();
-        return;
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("chessclockd: cannot write the manual page: {e}");
+            ExitCode::FAILURE
+        }
     }
-    registry
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .init();
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    init_logging();
+    if args.man {
+        return print_man();
+    }
+    let log = match chessclockd::logging::startup_filter(args.log_level.as_deref())
+        .and_then(chessclockd::logging::init)
+    {
+        Ok(log) => log,
+        Err(e) => {
+            eprintln!("chessclockd: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -77,6 +91,7 @@ fn main() -> ExitCode {
             config: args.config,
             bus,
             state_dir: args.state_dir,
+            log: Some(log),
         }))
     };
     match result {

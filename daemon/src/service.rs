@@ -35,6 +35,8 @@ pub struct ServiceOptions {
     pub bus: BusChoice,
     /// Overrides the configured state directory.
     pub state_dir: Option<PathBuf>,
+    /// The log filter's control, served as org.freedesktop.LogControl1 (None: not served).
+    pub log: Option<crate::logging::LogControl>,
 }
 
 /// Connect to the chosen bus.
@@ -92,6 +94,12 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let sup = supervisor::start(conn.clone(), Defaults { device })
         .await
         .context("cannot serve the D-Bus objects")?;
+    if let Some(log) = opts.log.clone() {
+        conn.object_server()
+            .at(crate::logging::LOG_CONTROL_PATH, log)
+            .await
+            .context("cannot serve the log control object")?;
+    }
     // Configured clocks first, so that a client that sees the name also sees them.
     attach_configured(&sup, &cfg).await;
     conn.request_name(BUS_NAME).await.with_context(|| {

@@ -1,0 +1,94 @@
+//! `chessclockctl log-level [LEVEL]`: read or change the daemon's log filter through
+//! `org.freedesktop.LogControl1` (the interface systemd's services serve, so
+//! `systemctl service-log-level chessclockd debug` does the same).
+//!
+//! Owns this verb only: connecting and exit codes are the client module's; what a level means
+//! is the daemon's (`chessclockd::logging`).
+
+use std::process::ExitCode;
+
+use chessclock_api::names::{BUS_NAME, LOG_CONTROL_PATH};
+
+use crate::client::{BusArgs, Failure, bus_failure, connect};
+
+/// Arguments of `log-level`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// New level: err, warning, info, debug, trace (or tracing directives such as
+    /// info,chessclockd::device=debug). Without it, print the current level. Setting needs root
+    /// or group chessclock.
+    level: Option<String>,
+    /// Print JSON ({"log_level", "log_target", "syslog_identifier"}).
+    #[arg(long)]
+    json: bool,
+}
+
+#[zbus::proxy(interface = "org.freedesktop.LogControl1")]
+trait LogControl {
+    #[zbus(property)]
+    fn log_level(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn set_log_level(&self, level: &str) -> zbus::Result<()>;
+    #[zbus(property)]
+    fn log_target(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn syslog_identifier(&self) -> zbus::Result<String>;
+}
+
+/// Run the verb on its own runtime; returns the exit code.
+pub(crate) fn run(bus: &BusArgs, args: Args) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("chessclockctl: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(log_level(bus, args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}
+
+async fn log_level(bus: &BusArgs, args: Args) -> Result<(), Failure> {
+    let conn = connect(bus).await?;
+    let failure = |e: zbus::Error| match e {
+        zbus::Error::FDO(fdo) => match *fdo {
+            zbus::fdo::Error::AccessDenied(_) => Failure::Action(
+                "permission denied: changing the log level needs root or membership of group \
+                 chessclock (`sudo usermod -aG chessclock $USER`, then log in again)"
+                    .into(),
+            ),
+            zbus::fdo::Error::InvalidArgs(msg) => Failure::Action(msg),
+            other => bus_failure(bus, zbus::Error::FDO(Box::new(other))),
+        },
+        other => bus_failure(bus, other),
+    };
+    let proxy = LogControlProxy::builder(&conn)
+        .destination(BUS_NAME)
+        .path(LOG_CONTROL_PATH)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .map_err(failure)?;
+    if let Some(level) = &args.level {
+        proxy.set_log_level(level).await.map_err(failure)?;
+    }
+    let level = proxy.log_level().await.map_err(failure)?;
+    if args.json {
+        let target = proxy.log_target().await.map_err(failure)?;
+        let ident = proxy.syslog_identifier().await.map_err(failure)?;
+        let json = serde_json::json!({
+            "log_level": level,
+            "log_target": target,
+            "syslog_identifier": ident,
+        });
+        println!("{json}");
+    } else {
+        println!("{level}");
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The packaging check (scripts/test.sh runs it): build the amd64 and arm64 packages, run
+# lintian on both, then install the amd64 package on this machine for real, check that every
+# file is where the units, the bus and udev expect it, verify the installed units, upgrade it,
+# remove and purge it, and check that nothing is lost before purge and nothing left after.
+#
+# It installs and purges package chessclockd on this machine, so outside CI it refuses to run
+# where chessclockd is installed already. Needs root (or sudo) for dpkg.
+# PROFILE (default package-check: release code without LTO, to keep CI short) is passed on
+# to scripts/package.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PROFILE=${PROFILE:-package-check}
+debs=${CARGO_TARGET_DIR:-target}/debian
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+  echo "package-test.sh: need root to run: $*" >&2; return 1; fi; }
+fail() { echo "package-test.sh: FAIL: $*" >&2; exit 1; }
+pass=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+
+if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q "ok installed" && [ "${CI:-}" != true ]; then
+  echo "package-test.sh: chessclockd is installed on this machine; this check installs and purges" \
+    "it. Remove it first (apt purge chessclockd), or run with CI=true." >&2
+  exit 1
+fi
+
+need=()
+command -v lintian >/dev/null || need+=(lintian)
+command -v deb-systemd-helper >/dev/null || need+=(init-system-helpers)
+command -v udevadm >/dev/null || need+=(udev)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "package-test.sh: installing ${need[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# --- build ---------------------------------------------------------------------------------
+rm -f "$debs"/chessclockd_*.deb
+start=$(date +%s)
+./scripts/package.sh amd64 arm64
+echo "package-test.sh: both packages built in $(($(date +%s) - start)) s ($PROFILE)"
+amd64=$(ls "$debs"/chessclockd_*_amd64.deb)
+arm64=$(ls "$debs"/chessclockd_*_arm64.deb)
+version=$(dpkg-deb -f "$amd64" Version)
+
+# The arm64 package holds AArch64 binaries (ELF e_machine 0xb7 at offset 18).
+tmp=$(mktemp -d)
+cleanup() {
+  if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
+    as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+dpkg-deb -x "$arm64" "$tmp/arm64"
+for bin in chessclockd chessclockctl; do
+  machine=$(od -An -tx1 -j18 -N2 "$tmp/arm64/usr/bin/$bin" | tr -d ' ')
+  [ "$machine" = b700 ] || fail "arm64 package: usr/bin/$bin is not an AArch64 binary ($machine)"
+done
+ok "arm64 package holds AArch64 binaries"
+# Both packages hold the same files.
+diff <(dpkg-deb -c "$amd64" | awk '{print $6}' | sort) <(dpkg-deb -c "$arm64" | awk '{print $6}' | sort) ||
+  fail "amd64 and arm64 packages hold different files"
+ok "amd64 and arm64 packages hold the same files"
+
+# --- lintian (reasons for kept tags: packaging/debian/lintian-overrides) ----------------------
+lintian --fail-on error,warning --info "$amd64" "$arm64" || fail "lintian"
+ok "lintian: no errors or warnings"
+
+# --- install -------------------------------------------------------------------------------
+# apt resolves the dependencies (systemd-sysusers, a system bus) as an operator's
+# `apt install ./chessclockd_<version>_amd64.deb` does.
+DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "./$amd64" >/dev/null
+[ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$version" ] || fail "version $version not installed"
+ok "installed $version"
+
+# Every path the package promises (docs/install.md), and only files of this package there.
+for path in \
+  /usr/bin/chessclockd /usr/bin/chessclockctl \
+  /usr/lib/systemd/system/chessclockd.service /usr/lib/systemd/system/chessclock-attach@.service \
+  /usr/lib/sysusers.d/chessclockd.conf /usr/lib/udev/rules.d/70-chessclockd.rules \
+  /usr/share/dbus-1/system.d/org.chessclockd.ChessClock1.conf \
+  /usr/share/dbus-1/system-services/org.chessclockd.ChessClock1.service \
+  /usr/share/dbus-1/interfaces/org.chessclockd.ChessClock1.Manager.xml \
+  /usr/share/dbus-1/interfaces/org.chessclockd.ChessClock1.Clock.xml \
+  /etc/chessclockd/chessclockd.toml \
+  /usr/share/man/man8/chessclockd.8.gz /usr/share/man/man1/chessclockctl.1.gz \
+  /usr/share/man/man5/chessclockd.toml.5.gz \
+  /usr/share/bash-completion/completions/chessclockctl \
+  /usr/share/zsh/vendor-completions/_chessclockctl \
+  /usr/share/fish/vendor_completions.d/chessclockctl.fish \
+  /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md; do
+  [ -f "$path" ] || fail "$path is missing"
+  dpkg -S "$path" >/dev/null 2>&1 || fail "$path is not owned by the package"
+done
+ok "every promised file is installed"
+dpkg-query -W -f='${Conffiles}\n' chessclockd | grep -q '/etc/chessclockd/chessclockd.toml' ||
+  fail "the configuration is not a conffile"
+ok "/etc/chessclockd/chessclockd.toml is a conffile"
+
+# What the units, the bus and udev name exists at the installed paths.
+for unit in chessclockd.service chessclock-attach@.service; do
+  grep -E '^ExecStart=' "/usr/lib/systemd/system/$unit" | sed 's/^ExecStart=[-@!+:]*//' | awk '{print $1}' |
+    while read -r exe; do [ -x "$exe" ] || fail "$unit: ExecStart $exe is not installed"; done
+  grep -E '^Documentation=file://' "/usr/lib/systemd/system/$unit" | sed 's|^Documentation=file://||' |
+    while read -r doc; do [ -f "$doc" ] || fail "$unit: Documentation $doc is not installed"; done
+done
+activation=/usr/share/dbus-1/system-services/org.chessclockd.ChessClock1.service
+wanted=$(sed -n 's/^SystemdService=//p' "$activation")
+[ -f "/usr/lib/systemd/system/$wanted" ] || fail "$activation wants $wanted, which is not installed"
+grep -q 'SYSTEMD_WANTS}+="chessclock-attach@%k.service"' /usr/lib/udev/rules.d/70-chessclockd.rules ||
+  fail "the udev rule does not want the attach template"
+ok "units, activation file and udev rule point at installed files"
+
+for xml in /usr/share/dbus-1/interfaces/*chessclockd*.xml; do
+  python3 - "$xml" <<'EOF' || fail "$xml is not an introspection <node> document"
+import sys, xml.dom.minidom
+doc = xml.dom.minidom.parse(sys.argv[1])
+root = doc.documentElement
+assert root.tagName == "node", root.tagName
+assert doc.doctype is not None and "Introspection" in doc.doctype.publicId
+assert root.getElementsByTagName("interface"), "no interface"
+EOF
+done
+ok "introspection files are <node> documents"
+
+for page in chessclockd.8 chessclockctl.1 chessclockd.toml.5; do
+  zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
+done
+/usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null ||
+  fail "the installed binaries do not run"
+ok "man pages and binaries"
+
+# User, group and device access from sysusers.
+getent passwd chessclockd >/dev/null || fail "user chessclockd was not created"
+getent group chessclock >/dev/null || fail "group chessclock was not created"
+id -nG chessclockd | tr ' ' '\n' | grep -qx dialout || fail "chessclockd is not in group dialout"
+ok "user chessclockd (in dialout) and group chessclock exist"
+[ -L /etc/systemd/system/multi-user.target.wants/chessclockd.service ] || fail "chessclockd.service is not enabled"
+ok "chessclockd.service is enabled"
+
+# systemd-analyze verify against the installed paths (a template is verified as an instance).
+cp /usr/lib/systemd/system/chessclock-attach@.service "$tmp/chessclock-attach@ttyACM0.service"
+for unit in /usr/lib/systemd/system/chessclockd.service "$tmp/chessclock-attach@ttyACM0.service"; do
+  err=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify $unit: $err"
+  [ -z "$err" ] || fail "systemd-analyze verify $unit: $err"
+done
+ok "systemd-analyze verify passes on the installed units"
+
+# --- upgrade: same version again, then a newer one; state and local edits survive ----------
+as_root install -d -o chessclockd -g chessclockd -m 0750 /var/lib/chessclockd
+echo "game record" | as_root tee /var/lib/chessclockd/marker.journal >/dev/null
+echo "# local edit" | as_root tee -a /etc/chessclockd/chessclockd.toml >/dev/null
+as_root dpkg -i "$amd64" >/dev/null
+newer="${version%-*}-$(( ${version##*-} + 1 ))"
+# Keep the first package: packaging the newer version replaces it in target/debian/.
+cp "$amd64" "$tmp/first.deb"
+amd64=$tmp/first.deb
+NO_BUILD=1 DEB_VERSION="$newer" ./scripts/package.sh amd64 >/dev/null
+as_root dpkg -i --force-confold "$debs/chessclockd_${newer}_amd64.deb" >/dev/null
+[ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$newer" ] || fail "upgrade to $newer"
+[ -f /var/lib/chessclockd/marker.journal ] || fail "upgrade lost /var/lib/chessclockd"
+grep -q '^# local edit' /etc/chessclockd/chessclockd.toml || fail "upgrade lost the local configuration"
+ok "reinstall and upgrade to $newer keep the state and the local configuration"
+
+# --- remove, purge -------------------------------------------------------------------------
+as_root dpkg --remove chessclockd >/dev/null
+[ ! -e /usr/bin/chessclockd ] || fail "remove left /usr/bin/chessclockd"
+[ -f /etc/chessclockd/chessclockd.toml ] || fail "remove deleted the configuration"
+[ -f /var/lib/chessclockd/marker.journal ] || fail "remove deleted the state"
+ok "remove keeps configuration and state"
+as_root dpkg --purge chessclockd >/dev/null 2>&1
+[ ! -e /etc/chessclockd ] || fail "purge left /etc/chessclockd"
+[ ! -e /etc/systemd/system/multi-user.target.wants/chessclockd.service ] || fail "purge left the enable link"
+[ -f /var/lib/chessclockd/marker.journal ] || fail "purge deleted the state without being asked"
+ok "purge removes the configuration and keeps the games unless asked"
+as_root dpkg -i "$amd64" >/dev/null
+as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null 2>&1
+[ ! -e /var/lib/chessclockd ] || fail "CHESSCLOCKD_PURGE_STATE=yes purge left /var/lib/chessclockd"
+leftover=$(find /usr /etc -name '*chessclock*' -not -path '/usr/share/lintian/*' 2>/dev/null | grep -v "^$PWD" || true)
+[ -z "$leftover" ] || fail "purge left: $leftover"
+ok "purge with CHESSCLOCKD_PURGE_STATE=yes leaves nothing"
+
+echo "package-test.sh: all $pass checks passed"
