@@ -5,7 +5,7 @@
 //! changes nothing when refused. No timing arithmetic here: the methods own their fields.
 
 use crate::core::Engine;
-use crate::method::{Timing, Unflag};
+use crate::method::{Method, Timing, Unflag};
 use crate::params::{MAX_COUNT, TimeControl};
 use crate::rules::Rules;
 use crate::types::{AdjustField, AdjustOp, GameResult, InputError, ResultReason, Side, Status};
@@ -54,14 +54,10 @@ impl Engine {
             return Ok(());
         }
         let method = self.control.method;
-        let unflag = self
-            .timing
-            .get_mut()
-            .adjust(i, field, &apply)
-            .map_err(|e| match e {
-                InputError::NotInMethod { field, .. } => InputError::NotInMethod { field, method },
-                other => other,
-            })?;
+        let unflag = self.timing.adjust(i, field, &apply).map_err(|e| match e {
+            InputError::NotInMethod { field, .. } => InputError::NotInMethod { field, method },
+            other => other,
+        })?;
         match unflag {
             Unflag::Yes => self.flagged[i] = false,
             Unflag::IfPositive(v) if v > 0 => self.flagged[i] = false,
@@ -78,7 +74,7 @@ impl Engine {
         }
         let i = side.idx();
         if moves > self.moves[i] {
-            self.timing.get_mut().set_moves(i, moves);
+            self.timing.set_moves(i, moves);
         }
         self.moves[i] = moves;
         Ok(())

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use crate::params::{OnFlag, TimeControl};
 
-use super::method::{Boundary, Timing};
+use super::method::{Boundary, Method, Timing};
 use super::rules::Rules;
 use super::types::{
     ConfigError, Event, FlagReason, FlagRecord, GameResult, Input, InputError, Phase, ResultReason,
@@ -115,7 +115,7 @@ impl Engine {
         if self.flagged[i] {
             return None;
         }
-        let method = self.timing.get().time_to_boundary(i);
+        let method = self.timing.time_to_boundary(i);
         Some(match self.rules.overall_cap {
             Some(a) => a.saturating_sub(self.cap_used[i]).min(method),
             None => method,
@@ -127,7 +127,7 @@ impl Engine {
         self.turn_u = self.turn_u.saturating_add(d);
         self.cap_used[i] = self.cap_used[i].saturating_add(d);
         if !self.flagged[i] {
-            self.timing.get_mut().consume(i, d);
+            self.timing.consume(i, d);
         }
     }
 
@@ -191,11 +191,11 @@ impl Engine {
             self.flag(side, FlagReason::OverallCap, t);
             return;
         }
-        if self.flagged[i] || self.timing.get().time_to_boundary(i) != 0 {
+        if self.flagged[i] || self.timing.time_to_boundary(i) != 0 {
             return; // the end of a delay window: nothing changes but the display
         }
         let before = self.phase(side);
-        let outcome = self.timing.get_mut().at_boundary(i, self.moves[i]);
+        let outcome = self.timing.at_boundary(i, self.moves[i]);
         match outcome {
             Boundary::Continue => {
                 let after = self.phase(side);
@@ -245,7 +245,7 @@ impl Engine {
         // consequences (hourglass, swing, double flag).
         if self.rules.on_flag == OnFlag::Continue {
             self.flagged[side.idx()] = true;
-            self.timing.get_mut().zero(side.idx());
+            self.timing.zero(side.idx());
             if self.flagged.iter().all(|f| *f) {
                 self.reason = Some(ResultReason::Flag(reason));
                 self.set_status(Status::Flagged, StatusCause::Flag);
@@ -264,7 +264,7 @@ impl Engine {
             // flag/continue: a side that has flagged stays at 0 (D16).
             return Phase::Flagged;
         }
-        self.timing.get().phase(side.idx())
+        self.timing.phase(side.idx())
     }
 
     /// Apply an input at `now`. An input that is not allowed now returns an error that says
@@ -303,7 +303,7 @@ impl Engine {
         self.turn = Some(side);
         self.turn_u = 0;
         let m = self.moves[side.idx()].saturating_add(1);
-        self.timing.get_mut().turn_start(side.idx(), m);
+        self.timing.turn_start(side.idx(), m);
         self.set_status(Status::Running, StatusCause::Start);
         // A zero main time (pure byo-yomi) starts the overtime at once.
         self.advance_boundaries_at_now();
@@ -337,9 +337,9 @@ impl Engine {
         let before = self.phase(side);
         self.moves[i] = m;
         if !self.flagged[i] {
-            self.timing.get_mut().press(i, u, m, self.moves);
+            self.timing.press(i, u, m, self.moves);
         }
-        self.timing.get_mut().turn_end(i);
+        self.timing.turn_end(i);
         let after = self.phase(side);
         if after != before {
             self.events.push_back(Event::PhaseChanged {
@@ -352,7 +352,7 @@ impl Engine {
         self.turn = Some(next);
         self.turn_u = 0;
         let mn = self.moves[next.idx()].saturating_add(1);
-        self.timing.get_mut().turn_start(next.idx(), mn);
+        self.timing.turn_start(next.idx(), mn);
         let (white_ms, black_ms) = (self.value(Side::White), self.value(Side::Black));
         self.events.push_back(Event::Pressed {
             side,
@@ -376,7 +376,7 @@ impl Engine {
                     return Err(InputError::NothingToResume(self.status));
                 };
                 let i = side.idx();
-                let has_time = self.timing.get().time_to_boundary(i) > 0
+                let has_time = self.timing.time_to_boundary(i) > 0
                     && self.rules.overall_cap.is_none_or(|a| self.cap_used[i] < a);
                 if !has_time {
                     return Err(InputError::NoTimeToResume);
@@ -402,7 +402,7 @@ impl Engine {
 
     pub(crate) fn method_value(&self, side: Side) -> u64 {
         let i = side.idx();
-        self.timing.get().value(
+        self.timing.value(
             i,
             self.turn == Some(side) && self.status != Status::Ready,
             self.moves[i].saturating_add(1),

@@ -8,6 +8,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::core::Engine;
+use super::method::Method;
 use super::types::{
     Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
 };
@@ -278,7 +279,7 @@ impl Engine {
         let i = side.idx();
         let mid_turn =
             self.turn == Some(side) && matches!(self.status, Status::Running | Status::Paused);
-        let m = self.timing.get();
+        let m = &self.timing;
         Detail {
             method: m.detail(i),
             delay_left_ms: if mid_turn && !self.flagged[i] {
@@ -320,12 +321,12 @@ impl Engine {
         let mover = e.running_side();
         let counting = mover.filter(|s| {
             let i = s.idx();
-            !e.flagged[i] && e.timing.get().counts_down(i, e.method_value(*s))
+            !e.flagged[i] && e.timing.counts_down(i, e.method_value(*s))
         });
         let mut next: Option<u64> = mover.and_then(|s| e.time_to_boundary(s));
         if let Some(s) = mover {
             let opp = s.other();
-            if e.timing.get().waiting_side_moves(s.idx()) {
+            if e.timing.waiting_side_moves(s.idx()) {
                 let v = e.value(opp);
                 let r = v % 1000;
                 let step = if r == 0 { 1 } else { 1000 - r + 1 };

@@ -99,6 +99,81 @@ pub(crate) trait Method {
     fn carry_remaining(&mut self, i: usize, r: u64, moves: u32);
 }
 
+/// Static dispatch over the [`Timing`] variants (no trait object: each method's code is
+/// inlined into the engine's hot paths, which keeps a press at its benchmark figure).
+macro_rules! each {
+    ($timing:expr, $t:ident => $call:expr) => {
+        match $timing {
+            Timing::Segments($t) => $call,
+            Timing::Hourglass($t) => $call,
+            Timing::Byoyomi($t) => $call,
+            Timing::Canadian($t) => $call,
+            Timing::DoubleFlag($t) => $call,
+            Timing::Countdown($t) => $call,
+            Timing::Swing($t) => $call,
+        }
+    };
+}
+
+impl Method for Timing {
+    fn time_to_boundary(&self, i: usize) -> u64 {
+        each!(self, t => t.time_to_boundary(i))
+    }
+    fn consume(&mut self, i: usize, d: u64) {
+        each!(self, t => t.consume(i, d))
+    }
+    fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary {
+        each!(self, t => t.at_boundary(i, my_moves))
+    }
+    fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]) {
+        each!(self, t => t.press(i, u, m, moves))
+    }
+    fn turn_start(&mut self, i: usize, m: u32) {
+        each!(self, t => t.turn_start(i, m))
+    }
+    fn turn_end(&mut self, i: usize) {
+        each!(self, t => t.turn_end(i))
+    }
+    fn delay_left(&self, i: usize, m: u32) -> Option<u64> {
+        each!(self, t => t.delay_left(i, m))
+    }
+    fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64 {
+        each!(self, t => t.value(i, mover, next_move, flagged))
+    }
+    fn counts_down(&self, i: usize, value: u64) -> bool {
+        each!(self, t => t.counts_down(i, value))
+    }
+    fn waiting_side_moves(&self, i: usize) -> bool {
+        each!(self, t => t.waiting_side_moves(i))
+    }
+    fn phase(&self, i: usize) -> Phase {
+        each!(self, t => t.phase(i))
+    }
+    fn detail(&self, i: usize) -> MethodDetail {
+        each!(self, t => t.detail(i))
+    }
+    fn zero(&mut self, i: usize) {
+        each!(self, t => t.zero(i))
+    }
+    fn set_moves(&mut self, i: usize, moves: u32) {
+        each!(self, t => t.set_moves(i, moves))
+    }
+    fn adjust(
+        &mut self,
+        i: usize,
+        field: AdjustField,
+        apply: Apply<'_>,
+    ) -> Result<Unflag, InputError> {
+        each!(self, t => t.adjust(i, field, apply))
+    }
+    fn remaining(&self, i: usize) -> u64 {
+        each!(self, t => t.remaining(i))
+    }
+    fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
+        each!(self, t => t.carry_remaining(i, r, moves))
+    }
+}
+
 /// The method in force, with its state: the closed set of [`Method`]s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Timing {
@@ -163,32 +238,6 @@ impl Timing {
         }
     }
 
-    /// The method as a trait object (one dispatch point).
-    pub(crate) fn get(&self) -> &dyn Method {
-        match self {
-            Timing::Segments(m) => m,
-            Timing::Hourglass(m) => m,
-            Timing::Byoyomi(m) => m,
-            Timing::Canadian(m) => m,
-            Timing::DoubleFlag(m) => m,
-            Timing::Countdown(m) => m,
-            Timing::Swing(m) => m,
-        }
-    }
-
-    /// The method as a mutable trait object.
-    pub(crate) fn get_mut(&mut self) -> &mut dyn Method {
-        match self {
-            Timing::Segments(m) => m,
-            Timing::Hourglass(m) => m,
-            Timing::Byoyomi(m) => m,
-            Timing::Canadian(m) => m,
-            Timing::DoubleFlag(m) => m,
-            Timing::Countdown(m) => m,
-            Timing::Swing(m) => m,
-        }
-    }
-
     /// Whether side `i` is on double-flag extra time (it can no longer win on time).
     pub(crate) fn on_extra_time(&self, i: usize) -> bool {
         match self {
@@ -213,9 +262,7 @@ impl Timing {
                 (Timing::DoubleFlag(o), Timing::DoubleFlag(m)) => m.carry_same(o, i, next),
                 (Timing::Countdown(o), Timing::Countdown(m)) => m.carry_same(o, i),
                 (Timing::Swing(o), Timing::Swing(m)) => m.carry_same(o, i),
-                (o, m) => m
-                    .get_mut()
-                    .carry_remaining(i, o.get().remaining(i), moves[i]),
+                (o, m) => m.carry_remaining(i, o.remaining(i), moves[i]),
             }
             if let Timing::Segments(m) = &mut n {
                 let left = match self {
