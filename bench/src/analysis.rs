@@ -7,8 +7,10 @@
 use crate::board::{Half, Press};
 use crate::bus::ClockSignals;
 
-/// The latency of one press: from its lever change written to the first set-and-run that
-/// makes the expected half run, read before the next press; `None` when none came.
+/// The latency of one press: from its lever change written to the first set-and-run read
+/// before the next press that no longer runs the half that pressed (it runs the other half,
+/// or holds both, as during a US delay); `None` when none came. A set-and-run for the
+/// pressing half is a refresh the daemon sent before it saw the press.
 pub fn press_latencies(presses: &[Press], set_and_runs: &[(u64, Half)]) -> Vec<(u64, Option<u64>)> {
     let mut out = Vec::with_capacity(presses.len());
     let mut j = 0usize;
@@ -20,7 +22,7 @@ pub fn press_latencies(presses: &[Press], set_and_runs: &[(u64, Half)]) -> Vec<(
         let answer = set_and_runs[j..]
             .iter()
             .take_while(|(t, _)| *t < next_press)
-            .find(|(_, half)| *half == p.expect && p.expect != Half::Neither)
+            .find(|(_, half)| p.expect != Half::Neither && *half != p.expect.other())
             .map(|(t, _)| t - p.t_us);
         out.push((p.t_us, answer));
     }

@@ -34,6 +34,15 @@ pub enum Half {
 }
 
 impl Half {
+    /// The other half (`Neither` stays).
+    pub fn other(self) -> Half {
+        match self {
+            Half::Left => Half::Right,
+            Half::Right => Half::Left,
+            Half::Neither => Half::Neither,
+        }
+    }
+
     fn of_flags(flags: u8) -> Half {
         match flags {
             f if f & 0x04 != 0 => Half::Neither,

@@ -132,6 +132,8 @@ pub struct Fidelity {
     pub samples: u64,
     /// Samples where either half was off `ceil(engine ms / 1000)` by a second or more.
     pub off: u64,
+    /// Of those, samples where a half showed a second or more *above* the engine.
+    pub high: u64,
     /// Longest run of consecutive off samples of one board, in ms.
     pub longest_episode_ms: u64,
 }
@@ -146,6 +148,7 @@ impl Fidelity {
     pub fn merge(&mut self, other: Fidelity) {
         self.samples += other.samples;
         self.off += other.off;
+        self.high += other.high;
         self.longest_episode_ms = self.longest_episode_ms.max(other.longest_episode_ms);
     }
 }
@@ -185,9 +188,14 @@ pub fn sample_board(
                 let off = |shown_s: u32, engine_ms: u64| {
                     u64::from(shown_s).abs_diff(engine_ms.div_ceil(1000)) >= 1
                 };
+                let high =
+                    |shown_s: u32, engine_ms: u64| u64::from(shown_s) > engine_ms.div_ceil(1000);
                 f.samples += 1;
                 if off(disp.left_s, want_l) || off(disp.right_s, want_r) {
                     f.off += 1;
+                    if high(disp.left_s, want_l) || high(disp.right_s, want_r) {
+                        f.high += 1;
+                    }
                     run += 1;
                     f.longest_episode_ms = f.longest_episode_ms.max(run * step / 1000);
                 } else {

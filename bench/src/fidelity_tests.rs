@@ -115,6 +115,7 @@ fn a_display_a_second_high_is_counted_with_its_episode() {
     // At t in [k, k + 0.5) s (k = 1..9) the engine shows 60 - k, the clock 60 - k + 1: 50
     // samples per second; the first second is right.
     assert_eq!(f.off, 9 * 50);
+    assert_eq!(f.high, f.off, "the clock was high, never low");
     assert_eq!(f.longest_episode_ms, 500);
 }
 
@@ -131,9 +132,15 @@ fn swapped_halves_and_idle_games_are_handled() {
     // From 2 s on the game does not run: no samples.
     assert_eq!(f.samples, 20);
     assert_eq!(f.off, 10, "off from 1 s (engine 9 s) to 2 s");
+    assert_eq!(f.high, 10);
     assert_eq!(f.longest_episode_ms, 1000);
     let wrong_side = sample_board(&snaps, &disp, true, 0, 2 * S, 100_000);
     assert_eq!(wrong_side.off, 20, "left is Black's 20 s, not White's 10 s");
+    // Left shows 20 for White's 10 (high), right 10 for Black's 20 (low): both count as off.
+    assert_eq!(wrong_side.high, 20);
+    // A clock a second low only: off but not high.
+    let low = sample_board(&snaps, &[shown(0, 9, 20)], true, 0, S / 2, 100_000);
+    assert_eq!((low.off, low.high), (5, 0));
 }
 
 #[test]
@@ -141,11 +148,13 @@ fn fidelities_merge() {
     let mut a = Fidelity {
         samples: 10,
         off: 1,
+        high: 1,
         longest_episode_ms: 30,
     };
     a.merge(Fidelity {
         samples: 5,
         off: 4,
+        high: 2,
         longest_episode_ms: 20,
     });
     assert_eq!(
@@ -153,6 +162,7 @@ fn fidelities_merge() {
         Fidelity {
             samples: 15,
             off: 5,
+            high: 3,
             longest_episode_ms: 30
         }
     );

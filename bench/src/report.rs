@@ -20,6 +20,8 @@ pub struct FidelityFigures {
     pub off: u64,
     /// `off / samples`, percent.
     pub off_percent: Option<f64>,
+    /// Samples where a half showed a second or more above the engine, percent.
+    pub high_percent: Option<f64>,
     /// Longest episode of one board, ms.
     pub longest_episode_ms: u64,
 }
@@ -30,6 +32,7 @@ impl From<Fidelity> for FidelityFigures {
             samples: f.samples,
             off: f.off,
             off_percent: f.off_percent(),
+            high_percent: (f.samples > 0).then(|| 100.0 * f.high as f64 / f.samples as f64),
             longest_episode_ms: f.longest_episode_ms,
         }
     }
@@ -160,20 +163,16 @@ pub fn render(r: &Report) -> String {
     row("press stamp lag ms p50/p99/max, polled", &|s| {
         trio(&s.polled.press_stamp_lag_ms)
     });
-    row("display off ≥1 s, quiet (longest ms)", &|s| {
+    let fid = |f: &FidelityFigures| {
         format!(
-            "{} ({})",
-            pct(s.quiet.fidelity.off_percent),
-            s.quiet.fidelity.longest_episode_ms
+            "{} (high {}; longest {} ms)",
+            pct(f.off_percent),
+            pct(f.high_percent),
+            f.longest_episode_ms
         )
-    });
-    row("display off ≥1 s, polled (longest ms)", &|s| {
-        format!(
-            "{} ({})",
-            pct(s.polled.fidelity.off_percent),
-            s.polled.fidelity.longest_episode_ms
-        )
-    });
+    };
+    row("display off ≥1 s, quiet", &|s| fid(&s.quiet.fidelity));
+    row("display off ≥1 s, polled", &|s| fid(&s.polled.fidelity));
     row("presses made / seen / unanswered", &|s| {
         format!(
             "{} / {} / {}",
@@ -222,10 +221,11 @@ pub fn render(r: &Report) -> String {
             s.quiet.signals_per_s, s.polled.signals_per_s
         )
     });
-    row("B/s per board to / from (of 960)", &|s| {
+    row("B/s per board to / from (share of 960 B/s)", &|s| {
         let w = &s.quiet;
+        let share = w.bytes_per_s_to_board.max(w.bytes_per_s_from_board) / 9.6;
         format!(
-            "{:.0} / {:.0}",
+            "{:.0} / {:.0} ({share:.1} %)",
             w.bytes_per_s_to_board, w.bytes_per_s_from_board
         )
     });
