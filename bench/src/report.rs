@@ -50,6 +50,8 @@ pub struct Window {
     pub press_stamp_lag_ms: Summary,
     /// Display fidelity.
     pub fidelity: FidelityFigures,
+    /// Display fidelity of the boards of each time control.
+    pub fidelity_by_control: Vec<(String, FidelityFigures)>,
     /// Daemon CPU, percent of one core.
     pub daemon_cpu_percent: f64,
     /// Daemon CPU per message a board sent, µs.
@@ -173,6 +175,21 @@ pub fn render(r: &Report) -> String {
     };
     row("display off ≥1 s, quiet", &|s| fid(&s.quiet.fidelity));
     row("display off ≥1 s, polled", &|s| fid(&s.polled.fidelity));
+    let controls = r
+        .sizes
+        .first()
+        .map(|s| s.controls.clone())
+        .unwrap_or_default();
+    for (k, c) in controls.iter().enumerate() {
+        for (w, name) in [(false, "quiet"), (true, "polled")] {
+            row(&format!("  off ≥1 s, {name}: {c}"), &|s| {
+                let win = if w { &s.polled } else { &s.quiet };
+                win.fidelity_by_control
+                    .get(k)
+                    .map_or("-".into(), |(_, f)| pct(f.off_percent))
+            });
+        }
+    }
     row("presses made / seen / unanswered", &|s| {
         format!(
             "{} / {} / {}",

@@ -24,7 +24,7 @@ use crate::daemon::{Ctl, Daemon, PollLog, spawn_poller};
 use crate::fidelity::{EngineSnap, Fidelity, sample_board};
 use crate::mono_us;
 use crate::procstat::{self, CpuTicks};
-use crate::report::{SizeReport, Window};
+use crate::report::{FidelityFigures, SizeReport, Window};
 use crate::stats::summarize;
 
 /// Fidelity sampling step.
@@ -211,6 +211,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
         clock_of: &clock_of,
         signals: &signals,
         polls: &polls,
+        controls: &cfg.controls,
     };
     Ok(SizeReport {
         boards: cfg.boards,
@@ -246,6 +247,7 @@ struct Analysed<'a> {
     clock_of: &'a [(String, bool)],
     signals: &'a HashMap<String, ClockSignals>,
     polls: &'a PollLog,
+    controls: &'a [String],
 }
 
 impl Analysed<'_> {
@@ -258,8 +260,9 @@ impl Analysed<'_> {
         let mut latencies = Vec::new();
         let mut lags = Vec::new();
         let mut fidelity = Fidelity::default();
+        let mut by_control = vec![Fidelity::default(); self.controls.len()];
         let (mut to_board, mut from_board, mut messages) = (0u64, 0u64, 0u64);
-        for (log, (path, white_left)) in self.logs.iter().zip(self.clock_of) {
+        for (i, (log, (path, white_left))) in self.logs.iter().zip(self.clock_of).enumerate() {
             let sig = self.signals.get(path).unwrap_or(&empty);
             for (t, lat) in press_latencies(&log.presses, &log.set_and_runs) {
                 if let (true, Some(l)) = (in_window(t), lat) {
@@ -280,14 +283,11 @@ impl Analysed<'_> {
                     .map(|(_, s)| *s),
             );
             snaps.sort_by_key(|s| s.as_of_us);
-            fidelity.merge(sample_board(
-                &snaps,
-                &log.shown,
-                *white_left,
-                a.t_us,
-                b.t_us,
-                SAMPLE_US,
-            ));
+            let f = sample_board(&snaps, &log.shown, *white_left, a.t_us, b.t_us, SAMPLE_US);
+            fidelity.merge(f);
+            if let Some(c) = by_control.get_mut(i % self.controls.len().max(1)) {
+                c.merge(f);
+            }
             to_board += bytes_between(&log.bytes_in, a.t_us, b.t_us);
             from_board += bytes_between(&log.bytes_out, a.t_us, b.t_us);
             messages += bytes_between(&log.messages_out, a.t_us, b.t_us);
@@ -299,6 +299,12 @@ impl Analysed<'_> {
             press_to_display_ms: summarize(&latencies),
             press_stamp_lag_ms: summarize(&lags),
             fidelity: fidelity.into(),
+            fidelity_by_control: self
+                .controls
+                .iter()
+                .cloned()
+                .zip(by_control.into_iter().map(FidelityFigures::from))
+                .collect(),
             daemon_cpu_percent: cpu(a.daemon.own, b.daemon.own),
             daemon_cpu_us_per_board_message: (messages > 0 && !polled)
                 .then(|| daemon_cpu_s * 1e6 / messages as f64),
