@@ -1,0 +1,24 @@
+//! `chessclock-bench`: the real `chessclockd` with N emulated DGT boards on ptys and a
+//! private D-Bus, under scripted games (presses every 2-8 s) with and without a client polling
+//! `chessclockctl status --json`; it reports press → display latency, display fidelity,
+//! conservation, dropped presses, CPU, memory, threads, status latency, signal and byte rates
+//! (issue 11 item 6; figures in `docs/benchmarks.md`).
+//!
+//! A benchmark, not a test: it measures and reports, it asserts nothing about the figures.
+
+pub mod analysis;
+pub mod board;
+pub mod bus;
+pub mod daemon;
+pub mod fidelity;
+pub mod floor;
+pub mod procstat;
+pub mod report;
+pub mod run;
+pub mod stats;
+
+/// CLOCK_MONOTONIC now, µs: the time base of the daemon's `as_of_us`.
+pub fn mono_us() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    (t.tv_sec as u64) * 1_000_000 + (t.tv_nsec as u64) / 1000
+}
