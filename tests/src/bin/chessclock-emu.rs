@@ -435,7 +435,9 @@ async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
         VirtualControl::Replug => true,
         _ => return,
     };
-    for _ in 0..100 {
+    // The board task applies the control on its own; give it up to 10 s on a loaded machine
+    // (reporting the old state early was a false "unplugged" after a replug).
+    for _ in 0..1000 {
         if vb.current_pty().is_some() == want_plugged {
             break;
         }
