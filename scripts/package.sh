@@ -74,11 +74,12 @@ if command -v rustup >/dev/null; then
 fi
 
 # Generated assets, from host builds of the binaries (clap is the source of truth).
-cargo build --locked --quiet -p chessclockd -p chessclockctl --bins
+cargo build --locked --quiet -p chessclockd -p chessclockctl -p chessclock-bridge --bins
 host_bin=$target_dir/debug
 rm -rf "$assets"
 mkdir -p "$assets/man" "$assets/completions" "$assets/interfaces"
 "$host_bin/chessclockd" --man >"$assets/man/chessclockd.8"
+"$host_bin/chessclock-bridge" --man >"$assets/man/chessclock-bridge.8"
 "$host_bin/chessclockctl" man >"$assets/man/chessclockctl.1"
 "$host_bin/chessclockctl" completions bash >"$assets/completions/chessclockctl.bash"
 "$host_bin/chessclockctl" completions zsh >"$assets/completions/_chessclockctl"

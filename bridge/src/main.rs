@@ -20,8 +20,26 @@ use clap::Parser;
 use chessclock_api::fleet::parse_broker;
 use settings::{Args, Settings};
 
+/// Render chessclock-bridge(8) from the command-line definition.
+fn print_man() -> ExitCode {
+    use clap::CommandFactory;
+    match clap_mangen::Man::new(Args::command())
+        .section("8")
+        .render(&mut std::io::stdout())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("chessclock-bridge: cannot write the manual page: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.man {
+        return print_man();
+    }
     let settings = match Settings::load(&args) {
         Ok(s) => s,
         Err(e) => {

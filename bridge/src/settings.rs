@@ -34,6 +34,9 @@ pub(crate) struct Args {
     /// This machine's name in MQTT topics (default: the host name).
     #[arg(long, value_name = "NAME")]
     pub(crate) host: Option<String>,
+    /// Print the manual page chessclock-bridge(8) (roff) to stdout and exit; packaging uses it.
+    #[arg(long, hide = true)]
+    pub(crate) man: bool,
 }
 
 /// The settings in force.
