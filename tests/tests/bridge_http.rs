@@ -90,12 +90,15 @@ fn events_start_with_a_snapshot_follow_presses_and_clocks_and_resume() -> Result
     );
 
     assert!(d.ctl(&["start", "0"]).status.success());
+    // The state after the press may come before or after the Pressed signal (the daemon
+    // sends them independently): look for both from here.
+    let before_press = sse.mark();
     assert!(d.ctl(&["press", "0", "white"]).status.success());
     let (i, pressed) = sse.wait(1, "the press", |e| e.kind == "pressed")?;
     assert_eq!(s(&pressed.data, "/side"), "white");
     assert_eq!(u(&pressed.data, "/move"), 1);
     assert_eq!(u(&pressed.data, "/index"), 0);
-    let (_, after) = sse.wait(i, "the state after the press", |e| {
+    let (_, after) = sse.wait(before_press, "the state after the press", |e| {
         e.kind == "clock" && e.data["clock"]["moves"]["white"] == 1
     })?;
     let st = d.ctl_json(&["status", "0", "--json"])?;

@@ -217,8 +217,10 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
         s(&st, "/text/black"),
         "Black's (waiting) time: {before}"
     );
-    let ticking = page.wait(SHOWN, Duration::from_secs(3), |v| {
-        shown(v)["white"] != before["white"]
+    // The first change seen may be the page catching up with the start (White at 5:00):
+    // wait for White's time to run below it.
+    let ticking = page.wait(SHOWN, Duration::from_secs(5), |v| {
+        shown(v)["white"] != before["white"] && shown(v)["white"] != "5:00"
     })?;
     assert_ne!(
         shown(&ticking)["white"],
