@@ -258,6 +258,58 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
     Ok(())
 }
 
+/// Under hourglass the waiting side gains what the runner loses: the overlay ticks both
+/// sides between the daemon's snapshots (which are not re-sent while only the time runs).
+#[test]
+fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
+    let Some(browser) = have("chromium", "chromium")? else {
+        return Ok(());
+    };
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-hourglass")?;
+    let d = rig(&dir, &bus, &["sand"])?;
+    anyhow::ensure!(d.ctl(&["set", "0", "HG/1"]).status.success());
+    anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    let mut page = Page::open(
+        &browser,
+        &dir.path().join("profile-hg"),
+        &format!("{}/overlay/0", bridge.base),
+    )?;
+    // White runs: after a few seconds Black (waiting) shows more than its minute, White less,
+    // and the two still add up to the two minutes of the glass (to the display's rounding).
+    let v = page.wait(SHOWN, Duration::from_secs(20), |v| {
+        let v = shown(v);
+        v["turn"] == "white" && v["black"].as_str().is_some_and(|b| b > "1:02")
+    })?;
+    let v = shown(&v);
+    let secs = |t: &Value| -> u64 {
+        let t = t.as_str().unwrap_or_default();
+        let (m, s) = t.split_once(':').unwrap_or(("0", "0"));
+        m.parse::<u64>().unwrap_or(0) * 60 + s.parse::<u64>().unwrap_or(0)
+    };
+    let total = secs(&v["white"]) + secs(&v["black"]);
+    assert!(
+        (119..=121).contains(&total),
+        "the glass holds two minutes: {v}"
+    );
+    // Between snapshots the page extrapolates the waiting side too: sampled every 100 ms
+    // over a second, Black's exact value rises at nearly every sample (snapshots alone would
+    // change it at most twice).
+    let mut seen = Vec::new();
+    for _ in 0..10 {
+        seen.push(
+            page.eval("Bridge.ms(Bridge.clocks.get(0), 'black')")?
+                .as_f64()
+                .unwrap_or(0.0),
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rises = seen.windows(2).filter(|w| w[1] > w[0]).count();
+    assert!(rises >= 7, "Black's time rises smoothly: {seen:?}");
+    Ok(())
+}
+
 /// The dashboard's rows: index and what needs attention, in order.
 const ROWS: &str = "JSON.stringify([...document.querySelectorAll('#boards tbody tr')].map(r => \
     [r.dataset.index, r.querySelector('.issues').textContent, r.querySelector('.name').textContent]))";
