@@ -13,6 +13,7 @@ mod canadian;
 mod countdown;
 mod double_flag;
 mod hourglass;
+mod overtime;
 mod segments;
 mod swing;
 
