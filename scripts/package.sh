@@ -110,7 +110,8 @@ for arch in "${arches[@]}"; do
   env_linker=()
   if [ "$arch" != "$host_arch" ] && [ -n "$gcc" ]; then
     var=CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_LINKER
-    env_linker=("$var=$gcc")
+    # C parts of dependencies (ring, for the bridge's TLS) are built with the same compiler.
+    env_linker=("$var=$gcc" "CC_${triple//-/_}=$gcc")
   fi
   strip_var=CARGO_PROFILE_$(tr 'a-z-' 'A-Z_' <<<"$profile")_STRIP
   start=$(date +%s)

@@ -252,6 +252,14 @@ fn game_event(member: &str, m: &Message) -> Option<(&'static str, Value)> {
                        "white_ms": white_ms, "black_ms": black_ms}),
             )
         }
+        "Move" => {
+            let (ply, san, uci, fen, mover_ms): (u32, String, String, String, u64) =
+                body.deserialize().ok()?;
+            (
+                "move",
+                json!({"ply": ply, "san": san, "uci": uci, "fen": fen, "mover_ms": mover_ms}),
+            )
+        }
         "Flag" => {
             let (side, reason): (String, String) = body.deserialize().ok()?;
             ("flag", json!({"side": side, "reason": reason}))

@@ -17,7 +17,8 @@ use tokio::sync::broadcast;
 pub(crate) struct Event {
     /// Increasing from 1 for the bridge's lifetime (the SSE event id).
     pub(crate) id: u64,
-    /// `snapshot`, `clock`, `removed`, `pressed`, `flag`, `result`, `state_changed`, `daemon`.
+    /// `snapshot`, `clock`, `removed`, `pressed`, `move`, `flag`, `result`, `state_changed`,
+    /// `daemon`.
     pub(crate) kind: &'static str,
     /// The clock it is about, if any.
     pub(crate) index: Option<u32>,

@@ -9,6 +9,7 @@ mod follow;
 mod http;
 mod hub;
 mod mqtt;
+mod push;
 mod settings;
 
 use std::process::ExitCode;
@@ -111,6 +112,15 @@ async fn run(args: Args, settings: Settings) -> Result<()> {
     if let Some(url) = &settings.mqtt {
         let broker = parse_broker(url).map_err(anyhow::Error::msg)?;
         tokio::spawn(mqtt::run(broker, settings.host_name(), hub.clone()));
+    }
+    for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
+        tracing::info!(round = %round.round, "pushing to {}", round.server);
+        tokio::spawn(push::run(
+            conn.clone(),
+            hub.clone(),
+            round.clone(),
+            token.clone(),
+        ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));
     let app = http::router(http::App { conn, hub });

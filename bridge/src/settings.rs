@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use chessclock_api::fleet::parse_broker;
+
+use crate::push::RoundSettings;
 use serde::Deserialize;
 
 /// Where the settings file is looked for by default.
@@ -55,6 +57,20 @@ pub(crate) struct Settings {
     pub(crate) replay: usize,
     /// Log filter (`info`, `chessclock_bridge=debug`, ...).
     pub(crate) log: String,
+    /// Lichess broadcast rounds to push the live PGN to (`[[lichess]]` tables).
+    #[serde(default)]
+    pub(crate) lichess: Vec<RoundSettings>,
+    /// The tokens of `lichess`, read when the settings are loaded.
+    #[serde(skip)]
+    pub(crate) lichess_tokens: Vec<String>,
+}
+
+/// `text` as an error message quotes it: at most 100 characters.
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(100) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_owned(),
+    }
 }
 
 impl Settings {
@@ -78,7 +94,7 @@ impl Settings {
             .with_context(|| {
                 format!(
                     "bad settings (from {}, CHESSCLOCK_BRIDGE_* variables); keys are listen, \
-                     mqtt, host, replay, log (docs/bridge.md)",
+                     mqtt, host, replay, log, [[lichess]] (docs/bridge.md)",
                     file.display()
                 )
             })?;
@@ -95,6 +111,11 @@ impl Settings {
         if let Some(m) = &s.mqtt {
             parse_broker(m).map_err(anyhow::Error::msg)?;
         }
+        s.lichess_tokens = s
+            .lichess
+            .iter()
+            .map(RoundSettings::token)
+            .collect::<Result<_>>()?;
         if s.replay == 0 {
             bail!(
                 "replay must be at least 1 (how many events a reconnecting client catches up on)"

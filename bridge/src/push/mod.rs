@@ -1,0 +1,279 @@
+//! Push to Lichess broadcasts: for each configured round, the live PGN of its boards (read
+//! from chessclockd with `GetPgn`) is sent to `POST /api/broadcast/round/{id}/push` after
+//! every change, with a bearer token, one request at a time, with retry and backoff.
+//!
+//! Owns the round settings, the HTTP requests and what their answers mean; when to push is
+//! the pure [`schedule`]. It never controls a clock.
+
+pub(crate) mod schedule;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use chessclock_api::ClockStatus;
+use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::hub::Hub;
+use crate::settings::shorten;
+use schedule::{Outcome, Schedule};
+
+/// Lichess limits a broadcast round to this many games.
+pub(crate) const MAX_GAMES: usize = 64;
+/// How long to wait after a 429 (Lichess asks clients to wait a full minute).
+const RATE_LIMITED_MS: u64 = 60_000;
+/// How long to wait after a refusal a retry will not fix soon (bad token, unknown round).
+const REFUSED_MS: u64 = 300_000;
+
+/// One `[[lichess]]` table of the settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RoundSettings {
+    /// The broadcast round's id (8 letters and digits, from the round's URL).
+    pub(crate) round: String,
+    /// A file holding the API token (scope `study:write`; the token's owner must be a
+    /// contributor of the broadcast).
+    pub(crate) token_file: PathBuf,
+    /// The clocks whose games make up the round, by name or index; all clocks when empty.
+    #[serde(default)]
+    pub(crate) clocks: Vec<String>,
+    /// The Lichess server.
+    #[serde(default = "default_server")]
+    pub(crate) server: String,
+}
+
+fn default_server() -> String {
+    "https://lichess.org".into()
+}
+
+impl RoundSettings {
+    /// Check the round id and the server URL, and read the token.
+    pub(crate) fn token(&self) -> Result<String> {
+        let id_ok = self.round.len() == 8 && self.round.chars().all(|c| c.is_ascii_alphanumeric());
+        if !id_ok {
+            bail!(
+                "lichess round = {:?} is not a round id: 8 letters and digits, the last part \
+                 of the round's URL (lichess.org/broadcast/<tour>/<round>/<id>)",
+                shorten(&self.round)
+            );
+        }
+        if !(self.server.starts_with("https://") || self.server.starts_with("http://")) {
+            bail!(
+                "lichess server = {:?} is not an http(s) URL such as https://lichess.org",
+                shorten(&self.server)
+            );
+        }
+        let token = std::fs::read_to_string(&self.token_file).with_context(|| {
+            format!(
+                "cannot read the Lichess token for round {} from {} (token_file)",
+                self.round,
+                self.token_file.display()
+            )
+        })?;
+        let token = token.trim().to_owned();
+        if token.is_empty() || token.contains(char::is_whitespace) {
+            bail!(
+                "{} must hold one Lichess API token (scope study:write) and nothing else",
+                self.token_file.display()
+            );
+        }
+        Ok(token)
+    }
+
+    /// Whether `clock` belongs to this round.
+    fn has(&self, clock: &ClockStatus) -> bool {
+        self.clocks.is_empty()
+            || self
+                .clocks
+                .iter()
+                .any(|c| *c == clock.name || *c == clock.index.to_string())
+    }
+
+    fn url(&self) -> String {
+        format!(
+            "{}/api/broadcast/round/{}/push",
+            self.server.trim_end_matches('/'),
+            self.round
+        )
+    }
+}
+
+/// Events after which the round's PGN may have changed.
+fn changes_pgn(kind: &str) -> bool {
+    matches!(
+        kind,
+        "snapshot" | "move" | "result" | "pressed" | "state_changed" | "removed" | "daemon"
+    )
+}
+
+/// Push `round` for as long as the bridge runs.
+pub(crate) async fn run(
+    conn: zbus::Connection,
+    hub: Arc<Hub>,
+    round: RoundSettings,
+    token: String,
+) {
+    let client = match reqwest::Client::builder()
+        .user_agent(concat!("chessclock-bridge/", env!("CARGO_PKG_VERSION")))
+        .timeout(Duration::from_secs(20))
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!(round = %round.round, "cannot make an HTTP client: {e}");
+            return;
+        }
+    };
+    let base = Instant::now();
+    let now_ms = || u64::try_from(base.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut live = hub.attach(None).live;
+    let mut schedule = Schedule::default();
+    let mut last_sent = String::new();
+    schedule.changed(now_ms());
+    loop {
+        let wake = schedule
+            .poll_timeout()
+            .map(|t| base + Duration::from_millis(t));
+        tokio::select! {
+            ev = live.recv() => match ev {
+                Ok(ev) if changes_pgn(ev.kind) => schedule.changed(now_ms()),
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => schedule.changed(now_ms()),
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+            () = sleep_until(wake) => {}
+        }
+        if !schedule.start(now_ms()) {
+            continue;
+        }
+        let outcome = match round_pgn(&conn, &hub, &round).await {
+            Ok(pgn) if pgn == last_sent || pgn.is_empty() => Outcome::Done,
+            Ok(pgn) => {
+                let outcome = push(&client, &round, &token, &pgn).await;
+                if outcome == Outcome::Done {
+                    last_sent = pgn;
+                }
+                outcome
+            }
+            Err(e) => {
+                tracing::warn!(round = %round.round, "cannot read the round's PGN: {e:#}");
+                Outcome::Failed
+            }
+        };
+        if outcome == Outcome::Done && schedule.failures() > 0 {
+            tracing::info!(round = %round.round, "pushing works again after {} failures", schedule.failures());
+        }
+        schedule.done(now_ms(), outcome);
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The PGN of every game of the round, one after the other.
+async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) -> Result<String> {
+    let mut clocks: Vec<Arc<ClockStatus>> =
+        hub.clocks().into_iter().filter(|c| round.has(c)).collect();
+    if clocks.len() > MAX_GAMES {
+        tracing::warn!(
+            round = %round.round,
+            "{} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} by index are pushed",
+            clocks.len()
+        );
+        clocks.truncate(MAX_GAMES);
+    }
+    let mut all = String::new();
+    for c in clocks {
+        let reply = conn
+            .call_method(
+                Some(BUS_NAME),
+                c.clock.as_str(),
+                Some(CLOCK_INTERFACE),
+                "GetPgn",
+                &(),
+            )
+            .await
+            .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
+        let pgn: String = reply.body().deserialize()?;
+        if !all.is_empty() {
+            all.push('\n');
+        }
+        all.push_str(pgn.trim_end());
+        all.push('\n');
+    }
+    Ok(all)
+}
+
+/// One push; what its answer means for the schedule.
+async fn push(client: &reqwest::Client, round: &RoundSettings, token: &str, pgn: &str) -> Outcome {
+    let sent = client
+        .post(round.url())
+        .bearer_auth(token)
+        .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(pgn.to_owned())
+        .send()
+        .await;
+    let resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(round = %round.round, "push failed, will retry: {e}");
+            return Outcome::Failed;
+        }
+    };
+    let status = resp.status();
+    let body = resp.text().await.unwrap_or_default();
+    match status.as_u16() {
+        200..=299 => {
+            report_games(&round.round, &body);
+            Outcome::Done
+        }
+        429 => {
+            tracing::warn!(round = %round.round, "Lichess asks to slow down (429): next push in a minute");
+            Outcome::WaitFor(RATE_LIMITED_MS)
+        }
+        401 | 403 => {
+            tracing::error!(
+                round = %round.round,
+                "Lichess refused the token ({status}): it needs the study:write scope and its owner must be a contributor of the broadcast; retrying in 5 minutes"
+            );
+            Outcome::WaitFor(REFUSED_MS)
+        }
+        404 => {
+            tracing::error!(round = %round.round, "Lichess has no round {} (404); check `round` in the settings; retrying in 5 minutes", round.round);
+            Outcome::WaitFor(REFUSED_MS)
+        }
+        _ => {
+            tracing::warn!(round = %round.round, "push answered {status}, will retry: {}", shorten(&body));
+            Outcome::Failed
+        }
+    }
+}
+
+/// Log what Lichess made of each game (`{"games":[{"tags":..,"moves":n}|{"tags":..,"error":..}]}`).
+fn report_games(round: &str, body: &str) {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        tracing::info!(round, "pushed");
+        return;
+    };
+    let games = v["games"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for g in games {
+        let who = format!(
+            "{} - {}",
+            g["tags"]["White"].as_str().unwrap_or("?"),
+            g["tags"]["Black"].as_str().unwrap_or("?")
+        );
+        match g["error"].as_str() {
+            Some(err) => tracing::warn!(round, "Lichess refused the game {who}: {err}"),
+            None => tracing::debug!(round, "pushed {who}: {} moves", g["moves"]),
+        }
+    }
+    tracing::info!(round, games = games.len(), "pushed");
+}
