@@ -29,6 +29,8 @@ pub(crate) struct App {
     pub(crate) conn: Connection,
     /// The followed state and event log.
     pub(crate) hub: Arc<Hub>,
+    /// Validators of the PGN files served.
+    pub(crate) pgn: Arc<crate::pgn::Validators>,
 }
 
 /// The routes.
@@ -37,6 +39,7 @@ pub(crate) fn router(app: App) -> Router {
         .route("/api/v1/clocks", get(clocks))
         .route("/api/v1/clocks/{clock}", get(one_clock))
         .route("/api/v1/events", get(events))
+        .route("/pgn/{file}", get(crate::pgn::serve))
         .route("/", get(|| page(DASHBOARD)))
         .route("/overlay/{clock}", get(|| page(OVERLAY)))
         .route(

@@ -9,6 +9,7 @@ mod follow;
 mod http;
 mod hub;
 mod mqtt;
+mod pgn;
 mod push;
 mod settings;
 
@@ -123,7 +124,11 @@ async fn run(args: Args, settings: Settings) -> Result<()> {
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));
-    let app = http::router(http::App { conn, hub });
+    let app = http::router(http::App {
+        conn,
+        hub,
+        pgn: Arc::default(),
+    });
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let mut term =
             match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use chessclock_api::ClockStatus;
-use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -190,26 +189,7 @@ async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) ->
         );
         clocks.truncate(MAX_GAMES);
     }
-    let mut all = String::new();
-    for c in clocks {
-        let reply = conn
-            .call_method(
-                Some(BUS_NAME),
-                c.clock.as_str(),
-                Some(CLOCK_INTERFACE),
-                "GetPgn",
-                &(),
-            )
-            .await
-            .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
-        let pgn: String = reply.body().deserialize()?;
-        if !all.is_empty() {
-            all.push('\n');
-        }
-        all.push_str(pgn.trim_end());
-        all.push('\n');
-    }
-    Ok(all)
+    crate::pgn::games(conn, &clocks).await
 }
 
 /// One push; what its answer means for the schedule.

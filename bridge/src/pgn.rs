@@ -1,0 +1,143 @@
+//! The live PGN of the boards, read from chessclockd (`GetPgn` per clock), served as
+//! `/pgn/all.pgn` and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
+//! broadcast polling every few seconds gets a `304 Not Modified` while nothing changed.
+//!
+//! Owns reading and joining the games and the validators; the push to Lichess reuses
+//! [`games`]. Never writes anything to the daemon.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use anyhow::{Context, Result};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chessclock_api::ClockStatus;
+use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE};
+
+use crate::http::{App, find};
+
+/// The PGN of `clocks`' games, one after the other, each ending in a blank line.
+pub(crate) async fn games(conn: &zbus::Connection, clocks: &[Arc<ClockStatus>]) -> Result<String> {
+    let mut all = String::new();
+    for c in clocks {
+        let reply = conn
+            .call_method(
+                Some(BUS_NAME),
+                c.clock.as_str(),
+                Some(CLOCK_INTERFACE),
+                "GetPgn",
+                &(),
+            )
+            .await
+            .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
+        let pgn: String = reply.body().deserialize()?;
+        all.push_str(pgn.trim_end());
+        all.push_str("\n\n");
+    }
+    Ok(all)
+}
+
+/// When each served body was first seen, by URL path (for Last-Modified).
+#[derive(Debug, Default)]
+pub(crate) struct Validators {
+    seen: Mutex<HashMap<String, (String, SystemTime)>>,
+}
+
+impl Validators {
+    /// The ETag of `body`, and when `path` first served it.
+    fn of(&self, path: &str, body: &str) -> (String, SystemTime) {
+        let tag = format!(
+            "\"{:x}-{:08x}\"",
+            body.len(),
+            crc32fast::hash(body.as_bytes())
+        );
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = seen
+            .entry(path.to_owned())
+            .or_insert_with(|| (tag.clone(), SystemTime::now()));
+        if entry.0 != tag {
+            *entry = (tag.clone(), SystemTime::now());
+        }
+        (tag, entry.1)
+    }
+}
+
+/// `GET /pgn/all.pgn` and `GET /pgn/<clock>.pgn`.
+pub(crate) async fn serve(
+    State(app): State<App>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(name) = file.strip_suffix(".pgn") else {
+        return not_found(format!(
+            "{file:?} is not a PGN file; use /pgn/all.pgn or /pgn/<clock>.pgn"
+        ));
+    };
+    let all = app.hub.clocks();
+    let clocks: Vec<Arc<ClockStatus>> = if name == "all" {
+        all
+    } else {
+        let listed: Vec<ClockStatus> = all.iter().map(|c| (**c).clone()).collect();
+        match find(&listed, name) {
+            Some(c) => vec![Arc::new(c.clone())],
+            None => {
+                return not_found(format!(
+                    "no clock {name:?}; name a clock by index or name (GET /api/v1/clocks lists them)"
+                ));
+            }
+        }
+    };
+    let body = match games(&app.conn, &clocks).await {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("cannot read the games from chessclockd: {e:#}\n"),
+            )
+                .into_response();
+        }
+    };
+    let (etag, modified) = app.pgn.of(&file, &body);
+    let fresh = match headers.get(header::IF_NONE_MATCH) {
+        Some(v) => v
+            .to_str()
+            .is_ok_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*")),
+        None => headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+            .is_some_and(|since| whole_seconds(modified) <= since),
+    };
+    let validators = [
+        (header::ETAG, etag),
+        (header::LAST_MODIFIED, httpdate::fmt_http_date(modified)),
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+    ];
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, validators).into_response();
+    }
+    (
+        validators,
+        [(
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// HTTP dates have whole seconds.
+fn whole_seconds(t: SystemTime) -> SystemTime {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs)
+}
+
+fn not_found(msg: String) -> Response {
+    (StatusCode::NOT_FOUND, msg + "\n").into_response()
+}
