@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod board;
+pub mod bridge;
 pub mod bus;
 pub mod daemon;
 pub mod fidelity;
