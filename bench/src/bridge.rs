@@ -65,6 +65,8 @@ pub struct BridgeReport {
     pub mqtt_ms: Option<Summary>,
     /// MQTT events that never came.
     pub mqtt_missing: usize,
+    /// Events of every kind each SSE client received per second (mean).
+    pub sse_events_per_client_s: f64,
     /// Bridge CPU, % of one core, over the window.
     pub bridge_cpu_percent: f64,
     /// Bridge peak RSS and threads.
@@ -76,6 +78,8 @@ pub struct BridgeReport {
 /// (clock index, side, move number): one press, as every channel names it.
 type Key = (u32, String, u32);
 type Arrivals = Arc<Mutex<Vec<(Key, u64)>>>;
+/// Every SSE event received by all clients (any kind), for the event rate.
+static SSE_EVENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
@@ -196,6 +200,7 @@ async fn measure(
 
     // The window: each clock pressed by the side to move every 2-8 s.
     let cpu0 = procstat::cpu_ticks(&bridge_pid)?;
+    let events0 = SSE_EVENTS.load(std::sync::atomic::Ordering::Relaxed);
     let t0 = mono_us();
     let mut presses = Vec::new();
     for (i, p) in paths.iter().enumerate() {
@@ -233,6 +238,8 @@ async fn measure(
     tokio::time::sleep(Duration::from_secs(2)).await;
     let seconds = (mono_us() - t0) as f64 / 1e6;
     let cpu1 = procstat::cpu_ticks(&bridge_pid)?;
+    let events = SSE_EVENTS.load(std::sync::atomic::Ordering::Relaxed) - events0;
+    let sse_events_per_client_s = events as f64 / cfg.sse_clients.max(1) as f64 / seconds;
     let cpu = (cpu1.own - cpu0.own) as f64 / procstat::ticks_per_second() as f64 / seconds * 100.0;
 
     let sent: HashMap<Key, u64> = signals
@@ -264,6 +271,7 @@ async fn measure(
         sse_missing,
         mqtt_ms,
         mqtt_missing,
+        sse_events_per_client_s,
         bridge_cpu_percent: cpu,
         bridge_memory: peak,
         load_start: 0.0,
@@ -339,6 +347,7 @@ async fn sse_client(port: u16, into: Arrivals) -> Result<()> {
         let t = mono_us();
         if let Some(k) = line.strip_prefix("event:") {
             kind = k.trim().to_owned();
+            SSE_EVENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         } else if let Some(d) = line.strip_prefix("data:")
             && kind == "pressed"
             && let Ok(v) = serde_json::from_str::<Value>(d.trim())

@@ -97,6 +97,10 @@ fn print_table(r: &BridgeReport) {
         None => println!("| signal -> MQTT | no mosquitto | | | | |"),
     }
     println!(
+        "SSE events per client: {:.1}/s (all kinds)",
+        r.sse_events_per_client_s
+    );
+    println!(
         "bridge: {:.2} % of a core, peak RSS {} KiB, {} threads",
         r.bridge_cpu_percent, r.bridge_memory.rss_kib, r.bridge_memory.threads
     );
