@@ -4,7 +4,7 @@
 //! methods become requests to the actor. The [`forward`] task turns state changes and events
 //! into `PropertiesChanged` and signals. No game logic here.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use zbus::object_server::{InterfaceRef, SignalEmitter};
 use zbus::{OwnedVariant, interface};
@@ -138,6 +138,31 @@ impl ClockIface {
     #[zbus(property)]
     fn white_side(&self) -> String {
         self.st().white_side.as_str().into()
+    }
+
+    /// The position on the board with the side to move (FEN); the start position before a
+    /// board with pieces was seen.
+    #[zbus(property)]
+    fn fen(&self) -> String {
+        self.st().board.fen
+    }
+
+    /// The moves made on the board so far, SAN.
+    #[zbus(property)]
+    fn moves(&self) -> Vec<String> {
+        self.st().board.moves
+    }
+
+    /// Game information: PGN tags such as White, Black, Event, Site, Round, Board.
+    #[zbus(property)]
+    fn game_info(&self) -> HashMap<String, String> {
+        self.st().board.game_info.into_iter().collect()
+    }
+
+    /// What is wrong with the board now (a position no legal move explains), or empty.
+    #[zbus(property)]
+    fn board_problem(&self) -> String {
+        self.st().board.problem
     }
 
     /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,
@@ -289,6 +314,37 @@ impl ClockIface {
     ) -> zbus::Result<()>;
 
     /// `side`'s flag fell.
+    /// Set game information tags (PGN tag name to value; an empty value removes a tag).
+    async fn set_game_info(&self, tags: HashMap<String, String>) -> Result<(), BusError> {
+        let mut tags: Vec<(String, String)> = tags.into_iter().collect();
+        // Seven Tag Roster order first, the rest by name: a stable order whatever the caller's.
+        let rank = |k: &str| {
+            chessclock_game::pgn::ROSTER
+                .iter()
+                .position(|r| *r == k)
+                .unwrap_or(usize::MAX)
+        };
+        tags.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.0.cmp(&b.0)));
+        self.ask(Request::SetGameInfo(tags)).await
+    }
+
+    /// The game so far as PGN (moves with `[%clk]`, the tags, the result).
+    async fn get_pgn(&self) -> Result<String, BusError> {
+        self.handle.pgn().await.map_err(device_error)
+    }
+
+    /// A move made on the board: ply (1 = White's first), SAN, UCI, the position after it,
+    /// and the mover's clock in ms.
+    #[zbus(signal)]
+    async fn r#move(
+        emitter: &SignalEmitter<'_>,
+        ply: u32,
+        san: &str,
+        uci: &str,
+        fen: &str,
+        mover_ms: u64,
+    ) -> zbus::Result<()>;
+
     #[zbus(signal)]
     async fn flag(emitter: &SignalEmitter<'_>, side: &str, reason: &str) -> zbus::Result<()>;
 
@@ -366,6 +422,18 @@ async fn emit_changes(
     if old.white_side != new.white_side {
         obj.white_side_changed(e).await?;
     }
+    if old.board.fen != new.board.fen {
+        obj.fen_changed(e).await?;
+    }
+    if old.board.moves != new.board.moves {
+        obj.moves_changed(e).await?;
+    }
+    if old.board.game_info != new.board.game_info {
+        obj.game_info_changed(e).await?;
+    }
+    if old.board.problem != new.board.problem {
+        obj.board_problem_changed(e).await?;
+    }
     if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
         obj.snapshot_changed(e).await?;
     }
@@ -397,6 +465,13 @@ async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> 
         ClockEvent::Flag { side, reason } => {
             ClockIface::flag(e, side.as_str(), reason.as_str()).await
         }
+        ClockEvent::Move {
+            ply,
+            san,
+            uci,
+            fen,
+            mover_ms,
+        } => ClockIface::r#move(e, *ply, san, uci, fen, *mover_ms).await,
         ClockEvent::Result { result, reason } => {
             ClockIface::result(e, &result.to_string(), reason.as_str()).await
         }

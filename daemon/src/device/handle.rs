@@ -109,12 +109,40 @@ pub struct ClockState {
     pub snapshot: Snapshot,
     /// CLOCK_MONOTONIC microseconds the snapshot holds for.
     pub as_of_us: u64,
+    /// The game on the board's pieces.
+    pub board: BoardView,
+}
+
+/// The game on the board's pieces, as the bus shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct BoardView {
+    /// The position with the side to move (FEN); the start position before any board.
+    pub fen: String,
+    /// The moves so far, SAN.
+    pub moves: Vec<String>,
+    /// Game information (PGN tags such as White, Black, Event, Round), in order of setting.
+    pub game_info: Vec<(String, String)>,
+    /// What is wrong with the board now (a position no legal move explains), or empty.
+    pub problem: String,
 }
 
 /// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ClockEvent {
+    /// A move was made on the board (or replaced the last one).
+    Move {
+        /// Half-move number, 1 = White's first.
+        ply: u32,
+        /// SAN.
+        san: String,
+        /// UCI.
+        uci: String,
+        /// The position after it.
+        fen: String,
+        /// The mover's clock, ms.
+        mover_ms: u64,
+    },
     /// Game state transition.
     StateChanged {
         /// Previous state.
@@ -217,6 +245,10 @@ pub enum Request {
     /// New operational settings from a configuration reload (latency, clock command timeout
     /// and retries, pause button). The game and the time control are not touched.
     Settings(LiveSettings),
+    /// Set game information tags (an empty value removes a tag).
+    SetGameInfo(Vec<(String, String)>),
+    /// The game so far as PGN.
+    Pgn,
     /// Report the live state (the snapshot computed now).
     Live,
     /// Stop the actor (detach).
@@ -230,6 +262,8 @@ pub enum Reply {
     Done,
     /// The live state, for [`Request::Live`].
     State(Box<ClockState>),
+    /// The PGN, for [`Request::Pgn`].
+    Pgn(String),
 }
 
 /// Why a request failed.
@@ -287,11 +321,21 @@ impl DeviceHandle {
         self.ask(request).await.map(|_| ())
     }
 
+    /// The game so far as PGN.
+    pub async fn pgn(&self) -> Result<String, DeviceError> {
+        match self.ask(Request::Pgn).await? {
+            Reply::Pgn(p) => Ok(p),
+            _ => Err(DeviceError::Device(
+                "the clock did not answer with a PGN".into(),
+            )),
+        }
+    }
+
     /// The live state: the snapshot computed at the moment the actor answers.
     pub async fn live(&self) -> Result<ClockState, DeviceError> {
         match self.ask(Request::Live).await? {
             Reply::State(s) => Ok(*s),
-            Reply::Done => Ok(self.state()),
+            Reply::Done | Reply::Pgn(_) => Ok(self.state()),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod actor;
 mod announce;
+mod board_game;
 pub mod display;
 pub(crate) mod driver;
 pub mod handle;

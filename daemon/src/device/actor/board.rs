@@ -27,6 +27,7 @@ impl<P: BoardIo> Actor<P> {
                     }
                 }
                 DriverEvent::Button(button) => self.handle_button(now, button),
+                DriverEvent::Board { message, at } => self.on_board_message(at, &message),
                 DriverEvent::BoardSerial(serial) => self.state.board_serial = serial,
                 DriverEvent::ClockIdentified {
                     model,

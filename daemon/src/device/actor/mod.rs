@@ -11,6 +11,7 @@
 
 mod board;
 mod output;
+mod pieces;
 mod requests;
 #[cfg(test)]
 mod tests;
@@ -26,8 +27,11 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use super::announce::Announcement;
+use super::board_game::{BoardGame, START_FEN};
 use super::driver::{self, Driver, DriverConfig};
-use super::handle::{ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request};
+use super::handle::{
+    BoardView, ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request,
+};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use super::record::GameLog;
@@ -179,6 +183,10 @@ fn launch<P: BoardIo>(
         white_side: options.white_side,
         snapshot: game.engine.snapshot(Time::from_ms(game.offset_ms)),
         as_of_us: monotonic_us(),
+        board: BoardView {
+            fen: START_FEN.to_owned(),
+            ..BoardView::default()
+        },
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);
@@ -207,6 +215,9 @@ fn launch<P: BoardIo>(
         reopen_at: None,
         announcements: VecDeque::new(),
         dirty: true,
+        board_game: BoardGame::new(),
+        pgn_dirty: false,
+        board_changed: false,
         _virtual: virtual_board,
     };
     let task = tokio::spawn(async move { actor.run().await });
@@ -239,6 +250,12 @@ struct Actor<P> {
     announcements: VecDeque<Announcement>,
     /// The display must be pushed (state changed).
     dirty: bool,
+    /// The game on the board's pieces.
+    board_game: BoardGame,
+    /// The live PGN must be rewritten.
+    pgn_dirty: bool,
+    /// The board's game changed otherwise than by a move (game info): publish the state.
+    board_changed: bool,
     /// Keeps an emulated board alive as long as the actor.
     _virtual: Option<VirtualBoard>,
 }
@@ -405,10 +422,16 @@ impl<P: BoardIo> Actor<P> {
             .driver
             .poll_timeout()
             .map(|at| self.epoch + at.since_epoch());
-        [engine, self.display_deadline(now), link, self.reopen_at]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            engine,
+            self.display_deadline(now),
+            link,
+            self.reopen_at,
+            self.board_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// When the engine's display value next changes (the device's own ticks are the
@@ -438,6 +461,7 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.game_state == b.game_state
         && a.time_control == b.time_control
         && a.white_side == b.white_side
+        && a.board == b.board
         && a.snapshot.same_except_time(&b.snapshot)
 }
 

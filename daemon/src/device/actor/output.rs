@@ -32,13 +32,15 @@ impl<P: BoardIo> Actor<P> {
         }
         self.driver.handle_timeout(self.at(now));
         self.drain_driver(now);
-        let changed = self.dirty;
+        self.board_timeout(now);
+        let changed = self.dirty || std::mem::take(&mut self.board_changed);
         self.update_display(now);
         self.show_announcement(now);
         self.flush(now).await;
         // A failed write reports the loss through the driver.
         self.drain_driver(now);
         self.refresh_state(now, changed);
+        self.write_live_pgn(now);
     }
 
     pub(super) fn update_display(&mut self, now: Instant) {
@@ -95,6 +97,21 @@ impl<P: BoardIo> Actor<P> {
                 }
                 self.announcements.push_back(a);
             }
+            if let Event::Pressed {
+                side,
+                move_ms,
+                white_ms,
+                black_ms,
+                ..
+            } = &ev
+            {
+                let remaining = if *side == crate::engine::Side::White {
+                    *white_ms
+                } else {
+                    *black_ms
+                };
+                self.board_press(*side, remaining, *move_ms);
+            }
             if let Event::Flag { side, reason } = &ev {
                 self.journal_note(t_ms, wall_ms, &format!("flag {} {reason}", side.as_str()));
             }
@@ -107,6 +124,7 @@ impl<P: BoardIo> Actor<P> {
         }
         if finished {
             self.write_record(now);
+            self.pgn_dirty = true;
         }
     }
 

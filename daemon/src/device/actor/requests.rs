@@ -28,6 +28,11 @@ impl<P: BoardIo> Actor<P> {
                 return Ok(Reply::State(Box::new(self.state.clone())));
             }
             Request::Shutdown => return Ok(Reply::Done),
+            Request::Pgn => return Ok(Reply::Pgn(self.pgn(now))),
+            Request::SetGameInfo(tags) => {
+                self.set_game_info(&tags)?;
+                return Ok(Reply::Done);
+            }
             Request::Settings(s) => {
                 self.options.transport_latency = s.transport_latency;
                 self.options.command_timeout = s.command_timeout;

@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use chessclock_protocol::quirks::DuplicateAckFilter;
-use chessclock_protocol::{Button, ClockModel, Decoder};
+use chessclock_protocol::{Button, ClockModel, Decoder, Message};
 
 pub(crate) use queue::Kind;
 use queue::{Queue, TimeoutOutcome};
@@ -45,6 +45,10 @@ pub(crate) const KEEPALIVE_IDLE: Duration = Duration::from_secs(3);
 /// A board that stays silent this long after a keep-alive is taken as gone (a link that died
 /// without EOF, e.g. Bluetooth out of range).
 pub(crate) const KEEPALIVE_DEAD: Duration = Duration::from_secs(6);
+/// After the last field update, this much quiet before the whole board is asked for (a
+/// scan takes 200-250 ms and one move can give several updates in odd orders; PicoChess
+/// waits 0.25 s on USB, dgt-protocol §4).
+pub(crate) const BOARD_SETTLE: Duration = Duration::from_millis(250);
 /// While the clock refuses set-and-run (not in PC mode), try again this often.
 pub(crate) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
 
@@ -102,6 +106,8 @@ pub(crate) enum DriverEvent {
     /// The display should be pushed afresh even if it seems to show the right thing (the
     /// clock became usable, a resync instant, text ended, a PC-mode recheck).
     RefreshDisplay,
+    /// The pieces: a board dump or a field update, read at `at`.
+    Board { message: Message, at: Instant },
 }
 
 /// The board driver. See the module docs.
@@ -359,6 +365,7 @@ impl Driver {
                 self.events.push_back(DriverEvent::RefreshDisplay);
             }
             Timer::Resync => self.events.push_back(DriverEvent::RefreshDisplay),
+            Timer::BoardSettle => self.send(wire::board_dump_request()),
             Timer::DeviceTick => {
                 // Nothing to send by itself: the caller compares [`Driver::shows`] with what
                 // should be shown after every wake-up. Wake it at the next device second too.

@@ -46,6 +46,7 @@ impl Driver {
                     self.timers.stop(Timer::Probe);
                     self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
                     self.send(wire::board_serial_request());
+                    self.send(wire::board_dump_request());
                     self.queue.push(wire::version_request());
                 }
             }
@@ -77,6 +78,16 @@ impl Driver {
                     self.queue.push(wire::version_request());
                 }
                 self.on_lever(now, right_high);
+            }
+            Incoming::Board(message) => {
+                if matches!(message, chessclock_protocol::Message::FieldUpdate { .. }) {
+                    // Ask for the whole board once the pieces stand still (a lost update
+                    // must not leave the game behind the board).
+                    self.timers
+                        .set(Timer::BoardSettle, now + super::BOARD_SETTLE);
+                }
+                self.events
+                    .push_back(DriverEvent::Board { message, at: now });
             }
             Incoming::Other => {}
         }

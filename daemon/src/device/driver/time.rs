@@ -73,11 +73,13 @@ pub(crate) enum Timer {
     Resync,
     /// The device's own countdown changes what it shows (its next whole second).
     DeviceTick,
+    /// The pieces stood still after a field update: ask for the whole board.
+    BoardSettle,
 }
 
 impl Timer {
     /// Every timer, in the order expired ones are handled.
-    pub(crate) const ALL: [Timer; 7] = [
+    pub(crate) const ALL: [Timer; 8] = [
         Timer::KeepAlive,
         Timer::Probe,
         Timer::Ack,
@@ -85,6 +87,7 @@ impl Timer {
         Timer::TextUntil,
         Timer::Resync,
         Timer::DeviceTick,
+        Timer::BoardSettle,
     ];
 
     fn index(self) -> usize {

@@ -31,7 +31,9 @@ pub(crate) enum Incoming {
         /// No clock attached, or the clock is off.
         no_clock: bool,
     },
-    /// Nothing the driver acts on (board dumps, field updates, empty Bluetooth reports...).
+    /// The pieces: a board dump or a field update, for the caller's game reconstruction.
+    Board(Message),
+    /// Nothing the driver acts on (empty Bluetooth reports, other answers...).
     Other,
 }
 
@@ -54,6 +56,7 @@ pub(crate) fn classify(m: Message) -> Incoming {
             right_high: r.right_high,
             no_clock: !r.clock_connected,
         },
+        m @ (Message::BoardDump(_) | Message::FieldUpdate { .. }) => Incoming::Board(m),
         _ => Incoming::Other,
     }
 }
@@ -75,6 +78,11 @@ pub(crate) fn handshake() -> Vec<u8> {
     let mut v = Command::SendUpdateNice.encode();
     v.extend(Command::SendVersion.encode());
     v
+}
+
+/// Ask for the whole board (a dump of all 64 squares).
+pub(crate) fn board_dump_request() -> Vec<u8> {
+    Command::SendBoard.encode()
 }
 
 /// Ask for the board's serial number (also the keep-alive).

@@ -9,6 +9,7 @@ mod commands;
 mod faults;
 mod lever;
 mod link;
+mod pieces;
 
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{Command, Decoded, Decoder, Message};

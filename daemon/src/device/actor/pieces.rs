@@ -1,0 +1,187 @@
+//! The board's pieces in the actor: board messages from the driver fed to the
+//! [`BoardGame`], its moves published (state, `Move` events), presses giving each move its
+//! clock, game information and the PGN, and the live PGN file rewritten after each change.
+//!
+//! Owns the glue only: move recognition is the `game` crate's, the PGN text is its writer's;
+//! the file is written off the actor's loop (a blocking task).
+
+use std::path::{Path, PathBuf};
+
+use chessclock_game::GameResult as BoardResult;
+use chessclock_protocol::Message;
+use tokio::time::Instant;
+
+use super::Actor;
+use crate::device::board_game::{BoardChange, PgnClocks};
+use crate::device::driver;
+use crate::device::handle::{BoardView, ClockEvent, DeviceError};
+use crate::device::port::BoardIo;
+use crate::engine::notation;
+use crate::engine::{GameResult, Side, Status, Time};
+
+/// Where live PGN files go, below the state directory.
+const LIVE_DIR: &str = "live";
+
+fn board_result(r: GameResult) -> BoardResult {
+    match r {
+        GameResult::WhiteWins => BoardResult::WhiteWins,
+        GameResult::BlackWins => BoardResult::BlackWins,
+        GameResult::Draw => BoardResult::Draw,
+    }
+}
+
+impl<P: BoardIo> Actor<P> {
+    /// A board dump or field update read at `at`.
+    pub(super) fn on_board_message(&mut self, at: driver::Instant, message: &Message) {
+        let t = self.time_at(at);
+        let snap = self.engine.snapshot(t);
+        self.board_game
+            .on_message(t.as_ms(), message, |side| snap.value(side));
+        self.drain_board();
+    }
+
+    /// The tracker's settle deadline, as an instant.
+    pub(super) fn board_deadline(&self) -> Option<Instant> {
+        self.board_game
+            .poll_timeout()
+            .map(|ms| self.instant(Time::from_ms(ms)))
+    }
+
+    /// Time passed for the tracker.
+    pub(super) fn board_timeout(&mut self, now: Instant) {
+        let t = self.time(now);
+        if self
+            .board_game
+            .poll_timeout()
+            .is_some_and(|d| d <= t.as_ms())
+        {
+            let snap = self.engine.snapshot(t);
+            self.board_game
+                .handle_timeout(t.as_ms(), |side| snap.value(side));
+            self.drain_board();
+        }
+    }
+
+    /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
+    pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
+        self.board_game.on_press(side, remaining_ms, move_ms);
+        self.pgn_dirty = true;
+    }
+
+    fn drain_board(&mut self) {
+        while let Some(change) = self.board_game.poll_change() {
+            if let BoardChange::Move(m) = &change {
+                self.emit(ClockEvent::Move {
+                    ply: m.ply,
+                    san: m.san.clone(),
+                    uci: m.uci.clone(),
+                    fen: m.fen.clone(),
+                    mover_ms: m.clock_ms,
+                });
+            }
+            if let BoardChange::Problem(Some(p)) = &change {
+                tracing::warn!(clock = self.state.index, "{p}");
+            }
+            self.pgn_dirty = true;
+        }
+        self.state.board = self.board_view();
+    }
+
+    /// What the bus shows of the board's game.
+    pub(super) fn board_view(&self) -> BoardView {
+        BoardView {
+            fen: self.board_game.fen().to_owned(),
+            moves: self
+                .board_game
+                .moves()
+                .iter()
+                .map(|m| m.san.clone())
+                .collect(),
+            game_info: self.board_game.info().tags().to_vec(),
+            problem: self.board_game.problem().unwrap_or_default().to_owned(),
+        }
+    }
+
+    /// Set game information tags.
+    pub(super) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), DeviceError> {
+        self.board_game
+            .set_info(tags)
+            .map_err(|e| DeviceError::Invalid(e.to_string()))?;
+        self.state.board = self.board_view();
+        self.pgn_dirty = true;
+        // Published with the next state refresh.
+        self.board_changed = true;
+        Ok(())
+    }
+
+    /// The game so far as PGN, clocks at `now`.
+    pub(super) fn pgn(&self, now: Instant) -> String {
+        let snap = self.engine.snapshot(self.time(now));
+        let result = snap.result.map(board_result);
+        let termination = match snap.status {
+            Status::Ended | Status::Flagged => Some(
+                snap.reason
+                    .map_or("normal".to_owned(), |r| r.as_str().replace('_', " ")),
+            ),
+            _ => None,
+        };
+        chessclock_game::pgn::write(&self.board_game.pgn(PgnClocks {
+            time_control: notation::pgn_time_control(self.engine.control()),
+            control_notation: notation::canonical(self.engine.control()),
+            white_ms: snap.white_ms,
+            black_ms: snap.black_ms,
+            result,
+            termination,
+        }))
+    }
+
+    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged).
+    pub(super) fn write_live_pgn(&mut self, now: Instant) {
+        if !std::mem::take(&mut self.pgn_dirty) {
+            return;
+        }
+        let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) else {
+            return;
+        };
+        let file = dir.join(live_file_name(&self.state.name));
+        let text = self.pgn(now);
+        let clock = self.state.index;
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = write_live(&dir, &file, &text) {
+                tracing::warn!(clock, "cannot write the live PGN {}: {e}", file.display());
+            }
+        });
+    }
+}
+
+/// The live file of a clock named `name` (`/` and leading dots are not kept).
+fn live_file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| if c == '/' || c == '\0' { '_' } else { c })
+        .collect();
+    format!("{}.pgn", safe.trim_start_matches('.'))
+}
+
+/// Write `file`, then `all.pgn` from every clock's file in `dir` (by name).
+fn write_live(dir: &Path, file: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    crate::store::atomic::write_atomic(file, text.as_bytes())?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "pgn")
+                && p.file_name().is_some_and(|n| n != "all.pgn")
+        })
+        .collect();
+    files.sort();
+    let mut all = String::new();
+    for f in files {
+        if let Ok(t) = std::fs::read_to_string(&f) {
+            all.push_str(t.trim_end());
+            all.push_str("\n\n");
+        }
+    }
+    crate::store::atomic::write_atomic(&dir.join("all.pgn"), all.as_bytes())
+}
