@@ -80,6 +80,23 @@ pub trait Clock {
     /// Snapshot computed when read (not signalled).
     #[zbus(property(emits_changed_signal = "false"))]
     fn live_snapshot(&self) -> zbus::Result<BTreeMap<String, OwnedVariant>>;
+    /// The position on the board (FEN).
+    #[zbus(property)]
+    fn fen(&self) -> zbus::Result<String>;
+    /// The moves on the board, SAN.
+    #[zbus(property)]
+    fn moves(&self) -> zbus::Result<Vec<String>>;
+    /// Game information (PGN tags).
+    #[zbus(property)]
+    fn game_info(&self) -> zbus::Result<std::collections::HashMap<String, String>>;
+    /// What is wrong with the board, or empty.
+    #[zbus(property)]
+    fn board_problem(&self) -> zbus::Result<String>;
+
+    /// Set game information tags (an empty value removes a tag).
+    fn set_game_info(&self, tags: std::collections::HashMap<&str, &str>) -> zbus::Result<()>;
+    /// The game so far as PGN.
+    fn get_pgn(&self) -> zbus::Result<String>;
 
     /// Live snapshot.
     fn get_snapshot(&self) -> zbus::Result<BTreeMap<String, OwnedVariant>>;
@@ -123,6 +140,9 @@ pub trait Clock {
         white_ms: u64,
         black_ms: u64,
     ) -> zbus::Result<()>;
+    /// A move on the board.
+    #[zbus(signal)]
+    fn r#move(&self, ply: u32, san: &str, uci: &str, fen: &str, mover_ms: u64) -> zbus::Result<()>;
     /// A flag.
     #[zbus(signal)]
     fn flag(&self, side: &str, reason: &str) -> zbus::Result<()>;

@@ -123,6 +123,18 @@ pub struct ClockStatus {
     /// Time events so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagEvent>,
+    /// The position on the board, with the side to move (FEN).
+    #[serde(default)]
+    pub fen: String,
+    /// The moves made on the board, SAN.
+    #[serde(default)]
+    pub moves_san: Vec<String>,
+    /// Game information (PGN tags: White, Black, Event, Round, ...).
+    #[serde(default)]
+    pub game_info: BTreeMap<String, String>,
+    /// What is wrong with the board now, if anything.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub board_problem: String,
 }
 
 /// A clock object whose properties do not make a [`ClockStatus`] (a daemon of another
@@ -151,6 +163,14 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
     ("GameState", "game_state"),
     ("TimeControl", "time_control"),
     ("WhiteSide", "white_side"),
+];
+
+/// The board's game properties and their JSON keys (optional).
+const BOARD_PROPERTIES: [(&str, &str); 4] = [
+    ("Fen", "fen"),
+    ("Moves", "moves_san"),
+    ("GameInfo", "game_info"),
+    ("BoardProblem", "board_problem"),
 ];
 
 impl ClockStatus {
@@ -185,6 +205,12 @@ impl ClockStatus {
                 continue;
             }
             obj.insert(key.into(), variant_to_json(v));
+        }
+        // The board's game (absent from daemons before it).
+        for (prop, key) in BOARD_PROPERTIES {
+            if let Some(v) = props.get(prop) {
+                obj.insert(key.into(), variant_to_json(v));
+            }
         }
         obj.insert("clock".into(), Value::from(path));
         Self::from_object(path, obj)

@@ -7,9 +7,9 @@ use chessclock_api::error::ErrorName;
 use chessclock_api::names::{BUS_NAME, MANAGER_PATH};
 use chessclock_api::proxy::{ClockProxy, ManagerProxy};
 use chessclock_api::{ClockStatus, read};
-use serde_json::{Value, json};
-use zbus::{Connection, MatchRule, MessageStream, OwnedObjectPath};
+use zbus::{Connection, MatchRule, MessageStream};
 
+use super::events::{describe, human_event};
 use super::render::{list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
 use super::{BusArgs, Failure, Result, bus_failure, connect, read_failure};
@@ -157,6 +157,8 @@ pub(crate) enum BusCommand {
         /// Name of the new clock.
         name: String,
     },
+    #[command(flatten)]
+    Game(super::game::GameCommand),
 }
 
 /// Options of the reading commands.
@@ -193,6 +195,7 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
                 Err(e) => Err(f(e)),
             }
         }
+        BusCommand::Game(cmd) => super::game::run(&conn, bus, cmd).await,
         BusCommand::AddVirtual { name } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             let path = mgr.add_virtual(&name).await.map_err(f)?;
@@ -274,7 +277,8 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Monitor(_)
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
-        | BusCommand::AddVirtual { .. } => (String::new(), Action::Pause),
+        | BusCommand::AddVirtual { .. }
+        | BusCommand::Game(_) => (String::new(), Action::Pause),
     }
 }
 
@@ -422,108 +426,6 @@ async fn monitor(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
                 out_line(&human_event(&ev))?;
             }
         }
-    }
-}
-
-/// A signal as a JSON event, or `None` for signals monitor does not show.
-fn describe(msg: &zbus::Message) -> Option<Value> {
-    let header = msg.header();
-    let member = header.member()?.as_str().to_owned();
-    let path = header.path()?.as_str().to_owned();
-    let body = msg.body();
-    let ev = match member.as_str() {
-        "StateChanged" => {
-            let (old, new, reason): (String, String, String) = body.deserialize().ok()?;
-            json!({"event": "state_changed", "old": old, "new": new, "reason": reason})
-        }
-        "Pressed" => {
-            let (side, mv, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
-                body.deserialize().ok()?;
-            json!({"event": "pressed", "side": side, "move": mv, "move_ms": move_ms,
-                   "white_ms": white_ms, "black_ms": black_ms})
-        }
-        "Flag" => {
-            let (side, reason): (String, String) = body.deserialize().ok()?;
-            json!({"event": "flag", "side": side, "reason": reason})
-        }
-        "Result" => {
-            let (result, reason): (String, String) = body.deserialize().ok()?;
-            json!({"event": "result", "result": result, "reason": reason})
-        }
-        "ClockAdded" | "ClockRemoved" => {
-            let (clock,): (OwnedObjectPath,) = body.deserialize().ok()?;
-            let event = if member == "ClockAdded" {
-                "clock_added"
-            } else {
-                "clock_removed"
-            };
-            return Some(json!({"event": event, "clock": clock.as_str()}));
-        }
-        "PropertiesChanged" => {
-            type Changed = (
-                String,
-                std::collections::HashMap<String, zbus::OwnedVariant>,
-                Vec<String>,
-            );
-            let (_iface, changed, _inv): Changed = body.deserialize().ok()?;
-            let mut shown = serde_json::Map::new();
-            for key in [
-                "DeviceState",
-                "Connected",
-                "Model",
-                "TimeControl",
-                "WhiteSide",
-            ] {
-                if let Some(v) = changed.get(key) {
-                    shown.insert(key.into(), chessclock_api::variant::variant_to_json(v));
-                }
-            }
-            if shown.is_empty() {
-                return None;
-            }
-            json!({"event": "properties_changed", "changed": shown})
-        }
-        _ => return None,
-    };
-    let mut ev = ev;
-    if let Some(o) = ev.as_object_mut() {
-        o.insert("clock".into(), json!(path));
-    }
-    Some(ev)
-}
-
-fn human_event(ev: &Value) -> String {
-    let g = |k: &str| match ev.get(k) {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-        None => String::new(),
-    };
-    let clock = g("clock");
-    let short =
-        chessclock_api::names::clock_index(&clock).map_or(clock.clone(), |i| format!("clock {i}"));
-    let ms = |k: &str| {
-        ev.get(k)
-            .and_then(Value::as_u64)
-            .map_or_else(String::new, super::render::clock_text)
-    };
-    match g("event").as_str() {
-        "state_changed" => format!("{short}: {} -> {} ({})", g("old"), g("new"), g("reason")),
-        "pressed" => format!(
-            "{short}: {} pressed, move {} took {} ms; white {} black {}",
-            g("side"),
-            g("move"),
-            g("move_ms"),
-            ms("white_ms"),
-            ms("black_ms")
-        ),
-        "flag" => format!("{short}: {} flag ({})", g("side"), g("reason")),
-        "result" => format!("{short}: result {} ({})", g("result"), g("reason")),
-        "clock_added" => format!("{} attached", g("clock")),
-        "clock_removed" => format!("{} detached", g("clock")),
-        _ => format!(
-            "{short}: {}",
-            ev.get("changed").map(Value::to_string).unwrap_or_default()
-        ),
     }
 }
 

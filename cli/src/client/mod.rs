@@ -2,6 +2,8 @@
 //! into one clear sentence and an exit code. No game logic: the daemon is the authority.
 
 pub(crate) mod commands;
+mod events;
+pub(crate) mod game;
 pub(crate) mod render;
 pub(crate) mod resolve;
 

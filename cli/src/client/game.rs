@@ -1,0 +1,175 @@
+//! The board's game from the command line: `pgn` (the live PGN), `board` (the position drawn
+//! in the terminal) and `info` (game information: players, event, round). The daemon keeps
+//! the game; this only asks and prints.
+
+use std::collections::HashMap;
+
+use chessclock_api::proxy::ClockProxy;
+use zbus::Connection;
+
+use super::resolve::resolve;
+use super::{BusArgs, Failure, Result, bus_failure};
+
+/// Subcommands about the game on the board's pieces.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum GameCommand {
+    /// Print the live PGN of a clock's game (moves with [%clk], tags, result).
+    Pgn {
+        /// Clock.
+        clock: String,
+    },
+    /// Draw the position on a clock's board.
+    Board {
+        /// Clock.
+        clock: String,
+    },
+    /// Show or set a clock's game information: white="Carlsen, Magnus" round=7 event=...
+    Info {
+        /// Clock.
+        clock: String,
+        /// TAG=VALUE pairs (Event, Site, Date, Round, White, Black, Board or any PGN tag
+        /// name; lower case is fine). An empty value removes the tag. None: print them.
+        tags: Vec<String>,
+    },
+}
+
+/// PGN tag names the way the PGN standard spells them, for names typed in lower case.
+const KNOWN: [&str; 8] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Board",
+    "Annotator",
+];
+
+/// `white=Carlsen, Magnus` as (`White`, `Carlsen, Magnus`).
+fn parse_tag(text: &str) -> Result<(String, String)> {
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(Failure::Action(format!(
+            "{text:?} is not TAG=VALUE; write e.g. white=\"Carlsen, Magnus\" round=7"
+        )));
+    };
+    let name = name.trim();
+    let name = KNOWN
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_owned(), |k| (*k).to_owned());
+    Ok((name, value.to_owned()))
+}
+
+/// Run a game subcommand.
+pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> Result<()> {
+    let name = match &cmd {
+        GameCommand::Pgn { clock }
+        | GameCommand::Board { clock }
+        | GameCommand::Info { clock, .. } => clock.clone(),
+    };
+    let (path, _) = resolve(conn, bus, &name).await?;
+    let f = |e| bus_failure(bus, e);
+    let clock = ClockProxy::builder(conn)
+        .path(path)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .map_err(f)?;
+    match cmd {
+        GameCommand::Pgn { .. } => {
+            print!("{}", clock.get_pgn().await.map_err(f)?);
+            Ok(())
+        }
+        GameCommand::Board { .. } => {
+            let fen = clock.fen().await.map_err(f)?;
+            let moves = clock.moves().await.map_err(f)?;
+            println!("{}", draw(&fen));
+            println!("{fen}");
+            if let Some(last) = moves.last() {
+                println!("{} moves, last {last}", moves.len());
+            }
+            let problem = clock.board_problem().await.map_err(f)?;
+            if !problem.is_empty() {
+                println!("problem: {problem}");
+            }
+            Ok(())
+        }
+        GameCommand::Info { tags, .. } if tags.is_empty() => {
+            let mut info: Vec<(String, String)> =
+                clock.game_info().await.map_err(f)?.into_iter().collect();
+            info.sort();
+            for (k, v) in info {
+                println!("{k}={v}");
+            }
+            Ok(())
+        }
+        GameCommand::Info { tags, .. } => {
+            let parsed = tags
+                .iter()
+                .map(|t| parse_tag(t))
+                .collect::<Result<Vec<_>>>()?;
+            let map: HashMap<&str, &str> = parsed
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            clock.set_game_info(map).await.map_err(f)
+        }
+    }
+}
+
+/// The board of `fen` as 8 lines of letters (White upper case) with ranks and files, White
+/// at the bottom.
+fn draw(fen: &str) -> String {
+    let placement = fen.split_whitespace().next().unwrap_or_default();
+    let mut out = String::new();
+    for (i, rank) in placement.split('/').enumerate() {
+        out.push_str(&format!("{} ", 8 - i));
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => (0..n).for_each(|_| out.push_str(" .")),
+                None => {
+                    out.push(' ');
+                    out.push(c);
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str("   a b c d e f g h");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_position_is_drawn_with_white_at_the_bottom() {
+        let d = draw("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(lines[0], "8  r n b q k b n r");
+        assert_eq!(lines[4], "4  . . . . P . . .");
+        assert_eq!(lines[7], "1  R N B Q K B N R");
+        assert_eq!(lines[8], "   a b c d e f g h");
+    }
+
+    #[test]
+    fn tags_take_the_standard_spelling_and_need_an_equals_sign() {
+        assert_eq!(
+            parse_tag("white=Carlsen, Magnus").ok(),
+            Some(("White".into(), "Carlsen, Magnus".into()))
+        );
+        assert_eq!(
+            parse_tag("ECO=B90").ok(),
+            Some(("ECO".into(), "B90".into()))
+        );
+        assert_eq!(
+            parse_tag("round=").ok(),
+            Some(("Round".into(), String::new()))
+        );
+        let Err(Failure::Action(msg)) = parse_tag("white") else {
+            panic!("refused")
+        };
+        assert!(msg.contains("TAG=VALUE"), "{msg}");
+    }
+}

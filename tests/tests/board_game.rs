@@ -1,0 +1,175 @@
+//! End to end: a game played piece by piece on an emulated DGT board (the real
+//! `chessclock-emu` on a pty) under the real `chessclockd`: the moves on D-Bus (`Move`
+//! signals, `Fen`, `Moves`), in `status --json`, in `chessclockctl pgn` and in the live PGN
+//! files, each PGN read back by python-chess with every move and every `[%clk]`.
+
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use chessclock_tests::bus_client::Client;
+use chessclock_tests::json::s;
+use chessclock_tests::paths::repo_path;
+use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(10);
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The games python-chess reads from `file` (scripts/pgn-read.py).
+fn python_reads(file: &std::path::Path) -> Result<Vec<Value>> {
+    let out = Command::new("python3")
+        .arg(repo_path("scripts/pgn-read.py"))
+        .arg(file)
+        .output()
+        .context("python3 with python-chess (scripts/test.sh installs it)")?;
+    if !out.status.success() {
+        bail!("pgn-read.py: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    String::from_utf8(out.stdout)?
+        .lines()
+        .map(|l| Ok(serde_json::from_str(l)?))
+        .collect()
+}
+
+fn sans(v: &Value) -> Vec<String> {
+    v["san"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
+    let out = d.ctl(args);
+    assert!(
+        out.status.success(),
+        "chessclockctl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
+    let dir = TempDir::new("board-game")?;
+    let bus = PrivateBus::start_session()?;
+    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    // Ready, with the start position read from the board's dump.
+    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
+        s(v, "/device_state") == "ready" && s(v, "/fen") == START
+    })?;
+    let client = Client::connect(bus.address())?;
+    ctl_ok(
+        &d,
+        &[
+            "info",
+            "0",
+            "white=Carlsen, Magnus",
+            "black=Ding, Liren",
+            "round=7",
+        ],
+    );
+    ctl_ok(&d, &["start", "0"]);
+
+    // Scholar's mate, each move made on the board, then the lever pressed.
+    let game = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
+    let want = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"];
+    for (i, uci) in game.iter().enumerate() {
+        let mark = client.mark();
+        emu.send(&format!("move {uci}"))?;
+        let (_, sig) = client.wait_signal(mark, "a Move signal", |m| {
+            m.header().member().is_some_and(|n| n == "Move")
+        })?;
+        let (ply, san, got_uci, fen, mover_ms): (u32, String, String, String, u64) =
+            sig.body().deserialize()?;
+        assert_eq!(
+            (ply as usize, san.as_str(), got_uci.as_str()),
+            (i + 1, want[i], *uci)
+        );
+        assert!(
+            mover_ms > 0 && mover_ms <= 300_000 + 3_000 * 4,
+            "{mover_ms}"
+        );
+        assert!(!fen.is_empty());
+        if i + 1 < game.len() {
+            let moves_before = i;
+            emu.send("lever")?;
+            d.wait_status("0", WAIT, "the press", |v| {
+                let n = v["moves"]["white"].as_u64().unwrap_or(0)
+                    + v["moves"]["black"].as_u64().unwrap_or(0);
+                n as usize > moves_before
+            })?;
+        }
+    }
+    let st = d.wait_status("0", WAIT, "every move in the status", |v| {
+        v["moves_san"]
+            .as_array()
+            .is_some_and(|a| a.len() == want.len())
+    })?;
+    assert_eq!(sans(&serde_json::json!({"san": st["moves_san"]})), want);
+    assert!(s(&st, "/fen").starts_with("r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b"));
+    assert_eq!(s(&st, "/game_info/White"), "Carlsen, Magnus");
+
+    // chessclockctl pgn, read by python-chess.
+    let pgn = ctl_ok(&d, &["pgn", "0"]);
+    let file = dir.path().join("from-ctl.pgn");
+    std::fs::write(&file, &pgn)?;
+    let games = python_reads(&file)?;
+    assert_eq!(games.len(), 1, "{pgn}");
+    let g = &games[0];
+    assert_eq!(sans(g), want, "{pgn}");
+    assert_eq!(g["errors"], serde_json::json!([]), "{pgn}");
+    let clks = g["clk"].as_array().context("clk")?;
+    assert_eq!(clks.len(), want.len());
+    assert!(
+        clks.iter().all(Value::is_number),
+        "every move has [%clk]: {pgn}"
+    );
+    assert_eq!(s(g, "/headers/White"), "Carlsen, Magnus");
+    assert_eq!(s(g, "/headers/Round"), "7");
+    assert_eq!(s(g, "/headers/TimeControl"), "300+3");
+
+    // The live files: the clock's own and all.pgn, rewritten after each change.
+    let live = dir.path().join("state/live");
+    let mut found = None;
+    for _ in 0..100 {
+        let own = std::fs::read_dir(&live)
+            .ok()
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.file_name().is_some_and(|n| n != "all.pgn"));
+        if let Some(p) = own
+            && python_reads(&p)
+                .is_ok_and(|g| g.first().is_some_and(|g| sans(g).len() == want.len()))
+        {
+            found = Some(p);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let own = found.context("no live PGN with every move in state/live")?;
+    for f in [own, live.join("all.pgn")] {
+        let games = python_reads(&f)?;
+        assert_eq!(games.len(), 1, "{}", f.display());
+        assert_eq!(sans(&games[0]), want, "{}", f.display());
+        assert!(
+            games[0]["clk"]
+                .as_array()
+                .is_some_and(|c| c.iter().all(Value::is_number))
+        );
+    }
+
+    // The position drawn in the terminal.
+    let board = ctl_ok(&d, &["board", "0"]);
+    assert!(board.contains("7  p p p p . Q p p"), "{board}");
+    Ok(())
+}

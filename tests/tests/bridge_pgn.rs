@@ -1,0 +1,333 @@
+//! The bridge's live PGN: `/pgn/all.pgn` and `/pgn/<clock>.pgn` with their validators, and
+//! the push to a Lichess broadcast round against a local HTTP server standing in for
+//! lichess.org (the real service is not reachable from here): the request's method, path,
+//! bearer token and content type, a body that python-chess reads as the round's games, a
+//! retry after a failure, and a clear start error for a bad round id.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::Command;
+use std::sync::mpsc;
+
+use anyhow::{Context, Result, bail};
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::json::s;
+use chessclock_tests::paths::repo_path;
+use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+/// One request the stand-in server received.
+#[derive(Debug)]
+struct Request {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A one-request-per-connection HTTP/1.1 server on a free port that answers with the
+/// statuses of `answers` in turn (then 200), and reports each request it got.
+fn stand_in(answers: Vec<u16>) -> Result<(String, mpsc::Receiver<Request>)> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let base = format!("http://{}", listener.local_addr()?);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut answers = answers.into_iter();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let Ok(req) = read_request(&mut stream) else {
+                continue;
+            };
+            let status = answers.next().unwrap_or(200);
+            let body = if status == 200 {
+                r#"{"games":[]}"#
+            } else {
+                "{}"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            if tx.send(req).is_err() {
+                return;
+            }
+        }
+    });
+    Ok((base, rx))
+}
+
+fn read_request(stream: &mut std::net::TcpStream) -> Result<Request> {
+    stream.set_read_timeout(Some(WAIT))?;
+    let mut r = BufReader::new(stream);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().context("method")?.to_owned();
+    let path = parts.next().context("path")?.to_owned();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h)?;
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_owned(), v.trim().to_owned()));
+        }
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    r.read_exact(&mut body)?;
+    Ok(Request {
+        method,
+        path,
+        headers,
+        body: String::from_utf8(body)?,
+    })
+}
+
+/// The games python-chess reads from `pgn` (scripts/pgn-read.py).
+fn python_reads(dir: &TempDir, pgn: &str) -> Result<Vec<Value>> {
+    let file = dir.path().join("pushed.pgn");
+    std::fs::write(&file, pgn)?;
+    let out = Command::new("python3")
+        .arg(repo_path("scripts/pgn-read.py"))
+        .arg(&file)
+        .output()
+        .context("python3 (python-chess) must be installed: scripts/test.sh does it")?;
+    if !out.status.success() {
+        bail!(
+            "pgn-read.py failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8(out.stdout)?
+        .lines()
+        .map(|l| Ok(serde_json::from_str(l)?))
+        .collect()
+}
+
+fn settings(dir: &TempDir, server: &str, round: &str, clocks: &str) -> Result<std::path::PathBuf> {
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_testtoken123\n")?;
+    let file = dir.path().join("bridge.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[lichess]]\nround = \"{round}\"\ntoken_file = \"{}\"\nserver = \"{server}\"\nclocks = [{clocks}]\n",
+            token.display()
+        ),
+    )?;
+    Ok(file)
+}
+
+#[test]
+fn the_round_is_pushed_with_the_token_and_retried_after_a_failure() -> Result<()> {
+    if have("python3", "python3")?.is_none() {
+        return Ok(());
+    }
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-lichess")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for name in ["board1", "board2", "other"] {
+        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
+    }
+    for (i, (white, black)) in [
+        ("Carlsen, Magnus", "Ding, Liren"),
+        ("Ju, Wenjun", "Lei, Tingjie"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = d.ctl(&[
+            "info",
+            &i.to_string(),
+            &format!("white={white}"),
+            &format!("black={black}"),
+            "round=7",
+        ]);
+        anyhow::ensure!(
+            out.status.success(),
+            "info: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The first push fails (503): the bridge retries with the same round.
+    let (server, requests) = stand_in(vec![503])?;
+    let cfg = settings(&dir, &server, "AbCd1234", "\"board1\", \"1\"")?;
+    let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
+    let first = requests
+        .recv_timeout(WAIT)
+        .context("no push reached the server")?;
+    let second = requests
+        .recv_timeout(WAIT)
+        .context("no retry after the 503")?;
+    for r in [&first, &second] {
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.path, "/api/broadcast/round/AbCd1234/push");
+        assert_eq!(r.header("authorization"), Some("Bearer lip_testtoken123"));
+        assert!(
+            r.header("content-type")
+                .is_some_and(|c| c.starts_with("text/plain")),
+            "{:?}",
+            r.headers
+        );
+    }
+    let games = python_reads(&dir, &second.body)?;
+    let players: Vec<(String, String)> = games
+        .iter()
+        .map(|g| {
+            (
+                s(g, "/headers/White").to_owned(),
+                s(g, "/headers/Black").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        players,
+        [
+            ("Carlsen, Magnus".to_owned(), "Ding, Liren".to_owned()),
+            ("Ju, Wenjun".to_owned(), "Lei, Tingjie".to_owned())
+        ],
+        "the round's two boards, not `other`: {}",
+        second.body
+    );
+    for g in &games {
+        assert_eq!(
+            g["errors"],
+            serde_json::json!([]),
+            "python-chess complains: {g}"
+        );
+        assert_eq!(s(g, "/headers/Round"), "7");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_bad_round_id_is_a_clear_start_error() -> Result<()> {
+    let dir = TempDir::new("bridge-lichess-bad")?;
+    let cfg = settings(&dir, "https://lichess.org", "not a round", "")?;
+    let out = Command::new(workspace_bin("chessclock-bridge")?)
+        .args(["--session", "--config", cfg.to_str().context("utf-8")?])
+        .output()?;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"not a round\" is not a round id") && err.contains("8 letters and digits"),
+        "{err}"
+    );
+    assert!(err.lines().count() <= 2, "one sentence: {err}");
+    Ok(())
+}
+
+/// GET `url` with extra headers: status, headers and body.
+fn get(url: &str, headers: &[(&str, &str)]) -> Result<(u16, reqwest::header::HeaderMap, String)> {
+    let mut req = reqwest::blocking::Client::new().get(url).timeout(WAIT);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = req.send()?;
+    let status = resp.status().as_u16();
+    let h = resp.headers().clone();
+    Ok((status, h, resp.text()?))
+}
+
+#[test]
+fn pgn_files_are_served_with_validators_and_read_by_python_chess() -> Result<()> {
+    if have("python3", "python3")?.is_none() {
+        return Ok(());
+    }
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-pgn")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for name in ["board1", "board2"] {
+        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
+    }
+    anyhow::ensure!(
+        d.ctl(&["info", "1", "white=Ju, Wenjun", "black=Lei, Tingjie"])
+            .status
+            .success()
+    );
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    // The bridge serves what it follows: wait until it knows both clocks.
+    let mut all = (0, reqwest::header::HeaderMap::new(), String::new());
+    for _ in 0..100 {
+        all = get(&format!("{}/pgn/all.pgn", bridge.base), &[])?;
+        if python_reads(&dir, &all.2).map(|g| g.len()).unwrap_or(0) == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (status, headers, body) = all;
+    assert_eq!(status, 200, "{body}");
+    let games = python_reads(&dir, &body)?;
+    assert_eq!(games.len(), 2, "{body}");
+    assert_eq!(s(&games[1], "/headers/White"), "Ju, Wenjun");
+    let etag = headers.get("etag").context("an ETag")?.to_str()?.to_owned();
+    let modified = headers
+        .get("last-modified")
+        .context("a Last-Modified")?
+        .to_str()?
+        .to_owned();
+    assert!(
+        headers.get("content-type").is_some_and(|c| c
+            .to_str()
+            .unwrap_or("")
+            .starts_with("application/x-chess-pgn")),
+        "{headers:?}"
+    );
+
+    // Unchanged: 304 for either validator, without a body.
+    let url = format!("{}/pgn/all.pgn", bridge.base);
+    let (status, _, body) = get(&url, &[("If-None-Match", &etag)])?;
+    assert_eq!((status, body.as_str()), (304, ""));
+    let (status, _, _) = get(&url, &[("If-Modified-Since", &modified)])?;
+    assert_eq!(status, 304);
+
+    // A change: a new ETag and the new content.
+    anyhow::ensure!(d.ctl(&["info", "1", "round=3"]).status.success());
+    let mut changed = None;
+    for _ in 0..100 {
+        let (status, h, body) = get(&url, &[("If-None-Match", &etag)])?;
+        if status == 200 {
+            changed = Some((h, body));
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (h, body) = changed.context("the PGN never changed after SetGameInfo")?;
+    assert_ne!(
+        h.get("etag").and_then(|v| v.to_str().ok()),
+        Some(etag.as_str())
+    );
+    assert_eq!(s(&python_reads(&dir, &body)?[1], "/headers/Round"), "3");
+
+    // One board, by name or index; an unknown one is a 404 that says how to list them.
+    for which in ["board2", "1"] {
+        let (status, _, body) = get(&format!("{}/pgn/{which}.pgn", bridge.base), &[])?;
+        assert_eq!(status, 200);
+        let games = python_reads(&dir, &body)?;
+        assert_eq!(games.len(), 1);
+        assert_eq!(s(&games[0], "/headers/White"), "Ju, Wenjun");
+    }
+    let (status, _, body) = get(&format!("{}/pgn/nope.pgn", bridge.base), &[])?;
+    assert_eq!(status, 404);
+    assert!(body.contains("/api/v1/clocks"), "{body}");
+    Ok(())
+}
