@@ -68,6 +68,11 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
             name: c.name.clone(),
             white_side: c.white_side,
             time_control: c.time_control.clone(),
+            game_info: c
+                .game_info
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         })
         .collect()
 }

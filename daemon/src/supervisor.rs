@@ -29,6 +29,8 @@ pub struct ClockSpec {
     pub white_side: BoardSide,
     /// Time-control notation; defaults to the daemon's default.
     pub time_control: Option<String>,
+    /// Game information (PGN tags) for the clock's games.
+    pub game_info: Vec<(String, String)>,
 }
 
 /// Settings that apply to every clock.
@@ -284,6 +286,7 @@ impl Supervisor {
         if let Some(tc) = spec.time_control {
             options.time_control = tc;
         }
+        options.game_info = spec.game_info;
         let name = spec.name.unwrap_or_else(|| match &port {
             PortSpec::Tty(p) => p.file_name().map_or_else(
                 || p.display().to_string(),

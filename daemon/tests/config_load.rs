@@ -78,9 +78,43 @@ fn file_values_override_defaults_and_env_overrides_file() {
             port: "/dev/ttyACM0".into(),
             name: None,
             white_side: WhiteSide::Left,
-            time_control: None
+            time_control: None,
+            game_info: Default::default(),
         }]
     );
+}
+
+#[test]
+fn game_info_is_read_per_clock_and_bad_tags_name_the_key() {
+    let text = r#"
+        [[clock]]
+        port = "/dev/ttyACM0"
+        game_info = { White = "Carlsen, Magnus", round = "7" }
+    "#;
+    let c = Config::from_sources(Some(text), [("PATH", "/usr/bin")]).expect("loads");
+    c.validate().expect("valid tags");
+    let info: Vec<(&str, &str)> = c.clocks[0]
+        .game_info
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert!(
+        info.iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("White") && *v == "Carlsen, Magnus"),
+        "{info:?}"
+    );
+    let bad = r#"
+        [[clock]]
+        port = "/dev/ttyACM0"
+        game_info = { Result = "1-0" }
+    "#;
+    let c = Config::from_sources(Some(bad), [("PATH", "/usr/bin")]).expect("parses");
+    let err = c
+        .validate()
+        .expect_err("Result is written by the daemon")
+        .to_string();
+    assert!(err.contains("clock[0].game_info"), "{err}");
+    assert!(err.contains("Result"), "{err}");
 }
 
 #[test]

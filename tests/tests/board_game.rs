@@ -60,6 +60,10 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     let bus = PrivateBus::start_session()?;
     let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
+    // Game information from the configuration (the [[clock]] table is the file's last).
+    let mut text = std::fs::read_to_string(&config)?;
+    text.push_str("game_info = { event = \"Test Open\", Board = \"4\" }\n");
+    std::fs::write(&config, text)?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     // Ready, with the start position read from the board's dump.
     d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
@@ -134,6 +138,8 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     );
     assert_eq!(s(g, "/headers/White"), "Carlsen, Magnus");
     assert_eq!(s(g, "/headers/Round"), "7");
+    assert_eq!(s(g, "/headers/Event"), "Test Open", "from the configuration");
+    assert_eq!(s(g, "/headers/Board"), "4");
     assert_eq!(s(g, "/headers/TimeControl"), "300+3");
 
     // The live files: the clock's own and all.pgn, rewritten after each change.

@@ -33,18 +33,6 @@ pub(crate) enum GameCommand {
     },
 }
 
-/// PGN tag names the way the PGN standard spells them, for names typed in lower case.
-const KNOWN: [&str; 8] = [
-    "Event",
-    "Site",
-    "Date",
-    "Round",
-    "White",
-    "Black",
-    "Board",
-    "Annotator",
-];
-
 /// `white=Carlsen, Magnus` as (`White`, `Carlsen, Magnus`).
 fn parse_tag(text: &str) -> Result<(String, String)> {
     let Some((name, value)) = text.split_once('=') else {
@@ -52,12 +40,8 @@ fn parse_tag(text: &str) -> Result<(String, String)> {
             "{text:?} is not TAG=VALUE; write e.g. white=\"Carlsen, Magnus\" round=7"
         )));
     };
-    let name = name.trim();
-    let name = KNOWN
-        .iter()
-        .find(|k| k.eq_ignore_ascii_case(name))
-        .map_or_else(|| name.to_owned(), |k| (*k).to_owned());
-    Ok((name, value.to_owned()))
+    // The daemon spells known tags the standard way (`white` is `White`).
+    Ok((name.trim().to_owned(), value.to_owned()))
 }
 
 /// Run a game subcommand.

@@ -49,6 +49,9 @@ pub struct ClockConfig {
     /// Time control of this clock in notation form; `None` means `default_time_control`.
     #[serde(default, deserialize_with = "value::opt_text")]
     pub time_control: Option<String>,
+    /// Game information for the PGN (tag name to value: White, Black, Event, Round, Board...).
+    #[serde(default)]
+    pub game_info: BTreeMap<String, String>,
 }
 
 /// The daemon's settings after defaults, file and environment are merged.
@@ -280,6 +283,10 @@ impl Config {
             if let Some(tc) = &clock.time_control {
                 check(tc).map_err(|why| bad(format!("clock[{i}].time_control"), tc, why))?;
             }
+            for (k, v) in &clock.game_info {
+                crate::device::check_game_info(&[(k.clone(), v.clone())])
+                    .map_err(|why| invalid(format!("clock[{i}].game_info.{k}"), why))?;
+            }
         }
         Ok(())
     }
@@ -405,7 +412,7 @@ const TOP_KEYS: &[&str] = &[
     "clock",
 ];
 /// Keys of a `[[clock]]` table.
-const CLOCK_KEYS: &[&str] = &["port", "name", "white_side", "time_control"];
+const CLOCK_KEYS: &[&str] = &["port", "name", "white_side", "time_control", "game_info"];
 
 fn unknown_key(key: &str, known: &[&str]) -> String {
     let near = known

@@ -15,6 +15,37 @@ use chessclock_protocol::Message;
 /// The FEN of the start position (shown before any board was seen).
 pub(crate) const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// Tag names whose standard spelling is used whatever the case they are given in.
+const KNOWN_TAGS: [&str; 18] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Board",
+    "Annotator",
+    "ECO",
+    "Opening",
+    "EventDate",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteTitle",
+    "BlackTitle",
+    "WhiteFideId",
+    "BlackFideId",
+    "Mode",
+];
+
+/// `name` in the PGN standard's spelling when it is a known tag (`white` is `White`).
+pub(crate) fn canonical_tag(name: &str) -> String {
+    let name = name.trim();
+    KNOWN_TAGS
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_owned(), |k| (*k).to_owned())
+}
+
 /// One move of the game.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BoardMove {
@@ -211,7 +242,7 @@ impl BoardGame {
     pub(crate) fn set_info(&mut self, tags: &[(String, String)]) -> Result<(), TagError> {
         let mut info = self.info.clone();
         for (k, v) in tags {
-            info.set(k, v)?;
+            info.set(&canonical_tag(k), v)?;
         }
         self.info = info;
         Ok(())

@@ -54,6 +54,15 @@ pub struct DeviceOptions {
     /// Where games are journaled; `None` keeps them in memory only. Emulated boards are
     /// never journaled.
     pub state_dir: Option<PathBuf>,
+    /// Game information (PGN tags) the clock's games start with.
+    pub game_info: Vec<(String, String)>,
+}
+
+/// Check game information tags as `SetGameInfo` would (for the configuration's check).
+pub fn check_game_info(tags: &[(String, String)]) -> Result<(), String> {
+    board_game::BoardGame::new()
+        .set_info(tags)
+        .map_err(|e| e.to_string())
 }
 
 impl Default for DeviceOptions {
@@ -67,6 +76,7 @@ impl Default for DeviceOptions {
             pause_button: true,
             reopen_interval: Duration::from_secs(2),
             state_dir: None,
+            game_info: Vec::new(),
         }
     }
 }

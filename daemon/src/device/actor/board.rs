@@ -36,10 +36,12 @@ impl<P: BoardIo> Actor<P> {
                 } => {
                     self.state.model = model.to_string();
                     self.state.firmware = firmware;
-                    self.dirty |= changed;
+                    if changed {
+                        self.state_changed();
+                    }
                 }
                 DriverEvent::DeviceState { new, .. } => self.state.device_state = new,
-                DriverEvent::RefreshDisplay => self.dirty = true,
+                DriverEvent::RefreshDisplay => self.refresh = true,
                 DriverEvent::LinkDead => self.lost(now, "the board stopped answering"),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
@@ -87,7 +89,7 @@ impl<P: BoardIo> Actor<P> {
                 self.state.connected = true;
                 self.driver.connect(self.at(now));
                 self.state.device_state = self.driver.device_state();
-                self.dirty = true;
+                self.state_changed();
             }
             Err(e) => {
                 tracing::debug!(clock = self.state.index, "reopen failed: {e}");

@@ -198,6 +198,10 @@ fn launch<P: BoardIo>(
         transport_latency: options.transport_latency,
     });
     driver.connect(driver::Instant::ZERO);
+    let mut board_game = BoardGame::new();
+    if let Err(e) = board_game.set_info(&options.game_info) {
+        tracing::warn!(clock = index, "game information not taken: {e}");
+    }
     let mut actor = Actor {
         options,
         port: Some(stream),
@@ -215,9 +219,10 @@ fn launch<P: BoardIo>(
         reopen_at: None,
         announcements: VecDeque::new(),
         dirty: true,
-        board_game: BoardGame::new(),
+        refresh: false,
+        board_game,
         pgn_dirty: false,
-        board_changed: false,
+        publish: true,
         _virtual: virtual_board,
     };
     let task = tokio::spawn(async move { actor.run().await });
@@ -250,12 +255,16 @@ struct Actor<P> {
     announcements: VecDeque<Announcement>,
     /// The display must be pushed (state changed).
     dirty: bool,
+    /// The display must be pushed again although nothing changed (a re-sync instant, the
+    /// clock became usable, text ended): not a state change, so nothing is published.
+    refresh: bool,
     /// The game on the board's pieces.
     board_game: BoardGame,
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
-    /// The board's game changed otherwise than by a move (game info): publish the state.
-    board_changed: bool,
+    /// Something besides the running time changed: publish the state at the end of the
+    /// wake-up even where [`same_except_time`] sees no difference (an arbiter's adjustment).
+    publish: bool,
     /// Keeps an emulated board alive as long as the actor.
     _virtual: Option<VirtualBoard>,
 }
@@ -290,6 +299,12 @@ impl<P: BoardIo> Actor<P> {
         Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
     }
 
+    /// The game or device state changed: push the display and publish the state.
+    fn state_changed(&mut self) {
+        self.dirty = true;
+        self.publish = true;
+    }
+
     /// Give the engine an input; journal it if accepted.
     fn apply(&mut self, t: Time, input: Input) -> Result<(), InputError> {
         let record = self.persist.as_ref().map(|_| input.clone());
@@ -301,7 +316,7 @@ impl<P: BoardIo> Actor<P> {
                 input,
             });
         }
-        self.dirty = true;
+        self.state_changed();
         Ok(())
     }
 

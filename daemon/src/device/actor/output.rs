@@ -33,7 +33,7 @@ impl<P: BoardIo> Actor<P> {
         self.driver.handle_timeout(self.at(now));
         self.drain_driver(now);
         self.board_timeout(now);
-        let changed = self.dirty || std::mem::take(&mut self.board_changed);
+        let changed = std::mem::take(&mut self.publish);
         self.update_display(now);
         self.show_announcement(now);
         self.flush(now).await;
@@ -55,11 +55,12 @@ impl<P: BoardIo> Actor<P> {
         let wanted = face(d.white_s, d.black_s, d.counting, self.options.white_side);
         let at = self.at(now);
         let differs = self.driver.shows(at).is_none_or(|shown| shown != wanted);
-        if !(self.dirty || differs) {
+        if !(self.dirty || self.refresh || differs) {
             return;
         }
         self.driver.push_times(at, wanted, d.ms_to_next_second);
         self.dirty = false;
+        self.refresh = false;
     }
 
     /// Show the latest game event as text, after the times it changed have been pushed (the
@@ -87,7 +88,7 @@ impl<P: BoardIo> Actor<P> {
         let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
         let mut finished = false;
         while let Some(ev) = self.engine.poll_event() {
-            self.dirty = true;
+            self.state_changed();
             if let Some(a) =
                 announce::announce(&ev, self.driver.model().unwrap_or(ClockModel::Dgt3000))
             {

@@ -110,7 +110,7 @@ impl<P: BoardIo> Actor<P> {
         self.state.board = self.board_view();
         self.pgn_dirty = true;
         // Published with the next state refresh.
-        self.board_changed = true;
+        self.publish = true;
         Ok(())
     }
 

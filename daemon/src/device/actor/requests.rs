@@ -56,7 +56,7 @@ impl<P: BoardIo> Actor<P> {
                     self.options.time_control = parsed.canonical.clone();
                     self.state.time_control = parsed.canonical;
                     self.started_new_game(now);
-                    self.dirty = true;
+                    self.state_changed();
                     return Ok(Reply::Done);
                 }
             }
@@ -88,7 +88,7 @@ impl<P: BoardIo> Actor<P> {
                     new: "ready".into(),
                     reason: "new_game".into(),
                 });
-                self.dirty = true;
+                self.state_changed();
                 return Ok(Reply::Done);
             }
             Request::ShowText { text, ms } => {
@@ -105,7 +105,7 @@ impl<P: BoardIo> Actor<P> {
                 self.options.white_side = side;
                 self.state.white_side = side;
                 self.note(now, &persist::white_side_note(side));
-                self.dirty = true;
+                self.state_changed();
                 return Ok(Reply::Done);
             }
         };
@@ -117,7 +117,7 @@ impl<P: BoardIo> Actor<P> {
                 log.set_control(&self.state.time_control);
             }
         }
-        self.dirty = true;
+        self.state_changed();
         Ok(Reply::Done)
     }
 }
