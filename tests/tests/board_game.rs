@@ -138,7 +138,11 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     );
     assert_eq!(s(g, "/headers/White"), "Carlsen, Magnus");
     assert_eq!(s(g, "/headers/Round"), "7");
-    assert_eq!(s(g, "/headers/Event"), "Test Open", "from the configuration");
+    assert_eq!(
+        s(g, "/headers/Event"),
+        "Test Open",
+        "from the configuration"
+    );
     assert_eq!(s(g, "/headers/Board"), "4");
     assert_eq!(s(g, "/headers/TimeControl"), "300+3");
 
