@@ -178,6 +178,31 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         );
     }
 
+    // The result: the finished game in games/ is the board's game, moves and clocks.
+    ctl_ok(&d, &["pause", "0"]);
+    ctl_ok(&d, &["result", "0", "1-0"]);
+    let games_dir = dir.path().join("state/games");
+    let mut finished = None;
+    for _ in 0..100 {
+        let pgn = std::fs::read_dir(&games_dir)
+            .ok()
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "pgn"));
+        if let Some(p) = pgn {
+            finished = Some(p);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let finished = finished.context("no finished game in state/games")?;
+    let games = python_reads(&finished)?;
+    assert_eq!(sans(&games[0]), want, "{}", finished.display());
+    assert_eq!(s(&games[0], "/headers/Result"), "1-0");
+    assert_eq!(s(&games[0], "/headers/White"), "Carlsen, Magnus");
+
     // The position drawn in the terminal.
     let board = ctl_ok(&d, &["board", "0"]);
     assert!(board.contains("7  p p p p . Q p p"), "{board}");

@@ -33,6 +33,16 @@ pub(crate) struct Rendered {
     pub json: String,
 }
 
+/// The PGN `Termination` of a result for `reason`.
+pub(crate) fn termination_of(reason: ResultReason) -> &'static str {
+    match reason {
+        ResultReason::Flag(_) | ResultReason::BothMainTimesExpired => "time forfeit",
+        ResultReason::Board
+        | ResultReason::DrawClaimOpponentInExtra
+        | ResultReason::WinnerInExtraTime => "normal",
+    }
+}
+
 impl GameLog {
     /// A new, empty game on clock `name` at `port` with the canonical `control`.
     pub(crate) fn new(name: &str, port: &str, control: &str, wall_ms: u64) -> GameLog {
@@ -115,12 +125,7 @@ impl GameLog {
                     GameResult::BlackWins => PgnResult::BlackWins,
                     GameResult::Draw => PgnResult::Draw,
                 },
-                match reason {
-                    ResultReason::Flag(_) | ResultReason::BothMainTimesExpired => "time forfeit",
-                    ResultReason::Board
-                    | ResultReason::DrawClaimOpponentInExtra
-                    | ResultReason::WinnerInExtraTime => "normal",
-                },
+                termination_of(reason),
             ),
         };
         let reason = self.result.map(|(_, why)| why);

@@ -370,9 +370,14 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
+    /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
     fn write_record(&self, now: Instant) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
-            p.write_record(log.render(Some(&self.engine.snapshot(self.time(now)))));
+            let mut record = log.render(Some(&self.engine.snapshot(self.time(now))));
+            if !self.board_game.moves().is_empty() {
+                record.pgn = self.pgn(now);
+            }
+            p.write_record(record);
         }
     }
 

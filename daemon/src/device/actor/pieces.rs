@@ -17,7 +17,7 @@ use crate::device::driver;
 use crate::device::handle::{BoardView, ClockEvent, DeviceError};
 use crate::device::port::BoardIo;
 use crate::engine::notation;
-use crate::engine::{GameResult, Side, Status, Time};
+use crate::engine::{GameResult, Side, Time};
 
 /// Where live PGN files go, below the state directory.
 const LIVE_DIR: &str = "live";
@@ -118,13 +118,10 @@ impl<P: BoardIo> Actor<P> {
     pub(super) fn pgn(&self, now: Instant) -> String {
         let snap = self.engine.snapshot(self.time(now));
         let result = snap.result.map(board_result);
-        let termination = match snap.status {
-            Status::Ended | Status::Flagged => Some(
-                snap.reason
-                    .map_or("normal".to_owned(), |r| r.as_str().replace('_', " ")),
-            ),
-            _ => None,
-        };
+        let termination = snap
+            .result
+            .and(snap.reason)
+            .map(|r| crate::device::record::termination_of(r).to_owned());
         chessclock_game::pgn::write(&self.board_game.pgn(PgnClocks {
             time_control: notation::pgn_time_control(self.engine.control()),
             control_notation: notation::canonical(self.engine.control()),

@@ -60,7 +60,9 @@ impl<P: BoardIo> Actor<P> {
                     return Ok(Reply::Done);
                 }
             }
-            Request::Start(side) => Input::Start { side },
+            Request::Start(side) => Input::Start {
+                side: self.side_to_start(side),
+            },
             Request::Pause => Input::Pause,
             Request::Resume => Input::Resume,
             Request::Press(side) => Input::Press { side },
@@ -119,5 +121,29 @@ impl<P: BoardIo> Actor<P> {
         }
         self.state_changed();
         Ok(Reply::Done)
+    }
+
+    /// The lever decides who moves first: a start for `asked` while the board's lever shows
+    /// the other player to move (their end up) starts that player, as a chess clock does
+    /// (the player not to move presses to start the opponent's time). With the lever not
+    /// known yet (no clock report), `asked`.
+    fn side_to_start(&self, asked: crate::engine::Side) -> crate::engine::Side {
+        let lever = self
+            .driver
+            .lever_up()
+            .map(|half| crate::device::display::side_on(half, self.options.white_side));
+        match lever {
+            Some(shown) if shown != asked => {
+                tracing::info!(
+                    clock = self.state.index,
+                    "start: the lever shows {} to move, so {} starts (flip the lever to start {})",
+                    shown.as_str(),
+                    shown.as_str(),
+                    asked.as_str()
+                );
+                shown
+            }
+            _ => asked,
+        }
     }
 }

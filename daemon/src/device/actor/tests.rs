@@ -75,8 +75,16 @@ fn plug() -> (
 }
 
 fn start_actor(stream: DuplexStream, open: Opener<DuplexStream>) -> DeviceHandle {
+    start_actor_with(stream, open, "G/5 d/0")
+}
+
+fn start_actor_with(
+    stream: DuplexStream,
+    open: Opener<DuplexStream>,
+    control: &str,
+) -> DeviceHandle {
     let options = DeviceOptions {
-        time_control: "G/5 d/0".into(),
+        time_control: control.into(),
         reopen_interval: Duration::from_secs(2),
         ..DeviceOptions::default()
     };
@@ -207,4 +215,33 @@ async fn an_unplugged_board_is_reopened_probed_and_resynced() {
         white_ms < 295_000,
         "white's time ran while unplugged: {white_ms}"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_start_against_the_lever_starts_the_side_the_lever_shows_to_move() {
+    let (stream, actions, mut view) = plug();
+    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    // Flipped before the start: the right end (Black's, White being left) is up.
+    actions.send(Action::Lever).expect("board alive");
+    until_view(&mut view, "lever flipped", |v| v.right_high).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut events = handle.subscribe();
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    until_view(&mut view, "black running", |v| v.running == Running::Right).await;
+    assert_eq!(handle.state().snapshot.running, Some(Side::Black));
+    // Black's press is a press (the first flip is never swallowed).
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let side = loop {
+        match events.recv().await.expect("events") {
+            ClockEvent::Pressed { side, .. } => break side,
+            _ => continue,
+        }
+    };
+    assert_eq!(side, Side::Black);
+    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
 }

@@ -194,6 +194,17 @@ impl Driver {
         self.model = None;
     }
 
+    /// The half whose lever end is up (its player is to move), once a report has said.
+    pub(crate) fn lever_up(&self) -> Option<BoardSide> {
+        self.lever_right_high.map(|right| {
+            if right {
+                BoardSide::Right
+            } else {
+                BoardSide::Left
+            }
+        })
+    }
+
     /// New ack timeout and resend count (a configuration reload).
     pub(crate) fn set_limits(&mut self, command_timeout: Duration, command_retries: u32) {
         self.cfg.command_timeout = command_timeout;
