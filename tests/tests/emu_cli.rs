@@ -37,18 +37,19 @@ async fn next_json(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
     serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line:?}: {e}"))
 }
 
-/// Read events until one satisfies `want`; fails after 5 s, showing what it saw.
+/// Read events until one satisfies `want`; fails after 15 s (the emulator itself waits up to
+/// 10 s for an unplug or replug to take effect on a loaded machine), showing what it saw.
 async fn wait_event(
     lines: &mut Lines<BufReader<ChildStdout>>,
     want: impl Fn(&Value) -> bool,
 ) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(15);
     let mut seen = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = timeout(left, lines.next_line())
             .await
-            .unwrap_or_else(|_| panic!("no matching event within 5 s; saw {seen:#?}"))
+            .unwrap_or_else(|_| panic!("no matching event within 15 s; saw {seen:#?}"))
             .expect("read stdout")
             .expect("chessclock-emu is still running");
         let v: Value =

@@ -33,6 +33,8 @@ impl<P: BoardIo> Actor<P> {
         self.driver.handle_timeout(self.at(now));
         self.drain_driver(now);
         self.board_timeout(now);
+        // Events of what the driver's news did (a lever press): one push below for all.
+        self.drain_events(now);
         let changed = std::mem::take(&mut self.publish);
         self.update_display(now);
         self.show_announcement(now);

@@ -245,3 +245,58 @@ async fn a_start_against_the_lever_starts_the_side_the_lever_shows_to_move() {
     assert_eq!(side, Side::Black);
     until_view(&mut view, "white running", |v| v.running == Running::Left).await;
 }
+
+/// After a press the waiting side's display follows the engine's seconds (issue 11 item 1):
+/// sampled every 10 ms for 6 s, it differs only within one command round trip of the push.
+#[tokio::test(start_paused = true)]
+async fn after_a_press_the_display_steps_with_the_engines_seconds() {
+    for control in [
+        "G/5 inc/3",
+        "G/5 d/0",
+        "G/5 df/60:10:hybrid",
+        "G/5 br/2",
+        "HG/5",
+    ] {
+        let (stream, actions, view) = plug();
+        let handle = start_actor_with(
+            stream,
+            Box::new(|| Err(io::Error::other("no replug here"))),
+            control,
+        );
+        until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+        let mut events = handle.subscribe();
+        handle
+            .request(Request::Start(Side::White))
+            .await
+            .expect("start");
+        tokio::time::sleep(Duration::from_millis(1_337)).await;
+        actions.send(Action::Lever).expect("board alive");
+        let black_ms = loop {
+            match events.recv().await.expect("events") {
+                ClockEvent::Pressed { black_ms, .. } => break black_ms,
+                _ => continue,
+            }
+        };
+        let pressed = Instant::now();
+        let ack = EmuConfig::default().ack_delay_ms;
+        let (mut off, mut samples) = (0, 0);
+        // Samples between whole milliseconds of ticks, not on them (a tie is no lag).
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        for _ in 0..600 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            let since = u64::try_from(pressed.elapsed().as_millis()).unwrap_or(0);
+            if since < 2 * ack + 20 {
+                continue;
+            }
+            let want = black_ms.saturating_sub(since).div_ceil(1000);
+            samples += 1;
+            if u64::from(view.borrow().right_seconds) != want {
+                off += 1;
+            }
+        }
+        assert!(
+            off * 100 <= samples,
+            "{control}: the display was off the engine's second in {off} of {samples} samples"
+        );
+    }
+}

@@ -262,11 +262,12 @@ impl Driver {
             None => self.timers.stop(Timer::DeviceTick),
         }
         self.pushed = Some(pushed);
-        // The device starts its own second now; the engine's next whole second may be sooner.
-        // (A push while a resync is pending replaces it.)
-        let resync_pending = self.timers.get(Timer::Resync).is_some_and(|at| at > now);
+        // The device starts its own second with this push; the engine's next whole second may
+        // be sooner: push again then, so that the device's seconds fall on the engine's. The
+        // latest push decides (a second push at the same instant used to cancel the re-sync
+        // the first had set, leaving Fischer and double-flag clocks a second high).
         match ms_to_next_second {
-            Some(ms) if ms > 0 && ms < 1000 && !resync_pending => {
+            Some(ms) if ms > 0 && ms < 1000 => {
                 self.timers
                     .set(Timer::Resync, now + Duration::from_millis(ms));
             }
