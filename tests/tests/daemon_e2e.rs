@@ -5,74 +5,11 @@
 use std::time::Duration;
 
 use anyhow::Result;
+use chessclock_tests::PrivateBus;
+use chessclock_tests::e2e::{assert_shown, ctl_ok, ready, rig, started};
 use chessclock_tests::json::{s, u};
-use chessclock_tests::rig::{Daemon, Emu, is_set_and_run, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::rig::{WAIT, is_set_and_run};
 use serde_json::Value;
-
-const WAIT: Duration = Duration::from_secs(10);
-
-fn emu(args: &[&str]) -> Result<Emu> {
-    Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), args)
-}
-
-struct Rig {
-    _dir: TempDir,
-    _bus: PrivateBus,
-    emu: Emu,
-    daemon: Daemon,
-}
-
-fn rig(emu_args: &[&str], control: &str, extra_config: &str) -> Result<Rig> {
-    let dir = TempDir::new("e2e")?;
-    let bus = PrivateBus::start_session()?;
-    let emu = emu(emu_args)?;
-    let config = write_config(dir.path(), &[(&emu.path, control)], extra_config)?;
-    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
-    Ok(Rig {
-        _dir: dir,
-        _bus: bus,
-        emu,
-        daemon,
-    })
-}
-
-fn ctl_ok(d: &Daemon, args: &[&str]) {
-    let out = d.ctl(args);
-    assert!(
-        out.status.success(),
-        "chessclockctl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn ready(d: &Daemon) -> Result<Value> {
-    d.wait_status("0", WAIT, "device ready", |v| {
-        s(v, "/device_state") == "ready"
-    })
-}
-
-/// A rig whose clock is ready and whose game under `control` has been started; with the
-/// emulator mark taken before the start.
-fn started(control: &str) -> Result<(Rig, usize)> {
-    let mut r = rig(&[], control, "")?;
-    ready(&r.daemon)?;
-    let mark = r.emu.mark();
-    ctl_ok(&r.daemon, &["start", "0"]);
-    Ok((r, mark))
-}
-
-/// The clock shows whole seconds rounded up; the engine value was read a little later than
-/// the push, so it may have moved by the elapsed time: down for a running side, up for a
-/// waiting side that gains (hourglass, swing).
-fn assert_shown(what: &str, shown_s: u64, engine_ms: u64, slack_ms: u64) {
-    let low = engine_ms.saturating_sub(slack_ms).div_ceil(1000);
-    let high = (engine_ms + slack_ms).div_ceil(1000);
-    assert!(
-        (low..=high).contains(&shown_s),
-        "{what}: clock shows {shown_s} s, engine has {engine_ms} ms (allowed {low}..={high})"
-    );
-}
 
 #[test]
 fn set_and_run_carries_the_engine_times_for_every_method() -> Result<()> {
@@ -180,7 +117,7 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
     // White moved; Black's 3 s run out.
     r.daemon
         .wait_status("0", WAIT, "Black's flag", |v| s(v, "/result") == "1-0")?;
-    let games = r._dir.path().join("state").join("games");
+    let games = r.dir.path().join("state").join("games");
     let deadline = std::time::Instant::now() + WAIT;
     let (pgn, log) = loop {
         let mut found = std::fs::read_dir(&games)
@@ -368,116 +305,6 @@ fn bluetooth_quirks_and_a_noisy_line_do_not_disturb_the_game() -> Result<()> {
         })?;
         assert_eq!(s(&st, "/running"), "black", "{args:?}: {st}");
     }
-    Ok(())
-}
-
-#[test]
-fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
-    let dir = TempDir::new("e2e-plug")?;
-    let link = dir.path().join("board0");
-    let link_s = link.display().to_string();
-    let mut r = rig(&["--link", &link_s], "G/5 d/0", "")?;
-    ready(&r.daemon)?;
-    ctl_ok(&r.daemon, &["start", "0"]);
-    r.emu.send("unplug")?;
-    let st = r.daemon.wait_status("0", WAIT, "disconnected", |v| {
-        v.get("connected") == Some(&Value::Bool(false))
-    })?;
-    assert_eq!(s(&st, "/device_state"), "disconnected");
-    assert_eq!(s(&st, "/status"), "running", "the game goes on: {st}");
-    let before = u(&st, "/white_ms");
-    std::thread::sleep(Duration::from_millis(1200));
-    let st = r.daemon.ctl_json(&["status", "0", "--json"])?;
-    assert!(
-        u(&st, "/white_ms") < before,
-        "white's time still runs: {st}"
-    );
-    let mark = r.emu.mark();
-    r.emu.send("replug")?;
-    let (_, push) = r.emu.wait_for(
-        mark,
-        Duration::from_secs(15),
-        "a resync push",
-        is_set_and_run,
-    )?;
-    let st = ready(&r.daemon)?;
-    assert!(st.get("connected") == Some(&Value::Bool(true)), "{st}");
-    assert_shown(
-        "after replug",
-        u(&push, "/command/left_s"),
-        u(&st, "/white_ms"),
-        3000,
-    );
-    Ok(())
-}
-
-#[test]
-fn a_link_that_goes_silent_without_eof_is_noticed_and_recovers() -> Result<()> {
-    let (mut r, _) = started("G/5 d/0")?;
-    // A Bluetooth board out of range: the port stays open, nothing arrives any more.
-    r.emu.send("mute on")?;
-    let st = r.daemon.wait_status(
-        "0",
-        Duration::from_secs(20),
-        "the silent link given up",
-        |v| v.get("connected") == Some(&Value::Bool(false)),
-    )?;
-    assert_eq!(s(&st, "/status"), "running", "the game goes on: {st}");
-    let mark = r.emu.mark();
-    r.emu.send("mute off")?;
-    r.emu.wait_for(
-        mark,
-        Duration::from_secs(15),
-        "a resync push",
-        is_set_and_run,
-    )?;
-    let st = ready(&r.daemon)?;
-    assert!(st.get("connected") == Some(&Value::Bool(true)), "{st}");
-    Ok(())
-}
-
-#[test]
-fn the_game_survives_a_crash_of_the_daemon() -> Result<()> {
-    let dir = TempDir::new("e2e-crash")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = emu(&[])?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5 d/0")], "")?;
-    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
-    ready(&daemon)?;
-    let mark = emu.mark();
-    ctl_ok(&daemon, &["start", "0"]);
-    emu.wait_for(mark, WAIT, "the start push", is_set_and_run)?;
-    std::thread::sleep(Duration::from_millis(500));
-    emu.send("lever")?;
-    let before = daemon.wait_status("0", WAIT, "white's move", |v| {
-        v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
-    })?;
-    // The board was turned round: White is on the right half now, and stays there.
-    let swapped = bus
-        .dbus_send(None)
-        .args([
-            "--dest=org.chessclockd.ChessClock1",
-            "/org/chessclockd/ChessClock1/Clock/0",
-            "org.chessclockd.ChessClock1.Clock.SetWhiteSide",
-            "string:right",
-        ])
-        .output()?;
-    assert!(
-        swapped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&swapped.stderr)
-    );
-    daemon.kill();
-    std::thread::sleep(Duration::from_millis(1000));
-    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
-    let after = daemon.ctl_json(&["status", "0", "--json"])?;
-    assert_eq!(s(&after, "/white_side"), "right", "{after}");
-    assert_eq!(u(&after, "/moves/white"), 1, "{after}");
-    assert_eq!(s(&after, "/running"), "black", "{after}");
-    assert_eq!(u(&after, "/white_ms"), u(&before, "/white_ms"), "{after}");
-    // Black's clock ran on while the daemon was down.
-    let black = u(&after, "/black_ms");
-    assert!(black <= 299_000, "the gap is charged to black: {after}");
     Ok(())
 }
 

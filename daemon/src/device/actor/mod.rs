@@ -1,13 +1,14 @@
 //! The device actor loop: serial reads, operator requests and timers in one `select!`.
 //!
-//! A thin IO shell around two pure state machines: the board [`Driver`] (the link: probe,
-//! clock command queue, keep-alive, lever decoding, the wire side of the display) and the
-//! game [`Engine`]. It owns the port, reads bytes and stamps them with the time they arrived,
-//! feeds the driver, writes what the driver polls out and sleeps until the earliest deadline.
+//! A thin IO shell around three pure state machines: the board [`Driver`] (the link: probe,
+//! clock command queue, keep-alive, lever decoding, the wire side of the display), the
+//! game [`Engine`] and the board's game (`BoardGame`, moves from the pieces). It owns the
+//! port, reads bytes and stamps them with the time they arrived, feeds the driver, writes what the driver polls out and sleeps until the earliest deadline.
 //! It is the only place where wall time (tokio's monotonic clock) meets the pure layers:
 //! `now` is read once per wake-up and passed down. Its work is split by direction:
 //! [`requests`] (operators), [`board`] (what the driver reports; a port that vanished and came
-//! back), [`output`] (engine events, what the clock must show, the published state, writes).
+//! back), [`pieces`] (the board's game: moves, game information, PGN, the live file),
+//! [`output`] (engine events, what the clock must show, the published state, writes).
 
 mod board;
 mod output;
@@ -37,7 +38,7 @@ use super::port::{BoardIo, Opener};
 use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
-use crate::engine::{Engine, Event, Input, InputError, Status, Time};
+use crate::engine::{Engine, Input, InputError, Status, Time};
 use crate::monotonic::monotonic_us;
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
@@ -115,7 +116,7 @@ pub(super) async fn spawn(
             started_wall_ms,
         );
         for (t_ms, wall_ms, ev) in replayed {
-            if let Some(ev) = clock_event(ev) {
+            if let Some(ev) = output::clock_event(ev) {
                 log.event(t_ms, wall_ms, &ev);
             }
         }
@@ -263,7 +264,7 @@ struct Actor<P> {
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
     /// Something besides the running time changed: publish the state at the end of the
-    /// wake-up even where [`same_except_time`] sees no difference (an arbiter's adjustment).
+    /// wake-up even where `output::same_except_time` sees no difference (an arbiter's adjustment).
     publish: bool,
     /// Keeps an emulated board alive as long as the actor.
     _virtual: Option<VirtualBoard>,
@@ -465,50 +466,4 @@ impl<P: BoardIo> Actor<P> {
             .next_refresh
             .map(|t| self.instant(t))
     }
-}
-
-/// Whether two states differ only in the running clock's elapsed time: the snapshot's
-/// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
-fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
-    a.index == b.index
-        && a.name == b.name
-        && a.port == b.port
-        && a.model == b.model
-        && a.firmware == b.firmware
-        && a.board_serial == b.board_serial
-        && a.connected == b.connected
-        && a.device_state == b.device_state
-        && a.game_state == b.game_state
-        && a.time_control == b.time_control
-        && a.white_side == b.white_side
-        && a.board == b.board
-        && a.snapshot.same_except_time(&b.snapshot)
-}
-
-/// The bus event for an engine event; phase changes are shown on the clock and in the
-/// snapshot, not signalled.
-fn clock_event(ev: Event) -> Option<ClockEvent> {
-    Some(match ev {
-        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
-            old: old.to_string(),
-            new: new.to_string(),
-            reason: reason.to_string(),
-        },
-        Event::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        } => ClockEvent::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        },
-        Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
-        Event::Result { result, reason } => ClockEvent::Result { result, reason },
-        Event::PhaseChanged { .. } => return None,
-    })
 }

@@ -10,10 +10,10 @@ use chessclock_protocol::ClockModel;
 use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
-use super::{Actor, MAX_ANNOUNCEMENTS, clock_event, same_except_time};
+use super::{Actor, MAX_ANNOUNCEMENTS};
 use crate::device::announce;
 use crate::device::display::face;
-use crate::device::handle::{ClockEvent, DeviceState};
+use crate::device::handle::{ClockEvent, ClockState, DeviceState};
 use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::Event;
@@ -182,4 +182,50 @@ impl<P: BoardIo> Actor<P> {
             Err(_) => self.lost(now, "write timed out"),
         }
     }
+}
+
+/// Whether two states differ only in the running clock's elapsed time: the snapshot's
+/// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
+fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
+    a.index == b.index
+        && a.name == b.name
+        && a.port == b.port
+        && a.model == b.model
+        && a.firmware == b.firmware
+        && a.board_serial == b.board_serial
+        && a.connected == b.connected
+        && a.device_state == b.device_state
+        && a.game_state == b.game_state
+        && a.time_control == b.time_control
+        && a.white_side == b.white_side
+        && a.board == b.board
+        && a.snapshot.same_except_time(&b.snapshot)
+}
+
+/// The bus event for an engine event; phase changes are shown on the clock and in the
+/// snapshot, not signalled.
+pub(super) fn clock_event(ev: Event) -> Option<ClockEvent> {
+    Some(match ev {
+        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
+            old: old.to_string(),
+            new: new.to_string(),
+            reason: reason.to_string(),
+        },
+        Event::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        } => ClockEvent::Pressed {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        },
+        Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
+        Event::Result { result, reason } => ClockEvent::Result { result, reason },
+        Event::PhaseChanged { .. } => return None,
+    })
 }

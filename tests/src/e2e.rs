@@ -1,0 +1,84 @@
+//! Shared rig of the daemon end-to-end tests: a private session bus, the real
+//! `chessclock-emu` serving an emulated board + clock on a pty, and the real `chessclockd`
+//! configured with that board under a time control.
+//!
+//! Owns starting and readying them; what the daemon must do is the tests' business.
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::json::s;
+use crate::rig::{Daemon, Emu, WAIT, workspace_bin, write_config};
+use crate::{PrivateBus, TempDir};
+
+/// An emulated board and the daemon driving it.
+#[derive(Debug)]
+pub struct Rig {
+    /// The state directory's parent (config, journal, games).
+    pub dir: TempDir,
+    /// The private bus.
+    pub bus: PrivateBus,
+    /// The emulated board.
+    pub emu: Emu,
+    /// The daemon.
+    pub daemon: Daemon,
+}
+
+/// `chessclock-emu` with `args`.
+pub fn emu(args: &[&str]) -> Result<Emu> {
+    Emu::spawn(&workspace_bin("chessclock-emu")?, args)
+}
+
+/// A board served with `emu_args` and the daemon configured with it under `control`.
+pub fn rig(emu_args: &[&str], control: &str, extra_config: &str) -> Result<Rig> {
+    let dir = TempDir::new("e2e")?;
+    let bus = PrivateBus::start_session()?;
+    let emu = emu(emu_args)?;
+    let config = write_config(dir.path(), &[(&emu.path, control)], extra_config)?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    Ok(Rig {
+        dir,
+        bus,
+        emu,
+        daemon,
+    })
+}
+
+/// Run `chessclockctl args`, which must succeed.
+pub fn ctl_ok(d: &Daemon, args: &[&str]) {
+    let out = d.ctl(args);
+    assert!(
+        out.status.success(),
+        "chessclockctl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Wait until clock 0 is ready; its status.
+pub fn ready(d: &Daemon) -> Result<Value> {
+    d.wait_status("0", WAIT, "device ready", |v| {
+        s(v, "/device_state") == "ready"
+    })
+}
+
+/// A rig whose clock is ready and whose game under `control` has been started; with the
+/// emulator mark taken before the start.
+pub fn started(control: &str) -> Result<(Rig, usize)> {
+    let mut r = rig(&[], control, "")?;
+    ready(&r.daemon)?;
+    let mark = r.emu.mark();
+    ctl_ok(&r.daemon, &["start", "0"]);
+    Ok((r, mark))
+}
+
+/// The clock shows whole seconds rounded up; the engine value was read a little later than
+/// the push, so it may have moved by the elapsed time: down for a running side, up for a
+/// waiting side that gains (hourglass, swing).
+pub fn assert_shown(what: &str, shown_s: u64, engine_ms: u64, slack_ms: u64) {
+    let low = engine_ms.saturating_sub(slack_ms).div_ceil(1000);
+    let high = (engine_ms + slack_ms).div_ceil(1000);
+    assert!(
+        (low..=high).contains(&shown_s),
+        "{what}: clock shows {shown_s} s, engine has {engine_ms} ms (allowed {low}..={high})"
+    );
+}
