@@ -179,6 +179,8 @@ impl SupervisorHandle {
 struct Entry {
     handle: DeviceHandle,
     port: PathBuf,
+    /// An emulated board (AddVirtual).
+    is_virtual: bool,
     actor: JoinHandle<()>,
     forwarder: JoinHandle<()>,
 }
@@ -219,6 +221,10 @@ pub async fn start(conn: Connection, defaults: Defaults) -> zbus::Result<Supervi
                     let _ = reply.send(sup.attach(PortSpec::Tty(spec.port.clone()), spec).await);
                 }
                 Msg::AddVirtual { name, reply } => {
+                    if let Err(e) = sup.check_virtual(&name) {
+                        let _ = reply.send(Err(e));
+                        continue;
+                    }
                     let spec = ClockSpec {
                         name: Some(name.clone()),
                         ..ClockSpec::default()
@@ -265,7 +271,36 @@ pub(crate) fn same_port(a: &Path, b: &Path) -> bool {
     ca == cb
 }
 
+/// At most this many emulated clocks (each is a task, a pty and a board emulation).
+pub const MAX_VIRTUAL_CLOCKS: usize = 256;
+/// Clock names are at most this many characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
 impl Supervisor {
+    /// Whether another emulated clock named `name` may be added.
+    fn check_virtual(&self, name: &str) -> Result<(), BusError> {
+        let shown: String = name.chars().take(40).collect();
+        if name.trim().is_empty() {
+            return Err(BusError::InvalidArgument(
+                "a virtual clock needs a name, e.g. `chessclockctl add-virtual board1`".into(),
+            ));
+        }
+        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(BusError::InvalidArgument(format!(
+                "{shown:?}...: a clock name is at most {MAX_NAME_CHARS} characters, without \
+                 control characters"
+            )));
+        }
+        let virtuals = self.clocks.values().filter(|e| e.is_virtual).count();
+        if virtuals >= MAX_VIRTUAL_CLOCKS {
+            return Err(BusError::NotAllowed(format!(
+                "{MAX_VIRTUAL_CLOCKS} virtual clocks are attached already, the most there may \
+                 be; detach some first"
+            )));
+        }
+        Ok(())
+    }
+
     async fn attach(
         &mut self,
         port: PortSpec,
@@ -281,6 +316,7 @@ impl Supervisor {
             )));
         }
         let index = self.next;
+        let is_virtual = matches!(port, PortSpec::Virtual);
         let mut options = self.defaults.device.clone();
         options.white_side = spec.white_side;
         if let Some(tc) = spec.time_control {
@@ -314,6 +350,7 @@ impl Supervisor {
             Entry {
                 handle,
                 port: port_path,
+                is_virtual,
                 actor,
                 forwarder,
             },

@@ -126,6 +126,27 @@ fn attach_detach_clocks_and_the_object_manager() -> Result<()> {
         error_name(c.run(mgr.attach("/dev/chessclock-no-such-tty"))),
         typed("PortFailed")
     );
+    // Not a terminal: refused before anything opens it read-write, and unchanged.
+    let file = std::env::temp_dir().join(format!("chessclock-not-a-tty-{}", std::process::id()));
+    std::fs::write(&file, "a plain file\n")?;
+    let file_name = file.display().to_string();
+    let err = c.run(mgr.attach(&file_name));
+    assert_eq!(error_name(err), typed("PortFailed"));
+    let Err(zbus::Error::MethodError(_, Some(msg), _)) = c.run(mgr.attach(&file_name)) else {
+        panic!("refused with a message");
+    };
+    assert!(msg.contains("is not a serial device"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&file)?, "a plain file\n");
+    std::fs::remove_file(&file)?;
+    // Virtual clocks: a name is needed, of at most 64 characters.
+    assert_eq!(
+        error_name(c.run(mgr.add_virtual("  "))),
+        typed("InvalidArgument")
+    );
+    assert_eq!(
+        error_name(c.run(mgr.add_virtual(&"x".repeat(65)))),
+        typed("InvalidArgument")
+    );
     let no_clock = zbus::ObjectPath::try_from(clock_path(99))?;
     assert_eq!(
         error_name(c.run(mgr.detach(&no_clock))),

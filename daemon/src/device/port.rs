@@ -21,6 +21,20 @@ pub(crate) type Opener<P> = Box<dyn FnMut() -> io::Result<P> + Send>;
 
 /// Open `path` as a DGT board: 9600 baud, 8N1, no flow control, exclusive.
 pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
+    // Never open read-write what is not a terminal (a regular file, a FIFO, a disk).
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::FileTypeExt;
+        if !meta.file_type().is_char_device() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is not a serial device; give the board's tty, such as /dev/ttyACM0, \
+                     /dev/rfcomm0 or a /dev/dgt/ link",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let name = path.to_string_lossy();
     tokio_serial::new(name.as_ref(), 9600)
         .data_bits(DataBits::Eight)
