@@ -15,7 +15,7 @@ use tokio::process::{Child, Command};
 
 use crate::bus::names::BUS_NAME;
 use crate::config::Config;
-use chessclock_protocol::emulator::format_seconds;
+use chessclock_protocol::emulator::{ClockView, format_seconds};
 
 use crate::device::handle::{DeviceState, Request};
 use crate::engine::{Side, Snapshot, Status};
@@ -65,7 +65,18 @@ async fn private_bus() -> anyhow::Result<PrivateBus> {
 const NEXT_GAME_AFTER: Duration = Duration::from_secs(8);
 
 /// Run the demo until Ctrl-C or SIGTERM.
-pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow::Result<()> {
+pub async fn run(
+    config: Option<PathBuf>,
+    _state_dir: Option<PathBuf>,
+    control: Option<String>,
+) -> anyhow::Result<()> {
+    let control = control.unwrap_or_else(|| DEMO_CONTROL.to_owned());
+    if let Err(e) = crate::engine::notation::parse(&control) {
+        bail!(
+            "--control {control:?} is not a time control: {}; try e.g. \"G/3 inc/2\"",
+            e.message
+        );
+    }
     let cfg = match config {
         Some(p) => Config::load(Some(&p)).context("configuration")?,
         None => Config::from_sources(None, std::iter::empty::<(String, String)>())
@@ -88,7 +99,7 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
         }
     };
     let mut device = service::device_defaults(&cfg);
-    device.time_control = DEMO_CONTROL.to_owned();
+    device.time_control = control.clone();
     let sup = supervisor::start(conn.clone(), Defaults { device }).await?;
     if conn.request_name(BUS_NAME).await.is_err() {
         bail!("{BUS_NAME} is already owned on this bus: is another chessclockd running?");
@@ -103,7 +114,7 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
         .attach_spec(ClockSpec {
             port: board.path().to_path_buf(),
             name: Some("demo".into()),
-            time_control: Some(DEMO_CONTROL.into()),
+            time_control: Some(control.clone()),
             ..ClockSpec::default()
         })
         .await
@@ -128,23 +139,30 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
         "chessclockd demo: an emulated DGT board + DGT 3000 on {}",
         board.path().display()
     );
-    println!("time control {DEMO_CONTROL}: one minute each, then double-flag extra time (20 s,");
-    println!("hybrid 5 s bonus per move); a player on extra time can no longer win.");
+    if control == DEMO_CONTROL {
+        println!("time control {DEMO_CONTROL}: one minute each, then double-flag extra time");
+        println!("(20 s, hybrid 5 s bonus per move); on extra time a player can no longer win.");
+    } else {
+        println!("time control {control}");
+    }
     println!("D-Bus: {BUS_NAME}, clock object {}", path.as_str());
-    println!("In another terminal:");
-    println!("  chessclockctl --address '{address}' watch");
+    println!("Watch it from another terminal:");
+    println!("  {} --address '{address}' watch", ctl_command());
     println!("A finished game is followed by a new one. Ctrl-C stops the demo.\n");
-
     let tty = std::io::stdout().is_terminal();
     let mut view = board.view();
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    // A closed terminal (SIGHUP) stops the demo as cleanly as Ctrl-C: its private bus too.
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut game = 1u32;
     let mut last = String::new();
     let mut next_game: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => break,
             _ = term.recv() => break,
+            _ = hangup.recv() => break,
             _ = tick.tick() => {}
             changed = view.changed() => if changed.is_err() { break },
         }
@@ -159,20 +177,15 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
                         tracing::warn!("demo: cannot start the next game: {e}");
                     }
                 }
+                game += 1;
                 if !tty {
-                    println!("next game");
+                    println!("game {game}");
                 }
             }
             _ => {}
         }
         let shown = view.borrow_and_update().clone();
-        let line = format!(
-            "DGT 3000 shows {:>7} | {:<7} {:<6}   engine: {}",
-            format_seconds(shown.left_seconds),
-            format_seconds(shown.right_seconds),
-            shown.text.clone().unwrap_or_default(),
-            demo_line(&live.snapshot, live.device_state.as_str())
-        );
+        let line = status_line(game, &shown, &live.snapshot);
         if line != last {
             if tty {
                 print!("\r\x1b[K{line}");
@@ -188,27 +201,48 @@ pub async fn run(config: Option<PathBuf>, _state_dir: Option<PathBuf>) -> anyhow
     Ok(())
 }
 
-fn demo_line(snap: &Snapshot, device: &str) -> String {
-    let mark = |s: Side| if snap.running == Some(s) { "*" } else { " " };
-    let result = snap
-        .result
-        .map(|r| {
-            let why = snap.reason.map(|r| r.as_str()).unwrap_or("");
-            format!("  result {r} ({why})")
-        })
-        .unwrap_or_default();
-    format!(
-        "{}White {:>7} [{}, move {}]   {}Black {:>7} [{}, move {}]   {} / {}{}",
-        mark(Side::White),
-        snap.text.white,
-        snap.phase.white,
-        snap.moves.white,
-        mark(Side::Black),
-        snap.text.black,
-        snap.phase.black,
-        snap.moves.black,
+/// The demo's one-line status, at most [`LINE_MAX`] characters (an 80-column terminal):
+/// the game, what the DGT 3000 shows (times or text), the engine's times with the side to
+/// move marked, any phase beyond main time, the state and the result.
+fn status_line(game: u32, shown: &ClockView, snap: &Snapshot) -> String {
+    let display = match &shown.text {
+        Some(t) => format!("[{t:^8}]"),
+        None => format!(
+            "{:>7} {:<7}",
+            format_seconds(shown.left_seconds),
+            format_seconds(shown.right_seconds)
+        ),
+    };
+    let side = |s: Side, text: &str, phase: &str| {
+        let mark = if snap.running == Some(s) { "*" } else { " " };
+        let phase = if phase == "main" || phase == "sd" {
+            String::new()
+        } else {
+            format!(" {phase}")
+        };
+        format!("{text:>7}{mark}{phase}")
+    };
+    let result = snap.result.map(|r| format!(" {r}")).unwrap_or_default();
+    let line = format!(
+        "#{game} DGT 3000 {display} | W {} B {} | {}{result}",
+        side(Side::White, &snap.text.white, &snap.phase.white.to_string()),
+        side(Side::Black, &snap.text.black, &snap.phase.black.to_string()),
         snap.status,
-        device,
-        result
-    )
+    );
+    line.chars().take(LINE_MAX).collect()
+}
+
+/// The longest status line (one less than 80 columns: no wrap in any terminal).
+const LINE_MAX: usize = 79;
+
+/// How to run `chessclockctl` from here: the binary next to this one, else `cargo run`.
+fn ctl_command() -> String {
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("chessclockctl")))
+        .filter(|p| p.is_file());
+    match sibling {
+        Some(p) => p.display().to_string(),
+        None => "cargo run --release --bin chessclockctl --".to_owned(),
+    }
 }

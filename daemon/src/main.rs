@@ -29,6 +29,10 @@ struct Args {
     /// double-flag game, on the session bus (or a private bus if there is none).
     #[arg(long)]
     demo: bool,
+    /// The demo's time control (notation, see `chessclockctl timecontrol parse`) [default:
+    /// G/1 df/20:5:hybrid, a double-flag control no clock has built in].
+    #[arg(long, value_name = "NOTATION", requires = "demo")]
+    control: Option<String>,
     /// Log filter: a level (err, warning, info, debug, trace) or tracing directives such as
     /// info,chessclockd::device=debug [default: $CHESSCLOCKD_LOG, $RUST_LOG, or info]. It can be
     /// changed at run time with `chessclockctl log-level`.
@@ -59,8 +63,17 @@ fn main() -> ExitCode {
     if args.man {
         return print_man();
     }
-    let log = match chessclockd::logging::startup_filter(args.log_level.as_deref())
-        .and_then(chessclockd::logging::init)
+    // The demo's status line shares the terminal: only warnings, unless asked otherwise.
+    let quiet_demo = args.demo
+        && args.log_level.is_none()
+        && std::env::var_os(chessclockd::config::LOG_ENV).is_none()
+        && std::env::var_os("RUST_LOG").is_none();
+    let level = if quiet_demo {
+        Some("warning")
+    } else {
+        args.log_level.as_deref()
+    };
+    let log = match chessclockd::logging::startup_filter(level).and_then(chessclockd::logging::init)
     {
         Ok(log) => log,
         Err(e) => {
@@ -85,7 +98,11 @@ fn main() -> ExitCode {
         (None, false) => BusChoice::System,
     };
     let result = if args.demo {
-        runtime.block_on(chessclockd::demo::run(args.config, args.state_dir))
+        runtime.block_on(chessclockd::demo::run(
+            args.config,
+            args.state_dir,
+            args.control,
+        ))
     } else {
         runtime.block_on(service::run(ServiceOptions {
             config: args.config,
