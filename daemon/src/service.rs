@@ -73,6 +73,7 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            move_source: c.move_source,
         })
         .collect()
 }

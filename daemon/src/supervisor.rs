@@ -31,6 +31,8 @@ pub struct ClockSpec {
     pub time_control: Option<String>,
     /// Game information (PGN tags) for the clock's games.
     pub game_info: Vec<(String, String)>,
+    /// What counts the moves of a multi-period control.
+    pub move_source: crate::device::MoveSource,
 }
 
 /// Settings that apply to every clock.
@@ -323,6 +325,7 @@ impl Supervisor {
             options.time_control = tc;
         }
         options.game_info = spec.game_info;
+        options.move_source = spec.move_source;
         let name = spec.name.unwrap_or_else(|| match &port {
             PortSpec::Tty(p) => p.file_name().map_or_else(
                 || p.display().to_string(),

@@ -80,6 +80,7 @@ fn file_values_override_defaults_and_env_overrides_file() {
             white_side: WhiteSide::Left,
             time_control: None,
             game_info: Default::default(),
+            move_source: Default::default(),
         }]
     );
 }

@@ -273,7 +273,8 @@ impl Engine {
         self.advance(now);
         match input {
             Input::Start { side } => self.start(now, side),
-            Input::Press { side } => self.press(side),
+            Input::Press { side } => self.press(side, None),
+            Input::PressMove { side, move_number } => self.press(side, Some(move_number)),
             Input::Pause => {
                 if self.status != Status::Running {
                     return Err(InputError::NothingToPause(self.status));
@@ -324,7 +325,9 @@ impl Engine {
         }
     }
 
-    fn press(&mut self, side: Side) -> Result<(), InputError> {
+    /// `numbered`: the move number the press completes as the board counts (else the next
+    /// press count).
+    fn press(&mut self, side: Side, numbered: Option<u32>) -> Result<(), InputError> {
         if self.status != Status::Running {
             return Err(InputError::PressNotRunning(self.status));
         }
@@ -333,7 +336,9 @@ impl Engine {
         }
         let i = side.idx();
         let u = self.turn_u;
-        let m = self.moves[i].saturating_add(1);
+        let m = numbered.map_or(self.moves[i].saturating_add(1), |n| {
+            n.clamp(1, crate::params::MAX_COUNT)
+        });
         let before = self.phase(side);
         self.moves[i] = m;
         if !self.flagged[i] {

@@ -187,6 +187,16 @@ pub enum Input {
         /// The presser.
         side: Side,
     },
+    /// `side` ends its turn, which completed its move `move_number` as the e-board counts
+    /// them: the move counter (and a multi-period control's transitions) follow the board's
+    /// moves, not the presses (a press without a move, or a move without a press, does not
+    /// shift the count).
+    PressMove {
+        /// The presser.
+        side: Side,
+        /// The presser's move number on the board (1 = its first move).
+        move_number: u32,
+    },
     /// Stop the running clock, keeping the turn's elapsed time.
     Pause,
     /// Continue the same turn.

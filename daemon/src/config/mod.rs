@@ -52,6 +52,9 @@ pub struct ClockConfig {
     /// Game information for the PGN (tag name to value: White, Black, Event, Round, Board...).
     #[serde(default)]
     pub game_info: BTreeMap<String, String>,
+    /// What counts the moves of a multi-period control: `board` (default) or `lever`.
+    #[serde(default, deserialize_with = "value::move_source")]
+    pub move_source: crate::device::MoveSource,
 }
 
 /// The daemon's settings after defaults, file and environment are merged.
@@ -412,7 +415,14 @@ const TOP_KEYS: &[&str] = &[
     "clock",
 ];
 /// Keys of a `[[clock]]` table.
-const CLOCK_KEYS: &[&str] = &["port", "name", "white_side", "time_control", "game_info"];
+const CLOCK_KEYS: &[&str] = &[
+    "port",
+    "name",
+    "white_side",
+    "time_control",
+    "game_info",
+    "move_source",
+];
 
 fn unknown_key(key: &str, known: &[&str]) -> String {
     let near = known

@@ -133,6 +133,26 @@ pub(super) fn abs_path<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Er
     abs_path_of(raw(d)?)
 }
 
+/// `"board"` or `"lever"`.
+pub(super) fn move_source<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<crate::device::MoveSource, D::Error> {
+    use crate::device::MoveSource;
+    match raw(d)? {
+        Value::String(s) if s == "board" => Ok(MoveSource::Board),
+        Value::String(s) if s == "lever" => Ok(MoveSource::Lever),
+        Value::String(s) => Err(D::Error::custom(format!(
+            "{} is not a move source; use \"board\" (the moves on the pieces) or \"lever\" \
+             (the presses)",
+            quote(&s)
+        ))),
+        other => Err(D::Error::custom(format!(
+            "expected \"board\" or \"lever\", found {}",
+            describe(&other)
+        ))),
+    }
+}
+
 /// `"left"` or `"right"`.
 pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
     match raw(d)? {

@@ -56,6 +56,20 @@ pub struct DeviceOptions {
     pub state_dir: Option<PathBuf>,
     /// Game information (PGN tags) the clock's games start with.
     pub game_info: Vec<(String, String)>,
+    /// What counts the moves of a multi-period control.
+    pub move_source: MoveSource,
+}
+
+/// What counts a player's moves (the periods of a `40/90 ...` control).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveSource {
+    /// The moves on the e-board's pieces, once the board has recorded a move of the player;
+    /// the presses before that.
+    #[default]
+    Board,
+    /// The lever presses.
+    Lever,
 }
 
 /// Check game information tags as `SetGameInfo` would (for the configuration's check).
@@ -77,6 +91,7 @@ impl Default for DeviceOptions {
             reopen_interval: Duration::from_secs(2),
             state_dir: None,
             game_info: Vec::new(),
+            move_source: MoveSource::Board,
         }
     }
 }

@@ -22,7 +22,8 @@ impl<P: BoardIo> Actor<P> {
                 DriverEvent::Lever { half, at } => {
                     let side = side_on(half, self.options.white_side);
                     let t = self.time_at(at);
-                    if let Err(e) = self.apply(t, Input::Press { side }) {
+                    let press = self.press_input(side);
+                    if let Err(e) = self.apply(t, press) {
                         tracing::debug!(clock = self.state.index, "lever ignored: {e}");
                     }
                 }

@@ -62,6 +62,24 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
+    /// The input for a press by `side`: with `move_source = "board"` and moves of `side` on
+    /// the board, the press completes its move as the board counts them.
+    pub(super) fn press_input(&self, side: Side) -> crate::engine::Input {
+        let on_board = self
+            .board_game
+            .moves()
+            .iter()
+            .filter(|m| m.side == side)
+            .count();
+        match (self.options.move_source, u32::try_from(on_board)) {
+            (crate::device::MoveSource::Board, Ok(n)) if n > 0 => crate::engine::Input::PressMove {
+                side,
+                move_number: n,
+            },
+            _ => crate::engine::Input::Press { side },
+        }
+    }
+
     /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
     pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board_game.on_press(side, remaining_ms, move_ms);

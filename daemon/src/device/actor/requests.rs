@@ -65,7 +65,7 @@ impl<P: BoardIo> Actor<P> {
             },
             Request::Pause => Input::Pause,
             Request::Resume => Input::Resume,
-            Request::Press(side) => Input::Press { side },
+            Request::Press(side) => self.press_input(side),
             Request::Adjust {
                 side,
                 field,

@@ -6,7 +6,9 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
+use chessclock_protocol::emulator::{
+    ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove, Running,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
@@ -20,6 +22,8 @@ use crate::engine::{Engine, Side, notation};
 /// What a test does to the emulated board.
 enum Action {
     Lever,
+    /// A move played on the pieces (UCI), mover lifted first.
+    Move(&'static str),
 }
 
 /// Run `emu` on `stream` in tokio time until the stream closes or `actions` ends (the cable
@@ -48,6 +52,11 @@ async fn board(
             },
             a = actions.recv() => match a {
                 Some(Action::Lever) => emu.press_lever(ms()),
+                Some(Action::Move(uci)) => {
+                    let mv = PieceMove::parse(uci, emu.pieces()).expect("a move");
+                    emu.piece_action(ms(), PieceAction::Move(mv, MoveOrder::MoverFirst))
+                        .expect("legal");
+                }
                 None => return,
             },
             () = sleep => emu.handle_timeout(ms()),
@@ -299,4 +308,58 @@ async fn after_a_press_the_display_steps_with_the_engines_seconds() {
             "{control}: the display was off the engine's second in {off} of {samples} samples"
         );
     }
+}
+
+/// With `move_source = "board"` (the default) a multi-period control counts the moves on the
+/// pieces: an extra press without a move does not bring the period's time early.
+#[tokio::test(start_paused = true)]
+async fn the_board_counts_the_moves_of_a_multi_period_control() {
+    let (stream, actions, _view) = plug();
+    let handle = start_actor_with(
+        stream,
+        Box::new(|| Err(io::Error::other("no replug here"))),
+        "2/1 SD/1",
+    );
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    let step = Duration::from_millis(1_000);
+    for action in [
+        Action::Move("e2e4"),
+        Action::Lever,
+        Action::Move("e7e5"),
+        Action::Lever,
+        // White presses without moving: still one move on the board.
+        Action::Lever,
+        Action::Lever,
+    ] {
+        tokio::time::sleep(step).await;
+        actions.send(action).expect("board alive");
+    }
+    tokio::time::sleep(step).await;
+    let live = handle.live().await.expect("live");
+    assert_eq!(live.board.moves, ["e4", "e5"], "{:?}", live.board);
+    assert_eq!(
+        live.snapshot.moves.white, 1,
+        "the extra press is not a move"
+    );
+    assert!(
+        live.snapshot.white_ms < 60_000,
+        "no period time without the board's second move: {}",
+        live.snapshot.white_ms
+    );
+    // White's second move on the board, then the press: the period's minute is added.
+    actions.send(Action::Move("g1f3")).expect("board alive");
+    tokio::time::sleep(step).await;
+    actions.send(Action::Lever).expect("board alive");
+    tokio::time::sleep(step).await;
+    let live = handle.live().await.expect("live");
+    assert_eq!(live.snapshot.moves.white, 2);
+    assert!(
+        live.snapshot.white_ms > 60_000,
+        "{}",
+        live.snapshot.white_ms
+    );
 }
