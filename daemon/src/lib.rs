@@ -17,6 +17,7 @@ pub mod device;
 pub use chessclock_engine as engine;
 pub mod logging;
 pub mod monotonic;
+pub mod remembered;
 pub mod service;
 pub mod store;
 pub mod supervisor;

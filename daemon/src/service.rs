@@ -74,6 +74,7 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             move_source: c.move_source,
+            remember: false,
         })
         .collect()
 }
@@ -106,8 +107,10 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
             .await
             .context("cannot serve the log control object")?;
     }
-    // Configured clocks first, so that a client that sees the name also sees them.
+    // Configured clocks first, so that a client that sees the name also sees them; then the
+    // boards attached at run time before the restart.
     attach_configured(&sup, &cfg).await;
+    attach_remembered(&sup, &state_dir).await;
     conn.request_name(BUS_NAME).await.with_context(|| {
         format!("cannot own {BUS_NAME}: another chessclockd may be running, or the bus policy does not allow this user")
     })?;
@@ -214,6 +217,31 @@ pub async fn attach_configured(sup: &SupervisorHandle, cfg: &Config) {
             Ok(path) => tracing::info!("configured clock {port} attached as {}", path.as_str()),
             Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
             Err(e) => tracing::warn!("configured clock {port} not attached: {e}"),
+        }
+    }
+}
+
+/// Attach again the boards attached at run time before a restart (`state_dir/attached.json`);
+/// one that is not there now stays remembered for the next start (the udev hook attaches it
+/// when it appears).
+async fn attach_remembered(sup: &SupervisorHandle, state_dir: &std::path::Path) {
+    for port in crate::remembered::load(state_dir) {
+        let spec = ClockSpec {
+            port: port.clone(),
+            remember: true,
+            ..ClockSpec::default()
+        };
+        match sup.attach_spec(spec).await {
+            Ok(path) => tracing::info!(
+                "{} (attached before the restart) attached again as {}",
+                port.display(),
+                path.as_str()
+            ),
+            Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+            Err(e) => tracing::warn!(
+                "{} was attached before the restart but is not now: {e}; it stays remembered",
+                port.display()
+            ),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! actor per board, serves a Clock object for it, and removes both on detach. It does no
 //! serial IO itself and holds no game state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -33,6 +33,8 @@ pub struct ClockSpec {
     pub game_info: Vec<(String, String)>,
     /// What counts the moves of a multi-period control.
     pub move_source: crate::device::MoveSource,
+    /// Attached at run time (not configured): remembered across restarts.
+    pub remember: bool,
 }
 
 /// Settings that apply to every clock.
@@ -102,10 +104,12 @@ impl SupervisorHandle {
         self.paths.clone()
     }
 
-    /// Attach a tty with default settings.
+    /// Attach a tty with default settings, at run time: it is remembered, and attached
+    /// again after a restart.
     pub async fn attach(&self, port: &str) -> Result<OwnedObjectPath, BusError> {
         self.attach_spec(ClockSpec {
             port: PathBuf::from(port),
+            remember: true,
             ..ClockSpec::default()
         })
         .await
@@ -193,6 +197,8 @@ struct Supervisor {
     clocks: BTreeMap<u32, Entry>,
     next: u32,
     paths: watch::Sender<Vec<OwnedObjectPath>>,
+    /// Ports attached at run time (the remembered file's contents).
+    remembered: BTreeSet<PathBuf>,
 }
 
 /// Start the supervisor and serve the Manager object on `conn`.
@@ -209,12 +215,19 @@ pub async fn start(conn: Connection, defaults: Defaults) -> zbus::Result<Supervi
     conn.object_server()
         .at(MANAGER_PATH, zbus::fdo::ObjectManager)
         .await?;
+    let remembered = defaults
+        .device
+        .state_dir
+        .as_deref()
+        .map(crate::remembered::load)
+        .unwrap_or_default();
     let mut sup = Supervisor {
         conn,
         defaults,
         clocks: BTreeMap::new(),
         next: 0,
         paths: paths_tx,
+        remembered,
     };
     tokio::spawn(async move {
         while let Some(msg) = rx.recv().await {
@@ -279,6 +292,17 @@ pub const MAX_VIRTUAL_CLOCKS: usize = 256;
 pub const MAX_NAME_CHARS: usize = 64;
 
 impl Supervisor {
+    fn save_remembered(&self) {
+        if let Some(dir) = &self.defaults.device.state_dir
+            && let Err(e) = crate::remembered::save(dir, &self.remembered)
+        {
+            tracing::warn!(
+                "cannot write {}: {e}; boards attached at run time may not come back after a restart",
+                dir.join(crate::remembered::FILE).display()
+            );
+        }
+    }
+
     /// Whether another emulated clock named `name` may be added.
     fn check_virtual(&self, name: &str) -> Result<(), BusError> {
         let shown: String = name.chars().take(40).collect();
@@ -319,6 +343,10 @@ impl Supervisor {
         }
         let index = self.next;
         let is_virtual = matches!(port, PortSpec::Virtual);
+        let remember = match (&port, spec.remember) {
+            (PortSpec::Tty(p), true) => Some(p.clone()),
+            _ => None,
+        };
         let mut options = self.defaults.device.clone();
         options.white_side = spec.white_side;
         if let Some(tc) = spec.time_control {
@@ -359,6 +387,11 @@ impl Supervisor {
             },
         );
         self.publish().await;
+        if let Some(p) = remember
+            && self.remembered.insert(p)
+        {
+            self.save_remembered();
+        }
         let opath = ObjectPath::try_from(path.as_str())?;
         if let Ok(mgr) = server.interface::<_, ManagerIface>(MANAGER_PATH).await {
             let _ = ManagerIface::clock_added(mgr.signal_emitter(), opath.clone()).await;
@@ -375,7 +408,15 @@ impl Supervisor {
                     "no clock at {path}; `chessclockctl list` shows the attached clocks"
                 ))
             })?;
-        self.remove(index).await
+        let port = self.clocks.get(&index).map(|e| e.port.clone());
+        self.remove(index).await?;
+        // Detached on purpose: not attached again after a restart.
+        if let Some(p) = port
+            && self.remembered.remove(&p)
+        {
+            self.save_remembered();
+        }
+        Ok(())
     }
 
     async fn remove(&mut self, index: u32) -> Result<(), BusError> {

@@ -120,3 +120,40 @@ fn the_game_survives_a_crash_of_the_daemon() -> Result<()> {
     assert!(black <= 299_000, "the gap is charged to black: {after}");
     Ok(())
 }
+
+/// A board attached at run time (`chessclockctl attach`, as the udev hook does) comes back
+/// after a crash of the daemon with its game; once detached, it is not attached again.
+#[test]
+fn a_board_attached_at_run_time_comes_back_after_a_crash() -> Result<()> {
+    let dir = TempDir::new("e2e-remember")?;
+    let bus = PrivateBus::start_session()?;
+    let mut emu = emu(&[])?;
+    let config = write_config(dir.path(), &[], "default_time_control = \"G/5 d/0\"")?;
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    ctl_ok(&daemon, &["attach", &emu.path]);
+    ready(&daemon)?;
+    let mark = emu.mark();
+    ctl_ok(&daemon, &["start", "0"]);
+    emu.wait_for(mark, WAIT, "the start push", is_set_and_run)?;
+    emu.send("lever")?;
+    daemon.wait_status("0", WAIT, "white's move", |v| {
+        v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
+    })?;
+    daemon.kill();
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let after = daemon.wait_status("0", WAIT, "the board attached again", |v| {
+        s(v, "/port") == emu.path
+    })?;
+    assert_eq!(u(&after, "/moves/white"), 1, "the game resumed: {after}");
+    assert_eq!(s(&after, "/running"), "black", "{after}");
+
+    // Detached on purpose: a restart does not bring it back.
+    ctl_ok(&daemon, &["detach", "0"]);
+    daemon.kill();
+    // Remembered boards are attached before the daemon takes its bus name: once it answers,
+    // one that was remembered would be listed.
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let list = daemon.ctl_json(&["list", "--json"])?;
+    assert_eq!(list, serde_json::json!([]), "{list}");
+    Ok(())
+}
