@@ -367,6 +367,7 @@ impl Supervisor {
         self.next += 1;
         let path = clock_path(index);
         let server = self.conn.object_server();
+        let initial = handle.state();
         if let Err(e) = server
             .at(path.as_str(), ClockIface::new(handle.clone()))
             .await
@@ -375,7 +376,7 @@ impl Supervisor {
             return Err(BusError::ZBus(e));
         }
         let iface = server.interface::<_, ClockIface>(path.as_str()).await?;
-        let forwarder = tokio::spawn(forward(iface, handle.clone()));
+        let forwarder = tokio::spawn(forward(iface, handle.clone(), initial));
         self.clocks.insert(
             index,
             Entry {

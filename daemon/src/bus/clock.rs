@@ -354,10 +354,19 @@ impl ClockIface {
 }
 
 /// Forward one clock's state changes and events to the bus until the actor stops.
-pub async fn forward(iface: InterfaceRef<ClockIface>, handle: DeviceHandle) {
+/// `initial` is the state when the object was registered (what `InterfacesAdded` told
+/// clients): a change made before this task started is signalled too.
+pub async fn forward(iface: InterfaceRef<ClockIface>, handle: DeviceHandle, initial: ClockState) {
     let mut state_rx = handle.watch_state();
     let mut events = handle.subscribe();
-    let mut last = state_rx.borrow_and_update().clone();
+    let mut last = initial;
+    let now = state_rx.borrow_and_update().clone();
+    if now != last {
+        if let Err(e) = emit_changes(&iface, &last, &now).await {
+            tracing::warn!("could not emit PropertiesChanged: {e}");
+        }
+        last = now;
+    }
     loop {
         tokio::select! {
             changed = state_rx.changed() => {
