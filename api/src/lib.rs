@@ -9,6 +9,7 @@
 
 pub mod error;
 pub mod fleet;
+pub mod live;
 pub mod names;
 pub mod proxy;
 pub mod read;

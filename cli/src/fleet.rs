@@ -24,9 +24,6 @@ pub(crate) struct Args {
     /// The broker the bridges publish to: mqtt://host[:port].
     #[arg(long, value_name = "URL")]
     mqtt: String,
-    /// Print JSON lines for scripts (an array of boards each time it changes).
-    #[arg(long)]
-    json: bool,
 }
 
 /// One board of the fleet: its machine, whether that machine's bridge is online, and the
@@ -114,15 +111,17 @@ impl Fleet {
 }
 
 /// Run `fleet` until Ctrl-C.
-pub(crate) fn run(args: Args) -> Result<ExitCode> {
+/// With `json` (or when stdout is not a terminal), JSON lines: an array of boards each time
+/// it changes.
+pub(crate) fn run(args: Args, json: bool) -> Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(follow(args))
+    rt.block_on(follow(args, json))
 }
 
-async fn follow(args: Args) -> Result<ExitCode> {
+async fn follow(args: Args, json: bool) -> Result<ExitCode> {
     let broker = parse_broker(&args.mqtt).map_err(anyhow::Error::msg)?;
     let mut opts = MqttOptions::new(
         format!("chessclockctl-fleet-{}", std::process::id()),
@@ -131,7 +130,7 @@ async fn follow(args: Args) -> Result<ExitCode> {
     );
     opts.set_keep_alive(Duration::from_secs(15));
     let (client, mut events) = AsyncClient::new(opts, 64);
-    let json = args.json || !std::io::stdout().is_terminal();
+    let json = json || !std::io::stdout().is_terminal();
     let mut fleet = Fleet::default();
     let mut connected = false;
     if !json {

@@ -18,9 +18,6 @@ pub(crate) struct Args {
     /// info,chessclockd::device=debug). Without it, print the current level. Setting needs root
     /// or group chessclock.
     level: Option<String>,
-    /// Print JSON ({"log_level", "log_target", "syslog_identifier"}).
-    #[arg(long)]
-    json: bool,
 }
 
 #[zbus::proxy(interface = "org.freedesktop.LogControl1")]
@@ -36,7 +33,7 @@ trait LogControl {
 }
 
 /// Run the verb on its own runtime; returns the exit code.
-pub(crate) fn run(bus: &BusArgs, args: Args) -> ExitCode {
+pub(crate) fn run(bus: &BusArgs, args: Args, json: bool) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -47,13 +44,13 @@ pub(crate) fn run(bus: &BusArgs, args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(log_level(bus, args)) {
+    match rt.block_on(log_level(bus, args, json)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }
 }
 
-async fn log_level(bus: &BusArgs, args: Args) -> Result<(), Failure> {
+async fn log_level(bus: &BusArgs, args: Args, json: bool) -> Result<(), Failure> {
     let conn = connect(bus).await?;
     let failure = |e: zbus::Error| match e {
         zbus::Error::FDO(fdo) => match *fdo {
@@ -78,15 +75,15 @@ async fn log_level(bus: &BusArgs, args: Args) -> Result<(), Failure> {
         proxy.set_log_level(level).await.map_err(failure)?;
     }
     let level = proxy.log_level().await.map_err(failure)?;
-    if args.json {
+    if json {
         let target = proxy.log_target().await.map_err(failure)?;
         let ident = proxy.syslog_identifier().await.map_err(failure)?;
-        let json = serde_json::json!({
+        let doc = serde_json::json!({
             "log_level": level,
             "log_target": target,
             "syslog_identifier": ident,
         });
-        println!("{json}");
+        println!("{doc}");
     } else {
         println!("{level}");
     }

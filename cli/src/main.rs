@@ -19,6 +19,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(flatten)]
     bus: client::BusArgs,
+    /// Print JSON for scripts (stable schemas, docs/cli.md). Works before or after the
+    /// subcommand.
+    #[arg(short = 'J', long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -70,13 +74,15 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Timecontrol(TimecontrolCommand::Parse(args)) => offline::parse::run(args),
-        Command::Simulate(args) => offline::simulate::run(args),
-        Command::Decode(args) => offline::decode::run(args),
-        Command::Replay(args) => offline::replay::run(args),
-        Command::Fleet(args) => fleet::run(args),
-        Command::Bus(cmd) => return run_bus(&cli.bus, cmd),
-        Command::LogLevel(args) => return logctl::run(&cli.bus, args),
+        Command::Timecontrol(TimecontrolCommand::Parse(args)) => {
+            offline::parse::run(args, cli.json)
+        }
+        Command::Simulate(args) => offline::simulate::run(args, cli.json),
+        Command::Decode(args) => offline::decode::run(args, cli.json),
+        Command::Replay(args) => offline::replay::run(args, cli.json),
+        Command::Fleet(args) => fleet::run(args, cli.json),
+        Command::Bus(cmd) => return run_bus(&cli.bus, cmd, cli.json),
+        Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(
@@ -107,7 +113,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_bus(bus: &client::BusArgs, cmd: client::commands::BusCommand) -> ExitCode {
+fn run_bus(bus: &client::BusArgs, cmd: client::commands::BusCommand, json: bool) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -118,7 +124,7 @@ fn run_bus(bus: &client::BusArgs, cmd: client::commands::BusCommand) -> ExitCode
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(client::commands::run(bus, cmd)) {
+    match rt.block_on(client::commands::run(bus, cmd, json)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }

@@ -14,6 +14,7 @@ pub mod notify;
 pub mod paths;
 pub mod rig;
 pub mod tempdir;
+pub mod tmux;
 pub mod udev;
 pub mod udev_eval;
 pub mod users;

@@ -8,25 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::have;
 use chessclock_tests::rig::workspace_bin;
-
-fn tmux(args: &[&str]) -> Result<String> {
-    let out = Command::new("tmux").args(args).output().context("tmux")?;
-    if !out.status.success() {
-        bail!("tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Kills the tmux session when the test ends, however it ends.
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .output();
-    }
-}
+use chessclock_tests::tmux::{Session, tmux};
 
 #[test]
 fn the_demo_plays_on_in_80_columns_and_cleans_up_on_sighup() -> Result<()> {
@@ -34,24 +16,13 @@ fn the_demo_plays_on_in_80_columns_and_cleans_up_on_sighup() -> Result<()> {
         return Ok(());
     }
     let daemon = workspace_bin("chessclockd")?;
-    let name = format!("ccdemo-{}", std::process::id());
-    let session = Session(name.clone());
     // No session bus: the demo starts its own private one.
     let cmd = format!(
         "env -u DBUS_SESSION_BUS_ADDRESS {} --demo --control G/3s",
         daemon.display()
     );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &cmd,
-    ])?;
+    let session = Session::start("ccdemo", 80, 24, &cmd)?;
+    let name = session.0.clone();
     // Two whole games: the status line reaches game 3.
     let deadline = Instant::now() + Duration::from_secs(120);
     let screen = loop {

@@ -1,18 +1,15 @@
 //! The D-Bus subcommands: reading (`list`, `status`, `watch`, `monitor`) and control verbs.
 
 use std::io::Write;
-use std::time::Duration;
 
+use chessclock_api::ClockStatus;
 use chessclock_api::error::ErrorName;
-use chessclock_api::names::{BUS_NAME, MANAGER_PATH};
 use chessclock_api::proxy::{ClockProxy, ManagerProxy};
-use chessclock_api::{ClockStatus, read};
-use zbus::{Connection, MatchRule, MessageStream};
+use zbus::Connection;
 
-use super::events::{describe, human_event};
 use super::render::{list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
-use super::{BusArgs, Failure, Result, bus_failure, connect, read_failure};
+use super::{BusArgs, Failure, Result, bus_failure, connect};
 
 /// A clock: index, object path, tty path or board serial.
 type ClockName = String;
@@ -21,25 +18,18 @@ type ClockName = String;
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum BusCommand {
     /// List the attached clocks.
-    List(ReadArgs),
+    List,
     /// Show one clock in detail (or every clock).
     Status {
         /// Clock to show (default: all).
         clock: Option<ClockName>,
-        #[command(flatten)]
-        read: ReadArgs,
     },
-    /// A live table of all clocks, refreshed in place (Ctrl-C to stop).
-    Watch {
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Refresh interval in milliseconds.
-        #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u64).range(50..=10_000))]
-        interval_ms: u64,
-    },
-    /// Print events (presses, flags, results, state changes, clocks added/removed) as they
-    /// happen (Ctrl-C to stop).
-    Monitor(ReadArgs),
+    /// Every clock live on one screen, redrawn as the daemon signals changes; paged when the
+    /// boards do not fit (space: next page, q: quit). JSON lines without a terminal.
+    Watch,
+    /// Print events (presses, moves, flags, results, device changes, clocks attached and
+    /// detached, the daemon stopping and starting) as they happen (Ctrl-C to stop).
+    Monitor,
     /// Set a clock's time control (see `chessclockctl timecontrol parse`).
     Set {
         /// Clock.
@@ -161,23 +151,19 @@ pub(crate) enum BusCommand {
     Game(super::game::GameCommand),
 }
 
-/// Options of the reading commands.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ReadArgs {
-    /// Print JSON for scripts (stable schema; see docs/cli.md).
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Run a bus subcommand.
-pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand) -> Result<()> {
+/// Run a bus subcommand; `json` prints JSON for scripts (stable schemas, docs/cli.md).
+pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()> {
+    // The live verbs connect (and reconnect) themselves.
+    match cmd {
+        BusCommand::Watch => return super::watch::run(bus, json).await,
+        BusCommand::Monitor => return super::monitor::run(bus, json).await,
+        _ => {}
+    }
     let conn = connect(bus).await?;
     let f = |e| bus_failure(bus, e);
     match cmd {
-        BusCommand::List(read) => list(&conn, bus, read.json).await,
-        BusCommand::Status { clock, read } => status(&conn, bus, clock, read.json).await,
-        BusCommand::Watch { read, interval_ms } => watch(&conn, bus, read.json, interval_ms).await,
-        BusCommand::Monitor(read) => monitor(&conn, bus, read.json).await,
+        BusCommand::List => list(&conn, bus, json).await,
+        BusCommand::Status { clock } => status(&conn, bus, clock, json).await,
         BusCommand::Attach { port, if_absent } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             match mgr.attach(&port).await {
@@ -271,10 +257,10 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         BusCommand::Text { clock, text, ms } => (clock, Action::Text(text, ms)),
         BusCommand::Beep { clock, ms } => (clock, Action::Beep(ms)),
         // Reading and manager commands are dispatched before this point.
-        BusCommand::List(_)
+        BusCommand::List
         | BusCommand::Status { .. }
-        | BusCommand::Watch { .. }
-        | BusCommand::Monitor(_)
+        | BusCommand::Watch
+        | BusCommand::Monitor
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
         | BusCommand::AddVirtual { .. }
@@ -282,7 +268,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
     }
 }
 
-fn out_line(line: &str) -> Result<()> {
+pub(crate) fn out_line(line: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{line}") {
         Ok(()) => Ok(()),
@@ -340,105 +326,4 @@ async fn status(
         out_line(status_text(v).trim_end())?;
     }
     Ok(())
-}
-
-async fn watch(conn: &Connection, bus: &BusArgs, json: bool, interval_ms: u64) -> Result<()> {
-    use std::io::IsTerminal;
-    // A table redrawn in place needs a terminal; anything else gets JSON lines (docs/cli.md).
-    let json = json || !std::io::stdout().is_terminal();
-    let tty = !json;
-    let mut last = String::new();
-    if tty {
-        // Hide the cursor and clear once; later frames overwrite in place (no flicker).
-        print!("\x1b[?25l\x1b[2J");
-    }
-    let mut interval = tokio::time::interval(Duration::from_millis(interval_ms));
-    loop {
-        tokio::select! {
-            _ = interval.tick() => {}
-            _ = tokio::signal::ctrl_c() => {
-                if tty {
-                    print!("\x1b[?25h");
-                    let _ = std::io::stdout().flush();
-                }
-                return Ok(());
-            }
-        }
-        let clocks = read::all_clocks(conn)
-            .await
-            .map_err(|e| read_failure(bus, e))?;
-        let frame = if json {
-            to_json(&clocks)?
-        } else {
-            let mut lines = vec![list_header()];
-            lines.extend(clocks.iter().map(list_line));
-            if clocks.is_empty() {
-                lines.push("no clocks attached".into());
-            }
-            lines.join("\n")
-        };
-        if frame == last {
-            continue;
-        }
-        if tty {
-            let mut buf = String::from("\x1b[H");
-            for line in frame.lines() {
-                buf.push_str(line);
-                buf.push_str("\x1b[K\n");
-            }
-            buf.push_str("\x1b[J");
-            print!("{buf}");
-            let _ = std::io::stdout().flush();
-        } else {
-            out_line(&frame)?;
-        }
-        last = frame;
-    }
-}
-
-async fn monitor(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
-    let f = |e| bus_failure(bus, e);
-    // Fail early and clearly if the daemon is not there.
-    let mgr = ManagerProxy::new(conn).await.map_err(f)?;
-    mgr.version().await.map_err(f)?;
-    let rule = MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .sender(BUS_NAME)
-        .path_namespace(MANAGER_PATH)
-        .build()
-        .map_err(f)?;
-    let mut stream = MessageStream::for_match_rule(rule, conn, None)
-        .await
-        .map_err(f)?;
-    loop {
-        let msg = tokio::select! {
-            m = stream.next() => m,
-            _ = tokio::signal::ctrl_c() => return Ok(()),
-        };
-        let Some(msg) = msg else {
-            return Err(Failure::NotRunning("the bus connection closed".into()));
-        };
-        let msg = msg.map_err(f)?;
-        if let Some(ev) = describe(&msg) {
-            if json {
-                out_line(&ev.to_string())?;
-            } else {
-                out_line(&human_event(&ev))?;
-            }
-        }
-    }
-}
-
-/// Let callers use `StreamExt::next` without a futures dependency.
-trait NextExt {
-    async fn next(&mut self) -> Option<zbus::Result<zbus::Message>>;
-}
-
-impl NextExt for MessageStream {
-    async fn next(&mut self) -> Option<zbus::Result<zbus::Message>> {
-        std::future::poll_fn(|cx| {
-            zbus::export::futures_core::Stream::poll_next(std::pin::Pin::new(&mut *self), cx)
-        })
-        .await
-    }
 }

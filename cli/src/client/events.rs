@@ -1,5 +1,6 @@
 //! What `monitor` prints of the daemon's signals: each signal as a JSON event, and the same
-//! event in words. No bus IO here: the caller reads the signals.
+//! event in words (device changes too, never raw JSON). No bus IO here: the caller reads the
+//! signals and adds the time and the clock's name.
 
 use serde_json::{Value, json};
 use zbus::OwnedObjectPath;
@@ -78,6 +79,7 @@ pub(super) fn describe(msg: &zbus::Message) -> Option<Value> {
     Some(ev)
 }
 
+/// The event in words, after the time and the clock's label (`clock 0 (Board 1)`).
 pub(super) fn human_event(ev: &Value) -> String {
     let g = |k: &str| match ev.get(k) {
         Some(Value::String(s)) => s.clone(),
@@ -85,17 +87,21 @@ pub(super) fn human_event(ev: &Value) -> String {
         None => String::new(),
     };
     let clock = g("clock");
-    let short =
+    let index =
         chessclock_api::names::clock_index(&clock).map_or(clock.clone(), |i| format!("clock {i}"));
+    let who = match ev.get("name").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => format!("{index} ({name})"),
+        _ => index,
+    };
     let ms = |k: &str| {
         ev.get(k)
             .and_then(Value::as_u64)
             .map_or_else(String::new, super::render::clock_text)
     };
-    match g("event").as_str() {
-        "state_changed" => format!("{short}: {} -> {} ({})", g("old"), g("new"), g("reason")),
+    let what = match g("event").as_str() {
+        "state_changed" => format!("game {} -> {} ({})", g("old"), g("new"), g("reason")),
         "pressed" => format!(
-            "{short}: {} pressed, move {} took {} ms; white {} black {}",
+            "{} pressed, move {} took {} ms; white {} black {}",
             g("side"),
             g("move"),
             g("move_ms"),
@@ -107,19 +113,90 @@ pub(super) fn human_event(ev: &Value) -> String {
             let number = ply.div_ceil(2);
             let dots = if ply % 2 == 1 { "." } else { "..." };
             format!(
-                "{short}: {number}{dots} {} ({}) {}",
+                "{number}{dots} {} ({}) {}",
                 g("san"),
                 g("uci"),
                 ms("mover_ms")
             )
         }
-        "flag" => format!("{short}: {} flag ({})", g("side"), g("reason")),
-        "result" => format!("{short}: result {} ({})", g("result"), g("reason")),
-        "clock_added" => format!("{} attached", g("clock")),
-        "clock_removed" => format!("{} detached", g("clock")),
-        _ => format!(
-            "{short}: {}",
-            ev.get("changed").map(Value::to_string).unwrap_or_default()
-        ),
+        "flag" => format!("{} flag ({})", g("side"), g("reason")),
+        "result" => format!("result {} ({})", g("result"), g("reason")),
+        "clock_added" => "attached".into(),
+        "clock_removed" => "detached".into(),
+        "daemon_gone" => return "chessclockd stopped (left the bus); waiting for it".into(),
+        "daemon_back" => return "chessclockd is running again".into(),
+        _ => match ev.get("changed").and_then(Value::as_object) {
+            Some(changed) => changes_in_words(changed),
+            None => g("event"),
+        },
+    };
+    format!("{who}: {what}")
+}
+
+/// Device property changes as a sentence.
+fn changes_in_words(changed: &serde_json::Map<String, Value>) -> String {
+    let text = |k: &str| changed.get(k).and_then(Value::as_str).unwrap_or_default();
+    let mut parts = Vec::new();
+    if let Some(state) = changed.get("DeviceState").and_then(Value::as_str) {
+        let model = text("Model");
+        parts.push(match super::render::device_advice(state, model) {
+            Some(advice) => format!("device {state}: {advice}"),
+            None => format!("device {state}"),
+        });
+    }
+    match changed.get("Connected").and_then(Value::as_bool) {
+        Some(true) => parts.push("port open".into()),
+        Some(false) => parts.push("port closed".into()),
+        None => {}
+    }
+    if changed.contains_key("Model") && !text("Model").is_empty() {
+        parts.push(format!("clock is a {}", text("Model")));
+    }
+    if changed.contains_key("TimeControl") {
+        parts.push(format!("time control now {}", text("TimeControl")));
+    }
+    if changed.contains_key("WhiteSide") {
+        parts.push(format!("white on the {} half", text("WhiteSide")));
+    }
+    if changed.contains_key("BoardProblem") {
+        parts.push(match text("BoardProblem") {
+            "" => "the board's position is fine again".into(),
+            p => format!("board problem: {p}"),
+        });
+    }
+    parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn device_changes_are_words_with_the_clock_name() {
+        let ev = json!({"event": "properties_changed", "clock": "/org/chessclockd/ChessClock1/Clock/3",
+            "name": "Board 4", "changed": {"DeviceState": "not_in_pc_mode", "Model": "DGT 3000"}});
+        let line = human_event(&ev);
+        assert!(
+            line.starts_with("clock 3 (Board 4): device not_in_pc_mode: "),
+            "{line}"
+        );
+        assert!(line.contains("option 25"), "{line}");
+        assert!(line.contains("clock is a DGT 3000"), "{line}");
+        let ev = json!({"event": "properties_changed", "clock": "/org/chessclockd/ChessClock1/Clock/0",
+            "changed": {"Connected": false, "DeviceState": "disconnected"}});
+        let line = human_event(&ev);
+        assert!(
+            line.contains("port closed") && line.contains("reconnect it"),
+            "{line}"
+        );
+        assert!(!line.contains('{'), "no raw JSON: {line}");
+    }
+
+    #[test]
+    fn the_daemon_going_and_coming_is_said() {
+        assert!(human_event(&json!({"event": "daemon_gone"})).contains("stopped"));
+        assert!(human_event(&json!({"event": "daemon_back"})).contains("running again"));
     }
 }

@@ -3,9 +3,12 @@
 
 pub(crate) mod commands;
 mod events;
+mod feed;
 pub(crate) mod game;
+mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -51,7 +54,7 @@ impl Failure {
 
 pub(crate) type Result<T> = std::result::Result<T, Failure>;
 
-fn bus_label(args: &BusArgs) -> String {
+pub(crate) fn bus_label(args: &BusArgs) -> String {
     match (&args.address, args.session) {
         (Some(a), _) => format!("the bus at {a}"),
         (None, true) => "the session bus".into(),

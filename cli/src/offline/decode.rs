@@ -28,9 +28,6 @@ pub(crate) struct Args {
     /// `.inbytes` files.
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
-    /// Print one JSON object per line instead of readable text.
-    #[arg(long)]
-    json: bool,
 }
 
 /// How a recorded board stream is written (shared with `replay`).
@@ -41,16 +38,17 @@ pub(crate) enum Format {
     Base64Lines,
 }
 
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+/// Run `decode`; with `json`, one JSON object per line instead of readable text.
+pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let chunks = read_chunks(&args.file, args.format)?;
     let mut out = BufWriter::new(io::stdout().lock());
     let mut decoder = Decoder::new();
     for chunk in &chunks {
         decoder.push(chunk);
-        write_items(&mut out, &mut decoder, args.json)?;
+        write_items(&mut out, &mut decoder, json)?;
     }
     decoder.finish();
-    write_items(&mut out, &mut decoder, args.json)?;
+    write_items(&mut out, &mut decoder, json)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

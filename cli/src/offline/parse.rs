@@ -18,15 +18,14 @@ pub(crate) struct Args {
     /// joined with spaces, so quoting is optional.
     #[arg(value_name = "NOTATION", required = true, num_args = 1..)]
     notation: Vec<String>,
-    /// Print one JSON object: `{"method","params","canonical","warnings"}` or `{"error","message","position"}`.
-    #[arg(long)]
-    json: bool,
     /// Read PGN `*N` as N seconds per side instead of N seconds split between the sides.
     #[arg(long)]
     pgn_sandclock_per_side: bool,
 }
 
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+/// Run `timecontrol parse`; with `json`, one JSON object:
+/// `{"method","params","canonical","warnings"}` or `{"error","message","position"}`.
+pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let input = args.notation.join(" ");
     let options = ParseOptions {
         pgn_sandclock: if args.pgn_sandclock_per_side {
@@ -37,7 +36,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let result = notation::parse_with(&input, options);
     let mut out = io::stdout().lock();
-    match (result, args.json) {
+    match (result, json) {
         (Ok(p), true) => {
             let value = json!({
                 "method": p.control.method,

@@ -26,15 +26,14 @@ pub(crate) struct Args {
     /// How the input is written (as for `decode`).
     #[arg(long, value_enum, default_value_t = Format::Raw)]
     format: Format,
-    /// Print one JSON document: moves, result, orientation, problems.
-    #[arg(long, conflicts_with = "pgn")]
-    json: bool,
-    /// Print the game as PGN.
-    #[arg(long)]
+    /// Print the game as PGN (not with --json, which prints one JSON document: moves,
+    /// result, orientation, problems).
+    #[arg(long, conflicts_with = "json")]
     pgn: bool,
 }
 
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+/// Run `replay`; with `json`, one JSON document.
+pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let chunks = read_chunks(&args.file, args.format)?;
     let mut rec = GameRecorder::new(TrackerConfig::default());
     let mut decoder = Decoder::new();
@@ -50,7 +49,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let game = rec.main_game();
     let mut out = BufWriter::new(io::stdout().lock());
-    if args.json {
+    if json {
         writeln!(out, "{}", to_json(&rec, &game, &errors))?;
     } else if args.pgn {
         write!(out, "{}", pgn::write(&to_pgn(&game)))?;

@@ -29,19 +29,17 @@ pub(crate) struct Args {
     /// `30s wait`. Delays: `500ms`, `10s`, `2.5s`, `3m`, `1h`.
     #[arg(long, value_name = "SCRIPT")]
     script: Option<String>,
-    /// With --control: print one JSON snapshot per step instead of a table.
-    #[arg(long)]
-    json: bool,
 }
 
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+/// Run `simulate`; with `json` and --control, one JSON snapshot per step instead of a table.
+pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     if let Some(path) = args.vectors {
         return vectors(&path);
     }
     let (Some(control), Some(script)) = (args.control, args.script) else {
         anyhow::bail!("give --vectors FILE, or --control NOTATION with --script SCRIPT");
     };
-    scripted(&control, &script, args.json)
+    scripted(&control, &script, json)
 }
 
 fn vectors(path: &std::path::Path) -> anyhow::Result<ExitCode> {

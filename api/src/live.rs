@@ -1,0 +1,133 @@
+//! A clock's values some time after its status was read: the running side's time goes down
+//! (after what is left of a delay window), and under hourglass or phased swing the waiting
+//! side gains what flows to it. Clients use it to redraw between the daemon's signals
+//! without asking again; the daemon publishes every change of state (a press, a phase, a
+//! flag), so only this steady run is left to draw.
+//!
+//! Owns this extrapolation only, the same rule as the bridge's page script. It never
+//! decides anything: a flag, a phase change or a result comes from the daemon.
+
+use serde_json::Value;
+
+use crate::status::{ClockStatus, Side};
+
+impl ClockStatus {
+    /// Side `side`'s value `elapsed_ms` after the status was read.
+    pub fn ms_after(&self, side: Side, elapsed_ms: u64) -> u64 {
+        let base = self.ms(side);
+        let Some(runner) = self.running.filter(|_| self.status == "running") else {
+            return base;
+        };
+        let detail = |key: &str| self.detail.get(runner).get(key).and_then(Value::as_u64);
+        let elapsed = elapsed_ms.saturating_sub(detail("delay_left_ms").unwrap_or(0));
+        if side == runner {
+            return base.saturating_sub(elapsed);
+        }
+        let flows = if self.time_control.starts_with("HG/") {
+            elapsed.min(self.ms(runner))
+        } else if let Some(swing) = detail("swing_ms") {
+            elapsed.min(swing)
+        } else {
+            0
+        };
+        base + flows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::status::Sides;
+
+    fn status(control: &str, running: Option<Side>, white: u64, black: u64) -> ClockStatus {
+        ClockStatus {
+            clock: "/org/chessclockd/ChessClock1/Clock/0".into(),
+            index: 0,
+            name: "board 1".into(),
+            port: String::new(),
+            model: "DGT 3000".into(),
+            firmware: String::new(),
+            board_serial: String::new(),
+            connected: true,
+            device_state: "ready".into(),
+            game_state: if running.is_some() {
+                "running"
+            } else {
+                "ready"
+            }
+            .into(),
+            time_control: control.into(),
+            white_side: "left".into(),
+            as_of_us: 0,
+            t_ms: 0,
+            white_ms: white,
+            black_ms: black,
+            text: Sides::default(),
+            running,
+            status: if running.is_some() {
+                "running"
+            } else {
+                "ready"
+            }
+            .into(),
+            phase: Sides::default(),
+            moves: Sides::default(),
+            detail: Sides::default(),
+            result: None,
+            reason: None,
+            flags: Vec::new(),
+            fen: String::new(),
+            moves_san: Vec::new(),
+            game_info: BTreeMap::new(),
+            board_problem: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_runner_counts_down_and_the_waiting_side_stands() {
+        let st = status("G/5", Some(Side::White), 300_000, 200_000);
+        assert_eq!(st.ms_after(Side::White, 1_500), 298_500);
+        assert_eq!(st.ms_after(Side::Black, 1_500), 200_000);
+        assert_eq!(st.ms_after(Side::White, 400_000), 0, "never below zero");
+    }
+
+    #[test]
+    fn nothing_moves_unless_running() {
+        let mut st = status("G/5", Some(Side::White), 300_000, 200_000);
+        st.status = "paused".into();
+        assert_eq!(st.ms_after(Side::White, 5_000), 300_000);
+        let st = status("G/5", None, 300_000, 200_000);
+        assert_eq!(st.ms_after(Side::Black, 5_000), 200_000);
+    }
+
+    #[test]
+    fn a_delay_window_is_used_first() {
+        let mut st = status("G/5 d/5", Some(Side::Black), 300_000, 200_000);
+        st.detail.black.insert("delay_left_ms".into(), json!(3_000));
+        assert_eq!(st.ms_after(Side::Black, 2_000), 200_000);
+        assert_eq!(st.ms_after(Side::Black, 4_500), 198_500);
+    }
+
+    #[test]
+    fn hourglass_gives_the_waiting_side_what_the_runner_loses() {
+        let st = status("HG/1", Some(Side::White), 2_000, 58_000);
+        assert_eq!(st.ms_after(Side::Black, 1_500), 59_500);
+        assert_eq!(
+            st.ms_after(Side::Black, 5_000),
+            60_000,
+            "no more than it had"
+        );
+    }
+
+    #[test]
+    fn swing_flows_up_to_the_balance() {
+        let mut st = status("G/5 sw/10", Some(Side::White), 100_000, 100_000);
+        st.detail.white.insert("swing_ms".into(), json!(4_000));
+        assert_eq!(st.ms_after(Side::Black, 3_000), 103_000);
+        assert_eq!(st.ms_after(Side::Black, 9_000), 104_000);
+    }
+}

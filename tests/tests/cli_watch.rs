@@ -1,0 +1,182 @@
+//! `chessclockctl watch` for a venue, in a real terminal (tmux): 40 boards on 80×24 under
+//! the header, redrawn when the daemon signals (not by polling), paged on a short terminal,
+//! a daemon restart said and survived, and the terminal given back as it was on quit. And
+//! `monitor` saying when the daemon goes and comes back.
+//!
+//! The real `chessclockctl` and `chessclockd` on a private bus, with virtual clocks (the built-in
+//! emulator) standing in for 40 boards.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use chessclock_tests::bridge::have;
+use chessclock_tests::json::s;
+use chessclock_tests::rig::{Daemon, Spawned, WAIT, workspace_bin, write_config};
+use chessclock_tests::tmux::Session;
+use chessclock_tests::{PrivateBus, TempDir};
+
+/// The board indexes on a screen of `N Board M` cells, sorted.
+fn boards_shown(screen: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for line in screen.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if let (Ok(n), "Board") = (pair[0].parse::<u32>(), pair[1]) {
+                out.push(n);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The cell of board `index` (from its index to the next two spaces after its state).
+fn cell(screen: &str, index: u32) -> String {
+    let key = format!("{index:>3} Board ");
+    screen
+        .lines()
+        .find_map(|l| l.find(&key).map(|i| l[i..].chars().take(38).collect()))
+        .unwrap_or_default()
+}
+
+fn add_boards(d: &Daemon, n: u32) -> Result<()> {
+    for i in 1..=n {
+        let out = d.ctl(&["add-virtual", &format!("Board {i}")]);
+        anyhow::ensure!(out.status.success(), "add-virtual: {out:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_restores() -> Result<()>
+{
+    if have("tmux", "tmux")?.is_none() {
+        return Ok(());
+    }
+    let dir = TempDir::new("watch")?;
+    let bus = PrivateBus::start_session()?;
+    let address = bus.address().to_owned();
+    let config = write_config(dir.path(), &[], "")?;
+    let mut daemon = Daemon::spawn(&address, &config, &[])?;
+    add_boards(&daemon, 40)?;
+
+    // After watch: its exit code, and whether the terminal is back in canonical mode.
+    let ctl = workspace_bin("chessclockctl")?;
+    let command = format!(
+        "{} --address '{address}' watch; echo exit=$?; stty -a | tr ' ;' '\\n\\n' | \
+         grep -x -- '-\\?icanon'; sleep 600",
+        ctl.display()
+    );
+    let term = Session::start("ccwatch", 80, 24, &command)?;
+    let screen = term.wait(WAIT, "40 boards", |s| {
+        s.contains("40 boards") && boards_shown(s).len() == 40
+    })?;
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(lines[0].starts_with("chessclockd  40 boards"), "{screen}");
+    assert!(lines.len() <= 24, "{screen}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
+    assert_eq!(
+        boards_shown(&screen),
+        (0..40).collect::<Vec<_>>(),
+        "{screen}"
+    );
+    assert_eq!(term.format("#{cursor_flag} #{alternate_on}")?, "0 1");
+
+    // A start is a signal: board 5 is drawn running, and its time then runs on screen.
+    let mut monitor = Spawned::ctl(&address, &["monitor", "--json"])?;
+    assert!(daemon.ctl(&["start", "5"]).status.success());
+    let screen = term.wait(WAIT, "board 5 running", |s| {
+        s.contains("1 running") && cell(s, 5).contains('*')
+    })?;
+    let first = cell(&screen, 5);
+    term.wait(WAIT, "board 5's time to run", |s| {
+        let now = cell(s, 5);
+        !now.is_empty() && now != first
+    })?;
+
+    // A short terminal: paged, and space turns the page.
+    term.resize(80, 12)?;
+    term.wait(WAIT, "page 1", |s| s.contains("page 1/3"))?;
+    term.keys(&["Space"])?;
+    let screen = term.wait(WAIT, "page 2", |s| s.contains("page 2/3"))?;
+    assert!(
+        screen
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with("chessclockd  40 boards"))
+    );
+    assert_eq!(
+        boards_shown(&screen),
+        (18..36).collect::<Vec<_>>(),
+        "{screen}"
+    );
+    term.resize(80, 24)?;
+
+    // The daemon dies: said on screen and by monitor; it comes back: read again.
+    daemon.kill();
+    term.wait(WAIT, "not running", |s| s.contains("not running"))?;
+    monitor.wait_json(0, "daemon_gone", |v| s(v, "/event") == "daemon_gone")?;
+    daemon = Daemon::spawn(&address, &config, &[])?;
+    // Virtual clocks are not kept over a restart: the daemon comes back with none.
+    term.wait(WAIT, "the daemon back", |s| {
+        s.contains("no clocks attached")
+    })?;
+    monitor.wait_json(0, "daemon_back", |v| s(v, "/event") == "daemon_back")?;
+    add_boards(&daemon, 1)?;
+    term.wait(WAIT, "one board", |s| {
+        s.contains("chessclockd  1 board, 0 running")
+    })?;
+
+    // Quit: the terminal is as it was (main screen, cursor shown, canonical mode).
+    term.keys(&["q"])?;
+    let screen = term.wait(Duration::from_secs(10), "watch to end", |s| {
+        s.contains("exit=0") && s.lines().any(|l| l.ends_with("icanon"))
+    })?;
+    assert!(
+        screen.lines().any(|l| l == "icanon"),
+        "canonical mode: {screen}"
+    );
+    assert_eq!(term.format("#{cursor_flag} #{alternate_on}")?, "1 0");
+    Ok(())
+}
+
+#[test]
+fn watch_ends_cleanly_on_sigterm() -> Result<()> {
+    if have("tmux", "tmux")?.is_none() {
+        return Ok(());
+    }
+    let dir = TempDir::new("watch")?;
+    let bus = PrivateBus::start_session()?;
+    let address = bus.address().to_owned();
+    let config = write_config(dir.path(), &[], "")?;
+    let daemon = Daemon::spawn(&address, &config, &[])?;
+    add_boards(&daemon, 2)?;
+    let ctl = workspace_bin("chessclockctl")?;
+    let command = format!(
+        "{} --address '{address}' watch; echo exit=$?; sleep 600",
+        ctl.display()
+    );
+    let term = Session::start("ccwatchterm", 80, 24, &command)?;
+    term.wait(WAIT, "2 boards", |s| s.contains("2 boards"))?;
+    let shell = term.format("#{pane_pid}")?;
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", &shell, "chessclockctl"])
+        .output()?;
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    anyhow::ensure!(!pid.is_empty(), "no chessclockctl under the shell {shell}");
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()?
+            .success()
+    );
+    let screen = term.wait(Duration::from_secs(10), "watch to end", |s| {
+        s.contains("exit=0")
+    })?;
+    assert_eq!(
+        term.format("#{cursor_flag} #{alternate_on}")?,
+        "1 0",
+        "{screen}"
+    );
+    Ok(())
+}
