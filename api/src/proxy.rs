@@ -74,6 +74,9 @@ pub trait Clock {
     /// White's half.
     #[zbus(property)]
     fn white_side(&self) -> zbus::Result<String>;
+    /// `drive` or `observe`.
+    #[zbus(property)]
+    fn mode(&self) -> zbus::Result<String>;
     /// Snapshot with `as_of_us`, as last published (signalled on every state change).
     #[zbus(property)]
     fn snapshot(&self) -> zbus::Result<BTreeMap<String, OwnedVariant>>;
@@ -126,6 +129,8 @@ pub trait Clock {
     fn beep(&self, ms: u32) -> zbus::Result<()>;
     /// Set White's half.
     fn set_white_side(&self, side: &str) -> zbus::Result<()>;
+    /// Drive the clock, or observe it running its own mode.
+    fn set_mode(&self, mode: &str) -> zbus::Result<()>;
 
     /// Game state changed.
     #[zbus(signal)]

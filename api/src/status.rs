@@ -135,6 +135,13 @@ pub struct ClockStatus {
     /// What is wrong with the board now, if anything.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub board_problem: String,
+    /// Who runs the time: `drive` (chessclockd) or `observe` (the clock's own mode, followed).
+    #[serde(default = "drive")]
+    pub mode: String,
+}
+
+fn drive() -> String {
+    "drive".into()
 }
 
 /// A clock object whose properties do not make a [`ClockStatus`] (a daemon of another
@@ -166,7 +173,8 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
 ];
 
 /// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 4] = [
+const BOARD_PROPERTIES: [(&str, &str); 5] = [
+    ("Mode", "mode"),
     ("Fen", "fen"),
     ("Moves", "moves_san"),
     ("GameInfo", "game_info"),

@@ -74,6 +74,7 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             move_source: c.move_source,
+            mode: c.mode,
             remember: false,
         })
         .collect()

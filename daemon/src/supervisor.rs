@@ -33,6 +33,8 @@ pub struct ClockSpec {
     pub game_info: Vec<(String, String)>,
     /// What counts the moves of a multi-period control.
     pub move_source: crate::device::MoveSource,
+    /// Drive the clock or observe it.
+    pub mode: crate::device::observe::Mode,
     /// Attached at run time (not configured): remembered across restarts.
     pub remember: bool,
 }
@@ -354,6 +356,7 @@ impl Supervisor {
         }
         options.game_info = spec.game_info;
         options.move_source = spec.move_source;
+        options.mode = spec.mode;
         let name = spec.name.unwrap_or_else(|| match &port {
             PortSpec::Tty(p) => p.file_name().map_or_else(
                 || p.display().to_string(),

@@ -72,6 +72,8 @@ pub enum VirtualControl {
     ClockPower(bool),
     /// Select or leave the clock's PC mode.
     PcMode(bool),
+    /// The arbiter sets the clock to its own mode with this many seconds a side and starts it.
+    OwnGame(u32),
     /// Pull the USB cable: the pty goes away, the daemon reads EOF/EIO.
     Unplug,
     /// Plug it back in: a new pty (the link, if any, points to it); the board starts IDLE.
@@ -368,6 +370,7 @@ impl Task {
             VirtualControl::Button(b) => self.emu.press_button(now, b),
             VirtualControl::ClockPower(on) => self.emu.set_clock_power(now, on),
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
+            VirtualControl::OwnGame(seconds) => self.emu.start_own_game(now, seconds),
             VirtualControl::Mute(on) => self.muted = on,
             VirtualControl::Pieces(action) => {
                 if let Err(e) = self.emu.piece_action(now, action) {

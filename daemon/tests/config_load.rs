@@ -81,6 +81,7 @@ fn file_values_override_defaults_and_env_overrides_file() {
             time_control: None,
             game_info: Default::default(),
             move_source: Default::default(),
+            mode: Default::default(),
         }]
     );
 }
@@ -116,6 +117,22 @@ fn game_info_is_read_per_clock_and_bad_tags_name_the_key() {
         .to_string();
     assert!(err.contains("clock[0].game_info"), "{err}");
     assert!(err.contains("Result"), "{err}");
+}
+
+#[test]
+fn mode_is_drive_or_observe() {
+    let text = "[[clock]]\nport = \"/dev/a\"\nmode = \"Observe\"\n";
+    let c = Config::from_sources(Some(text), NO_ENV).expect("loads");
+    assert_eq!(
+        c.clocks[0].mode,
+        chessclockd::device::observe::Mode::Observe
+    );
+    let text = "[[clock]]\nport = \"/dev/a\"\nmode = \"watch\"\n";
+    let msg = err_text(Config::from_sources(Some(text), NO_ENV));
+    assert!(
+        msg.starts_with("clock[0].mode: \"watch\" is not a mode; use \"drive\""),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ pub mod e2e;
 pub mod json;
 pub mod notify;
 pub mod paths;
+pub mod pgn;
 pub mod rig;
 pub mod tempdir;
 pub mod tmux;

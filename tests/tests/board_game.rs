@@ -3,46 +3,18 @@
 //! signals, `Fen`, `Moves`), in `status --json`, in `chessclockctl pgn` and in the live PGN
 //! files, each PGN read back by python-chess with every move and every `[%clk]`.
 
-use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
 use chessclock_tests::json::s;
-use chessclock_tests::paths::repo_path;
+use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// The games python-chess reads from `file` (scripts/pgn-read.py).
-fn python_reads(file: &std::path::Path) -> Result<Vec<Value>> {
-    let out = Command::new("python3")
-        .arg(repo_path("scripts/pgn-read.py"))
-        .arg(file)
-        .output()
-        .context("python3 with python-chess (scripts/test.sh installs it)")?;
-    if !out.status.success() {
-        bail!("pgn-read.py: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    String::from_utf8(out.stdout)?
-        .lines()
-        .map(|l| Ok(serde_json::from_str(l)?))
-        .collect()
-}
-
-fn sans(v: &Value) -> Vec<String> {
-    v["san"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
     let out = d.ctl(args);

@@ -110,6 +110,15 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
     },
+    /// Drive the clock (chessclockd runs the time control), or observe it running one of its
+    /// own modes (its times are read from its reports; nothing is sent to it).
+    Mode {
+        /// Clock.
+        clock: ClockName,
+        /// drive or observe.
+        #[arg(value_parser = ["drive", "observe"])]
+        mode: String,
+    },
     /// Show text on the clock.
     Text {
         /// Clock.
@@ -215,6 +224,7 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
                 Action::NewGame => clock.new_game().await,
                 Action::Text(t, ms) => clock.show_text(&t, ms).await,
                 Action::Beep(ms) => clock.beep(ms).await,
+                Action::Mode(mode) => clock.set_mode(&mode).await,
             };
             r.map_err(f)
         }
@@ -234,6 +244,7 @@ enum Action {
     NewGame,
     Text(String, u32),
     Beep(u32),
+    Mode(String),
 }
 
 fn split_control(cmd: BusCommand) -> (ClockName, Action) {
@@ -256,6 +267,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         BusCommand::NewGame { clock } => (clock, Action::NewGame),
         BusCommand::Text { clock, text, ms } => (clock, Action::Text(text, ms)),
         BusCommand::Beep { clock, ms } => (clock, Action::Beep(ms)),
+        BusCommand::Mode { clock, mode } => (clock, Action::Mode(mode)),
         // Reading and manager commands are dispatched before this point.
         BusCommand::List
         | BusCommand::Status { .. }

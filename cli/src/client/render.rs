@@ -59,7 +59,11 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     if let Some(advice) = device_advice(&v.device_state, &v.model) {
         out.push_str(&format!("           {advice}\n"));
     }
-    out.push_str(&format!("  control  {}\n", v.time_control));
+    if v.mode == "observe" {
+        out.push_str("  mode     observe: the clock runs its own mode; times from its reports\n");
+    } else {
+        out.push_str(&format!("  control  {}\n", v.time_control));
+    }
     out.push_str(&format!(
         "  game     {}{}\n",
         v.game_state,
@@ -110,7 +114,8 @@ pub(crate) fn list_line(v: &ClockStatus) -> String {
 pub(crate) fn device_advice(state: &str, model: &str) -> Option<String> {
     Some(match state {
         "not_in_pc_mode" => format!(
-            "the clock refuses remote control: select option {} on the clock",
+            "the clock refuses remote control: select option {} on the clock, or follow it \
+             in its own mode with `chessclockctl mode CLOCK observe`",
             match model {
                 "DGT XL" => "23",
                 "DGT 3000" => "25",

@@ -1,20 +1,22 @@
 //! The `org.chessclockd.ChessClock1.Clock` interface: one object per attached board.
 //!
 //! Holds a [`DeviceHandle`] only: properties read the actor's latest published state,
-//! methods become requests to the actor. The [`forward`] task turns state changes and events
+//! methods become requests to the actor; [`forward`] turns state changes and events
 //! into `PropertiesChanged` and signals. No game logic here.
 
 use std::collections::{BTreeMap, HashMap};
 
-use zbus::object_server::{InterfaceRef, SignalEmitter};
+use zbus::object_server::SignalEmitter;
 use zbus::{OwnedVariant, interface};
 
 use super::error::BusError;
 use super::variant::object_to_dict;
-use crate::device::handle::{
-    BoardSide, ClockEvent, ClockState, DeviceError, DeviceHandle, Request,
-};
+use crate::device::handle::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
+use crate::device::observe::Mode;
+
+mod forward;
 use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
+pub use forward::forward;
 
 /// How long a `LiveSnapshot` read waits for the clock's actor before it falls back to the
 /// last published state.
@@ -138,6 +140,14 @@ impl ClockIface {
     #[zbus(property)]
     fn white_side(&self) -> String {
         self.st().white_side.as_str().into()
+    }
+
+    /// Who runs the time: `drive` (chessclockd runs the time control and sets the clock) or
+    /// `observe` (the clock runs its own mode; chessclockd follows its reports and sends it
+    /// nothing).
+    #[zbus(property)]
+    fn mode(&self) -> String {
+        self.st().mode.as_str().into()
     }
 
     /// The position on the board with the side to move (FEN); the start position before a
@@ -293,6 +303,17 @@ impl ClockIface {
         self.ask(Request::SetWhiteSide(side)).await
     }
 
+    /// `drive` or `observe` (see the `Mode` property). Observe is refused while a game driven
+    /// by chessclockd is running (NotAllowed).
+    async fn set_mode(&self, mode: &str) -> Result<(), BusError> {
+        let mode = Mode::parse(mode).ok_or_else(|| {
+            BusError::InvalidArgument(format!(
+                "{mode:?} is not a mode; use \"drive\" or \"observe\""
+            ))
+        })?;
+        self.ask(Request::SetMode(mode)).await
+    }
+
     /// The game state changed (ready, running, paused, flagged, ended).
     #[zbus(signal)]
     async fn state_changed(
@@ -351,138 +372,4 @@ impl ClockIface {
     /// The game has a result (provisional for time forfeits).
     #[zbus(signal)]
     async fn result(emitter: &SignalEmitter<'_>, result: &str, reason: &str) -> zbus::Result<()>;
-}
-
-/// Forward one clock's state changes and events to the bus until the actor stops.
-/// `initial` is the state when the object was registered (what `InterfacesAdded` told
-/// clients): a change made before this task started is signalled too.
-pub async fn forward(iface: InterfaceRef<ClockIface>, handle: DeviceHandle, initial: ClockState) {
-    let mut state_rx = handle.watch_state();
-    let mut events = handle.subscribe();
-    let mut last = initial;
-    let now = state_rx.borrow_and_update().clone();
-    if now != last {
-        if let Err(e) = emit_changes(&iface, &last, &now).await {
-            tracing::warn!("could not emit PropertiesChanged: {e}");
-        }
-        last = now;
-    }
-    loop {
-        tokio::select! {
-            changed = state_rx.changed() => {
-                if changed.is_err() {
-                    break;
-                }
-                let now = state_rx.borrow_and_update().clone();
-                if let Err(e) = emit_changes(&iface, &last, &now).await {
-                    tracing::warn!("could not emit PropertiesChanged: {e}");
-                }
-                last = now;
-            }
-            ev = events.recv() => match ev {
-                Ok(ev) => {
-                    if let Err(e) = emit_event(iface.signal_emitter(), &ev).await {
-                        tracing::warn!("could not emit signal: {e}");
-                    }
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!("bus forwarder lagged, {n} events not signalled");
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-            },
-        }
-    }
-}
-
-async fn emit_changes(
-    iface: &InterfaceRef<ClockIface>,
-    old: &ClockState,
-    new: &ClockState,
-) -> zbus::Result<()> {
-    let obj = iface.get().await;
-    let e = iface.signal_emitter();
-    if old.name != new.name {
-        obj.name_changed(e).await?;
-    }
-    if old.port != new.port {
-        obj.port_changed(e).await?;
-    }
-    if old.model != new.model {
-        obj.model_changed(e).await?;
-    }
-    if old.firmware != new.firmware {
-        obj.firmware_changed(e).await?;
-    }
-    if old.board_serial != new.board_serial {
-        obj.board_serial_changed(e).await?;
-    }
-    if old.connected != new.connected {
-        obj.connected_changed(e).await?;
-    }
-    if old.device_state != new.device_state {
-        obj.device_state_changed(e).await?;
-    }
-    if old.game_state != new.game_state {
-        obj.game_state_changed(e).await?;
-    }
-    if old.time_control != new.time_control {
-        obj.time_control_changed(e).await?;
-    }
-    if old.white_side != new.white_side {
-        obj.white_side_changed(e).await?;
-    }
-    if old.board.fen != new.board.fen {
-        obj.fen_changed(e).await?;
-    }
-    if old.board.moves != new.board.moves {
-        obj.moves_changed(e).await?;
-    }
-    if old.board.game_info != new.board.game_info {
-        obj.game_info_changed(e).await?;
-    }
-    if old.board.problem != new.board.problem {
-        obj.board_problem_changed(e).await?;
-    }
-    if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
-        obj.snapshot_changed(e).await?;
-    }
-    Ok(())
-}
-
-async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {
-    match ev {
-        ClockEvent::StateChanged { old, new, reason } => {
-            ClockIface::state_changed(e, old, new, reason).await
-        }
-        ClockEvent::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        } => {
-            ClockIface::pressed(
-                e,
-                side.as_str(),
-                *move_number,
-                *move_ms,
-                *white_ms,
-                *black_ms,
-            )
-            .await
-        }
-        ClockEvent::Flag { side, reason } => {
-            ClockIface::flag(e, side.as_str(), reason.as_str()).await
-        }
-        ClockEvent::Move {
-            ply,
-            san,
-            uci,
-            fen,
-            mover_ms,
-        } => ClockIface::r#move(e, *ply, san, uci, fen, *mover_ms).await,
-        ClockEvent::Result { result, reason } => {
-            ClockIface::result(e, &result.to_string(), reason.as_str()).await
-        }
-    }
 }

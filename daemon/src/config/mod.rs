@@ -55,6 +55,10 @@ pub struct ClockConfig {
     /// What counts the moves of a multi-period control: `board` (default) or `lever`.
     #[serde(default, deserialize_with = "value::move_source")]
     pub move_source: crate::device::MoveSource,
+    /// `drive` (default: chessclockd runs the time control) or `observe` (the clock runs
+    /// its own mode; chessclockd follows it and sends it nothing).
+    #[serde(default, deserialize_with = "value::mode")]
+    pub mode: crate::device::observe::Mode,
 }
 
 /// The daemon's settings after defaults, file and environment are merged.
@@ -422,6 +426,7 @@ const CLOCK_KEYS: &[&str] = &[
     "time_control",
     "game_info",
     "move_source",
+    "mode",
 ];
 
 fn unknown_key(key: &str, known: &[&str]) -> String {

@@ -153,6 +153,26 @@ pub(super) fn move_source<'de, D: Deserializer<'de>>(
     }
 }
 
+/// `"drive"` or `"observe"`.
+pub(super) fn mode<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<crate::device::observe::Mode, D::Error> {
+    use crate::device::observe::Mode;
+    match raw(d)? {
+        Value::String(s) => Mode::parse(&s).ok_or_else(|| {
+            D::Error::custom(format!(
+                "{} is not a mode; use \"drive\" (chessclockd runs the time control) or \
+                 \"observe\" (the clock runs its own mode and is followed)",
+                quote(&s)
+            ))
+        }),
+        other => Err(D::Error::custom(format!(
+            "expected \"drive\" or \"observe\", found {}",
+            describe(&other)
+        ))),
+    }
+}
+
 /// `"left"` or `"right"`.
 pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
     match raw(d)? {

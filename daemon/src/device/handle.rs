@@ -111,6 +111,8 @@ pub struct ClockState {
     pub as_of_us: u64,
     /// The game on the board's pieces.
     pub board: BoardView,
+    /// Who runs the time: chessclockd (`drive`) or the clock (`observe`).
+    pub mode: super::observe::Mode,
 }
 
 /// The game on the board's pieces, as the bus shows it.
@@ -247,6 +249,8 @@ pub enum Request {
     Settings(LiveSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
+    /// Drive the clock, or observe it running its own mode.
+    SetMode(super::observe::Mode),
     /// The game so far as PGN.
     Pgn,
     /// Report the live state (the snapshot computed now).

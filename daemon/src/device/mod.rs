@@ -13,6 +13,7 @@ mod board_game;
 pub mod display;
 pub(crate) mod driver;
 pub mod handle;
+pub mod observe;
 mod persist;
 pub(crate) mod port;
 mod record;
@@ -58,6 +59,8 @@ pub struct DeviceOptions {
     pub game_info: Vec<(String, String)>,
     /// What counts the moves of a multi-period control.
     pub move_source: MoveSource,
+    /// Drive the clock, or observe it running its own mode.
+    pub mode: observe::Mode,
 }
 
 /// What counts a player's moves (the periods of a `40/90 ...` control).
@@ -92,6 +95,7 @@ impl Default for DeviceOptions {
             state_dir: None,
             game_info: Vec::new(),
             move_source: MoveSource::Board,
+            mode: observe::Mode::Drive,
         }
     }
 }

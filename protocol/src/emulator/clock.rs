@@ -101,6 +101,25 @@ impl Clock {
         self.right_high = keep.3;
     }
 
+    /// Leave PC mode, set both halves to `seconds` and run the half whose lever end is up.
+    pub(crate) fn start_own_game(&mut self, seconds: u32, now_ms: u64) {
+        if !self.alive() {
+            return;
+        }
+        self.pc_mode = false;
+        self.text = None;
+        self.left = seconds;
+        self.right = seconds;
+        self.left_final = false;
+        self.right_final = false;
+        let side = if self.right_high {
+            Running::Right
+        } else {
+            Running::Left
+        };
+        self.start(side, now_ms);
+    }
+
     fn start(&mut self, side: Running, now_ms: u64) {
         self.running = side;
         self.next_tick = (side != Running::None).then_some(now_ms.saturating_add(1000));

@@ -268,6 +268,15 @@ impl Emulator {
         self.clock_changed(self.now);
     }
 
+    /// The arbiter sets the clock to one of its own modes at `now_ms` (not PC mode), both
+    /// halves to `seconds`, and starts it: the half whose lever end is up runs, and each lever
+    /// press switches sides, as on a clock that is not driven by a computer.
+    pub fn start_own_game(&mut self, now_ms: u64, seconds: u32) {
+        self.advance(now_ms);
+        self.clock.start_own_game(seconds, self.now);
+        self.clock_changed(self.now);
+    }
+
     /// The board loses power and comes back at `now_ms` (a USB replug): it is IDLE again,
     /// half-received host bytes and unsent output are lost. The clock, which has its own
     /// batteries, keeps its state and keeps running.

@@ -24,8 +24,8 @@ use tokio::signal::unix::{SignalKind, signal};
 ///
 /// The first stdout line says which path to open (`PATH /dev/pts/N`, or with --json
 /// `{"event":"path","path":...}`). Commands are read from stdin, one per line: lever,
-/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, mute on|off, unplug,
-/// replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
+/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, own-game SECONDS, mute on|off,
+/// unplug, replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
 #[derive(Debug, Parser)]
 #[command(name = "chessclock-emu", version)]
 struct Args {
@@ -110,6 +110,12 @@ fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, String> {
         }
         ["power", rest @ ..] => control(VirtualControl::ClockPower(on_off(rest.first(), "power")?)),
         ["pc-mode", rest @ ..] => control(VirtualControl::PcMode(on_off(rest.first(), "pc-mode")?)),
+        ["own-game", seconds] => {
+            let seconds = seconds
+                .parse()
+                .map_err(|_| format!("own-game needs whole seconds a side, not {seconds:?}"))?;
+            control(VirtualControl::OwnGame(seconds))
+        }
         ["unplug"] => control(VirtualControl::Unplug),
         ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
         ["replug"] => control(VirtualControl::Replug),
@@ -118,7 +124,7 @@ fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, String> {
             Some(action) => control(VirtualControl::Pieces(action)),
             None => Err(format!(
                 "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
-             power on|off, pc-mode on|off, mute on|off, unplug, replug, move UCI [other-first], \
+             power on|off, pc-mode on|off, own-game SECONDS, mute on|off, unplug, replug, move UCI [other-first], \
              lift SQUARE, place SQUARE PIECE, setup, clear, quit"
             )),
         },

@@ -19,6 +19,15 @@ impl<P: BoardIo> Actor<P> {
     pub(super) fn drain_driver(&mut self, now: Instant) {
         while let Some(ev) = self.driver.poll_event() {
             match ev {
+                DriverEvent::Lever { half, at } if self.observing() => {
+                    let side = side_on(half, self.options.white_side);
+                    self.observed_press(side, at);
+                }
+                DriverEvent::ClockReport { report, at } => {
+                    if self.observing() {
+                        self.observed.on_report(report, at);
+                    }
+                }
                 DriverEvent::Lever { half, at } => {
                     let side = side_on(half, self.options.white_side);
                     let t = self.time_at(at);
@@ -49,8 +58,30 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
+    /// Observe mode: `side` pressed at `at`; its move gets the clock's time.
+    fn observed_press(&mut self, side: crate::engine::Side, at: crate::device::driver::Instant) {
+        let white_side = self.options.white_side;
+        let Some(p) = self.observed.on_lever(side, at, white_side) else {
+            return;
+        };
+        let remaining = if side == crate::engine::Side::White {
+            p.white_ms
+        } else {
+            p.black_ms
+        };
+        self.board_press(side, remaining, p.move_ms);
+        self.emit(crate::device::handle::ClockEvent::Pressed {
+            side,
+            move_number: p.move_number,
+            move_ms: p.move_ms,
+            white_ms: p.white_ms,
+            black_ms: p.black_ms,
+        });
+        self.publish = true;
+    }
+
     fn handle_button(&mut self, now: Instant, button: Button) {
-        if button != Button::Run || !self.options.pause_button {
+        if button != Button::Run || !self.options.pause_button || self.observing() {
             return;
         }
         let t = self.time(now);

@@ -33,6 +33,7 @@ use super::driver::{self, Driver, DriverConfig};
 use super::handle::{
     BoardView, ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request,
 };
+use super::observe::{Mode, Observed};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use super::record::GameLog;
@@ -188,6 +189,7 @@ fn launch<P: BoardIo>(
             fen: START_FEN.to_owned(),
             ..BoardView::default()
         },
+        mode: options.mode,
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);
@@ -199,6 +201,7 @@ fn launch<P: BoardIo>(
         transport_latency: options.transport_latency,
     });
     driver.connect(driver::Instant::ZERO);
+    driver.set_observe(options.mode == Mode::Observe);
     let mut board_game = BoardGame::new();
     if let Err(e) = board_game.set_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
@@ -224,6 +227,7 @@ fn launch<P: BoardIo>(
         board_game,
         pgn_dirty: false,
         publish: true,
+        observed: Observed::default(),
         _virtual: virtual_board,
     };
     let task = tokio::spawn(async move { actor.run().await });
@@ -266,6 +270,8 @@ struct Actor<P> {
     /// Something besides the running time changed: publish the state at the end of the
     /// wake-up even where `output::same_except_time` sees no difference (an arbiter's adjustment).
     publish: bool,
+    /// Observe mode: what the clock's reports said (unused in drive mode).
+    observed: Observed,
     /// Keeps an emulated board alive as long as the actor.
     _virtual: Option<VirtualBoard>,
 }
@@ -298,6 +304,19 @@ impl<P: BoardIo> Actor<P> {
     /// Engine time of a driver instant.
     fn time_at(&self, at: driver::Instant) -> Time {
         Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+    }
+
+    /// Whether the clock runs its own mode and is only followed.
+    fn observing(&self) -> bool {
+        self.state.mode == Mode::Observe
+    }
+
+    /// `side`'s clock at `t`: the engine's value, or in observe mode the clock's report.
+    fn clock_value(&self, side: crate::engine::Side, t: Time) -> u64 {
+        match self.observed.value(side, self.options.white_side) {
+            Some(v) if self.observing() => v,
+            _ => self.engine.snapshot(t).value(side),
+        }
     }
 
     /// The game or device state changed: push the display and publish the state.
@@ -374,7 +393,7 @@ impl<P: BoardIo> Actor<P> {
     /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
     fn write_record(&self, now: Instant) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
-            let mut record = log.render(Some(&self.engine.snapshot(self.time(now))));
+            let mut record = log.render(Some(&self.snapshot(now)));
             if !self.board_game.moves().is_empty() {
                 record.pgn = self.pgn(now);
             }

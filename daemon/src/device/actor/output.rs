@@ -46,6 +46,9 @@ impl<P: BoardIo> Actor<P> {
     }
 
     pub(super) fn update_display(&mut self, now: Instant) {
+        if self.observing() {
+            return;
+        }
         if !self.driver.clock_usable() && self.driver.device_state() != DeviceState::NotInPcMode {
             return;
         }
@@ -69,7 +72,7 @@ impl<P: BoardIo> Actor<P> {
     /// device keeps counting behind the text); the times come back after
     /// [`announce::SHOW_FOR`].
     pub(super) fn show_announcement(&mut self, now: Instant) {
-        if !self.driver.clock_usable() {
+        if !self.driver.clock_usable() || self.observing() {
             self.announcements.clear();
             return;
         }
@@ -139,7 +142,7 @@ impl<P: BoardIo> Actor<P> {
     /// Recompute the state; publish it if `changed` or anything besides the ticking times
     /// differs from what was last published.
     pub(super) fn refresh_state(&mut self, now: Instant, changed: bool) {
-        let snap = self.engine.snapshot(self.time(now));
+        let snap = self.snapshot(now);
         self.state.game_state = snap.status;
         self.state.snapshot = snap;
         self.state.as_of_us = monotonic_us().saturating_sub(
@@ -184,6 +187,17 @@ impl<P: BoardIo> Actor<P> {
     }
 }
 
+impl<P: BoardIo> Actor<P> {
+    /// The snapshot at `now`: the engine's, or in observe mode the clock's values over it.
+    pub(super) fn snapshot(&self, now: Instant) -> crate::engine::Snapshot {
+        let mut snap = self.engine.snapshot(self.time(now));
+        if self.observing() {
+            self.observed.overlay(&mut snap, self.options.white_side);
+        }
+        snap
+    }
+}
+
 /// Whether two states differ only in the running clock's elapsed time: the snapshot's
 /// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
 fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
@@ -199,6 +213,7 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.time_control == b.time_control
         && a.white_side == b.white_side
         && a.board == b.board
+        && a.mode == b.mode
         && a.snapshot.same_except_time(&b.snapshot)
 }
 

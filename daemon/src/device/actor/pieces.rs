@@ -34,9 +34,9 @@ impl<P: BoardIo> Actor<P> {
     /// A board dump or field update read at `at`.
     pub(super) fn on_board_message(&mut self, at: driver::Instant, message: &Message) {
         let t = self.time_at(at);
-        let snap = self.engine.snapshot(t);
+        let values = [Side::White, Side::Black].map(|side| self.clock_value(side, t));
         self.board_game
-            .on_message(t.as_ms(), message, |side| snap.value(side));
+            .on_message(t.as_ms(), message, |side| values[side_index(side)]);
         self.drain_board();
     }
 
@@ -55,9 +55,9 @@ impl<P: BoardIo> Actor<P> {
             .poll_timeout()
             .is_some_and(|d| d <= t.as_ms())
         {
-            let snap = self.engine.snapshot(t);
+            let values = [Side::White, Side::Black].map(|side| self.clock_value(side, t));
             self.board_game
-                .handle_timeout(t.as_ms(), |side| snap.value(side));
+                .handle_timeout(t.as_ms(), |side| values[side_index(side)]);
             self.drain_board();
         }
     }
@@ -134,15 +134,24 @@ impl<P: BoardIo> Actor<P> {
 
     /// The game so far as PGN, clocks at `now`.
     pub(super) fn pgn(&self, now: Instant) -> String {
-        let snap = self.engine.snapshot(self.time(now));
+        let snap = self.snapshot(now);
         let result = snap.result.map(board_result);
         let termination = snap
             .result
             .and(snap.reason)
             .map(|r| crate::device::record::termination_of(r).to_owned());
+        // Observed, the clock runs a control of its own that chessclockd does not know.
+        let (time_control, control_notation) = if self.observing() {
+            (None, "observe (the clock's own mode)".to_owned())
+        } else {
+            (
+                notation::pgn_time_control(self.engine.control()),
+                notation::canonical(self.engine.control()),
+            )
+        };
         chessclock_game::pgn::write(&self.board_game.pgn(PgnClocks {
-            time_control: notation::pgn_time_control(self.engine.control()),
-            control_notation: notation::canonical(self.engine.control()),
+            time_control,
+            control_notation,
             white_ms: snap.white_ms,
             black_ms: snap.black_ms,
             result,
@@ -166,6 +175,13 @@ impl<P: BoardIo> Actor<P> {
                 tracing::warn!(clock, "cannot write the live PGN {}: {e}", file.display());
             }
         });
+    }
+}
+
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::White => 0,
+        Side::Black => 1,
     }
 }
 

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use super::Actor;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
+use crate::device::observe::Mode;
 use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::notation;
@@ -22,7 +23,13 @@ impl<P: BoardIo> Actor<P> {
     ) -> Result<Reply, DeviceError> {
         let t = self.time(now);
         self.engine.handle_timeout(t);
+        if self.observing()
+            && let Some(reply) = self.observe_request(now, &req)
+        {
+            return reply;
+        }
         let input = match req {
+            Request::SetMode(mode) => return self.set_mode(now, mode),
             Request::Live => {
                 self.refresh_state(now, false);
                 return Ok(Reply::State(Box::new(self.state.clone())));
@@ -119,6 +126,86 @@ impl<P: BoardIo> Actor<P> {
                 log.set_control(&self.state.time_control);
             }
         }
+        self.state_changed();
+        Ok(Reply::Done)
+    }
+
+    /// A request in observe mode: answered here (refused, or the clock's game), or `None`
+    /// for the requests that work as in drive mode.
+    fn observe_request(
+        &mut self,
+        now: Instant,
+        req: &Request,
+    ) -> Option<Result<Reply, DeviceError>> {
+        let refuse = |what: &str| {
+            Some(Err(DeviceError::NotAllowed(format!(
+                "clock {} is in observe mode: the clock runs its own time control, so                  chessclockd does not {what}; `chessclockctl mode {} drive` lets it drive the                  clock",
+                self.state.index, self.state.index
+            ))))
+        };
+        match req {
+            Request::SetTimeControl(_) => refuse("set a time control"),
+            Request::Start(_) | Request::Pause | Request::Resume => {
+                refuse("start, pause or resume it (use the clock's own buttons)")
+            }
+            Request::Press(_) => refuse("press for a player (use the lever)"),
+            Request::Adjust { .. } | Request::SetMoves { .. } => {
+                refuse("correct its times or moves (correct them on the clock)")
+            }
+            Request::ClaimDraw(_) => refuse("take double-flag claims"),
+            Request::ShowText { .. } | Request::Beep(_) => {
+                refuse("write to its display or beep (it sends the clock nothing)")
+            }
+            Request::SetResult(result) => {
+                if self.observed.result.is_some() {
+                    return Some(Err(DeviceError::NotAllowed(
+                        "the game has its result already; start a new game with                          `chessclockctl new-game`"
+                            .into(),
+                    )));
+                }
+                self.observed.result = Some(*result);
+                self.emit(ClockEvent::Result {
+                    result: *result,
+                    reason: crate::engine::ResultReason::Board,
+                });
+                self.pgn_dirty = true;
+                self.state_changed();
+                Some(Ok(Reply::Done))
+            }
+            Request::NewGame => {
+                self.observed.reset();
+                self.note(now, "new game (observe mode)");
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Switch between driving the clock and observing it. Observe mode is refused while
+    /// chessclockd runs a game (pause it or finish it first: the clock would keep counting
+    /// the pushed times as its own).
+    fn set_mode(&mut self, now: Instant, mode: Mode) -> Result<Reply, DeviceError> {
+        if mode == self.state.mode {
+            return Ok(Reply::Done);
+        }
+        if mode == Mode::Observe && self.state.game_state == Status::Running {
+            return Err(DeviceError::NotAllowed(format!(
+                "clock {}'s game is running under chessclockd; pause it or end it before                  observing the clock",
+                self.state.index
+            )));
+        }
+        tracing::info!(
+            clock = self.state.index,
+            "mode {} -> {}",
+            self.state.mode.as_str(),
+            mode.as_str()
+        );
+        self.observed.reset();
+        self.state.mode = mode;
+        self.options.mode = mode;
+        self.driver.set_observe(mode == Mode::Observe);
+        self.state.device_state = self.driver.device_state();
+        self.note(now, &format!("mode {}", mode.as_str()));
         self.state_changed();
         Ok(Reply::Done)
     }

@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use chessclock_protocol::quirks::DuplicateAckFilter;
-use chessclock_protocol::{Button, ClockModel, Decoder, Message};
+use chessclock_protocol::{Button, ClockModel, ClockReport, Decoder, Message};
 
 pub(crate) use queue::Kind;
 use queue::{Queue, TimeoutOutcome};
@@ -108,6 +108,9 @@ pub(crate) enum DriverEvent {
     RefreshDisplay,
     /// The pieces: a board dump or a field update, read at `at`.
     Board { message: Message, at: Instant },
+    /// A clock report (times, flags, running, lever) read at `at`; before the `Lever` event
+    /// of a lever change it carries.
+    ClockReport { report: ClockReport, at: Instant },
 }
 
 /// The board driver. See the module docs.
@@ -132,6 +135,8 @@ pub(crate) struct Driver {
     lever_right_high: Option<bool>,
     /// What the clock was last told, and when.
     pushed: Option<Pushed>,
+    /// Observe mode: the clock runs its own mode; nothing is sent to its display.
+    observe: bool,
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<DriverEvent>,
 }
@@ -156,6 +161,7 @@ impl Driver {
             keepalive_sent: false,
             lever_right_high: None,
             pushed: None,
+            observe: false,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
         }
@@ -217,6 +223,40 @@ impl Driver {
         self.cfg.transport_latency = latency;
     }
 
+    /// Observe mode on or off. In observe mode the clock runs one of its own modes and the
+    /// driver sends it no set-and-run, text or beep: [`Driver::push_times`],
+    /// [`Driver::show_text`] and [`Driver::beep`] do nothing. A clock that refused set-and-run
+    /// (not in PC mode) is fine to observe, so it is `ready` again.
+    pub(crate) fn set_observe(&mut self, on: bool) {
+        if self.observe == on {
+            return;
+        }
+        self.observe = on;
+        if on {
+            for timer in [
+                Timer::Resync,
+                Timer::DeviceTick,
+                Timer::PcModeRecheck,
+                Timer::TextUntil,
+            ] {
+                self.timers.stop(timer);
+            }
+            self.queue.drop_display();
+            self.pushed = None;
+            if self.device_state == DeviceState::NotInPcMode && self.model.is_some() {
+                self.set_state(DeviceState::Ready);
+            }
+        } else {
+            self.events.push_back(DriverEvent::RefreshDisplay);
+        }
+    }
+
+    /// Whether the driver is in observe mode.
+    #[cfg(test)]
+    pub(crate) fn observing(&self) -> bool {
+        self.observe
+    }
+
     // ---- what the caller reads -----------------------------------------------------------
 
     /// Board/clock state.
@@ -255,6 +295,9 @@ impl Driver {
     /// Set the clock's times and running half. `ms_to_next_second`: how far the engine is
     /// from its next whole second; the push is repeated then so the device ticks in phase.
     pub(crate) fn push_times(&mut self, now: Instant, face: Face, ms_to_next_second: Option<u64>) {
+        if self.observe {
+            return;
+        }
         self.queue.push(wire::set_and_run(face));
         let pushed = Pushed { face, at: now };
         match next_device_tick(&pushed, now) {
@@ -277,12 +320,18 @@ impl Driver {
 
     /// Show `text` (cut to the model's display) for `duration`; the times come back after.
     pub(crate) fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
+        if self.observe {
+            return;
+        }
         self.queue.push(wire::text(self.model, text));
         self.timers.set(Timer::TextUntil, now + duration);
     }
 
     /// Beep for about `ms` milliseconds.
     pub(crate) fn beep(&mut self, ms: u32) {
+        if self.observe {
+            return;
+        }
         self.queue.push(wire::beep(ms));
     }
 

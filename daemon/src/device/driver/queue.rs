@@ -174,6 +174,19 @@ impl Queue {
         Some(TimeoutOutcome::Resend(flight.cmd.bytes.clone()))
     }
 
+    /// Forget every display command, queued or in flight (observe mode: the clock runs its
+    /// own mode and must get no set-and-run, text, end or beep, not even a resend). A late
+    /// ack of the forgotten command is then unmatched, and ignored.
+    pub(crate) fn drop_display(&mut self) {
+        let display = |k: Kind| k != Kind::Version;
+        if self.in_flight.as_ref().is_some_and(|f| display(f.cmd.kind)) {
+            self.in_flight = None;
+        }
+        self.set_and_run = None;
+        self.text = None;
+        self.other.retain(|c| !display(c.kind));
+    }
+
     /// Forget the command in flight (link lost), keeping the latest set-and-run queued.
     pub(crate) fn reset_link(&mut self) {
         if let Some(f) = self.in_flight.take()
@@ -190,6 +203,27 @@ impl Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dropping_the_display_keeps_only_version_requests() {
+        let mut q = Queue::new(2);
+        q.push(cmd(Kind::SetAndRun, ClockCommandId::SetAndRun, 1));
+        assert!(q.poll_send().is_some(), "a set-and-run in flight");
+        q.push(cmd(Kind::SetAndRun, ClockCommandId::SetAndRun, 2));
+        q.push(cmd(Kind::Beep, ClockCommandId::Beep, 3));
+        q.push(cmd(Kind::Version, ClockCommandId::Version, 4));
+        q.push(cmd(Kind::Text, ClockCommandId::Ascii, 5));
+        q.drop_display();
+        assert!(!q.busy(), "the set-and-run in flight is forgotten");
+        assert_eq!(
+            q.poll_send(),
+            Some(vec![0x2b, u8::from(ClockCommandId::Version), 4])
+        );
+        assert_eq!(
+            q.on_timeout(),
+            Some(TimeoutOutcome::Resend(vec![0x2b, 0x09, 4]))
+        );
+    }
 
     fn cmd(kind: Kind, id: ClockCommandId, tag: u8) -> ClockCmd {
         ClockCmd {

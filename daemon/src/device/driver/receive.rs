@@ -61,6 +61,7 @@ impl Driver {
             Incoming::Report {
                 right_high,
                 no_clock,
+                report,
             } => {
                 if no_clock {
                     self.set_state(DeviceState::NoClock);
@@ -77,6 +78,9 @@ impl Driver {
                 if unidentified && !self.probing && !self.queue.busy() {
                     self.queue.push(wire::version_request());
                 }
+                // The report first: a lever change in it is read against its times.
+                self.events
+                    .push_back(DriverEvent::ClockReport { report, at: now });
                 self.on_lever(now, right_high);
             }
             Incoming::Board(message) => {

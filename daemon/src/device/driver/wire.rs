@@ -30,6 +30,8 @@ pub(crate) enum Incoming {
         right_high: bool,
         /// No clock attached, or the clock is off.
         no_clock: bool,
+        /// The whole report (times, flags, running), for observe mode.
+        report: chessclock_protocol::ClockReport,
     },
     /// The pieces: a board dump or a field update, for the caller's game reconstruction.
     Board(Message),
@@ -55,6 +57,7 @@ pub(crate) fn classify(m: Message) -> Incoming {
         Message::ClockReport(r) => Incoming::Report {
             right_high: r.right_high,
             no_clock: !r.clock_connected,
+            report: r,
         },
         m @ (Message::BoardDump(_) | Message::FieldUpdate { .. }) => Incoming::Board(m),
         _ => Incoming::Other,

@@ -9,6 +9,7 @@ mod commands;
 mod faults;
 mod lever;
 mod link;
+mod observe;
 mod pieces;
 
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
