@@ -124,6 +124,18 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     assert!(secs[2] <= 298.0 && secs[0] >= secs[2], "{pgn}");
     assert_eq!(s(&games[0], "/headers/TimeControl"), "?", "{pgn}");
 
+    // The live file has the same game (the writer is the drive mode's).
+    let live = dir.path().join("state/live");
+    let mut read = Vec::new();
+    for _ in 0..100 {
+        read = python_reads(&live.join("all.pgn")).unwrap_or_default();
+        if read.first().is_some_and(|g| sans(g).len() == want.len()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(read.first().map(sans), Some(want.map(String::from).to_vec()));
+
     // chessclockd never wrote to the clock's display after the switch.
     let written: Vec<&Value> = emu.seen()[quiet_from..]
         .iter()

@@ -194,8 +194,17 @@ fn live_file_name(name: &str) -> String {
     format!("{}.pgn", safe.trim_start_matches('.'))
 }
 
+/// Live writes of every clock, one at a time: each rebuilds `all.pgn` after its own file,
+/// so the last writer's `all.pgn` has every clock's latest game (two clocks writing at once
+/// used to leave it one change behind).
+static LIVE_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Write `file`, then `all.pgn` from every clock's file in `dir` (by name).
 fn write_live(dir: &Path, file: &Path, text: &str) -> std::io::Result<()> {
+    // A writer that panicked left nothing half-done that matters: the files are atomic.
+    let _one_at_a_time = LIVE_WRITES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     std::fs::create_dir_all(dir)?;
     crate::store::atomic::write_atomic(file, text.as_bytes())?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
