@@ -104,6 +104,12 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     let st = d.wait_status("0", WAIT, "the result", |v| s(v, "/game_state") == "ended")?;
     assert_eq!(s(&st, "/result"), "1-0");
     assert_eq!(st["moves_san"].as_array().map(Vec::len), Some(want.len()));
+    // The position on D-Bus is the board's, with Black to move after the mate.
+    assert_eq!(
+        s(&st, "/fen"),
+        "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+        "{st}"
+    );
 
     // The PGN: every move with the clock's time, read by python-chess.
     let pgn = ctl_ok(&d, &["pgn", "0"]);
