@@ -100,7 +100,8 @@ pub async fn run(
     };
     let mut device = service::device_defaults(&cfg);
     device.time_control = control.clone();
-    let sup = supervisor::start(conn.clone(), Defaults { device }).await?;
+    let (sup, changes) = supervisor::start(Defaults { device });
+    crate::bus::objects::serve(conn.clone(), sup.clone(), changes).await?;
     if conn.request_name(BUS_NAME).await.is_err() {
         bail!("{BUS_NAME} is already owned on this bus: is another chessclockd running?");
     }
@@ -110,7 +111,7 @@ pub async fn run(
         ..VirtualOptions::default()
     })
     .context("cannot start the emulated board")?;
-    let path = sup
+    let index = sup
         .attach_spec(ClockSpec {
             port: board.path().to_path_buf(),
             name: Some("demo".into()),
@@ -145,7 +146,10 @@ pub async fn run(
     } else {
         println!("time control {control}");
     }
-    println!("D-Bus: {BUS_NAME}, clock object {}", path.as_str());
+    println!(
+        "D-Bus: {BUS_NAME}, clock object {}",
+        crate::bus::names::clock_path(index)
+    );
     println!("Watch it from another terminal:");
     println!("  {} --address '{address}' watch", ctl_command());
     println!("A finished game is followed by a new one. Ctrl-C stops the demo.\n");

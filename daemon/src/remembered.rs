@@ -1,6 +1,6 @@
-//! The boards attached at run time (D-Bus `Attach`, the udev hook, `chessclockctl attach`),
-//! remembered in `state_dir/attached.json` so that a restart attaches them again and their
-//! journaled games resume, as the configured ones do.
+//! The boards attached at run time (D-Bus `Attach`, the udev hook, `chessclockctl attach`)
+//! and the virtual clocks (`AddVirtual`), remembered in `state_dir/attached.json` so that a
+//! restart attaches them again and their journaled games resume, as the configured ones do.
 //!
 //! Owns the file: its format, reading it (a damaged file is kept aside and reported, never
 //! silently emptied) and rewriting it atomically. The supervisor decides what is in it.
@@ -13,30 +13,34 @@ use serde::{Deserialize, Serialize};
 /// The file, in the state directory.
 pub const FILE: &str = "attached.json";
 
-#[derive(Debug, Serialize, Deserialize)]
+/// What is remembered: the file's contents.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Attached {
+pub struct Remembered {
     /// The ports, as they were given (a /dev/dgt/by-path link stays a link).
-    ports: Vec<PathBuf>,
+    pub ports: BTreeSet<PathBuf>,
+    /// The virtual clocks, by name (a file from before they were remembered has none).
+    #[serde(default, rename = "virtual")]
+    pub virtual_clocks: BTreeSet<String>,
 }
 
-/// The remembered ports in `dir` (none when the file does not exist). A file that does not
+/// What is remembered in `dir` (nothing when the file does not exist). A file that does not
 /// parse is renamed `attached.json.unused-<unix seconds>` and reported in the log.
-pub fn load(dir: &Path) -> BTreeSet<PathBuf> {
+pub fn load(dir: &Path) -> Remembered {
     let path = dir.join(FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return BTreeSet::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Remembered::default(),
         Err(e) => {
             tracing::warn!(
                 "cannot read {}: {e}; boards attached at run time are not re-attached",
                 path.display()
             );
-            return BTreeSet::new();
+            return Remembered::default();
         }
     };
-    match serde_json::from_str::<Attached>(&text) {
-        Ok(a) => a.ports.into_iter().collect(),
+    match serde_json::from_str::<Remembered>(&text) {
+        Ok(a) => a,
         Err(e) => {
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -49,18 +53,15 @@ pub fn load(dir: &Path) -> BTreeSet<PathBuf> {
                 path.display(),
                 aside.display()
             );
-            BTreeSet::new()
+            Remembered::default()
         }
     }
 }
 
-/// Rewrite the file in `dir` with `ports` (atomically: a crash leaves the old or the new).
-pub fn save(dir: &Path, ports: &BTreeSet<PathBuf>) -> std::io::Result<()> {
+/// Rewrite the file in `dir` (atomically: a crash leaves the old or the new).
+pub fn save(dir: &Path, remembered: &Remembered) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let text = serde_json::to_string_pretty(&Attached {
-        ports: ports.iter().cloned().collect(),
-    })
-    .map_err(std::io::Error::other)?;
+    let text = serde_json::to_string_pretty(remembered).map_err(std::io::Error::other)?;
     crate::store::atomic::write_atomic(&dir.join(FILE), text.as_bytes())
 }
 
@@ -75,15 +76,29 @@ mod tests {
     }
 
     #[test]
-    fn ports_round_trip_and_a_missing_file_is_none() {
+    fn ports_and_virtual_clocks_round_trip_and_a_missing_file_is_none() {
         let d = dir("trip");
-        assert!(load(&d).is_empty());
-        let ports: BTreeSet<PathBuf> = ["/dev/dgt/by-path/usb-1", "/dev/rfcomm0"]
-            .into_iter()
-            .map(PathBuf::from)
-            .collect();
-        save(&d, &ports).expect("saved");
-        assert_eq!(load(&d), ports);
+        assert_eq!(load(&d), Remembered::default());
+        let r = Remembered {
+            ports: ["/dev/dgt/by-path/usb-1", "/dev/rfcomm0"]
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            virtual_clocks: ["Board 1".to_owned()].into_iter().collect(),
+        };
+        save(&d, &r).expect("saved");
+        assert_eq!(load(&d), r);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_file_from_before_virtual_clocks_were_remembered_still_loads() {
+        let d = dir("old");
+        std::fs::create_dir_all(&d).expect("dir");
+        std::fs::write(d.join(FILE), r#"{ "ports": ["/dev/ttyACM0"] }"#).expect("write");
+        let r = load(&d);
+        assert_eq!(r.ports.len(), 1);
+        assert!(r.virtual_clocks.is_empty());
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -92,7 +107,7 @@ mod tests {
         let d = dir("damaged");
         std::fs::create_dir_all(&d).expect("dir");
         std::fs::write(d.join(FILE), "{ not json").expect("write");
-        assert!(load(&d).is_empty());
+        assert_eq!(load(&d), Remembered::default());
         let kept: Vec<String> = std::fs::read_dir(&d)
             .expect("dir")
             .flatten()

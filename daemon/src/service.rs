@@ -13,7 +13,7 @@ use zbus::Connection;
 use crate::bus::names::BUS_NAME;
 use crate::config::Config;
 use crate::device::DeviceOptions;
-use crate::supervisor::{self, ClockSpec, Defaults, SupervisorHandle};
+use crate::supervisor::{self, ClockSpec, Defaults, SupervisorError, SupervisorHandle};
 
 /// Which bus to serve on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +76,8 @@ fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
             move_source: c.move_source,
             mode: c.mode,
             remember: false,
+            // A configured board that is not plugged in yet is waited for.
+            wait_for_port: true,
         })
         .collect()
 }
@@ -99,7 +101,8 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let conn = connect(&opts.bus)
         .await
         .with_context(|| format!("cannot connect to the {:?} bus", opts.bus))?;
-    let sup = supervisor::start(conn.clone(), Defaults { device })
+    let (sup, changes) = supervisor::start(Defaults { device });
+    crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
         .await
         .context("cannot serve the D-Bus objects")?;
     if let Some(log) = opts.log.clone() {
@@ -197,10 +200,10 @@ async fn scan(sup: SupervisorHandle, patterns: Vec<String>) {
                     ..ClockSpec::default()
                 };
                 match sup.attach_spec(spec).await {
-                    Ok(path) => {
-                        tracing::info!("scan: {} attached as {}", port.display(), path.as_str())
+                    Ok(index) => {
+                        tracing::info!("scan: {} attached as clock {index}", port.display())
                     }
-                    Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+                    Err(SupervisorError::AlreadyAttached(_)) => {}
                     Err(e) => tracing::warn!("scan: {} not attached: {e}", port.display()),
                 }
             }
@@ -215,40 +218,50 @@ pub async fn attach_configured(sup: &SupervisorHandle, cfg: &Config) {
     for spec in clock_specs(cfg) {
         let port = spec.port.display().to_string();
         match sup.attach_spec(spec).await {
-            Ok(path) => tracing::info!("configured clock {port} attached as {}", path.as_str()),
-            Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+            Ok(index) => tracing::info!("configured clock {port} attached as clock {index}"),
+            Err(SupervisorError::AlreadyAttached(_)) => {}
             Err(e) => tracing::warn!("configured clock {port} not attached: {e}"),
         }
     }
 }
 
-/// Attach again the boards attached at run time before a restart (`state_dir/attached.json`);
-/// one that is not there now stays remembered for the next start (the udev hook attaches it
-/// when it appears).
+/// Attach again the boards attached at run time and the virtual clocks added before a
+/// restart (`state_dir/attached.json`). A board that is not there now gets its clock,
+/// `disconnected`, with its game resumed, and is opened when its port appears.
 async fn attach_remembered(sup: &SupervisorHandle, state_dir: &std::path::Path) {
-    for port in crate::remembered::load(state_dir) {
+    let remembered = crate::remembered::load(state_dir);
+    for port in remembered.ports {
         let spec = ClockSpec {
             port: port.clone(),
             remember: true,
+            wait_for_port: true,
             ..ClockSpec::default()
         };
         match sup.attach_spec(spec).await {
-            Ok(path) => tracing::info!(
-                "{} (attached before the restart) attached again as {}",
-                port.display(),
-                path.as_str()
+            Ok(index) => tracing::info!(
+                "{} (attached before the restart) attached again as clock {index}",
+                port.display()
             ),
-            Err(crate::bus::error::BusError::AlreadyAttached(_)) => {}
+            Err(SupervisorError::AlreadyAttached(_)) => {}
             Err(e) => tracing::warn!(
                 "{} was attached before the restart but is not now: {e}; it stays remembered",
                 port.display()
             ),
         }
     }
+    for name in remembered.virtual_clocks {
+        match sup.add_virtual(&name).await {
+            Ok(index) => tracing::info!("virtual clock {name:?} added again as clock {index}"),
+            Err(e) => tracing::warn!(
+                "virtual clock {name:?} (added before the restart) is not added now: {e}; it \
+                 stays remembered"
+            ),
+        }
+    }
 }
 
 fn notify_ready(sup: &SupervisorHandle) {
-    let n = sup.clock_paths().len();
+    let n = sup.clocks().len();
     let status = format!("{n} clock(s) attached");
     let _ = sd_notify::notify(&[
         sd_notify::NotifyState::Ready,
@@ -258,9 +271,9 @@ fn notify_ready(sup: &SupervisorHandle) {
 
 /// Keep systemd's STATUS= line ("N clock(s) attached") current as clocks come and go.
 async fn keep_status(sup: SupervisorHandle) {
-    let mut paths = sup.watch_paths();
-    while paths.changed().await.is_ok() {
-        let n = paths.borrow_and_update().len();
+    let mut clocks = sup.watch_clocks();
+    while clocks.changed().await.is_ok() {
+        let n = clocks.borrow_and_update().len();
         let status = format!("{n} clock(s) attached");
         let _ = sd_notify::notify(&[sd_notify::NotifyState::Status(&status)]);
     }

@@ -1,25 +1,48 @@
 //! The `org.chessclockd.ChessClock1.Manager` interface at `/org/chessclockd/ChessClock1`.
 //!
-//! Holds a [`SupervisorHandle`] only; attaching and detaching happen in the supervisor task,
-//! which owns the clock objects.
+//! Holds a [`SupervisorHandle`] and the list of served clock paths only; attaching and
+//! detaching happen in the supervisor task, and `bus::objects` serves the clock objects. Owns
+//! the mapping of object paths to clock numbers and of supervisor refusals to D-Bus errors.
 
+use tokio::sync::watch;
 use zbus::interface;
 use zbus::object_server::SignalEmitter;
 use zbus::{ObjectPath, OwnedObjectPath};
 
 use super::error::BusError;
-use crate::supervisor::SupervisorHandle;
+use super::names::{clock_index, clock_path};
+use crate::supervisor::{SupervisorError, SupervisorHandle};
 
 /// The manager object.
 #[derive(Debug)]
 pub struct ManagerIface {
     sup: SupervisorHandle,
+    paths: watch::Receiver<Vec<OwnedObjectPath>>,
 }
 
 impl ManagerIface {
-    /// Serve the supervisor on the bus.
-    pub fn new(sup: SupervisorHandle) -> Self {
-        ManagerIface { sup }
+    /// Serve the supervisor on the bus; `paths` are the clock objects being served.
+    pub fn new(sup: SupervisorHandle, paths: watch::Receiver<Vec<OwnedObjectPath>>) -> Self {
+        ManagerIface { sup, paths }
+    }
+}
+
+/// The object path of clock `index`.
+fn path_of(index: u32) -> Result<OwnedObjectPath, BusError> {
+    Ok(ObjectPath::try_from(clock_path(index))?.into())
+}
+
+impl From<SupervisorError> for BusError {
+    fn from(e: SupervisorError) -> BusError {
+        let msg = e.to_string();
+        match e {
+            SupervisorError::InvalidArgument(_) => BusError::InvalidArgument(msg),
+            SupervisorError::NotAllowed(_) => BusError::NotAllowed(msg),
+            SupervisorError::NoSuchClock(_) => BusError::NoSuchClock(msg),
+            SupervisorError::AlreadyAttached(_) => BusError::AlreadyAttached(msg),
+            SupervisorError::PortFailed(_) => BusError::PortFailed(msg),
+            SupervisorError::Gone => BusError::Gone(msg),
+        }
     }
 }
 
@@ -34,23 +57,34 @@ impl ManagerIface {
     /// Object paths of the attached clocks, by index.
     #[zbus(property)]
     fn clocks(&self) -> Vec<OwnedObjectPath> {
-        self.sup.clock_paths()
+        self.paths.borrow().clone()
     }
 
     /// Attach the DGT board at tty `port` (e.g. /dev/ttyACM0); returns the clock's path.
     async fn attach(&self, port: &str) -> Result<OwnedObjectPath, BusError> {
-        self.sup.attach(port).await
+        path_of(self.sup.attach(port).await?)
     }
 
     /// Detach a clock. Its game is kept in the journal; the object disappears.
     async fn detach(&self, clock: ObjectPath<'_>) -> Result<(), BusError> {
-        self.sup.detach(clock.as_str()).await
+        let no_such = || {
+            BusError::NoSuchClock(format!(
+                "no clock at {}; `chessclockctl list` shows the attached clocks",
+                clock.as_str()
+            ))
+        };
+        let index = clock_index(clock.as_str()).ok_or_else(no_such)?;
+        match self.sup.detach(index).await {
+            Err(SupervisorError::NoSuchClock(_)) => Err(no_such()),
+            other => Ok(other?),
+        }
     }
 
     /// Add a clock backed by the built-in emulator (a DGT board with a DGT 3000 on a pty),
-    /// for demos and training; returns the clock's path.
+    /// for demos and training; returns the clock's path. With a state directory its game is
+    /// journaled under its name, and it is added again after a restart.
     async fn add_virtual(&self, name: &str) -> Result<OwnedObjectPath, BusError> {
-        self.sup.add_virtual(name).await
+        path_of(self.sup.add_virtual(name).await?)
     }
 
     /// Emitted when a clock is attached (also visible through ObjectManager).

@@ -4,10 +4,12 @@
 //! `chessclock-api` crate; they are re-exported here for the daemon's own modules.
 //!
 //! Interface objects hold handles (to the supervisor or to a device actor), never locks or
-//! game state. Shape of the API: `docs/dbus-api.md`.
+//! game state; `objects` turns the supervisor's announcements into objects. Shape of the API:
+//! `docs/dbus-api.md`.
 
 pub mod clock;
 pub mod error;
 pub mod manager;
+pub mod objects;
 
 pub(crate) use chessclock_api::{names, variant};

@@ -52,8 +52,8 @@ pub struct DeviceOptions {
     pub pause_button: bool,
     /// Wait this long before reopening a vanished port.
     pub reopen_interval: Duration,
-    /// Where games are journaled; `None` keeps them in memory only. Emulated boards are
-    /// never journaled.
+    /// Where games are journaled; `None` keeps them in memory only. A tty's game is
+    /// journaled under its port, an emulated board's under its name.
     pub state_dir: Option<PathBuf>,
     /// Game information (PGN tags) the clock's games start with.
     pub game_info: Vec<(String, String)>,
@@ -61,6 +61,9 @@ pub struct DeviceOptions {
     pub move_source: MoveSource,
     /// Drive the clock, or observe it running its own mode.
     pub mode: observe::Mode,
+    /// A tty that does not exist (yet) starts the actor `disconnected` (its journaled game
+    /// resumed), and is opened when it appears; otherwise a missing tty fails the spawn.
+    pub wait_for_port: bool,
 }
 
 /// What counts a player's moves (the periods of a `40/90 ...` control).
@@ -96,6 +99,7 @@ impl Default for DeviceOptions {
             game_info: Vec::new(),
             move_source: MoveSource::Board,
             mode: observe::Mode::Drive,
+            wait_for_port: false,
         }
     }
 }

@@ -39,7 +39,7 @@ use super::port::{BoardIo, Opener};
 use super::record::GameLog;
 use super::{DeviceOptions, PortSpec, SpawnError, port};
 use crate::engine::notation;
-use crate::engine::{Engine, Input, InputError, Status, Time};
+use crate::engine::{Engine, Input, InputError, Time};
 use crate::monotonic::monotonic_us;
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
@@ -68,28 +68,43 @@ pub(super) async fn spawn(
             (Some(vb), path)
         }
     };
-    let stream = port::open_tty(&path)?;
+    let stream = match port::open_tty(&path) {
+        Ok(stream) => Some(stream),
+        Err(e) if options.wait_for_port && e.kind() == std::io::ErrorKind::NotFound => {
+            tracing::warn!(
+                clock = index,
+                "{} is not there yet; the clock waits for it, disconnected, checking every {:?}",
+                path.display(),
+                options.reopen_interval
+            );
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut offset_ms = 0;
     let mut time_control = parsed.canonical.clone();
     let mut replayed = Vec::new();
     let mut started_wall_ms = persist::wall_ms();
-    let persist = match (&spec, &options.state_dir) {
-        (PortSpec::Tty(p), Some(dir)) => {
-            let name = persist::store_name(p);
+    let persist = match &options.state_dir {
+        Some(dir) => {
+            let store = match &spec {
+                PortSpec::Tty(p) => persist::store_name(p),
+                PortSpec::Virtual => persist::virtual_store_name(&name),
+            };
             let fallback = GameStart {
                 control: engine.control().clone(),
                 t_ms: 0,
                 wall_ms: persist::wall_ms(),
             };
-            let (persist, restored) = Persist::open(dir, &name, fallback)
+            let (persist, restored) = Persist::open(dir, &store, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
             match restored {
                 Some(r) => {
-                    tracing::info!(
-                        "{}: resuming the journaled game at {} ms",
-                        p.display(),
-                        r.now_ms
-                    );
+                    let what = match &spec {
+                        PortSpec::Tty(p) => p.display().to_string(),
+                        PortSpec::Virtual => format!("virtual clock {name:?}"),
+                    };
+                    tracing::info!("{what}: resuming the journaled game at {} ms", r.now_ms);
                     engine = r.engine;
                     offset_ms = r.now_ms;
                     replayed = r.replayed;
@@ -107,7 +122,7 @@ pub(super) async fn spawn(
             }
             Some(persist)
         }
-        _ => None,
+        None => None,
     };
     let log = persist.as_ref().map(|_| {
         let mut log = GameLog::new(
@@ -157,7 +172,8 @@ struct Game {
     time_control: String,
 }
 
-/// Start an actor on an open `stream`; `open` gets a new one after the port was lost.
+/// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
+/// disconnected and tries `open`); `open` gets a new one after the port was lost.
 #[allow(clippy::too_many_arguments)]
 fn launch<P: BoardIo>(
     index: u32,
@@ -165,12 +181,14 @@ fn launch<P: BoardIo>(
     port: String,
     options: DeviceOptions,
     game: Game,
-    stream: P,
+    stream: Option<P>,
     open: Opener<P>,
     virtual_board: Option<VirtualBoard>,
 ) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
+    // A resumed game is published as it is from the first state on, not as `ready`.
+    let snapshot = game.engine.snapshot(Time::from_ms(game.offset_ms));
     let state = ClockState {
         index,
         name,
@@ -178,12 +196,16 @@ fn launch<P: BoardIo>(
         model: String::new(),
         firmware: String::new(),
         board_serial: String::new(),
-        connected: true,
-        device_state: DeviceState::Probing,
-        game_state: Status::Ready,
+        connected: stream.is_some(),
+        device_state: if stream.is_some() {
+            DeviceState::Probing
+        } else {
+            DeviceState::Disconnected
+        },
+        game_state: snapshot.status,
         time_control: game.time_control,
         white_side: options.white_side,
-        snapshot: game.engine.snapshot(Time::from_ms(game.offset_ms)),
+        snapshot,
         as_of_us: monotonic_us(),
         board: BoardView {
             fen: START_FEN.to_owned(),
@@ -200,7 +222,13 @@ fn launch<P: BoardIo>(
         command_retries: options.command_retries,
         transport_latency: options.transport_latency,
     });
-    driver.connect(driver::Instant::ZERO);
+    let waiting = stream.is_none();
+    let reopen_interval = options.reopen_interval;
+    if waiting {
+        driver.disconnect();
+    } else {
+        driver.connect(driver::Instant::ZERO);
+    }
     driver.set_observe(options.mode == Mode::Observe);
     let mut board_game = BoardGame::new();
     if let Err(e) = board_game.set_info(&options.game_info) {
@@ -208,7 +236,7 @@ fn launch<P: BoardIo>(
     }
     let mut actor = Actor {
         options,
-        port: Some(stream),
+        port: stream,
         open,
         driver,
         engine: game.engine,
@@ -220,7 +248,7 @@ fn launch<P: BoardIo>(
         state_tx,
         events,
         rx,
-        reopen_at: None,
+        reopen_at: waiting.then(|| epoch + reopen_interval),
         announcements: VecDeque::new(),
         dirty: true,
         refresh: false,

@@ -111,7 +111,7 @@ fn start_actor_with(
         "duplex".into(),
         options,
         game,
-        stream,
+        Some(stream),
         open,
         None,
     );

@@ -132,6 +132,21 @@ pub(crate) fn store_name(port: &Path) -> String {
     format!("clock-{cleaned}")
 }
 
+/// A file-name-safe store name for a virtual clock named `name`, one to one: letters, digits,
+/// `-` and `.` stay; every other byte (an `_` too) is written `_xx` in hex, so two names never
+/// share a journal.
+pub(crate) fn virtual_store_name(name: &str) -> String {
+    let mut out = String::from("virtual-");
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'.' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("_{b:02x}"));
+        }
+    }
+    out
+}
+
 impl Persist {
     /// Open the journal `name` in `dir`; returns the handle and the restored game, if any.
     /// `fallback` (the clock's configured control, now) is used only for a journal that no
@@ -296,6 +311,15 @@ mod tests {
             serde_json::from_str::<SnapshotFile>(&json),
             Ok(SnapshotFile::Game { .. })
         ));
+    }
+
+    #[test]
+    fn virtual_store_names_are_file_safe_and_distinct() {
+        assert_eq!(virtual_store_name("Board 1"), "virtual-Board_201");
+        assert_eq!(virtual_store_name("a_b"), "virtual-a_5fb");
+        assert_ne!(virtual_store_name("a b"), virtual_store_name("a_b"));
+        assert_eq!(virtual_store_name("../x"), "virtual-.._2fx");
+        assert_eq!(virtual_store_name("é"), "virtual-_c3_a9");
     }
 
     #[test]

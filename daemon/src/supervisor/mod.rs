@@ -1,0 +1,224 @@
+//! The supervisor: the registry of attached clocks.
+//!
+//! One task; everything else talks to it through a [`SupervisorHandle`]. It spawns a device
+//! actor per board (a tty, or an emulated board), keeps the boards attached at run time in
+//! [`crate::remembered`], and announces every clock that comes and goes as a [`Change`] for
+//! whoever serves them (the bus layer, `bus::objects`). It knows no bus: clocks are numbered,
+//! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
+//! does no serial IO itself and holds no game state.
+
+mod registry;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::device::DeviceOptions;
+use crate::device::handle::{BoardSide, DeviceHandle};
+
+pub use registry::{MAX_NAME_CHARS, MAX_VIRTUAL_CLOCKS};
+
+/// What the supervisor needs to know to start a clock.
+#[derive(Debug, Clone, Default)]
+pub struct ClockSpec {
+    /// Port to open.
+    pub port: PathBuf,
+    /// Name; defaults to the port's file name.
+    pub name: Option<String>,
+    /// Which half is White.
+    pub white_side: BoardSide,
+    /// Time-control notation; defaults to the daemon's default.
+    pub time_control: Option<String>,
+    /// Game information (PGN tags) for the clock's games.
+    pub game_info: Vec<(String, String)>,
+    /// What counts the moves of a multi-period control.
+    pub move_source: crate::device::MoveSource,
+    /// Drive the clock or observe it.
+    pub mode: crate::device::observe::Mode,
+    /// Attached at run time (not configured): remembered across restarts.
+    pub remember: bool,
+    /// A port that does not exist (yet) still gets its clock, `disconnected`, resuming its
+    /// journaled game and opened when the port appears (configured and remembered boards).
+    /// Otherwise a missing port is refused.
+    pub wait_for_port: bool,
+}
+
+/// Settings that apply to every clock.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// Actor options shared by every clock (latency, timeouts, default control...).
+    pub device: DeviceOptions,
+}
+
+/// Why the supervisor refused a request. The messages say what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SupervisorError {
+    /// An argument is malformed (an empty or over-long name).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// Not allowed now (too many virtual clocks).
+    #[error("{0}")]
+    NotAllowed(String),
+    /// No clock with that number.
+    #[error("{0}")]
+    NoSuchClock(String),
+    /// The port, or the virtual clock's name, is attached already.
+    #[error("{0}")]
+    AlreadyAttached(String),
+    /// The port could not be opened or its clock not started.
+    #[error("{0}")]
+    PortFailed(String),
+    /// The supervisor is stopping.
+    #[error("the daemon is shutting down")]
+    Gone,
+}
+
+/// A clock came or went. The receiver answers `done` once it has served (or stopped
+/// serving) the clock, so that an `Attach` returns only when the clock can be reached; a
+/// dropped receiver (no bus) lets the supervisor go on at once.
+#[derive(Debug)]
+pub enum Change {
+    /// Clock `index` was attached.
+    Attached {
+        /// Its number (the last part of its object path).
+        index: u32,
+        /// Its actor.
+        handle: DeviceHandle,
+        /// Answered when it is served.
+        done: oneshot::Sender<()>,
+    },
+    /// Clock `index` was detached (its actor has stopped).
+    Detached {
+        /// Its number.
+        index: u32,
+        /// Answered when it is no longer served.
+        done: oneshot::Sender<()>,
+    },
+}
+
+pub(crate) enum Msg {
+    Attach {
+        spec: ClockSpec,
+        reply: oneshot::Sender<Result<u32, SupervisorError>>,
+    },
+    AddVirtual {
+        name: String,
+        reply: oneshot::Sender<Result<u32, SupervisorError>>,
+    },
+    Detach {
+        index: u32,
+        reply: oneshot::Sender<Result<(), SupervisorError>>,
+    },
+    Handles {
+        reply: oneshot::Sender<Vec<DeviceHandle>>,
+    },
+    SetDefaults {
+        defaults: Box<Defaults>,
+        reply: oneshot::Sender<()>,
+    },
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
+}
+
+/// Cloneable handle to the supervisor task.
+#[derive(Debug, Clone)]
+pub struct SupervisorHandle {
+    tx: mpsc::Sender<Msg>,
+    clocks: watch::Receiver<Vec<u32>>,
+}
+
+/// Start the supervisor. The returned receiver gets every [`Change`]; serve it (or drop it).
+pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
+    let (tx, rx) = mpsc::channel(32);
+    let (changes_tx, changes_rx) = mpsc::channel(32);
+    let (clocks_tx, clocks_rx) = watch::channel(Vec::new());
+    tokio::spawn(registry::run(defaults, rx, changes_tx, clocks_tx));
+    (
+        SupervisorHandle {
+            tx,
+            clocks: clocks_rx,
+        },
+        changes_rx,
+    )
+}
+
+/// Whether two paths name the same port (symlinks such as `/dev/dgt/board-0` followed).
+pub(crate) fn same_port(a: &Path, b: &Path) -> bool {
+    let ca = std::fs::canonicalize(a).unwrap_or_else(|_| a.to_path_buf());
+    let cb = std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf());
+    ca == cb
+}
+
+impl SupervisorHandle {
+    async fn ask<T>(&self, msg: impl FnOnce(oneshot::Sender<T>) -> Msg) -> Option<T> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(msg(reply)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Numbers of the attached clocks.
+    pub fn clocks(&self) -> Vec<u32> {
+        self.clocks.borrow().clone()
+    }
+
+    /// Follow the numbers of the attached clocks as they change.
+    pub fn watch_clocks(&self) -> watch::Receiver<Vec<u32>> {
+        self.clocks.clone()
+    }
+
+    /// Attach a tty with default settings, at run time: it is remembered, and attached
+    /// again after a restart.
+    pub async fn attach(&self, port: &str) -> Result<u32, SupervisorError> {
+        self.attach_spec(ClockSpec {
+            port: PathBuf::from(port),
+            remember: true,
+            ..ClockSpec::default()
+        })
+        .await
+    }
+
+    /// Attach a tty with the given settings.
+    pub async fn attach_spec(&self, spec: ClockSpec) -> Result<u32, SupervisorError> {
+        self.ask(|reply| Msg::Attach { spec, reply })
+            .await
+            .unwrap_or(Err(SupervisorError::Gone))
+    }
+
+    /// Add an emulated clock named `name`; with a state directory it is journaled under its
+    /// name, remembered, and added again after a restart.
+    pub async fn add_virtual(&self, name: &str) -> Result<u32, SupervisorError> {
+        let name = name.to_owned();
+        self.ask(|reply| Msg::AddVirtual { name, reply })
+            .await
+            .unwrap_or(Err(SupervisorError::Gone))
+    }
+
+    /// Detach clock `index`; its game stays in its journal.
+    pub async fn detach(&self, index: u32) -> Result<(), SupervisorError> {
+        self.ask(|reply| Msg::Detach { index, reply })
+            .await
+            .unwrap_or(Err(SupervisorError::Gone))
+    }
+
+    /// Handles of every attached clock.
+    pub async fn handles(&self) -> Vec<DeviceHandle> {
+        self.ask(|reply| Msg::Handles { reply })
+            .await
+            .unwrap_or_default()
+    }
+
+    /// Options for clocks attached from now on; running clocks take the operational part
+    /// (latency, command timeout and retries, pause button) at once.
+    pub async fn set_defaults(&self, defaults: Defaults) {
+        let defaults = Box::new(defaults);
+        let _ = self.ask(|reply| Msg::SetDefaults { defaults, reply }).await;
+    }
+
+    /// Stop every actor (they flush their journals) and wait for them.
+    pub async fn shutdown(&self) {
+        let _ = self.ask(|reply| Msg::Shutdown { reply }).await;
+    }
+}

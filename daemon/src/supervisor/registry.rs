@@ -1,0 +1,279 @@
+//! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
+//! remembered set, and the [`Change`]s it announces.
+//!
+//! Owns the map of clocks and the order of what happens to one (actor started, then
+//! announced, then remembered; detached: actor stopped, then announced, then forgotten). It
+//! must not know how a clock is served (no bus types) nor do serial IO.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::{Change, ClockSpec, Defaults, Msg, SupervisorError, same_port};
+use crate::device::handle::{DeviceHandle, Request};
+use crate::device::{self, PortSpec};
+use crate::remembered::{self, Remembered};
+
+/// At most this many emulated clocks (each is a task, a pty and a board emulation).
+pub const MAX_VIRTUAL_CLOCKS: usize = 256;
+/// Clock names are at most this many characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+struct Entry {
+    handle: DeviceHandle,
+    port: PathBuf,
+    /// An emulated board (AddVirtual): its name.
+    virtual_name: Option<String>,
+    actor: JoinHandle<()>,
+}
+
+struct Supervisor {
+    defaults: Defaults,
+    clocks: BTreeMap<u32, Entry>,
+    next: u32,
+    changes: mpsc::Sender<Change>,
+    numbers: watch::Sender<Vec<u32>>,
+    /// Ports attached at run time and virtual clocks (the remembered file's contents).
+    remembered: Remembered,
+}
+
+/// The supervisor's loop: one message at a time until `Shutdown` or every handle is gone.
+pub(super) async fn run(
+    defaults: Defaults,
+    mut rx: mpsc::Receiver<Msg>,
+    changes: mpsc::Sender<Change>,
+    numbers: watch::Sender<Vec<u32>>,
+) {
+    let remembered = defaults
+        .device
+        .state_dir
+        .as_deref()
+        .map(remembered::load)
+        .unwrap_or_default();
+    let mut sup = Supervisor {
+        defaults,
+        clocks: BTreeMap::new(),
+        next: 0,
+        changes,
+        numbers,
+        remembered,
+    };
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            Msg::Attach { spec, reply } => {
+                let port = PortSpec::Tty(spec.port.clone());
+                let _ = reply.send(sup.attach(port, spec).await);
+            }
+            Msg::AddVirtual { name, reply } => {
+                let _ = reply.send(sup.add_virtual(name).await);
+            }
+            Msg::Detach { index, reply } => {
+                let _ = reply.send(sup.detach(index).await);
+            }
+            Msg::SetDefaults { defaults, reply } => {
+                sup.set_defaults(*defaults);
+                let _ = reply.send(());
+            }
+            Msg::Handles { reply } => {
+                let _ = reply.send(sup.clocks.values().map(|e| e.handle.clone()).collect());
+            }
+            Msg::Shutdown { reply } => {
+                let indices: Vec<u32> = sup.clocks.keys().copied().collect();
+                for i in indices {
+                    sup.remove(i).await;
+                }
+                let _ = reply.send(());
+                break;
+            }
+        }
+    }
+}
+
+impl Supervisor {
+    fn save_remembered(&self) {
+        if let Some(dir) = &self.defaults.device.state_dir
+            && let Err(e) = remembered::save(dir, &self.remembered)
+        {
+            tracing::warn!(
+                "cannot write {}: {e}; boards attached at run time may not come back after a restart",
+                dir.join(remembered::FILE).display()
+            );
+        }
+    }
+
+    fn set_defaults(&mut self, defaults: Defaults) {
+        let live = defaults.device.live();
+        self.defaults = defaults;
+        // Running clocks take the new operational settings; their games and time controls
+        // stay as they are.
+        for entry in self.clocks.values() {
+            let handle = entry.handle.clone();
+            tokio::spawn(async move {
+                let _ = handle.request(Request::Settings(live)).await;
+            });
+        }
+    }
+
+    /// Whether another emulated clock named `name` may be added.
+    fn check_virtual(&self, name: &str) -> Result<(), SupervisorError> {
+        let shown: String = name.chars().take(40).collect();
+        if name.trim().is_empty() {
+            return Err(SupervisorError::InvalidArgument(
+                "a virtual clock needs a name, e.g. `chessclockctl add-virtual board1`".into(),
+            ));
+        }
+        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(SupervisorError::InvalidArgument(format!(
+                "{shown:?}...: a clock name is at most {MAX_NAME_CHARS} characters, without \
+                 control characters"
+            )));
+        }
+        if let Some((i, _)) = self
+            .clocks
+            .iter()
+            .find(|(_, e)| e.virtual_name.as_deref() == Some(name))
+        {
+            return Err(SupervisorError::AlreadyAttached(format!(
+                "a virtual clock named {name:?} is attached already as clock {i} (its game is \
+                 journaled under its name); choose another name or detach it first"
+            )));
+        }
+        let virtuals = self
+            .clocks
+            .values()
+            .filter(|e| e.virtual_name.is_some())
+            .count();
+        if virtuals >= MAX_VIRTUAL_CLOCKS {
+            return Err(SupervisorError::NotAllowed(format!(
+                "{MAX_VIRTUAL_CLOCKS} virtual clocks are attached already, the most there may \
+                 be; detach some first"
+            )));
+        }
+        Ok(())
+    }
+
+    async fn add_virtual(&mut self, name: String) -> Result<u32, SupervisorError> {
+        self.check_virtual(&name)?;
+        let spec = ClockSpec {
+            name: Some(name.clone()),
+            remember: true,
+            ..ClockSpec::default()
+        };
+        self.attach(PortSpec::Virtual, spec).await
+    }
+
+    async fn attach(&mut self, port: PortSpec, spec: ClockSpec) -> Result<u32, SupervisorError> {
+        if let PortSpec::Tty(path) = &port
+            && let Some((i, _)) = self.clocks.iter().find(|(_, e)| same_port(&e.port, path))
+        {
+            return Err(SupervisorError::AlreadyAttached(format!(
+                "{} is already attached as clock {i}; detach it first",
+                path.display()
+            )));
+        }
+        let index = self.next;
+        let mut options = self.defaults.device.clone();
+        options.white_side = spec.white_side;
+        if let Some(tc) = spec.time_control {
+            options.time_control = tc;
+        }
+        options.game_info = spec.game_info;
+        options.move_source = spec.move_source;
+        options.mode = spec.mode;
+        options.wait_for_port = spec.wait_for_port;
+        let name = spec.name.unwrap_or_else(|| match &port {
+            PortSpec::Tty(p) => p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            PortSpec::Virtual => format!("virtual{index}"),
+        });
+        let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
+        let (handle, actor, port_path) = device::spawn(index, name, port.clone(), options)
+            .await
+            .map_err(|e| SupervisorError::PortFailed(e.to_string()))?;
+        self.next += 1;
+        self.clocks.insert(
+            index,
+            Entry {
+                handle: handle.clone(),
+                port: port_path,
+                virtual_name: virtual_name.clone(),
+                actor,
+            },
+        );
+        let (done, served) = oneshot::channel();
+        if self
+            .changes
+            .send(Change::Attached {
+                index,
+                handle,
+                done,
+            })
+            .await
+            .is_ok()
+        {
+            let _ = served.await;
+        }
+        self.publish();
+        if spec.remember {
+            let added = match (&port, virtual_name) {
+                (PortSpec::Tty(p), _) => self.remembered.ports.insert(p.clone()),
+                (PortSpec::Virtual, Some(n)) => self.remembered.virtual_clocks.insert(n),
+                (PortSpec::Virtual, None) => false,
+            };
+            if added {
+                self.save_remembered();
+            }
+        }
+        tracing::info!(clock = index, "attached clock {index}");
+        Ok(index)
+    }
+
+    async fn detach(&mut self, index: u32) -> Result<(), SupervisorError> {
+        let Some(entry) = self.clocks.get(&index) else {
+            return Err(SupervisorError::NoSuchClock(format!(
+                "no clock {index}; `chessclockctl list` shows the attached clocks"
+            )));
+        };
+        let (port, virtual_name) = (entry.port.clone(), entry.virtual_name.clone());
+        self.remove(index).await;
+        // Detached on purpose: not attached again after a restart.
+        let forgotten = match virtual_name {
+            Some(n) => self.remembered.virtual_clocks.remove(&n),
+            None => self.remembered.ports.remove(&port),
+        };
+        if forgotten {
+            self.save_remembered();
+        }
+        Ok(())
+    }
+
+    async fn remove(&mut self, index: u32) {
+        let Some(entry) = self.clocks.remove(&index) else {
+            return;
+        };
+        if let Err(e) = entry.handle.request(Request::Shutdown).await {
+            tracing::debug!(clock = index, "actor stop: {e}");
+        }
+        let _ = entry.actor.await;
+        let (done, unserved) = oneshot::channel();
+        if self
+            .changes
+            .send(Change::Detached { index, done })
+            .await
+            .is_ok()
+        {
+            let _ = unserved.await;
+        }
+        self.publish();
+        tracing::info!(clock = index, "detached clock {index}");
+    }
+
+    fn publish(&self) {
+        self.numbers
+            .send_replace(self.clocks.keys().copied().collect());
+    }
+}

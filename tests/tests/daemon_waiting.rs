@@ -1,0 +1,72 @@
+//! End to end, clocks whose board is not there: a configured board that is plugged in only
+//! after the daemon started, and a virtual clock across a crash of the daemon. The real
+//! `chessclockd`, `chessclock-emu` on a pty, `chessclockctl`, a private dbus-daemon.
+
+use anyhow::Result;
+use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::json::{s, u};
+use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+/// A `[[clock]]` whose port does not exist at start is listed, `disconnected`, under its
+/// configured name, and driven as soon as its board appears (no SIGHUP, no udev hook).
+#[test]
+fn a_configured_board_plugged_in_after_the_start_is_attached_when_it_appears() -> Result<()> {
+    let dir = TempDir::new("e2e-waiting")?;
+    let bus = PrivateBus::start_session()?;
+    let link = dir.path().join("board-1");
+    let link_s = link.display().to_string();
+    let config = write_config(dir.path(), &[(&link_s, "G/10 inc/5")], "")?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+
+    let st = daemon.ctl_json(&["status", "0", "--json"])?;
+    assert_eq!(st.get("connected"), Some(&Value::Bool(false)), "{st}");
+    assert_eq!(s(&st, "/device_state"), "disconnected", "{st}");
+    assert_eq!(s(&st, "/port"), link_s, "{st}");
+
+    // The board is plugged in: its udev link appears.
+    let mut emu = emu(&["--link", &link_s])?;
+    daemon.wait_status("0", WAIT, "the board to be driven", |v| {
+        s(v, "/device_state") == "ready"
+    })?;
+    ctl_ok(&daemon, &["start", "0"]);
+    emu.send("lever")?;
+    let st = daemon.wait_status("0", WAIT, "white's move", |v| {
+        v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
+    })?;
+    assert!(
+        u(&st, "/white_ms") > 600_000,
+        "the configured control (inc/5) is the clock's: {st}"
+    );
+    Ok(())
+}
+
+/// A virtual clock's game is journaled under its name: after SIGKILL the daemon adds the
+/// clock again and its game goes on; once detached, it is not added again.
+#[test]
+fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
+    let dir = TempDir::new("e2e-virtual")?;
+    let bus = PrivateBus::start_session()?;
+    let config = write_config(dir.path(), &[], "default_time_control = \"G/5 d/0\"")?;
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    ctl_ok(&daemon, &["add-virtual", "Board 9"]);
+    ctl_ok(&daemon, &["start", "0"]);
+    ctl_ok(&daemon, &["press", "0", "white"]);
+    daemon.kill();
+
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let after = daemon.wait_status("0", WAIT, "the virtual clock added again", |v| {
+        s(v, "/name") == "Board 9"
+    })?;
+    assert_eq!(u(&after, "/moves/white"), 1, "the game resumed: {after}");
+    assert_eq!(s(&after, "/running"), "black", "{after}");
+
+    ctl_ok(&daemon, &["detach", "0"]);
+    daemon.kill();
+    // Remembered clocks are added before the daemon takes its bus name.
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let list = daemon.ctl_json(&["list", "--json"])?;
+    assert_eq!(list, serde_json::json!([]), "{list}");
+    Ok(())
+}
