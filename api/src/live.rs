@@ -84,6 +84,7 @@ mod tests {
             moves_san: Vec::new(),
             game_info: BTreeMap::new(),
             board_problem: String::new(),
+            notices: Vec::new(),
             mode: "drive".into(),
         }
     }

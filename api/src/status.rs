@@ -135,6 +135,10 @@ pub struct ClockStatus {
     /// What is wrong with the board now, if anything.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub board_problem: String,
+    /// What the operator should know about the game that did not happen in play (problems
+    /// found on resuming it, another board on its port).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     /// Who runs the time: `drive` (chessclockd) or `observe` (the clock's own mode, followed).
     #[serde(default = "drive")]
     pub mode: String,
@@ -173,12 +177,13 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
 ];
 
 /// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 5] = [
+const BOARD_PROPERTIES: [(&str, &str); 6] = [
     ("Mode", "mode"),
     ("Fen", "fen"),
     ("Moves", "moves_san"),
     ("GameInfo", "game_info"),
     ("BoardProblem", "board_problem"),
+    ("Notices", "notices"),
 ];
 
 impl ClockStatus {

@@ -56,6 +56,7 @@ pub(super) fn describe(msg: &zbus::Message) -> Option<Value> {
             for key in [
                 "DeviceState",
                 "BoardProblem",
+                "Notices",
                 "Connected",
                 "Model",
                 "TimeControl",
@@ -157,6 +158,12 @@ fn changes_in_words(changed: &serde_json::Map<String, Value>) -> String {
     }
     if changed.contains_key("WhiteSide") {
         parts.push(format!("white on the {} half", text("WhiteSide")));
+    }
+    if let Some(notices) = changed.get("Notices").and_then(Value::as_array) {
+        parts.push(match notices.last().and_then(Value::as_str) {
+            Some(n) => format!("notice: {n}"),
+            None => "notices cleared".into(),
+        });
     }
     if changed.contains_key("BoardProblem") {
         parts.push(match text("BoardProblem") {

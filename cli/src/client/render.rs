@@ -88,6 +88,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
             v.reason.as_deref().unwrap_or("")
         ));
     }
+    for notice in &v.notices {
+        out.push_str(&format!("  notice   {notice}\n"));
+    }
     out
 }
 
@@ -182,11 +185,16 @@ mod tests {
             "as_of_us": 1, "t_ms": 1, "white_ms": 59_000, "black_ms": 840_000,
             "running": "black", "text": {"white": "0:59", "black": "14:00"},
             "phase": {"white": "extra", "black": "main"}, "moves": {"white": 3, "black": 2},
-            "detail": {"white": {"can_win": false}, "black": {"can_win": true}}, "result": null}))
+            "detail": {"white": {"can_win": false}, "black": {"can_win": true}}, "result": null,
+            "notices": ["on resuming the game: the wall clock was set back 3 s"]}))
         .expect("status");
         let t = status_text(&v);
         assert!(t.contains("*black"), "{t}");
         assert!(t.contains("cannot win"), "{t}");
         assert!(t.contains("black to move"), "{t}");
+        assert!(
+            t.contains("  notice   on resuming the game: the wall clock was set back 3 s\n"),
+            "{t}"
+        );
     }
 }

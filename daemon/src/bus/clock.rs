@@ -175,6 +175,14 @@ impl ClockIface {
         self.st().board.problem
     }
 
+    /// What the operator should know about this game that did not happen in play: problems
+    /// found when it was resumed after a restart, another board on its port. Cleared by a
+    /// new game.
+    #[zbus(property)]
+    fn notices(&self) -> Vec<String> {
+        self.st().notices
+    }
+
     /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,
     /// the CLOCK_MONOTONIC microseconds it holds for. Changes are signalled on every state
     /// change, not on every tick: extrapolate the running side from `as_of_us`.

@@ -113,6 +113,9 @@ pub struct ClockState {
     pub board: BoardView,
     /// Who runs the time: chessclockd (`drive`) or the clock (`observe`).
     pub mode: super::observe::Mode,
+    /// What the operator should know about this game that did not happen in play, in words:
+    /// problems found when it was resumed, another board on its port. Cleared by a new game.
+    pub notices: Vec<String>,
 }
 
 /// The game on the board's pieces, as the bus shows it.

@@ -13,6 +13,7 @@ mod board_game;
 pub mod display;
 pub(crate) mod driver;
 pub mod handle;
+mod identity;
 pub mod observe;
 mod persist;
 pub(crate) mod port;

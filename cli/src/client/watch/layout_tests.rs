@@ -38,6 +38,7 @@ fn clock(index: u32) -> ClockStatus {
         moves_san: vec!["e4".into(), "e5".into(), "Nf3".into()],
         game_info: BTreeMap::new(),
         board_problem: String::new(),
+        notices: Vec::new(),
         mode: "drive".into(),
     }
 }

@@ -102,6 +102,9 @@ async fn emit_changes(
     if old.board.problem != new.board.problem {
         obj.board_problem_changed(e).await?;
     }
+    if old.notices != new.notices {
+        obj.notices_changed(e).await?;
+    }
     if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
         obj.snapshot_changed(e).await?;
     }

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use super::Actor;
 use crate::device::display::side_on;
 use crate::device::driver::DriverEvent;
+use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::{Input, Status};
 
@@ -38,7 +39,7 @@ impl<P: BoardIo> Actor<P> {
                 }
                 DriverEvent::Button(button) => self.handle_button(now, button),
                 DriverEvent::Board { message, at } => self.on_board_message(at, &message),
-                DriverEvent::BoardSerial(serial) => self.state.board_serial = serial,
+                DriverEvent::BoardSerial(serial) => self.board_identified(now, serial),
                 DriverEvent::ClockIdentified {
                     model,
                     firmware,
@@ -93,6 +94,35 @@ impl<P: BoardIo> Actor<P> {
         if let Err(e) = self.apply(t, input) {
             tracing::debug!(clock = self.state.index, "run button ignored: {e}");
         }
+    }
+
+    /// The board on the port said its serial number. The journal records it with the game;
+    /// a game under way that was played on another board goes on, but the operator is told
+    /// (in the log and in `notices`): it may be another game, which only they can tell.
+    fn board_identified(&mut self, now: Instant, serial: String) {
+        if self.state.board_serial != serial {
+            self.state.board_serial.clone_from(&serial);
+            self.publish = true;
+        }
+        if serial.is_empty() || self.journal_serial.as_deref() == Some(serial.as_str()) {
+            return;
+        }
+        if let Some(before) = self.journal_serial.as_deref()
+            && self.state.game_state != Status::Ready
+        {
+            let notice = format!(
+                "board {serial} is on {}, but this game was played on board {before}: the game \
+                 goes on; if this is another game, end it and start anew (`chessclockctl \
+                 new-game {}`)",
+                self.state.port, self.state.index
+            );
+            tracing::warn!(clock = self.state.index, "{notice}");
+            self.state.notices.push(notice);
+            self.publish = true;
+        }
+        self.journal_serial = Some(serial.clone());
+        let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
+        self.journal_note(t_ms, wall_ms, &persist::board_serial_note(&serial));
     }
 
     pub(super) fn lost(&mut self, now: Instant, why: &str) {

@@ -37,7 +37,7 @@ use super::observe::{Mode, Observed};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use super::record::GameLog;
-use super::{DeviceOptions, PortSpec, SpawnError, port};
+use super::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Input, InputError, Time};
 use crate::monotonic::monotonic_us;
@@ -85,10 +85,15 @@ pub(super) async fn spawn(
     let mut time_control = parsed.canonical.clone();
     let mut replayed = Vec::new();
     let mut started_wall_ms = persist::wall_ms();
+    let mut notices = Vec::new();
+    let mut board_serial = None;
     let persist = match &options.state_dir {
         Some(dir) => {
             let store = match &spec {
-                PortSpec::Tty(p) => persist::store_name(p),
+                PortSpec::Tty(p) => {
+                    let dirs = identity::BY_PATH_DIRS.map(std::path::Path::new);
+                    identity::store_for(dir, p, &dirs)
+                }
                 PortSpec::Virtual => persist::virtual_store_name(&name),
             };
             let fallback = GameStart {
@@ -112,6 +117,12 @@ pub(super) async fn spawn(
                     if let Some(side) = r.white_side {
                         options.white_side = side;
                     }
+                    board_serial = r.board_serial;
+                    notices = r
+                        .problems
+                        .iter()
+                        .map(|p| format!("on resuming the game: {p}"))
+                        .collect();
                     time_control = notation::canonical(engine.control());
                 }
                 None => persist.new_game(GameStart {
@@ -144,6 +155,8 @@ pub(super) async fn spawn(
         persist,
         log,
         time_control,
+        notices,
+        board_serial,
     };
     let reopen_path = path.clone();
     let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
@@ -170,6 +183,10 @@ struct Game {
     log: Option<GameLog>,
     /// Canonical notation of the engine's control.
     time_control: String,
+    /// What the operator should know about the resumed game (problems of the restore).
+    notices: Vec<String>,
+    /// The serial number of the board the journaled game was played on, if it said.
+    board_serial: Option<String>,
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -212,6 +229,7 @@ fn launch<P: BoardIo>(
             ..BoardView::default()
         },
         mode: options.mode,
+        notices: game.notices,
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);
@@ -256,6 +274,7 @@ fn launch<P: BoardIo>(
         pgn_dirty: false,
         publish: true,
         observed: Observed::default(),
+        journal_serial: game.board_serial,
         _virtual: virtual_board,
     };
     let task = tokio::spawn(async move { actor.run().await });
@@ -300,6 +319,8 @@ struct Actor<P> {
     publish: bool,
     /// Observe mode: what the clock's reports said (unused in drive mode).
     observed: Observed,
+    /// The serial number of the board this game is played on, as the journal knows it.
+    journal_serial: Option<String>,
     /// Keeps an emulated board alive as long as the actor.
     _virtual: Option<VirtualBoard>,
 }
@@ -413,8 +434,20 @@ impl<P: BoardIo> Actor<P> {
                 wall_ms: persist::wall_ms(),
             });
         }
-        // The compacted journal must still say which half is White's.
+        // The compacted journal must still say which half is White's, and on which board.
         self.note(now, &persist::white_side_note(self.options.white_side));
+        if let Some(serial) = self.journal_serial.clone() {
+            self.journal_note(
+                self.time(now).as_ms(),
+                persist::wall_ms(),
+                &persist::board_serial_note(&serial),
+            );
+        }
+        // What was said about the last game is no longer news.
+        if !self.state.notices.is_empty() {
+            self.state.notices.clear();
+            self.publish = true;
+        }
     }
 
     /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).

@@ -214,6 +214,7 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.white_side == b.white_side
         && a.board == b.board
         && a.mode == b.mode
+        && a.notices == b.notices
         && a.snapshot.same_except_time(&b.snapshot)
 }
 

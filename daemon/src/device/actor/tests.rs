@@ -17,7 +17,7 @@ use super::{Game, launch};
 use crate::device::DeviceOptions;
 use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
 use crate::device::port::Opener;
-use crate::engine::{Engine, Side, notation};
+use crate::engine::{Engine, Input, Side, Time, notation};
 
 /// What a test does to the emulated board.
 enum Action {
@@ -92,18 +92,29 @@ fn start_actor_with(
     open: Opener<DuplexStream>,
     control: &str,
 ) -> DeviceHandle {
-    let options = DeviceOptions {
-        time_control: control.into(),
-        reopen_interval: Duration::from_secs(2),
-        ..DeviceOptions::default()
-    };
-    let parsed = notation::parse(&options.time_control).expect("valid notation");
+    let parsed = notation::parse(control).expect("valid notation");
     let game = Game {
         engine: Engine::new(parsed.control).expect("valid control"),
         offset_ms: 0,
         persist: None,
         log: None,
         time_control: parsed.canonical,
+        notices: Vec::new(),
+        board_serial: None,
+    };
+    start_game(stream, open, control, game)
+}
+
+fn start_game(
+    stream: DuplexStream,
+    open: Opener<DuplexStream>,
+    control: &str,
+    game: Game,
+) -> DeviceHandle {
+    let options = DeviceOptions {
+        time_control: control.into(),
+        reopen_interval: Duration::from_secs(2),
+        ..DeviceOptions::default()
     };
     let (handle, _task) = launch(
         0,
@@ -223,6 +234,60 @@ async fn an_unplugged_board_is_reopened_probed_and_resynced() {
     assert!(
         white_ms < 295_000,
         "white's time ran while unplugged: {white_ms}"
+    );
+}
+
+/// A resumed game played on another board than the one now on the port goes on, and the
+/// operator is told (issue 10 item 2).
+#[tokio::test(start_paused = true)]
+async fn another_board_on_the_port_of_a_game_under_way_is_a_notice() {
+    let (stream, _actions, _view) = plug();
+    let parsed = notation::parse("G/5 d/0").expect("valid notation");
+    let mut engine = Engine::new(parsed.control).expect("valid control");
+    engine
+        .handle_input(Time::from_ms(0), Input::Start { side: Side::White })
+        .expect("started");
+    let game = Game {
+        engine,
+        offset_ms: 1_000,
+        persist: None,
+        log: None,
+        time_control: parsed.canonical,
+        notices: vec!["on resuming the game: a restart gap".into()],
+        board_serial: Some("13579".into()),
+    };
+    let no_replug: Opener<DuplexStream> = Box::new(|| Err(io::Error::other("no replug here")));
+    let handle = start_game(stream, no_replug, "G/5 d/0", game);
+    assert_eq!(handle.state().notices.len(), 1, "the restore's notice");
+    let mut w = handle.watch_state();
+    let st = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let st = w.borrow_and_update().clone();
+            if st.notices.len() == 2 {
+                return st;
+            }
+            w.changed().await.expect("actor alive");
+        }
+    })
+    .await
+    .expect("a notice about the board");
+    assert_eq!(st.board_serial, "24680");
+    assert!(
+        st.notices[1].contains("board 24680") && st.notices[1].contains("board 13579"),
+        "{:?}",
+        st.notices
+    );
+    assert_eq!(
+        st.game_state,
+        chessclock_engine::Status::Running,
+        "the game goes on"
+    );
+    // A new game: the notices were about the old one.
+    handle.request(Request::NewGame).await.expect("new game");
+    assert!(
+        handle.state().notices.is_empty(),
+        "{:?}",
+        handle.state().notices
     );
 }
 

@@ -107,6 +107,13 @@ pub(crate) fn white_side_note(side: BoardSide) -> String {
     format!("{WHITE_SIDE_NOTE}{}", side.as_str())
 }
 
+const BOARD_SERIAL_NOTE: &str = "board_serial ";
+
+/// The journal note that records the serial number of the board the game is played on.
+pub(crate) fn board_serial_note(serial: &str) -> String {
+    format!("{BOARD_SERIAL_NOTE}{serial}")
+}
+
 /// A clock's journal, written by the journal writer thread.
 #[derive(Debug)]
 pub(crate) struct Persist {

@@ -6,7 +6,7 @@
 //! never hidden.
 
 use super::stamp::Now;
-use super::{Entry, GameRecord, GameStart, WHITE_SIDE_NOTE};
+use super::{BOARD_SERIAL_NOTE, Entry, GameRecord, GameStart, WHITE_SIDE_NOTE};
 use crate::device::handle::BoardSide;
 use crate::engine::{Engine, Event, Time};
 
@@ -26,6 +26,8 @@ pub(crate) struct Restored {
     pub replayed: Vec<(u64, u64, Event)>,
     /// Which half was White's when the journal last said so (`SetWhiteSide`).
     pub white_side: Option<BoardSide>,
+    /// The serial number of the board the game was last played on, if the journal said.
+    pub board_serial: Option<String>,
     /// Entries the engine refused on replay (kept aside by the caller, never dropped
     /// silently).
     pub rejected: Vec<Entry>,
@@ -85,6 +87,7 @@ pub(crate) fn restore(
     };
     let mut replayed = Vec::new();
     let mut white_side = None;
+    let mut board_serial = None;
     let mut rejected = Vec::new();
     let mut records = Vec::with_capacity(rest.len());
     let mut last = &start;
@@ -114,6 +117,9 @@ pub(crate) fn restore(
                 if let Some(side) = what.strip_prefix(WHITE_SIDE_NOTE) {
                     white_side = BoardSide::parse(side).or(white_side);
                 }
+                if let Some(serial) = what.strip_prefix(BOARD_SERIAL_NOTE) {
+                    board_serial = Some(serial.to_owned());
+                }
                 records.push(entry.clone());
             }
             GameRecord::Start(_) => {}
@@ -140,6 +146,7 @@ pub(crate) fn restore(
         started_wall_ms,
         replayed,
         white_side,
+        board_serial,
         rejected,
         problems,
         start,

@@ -211,3 +211,40 @@ fn refused_inputs_are_kept_aside_and_later_ones_still_replay() {
         expected(14_000)
     );
 }
+
+#[test]
+fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
+    let note = |t_ms: u64, what: String| Entry {
+        rec: GameRecord::Note {
+            t_ms,
+            wall_ms: 1_000_000 + t_ms,
+            what,
+        },
+        boot: None,
+    };
+    let mut entries = game();
+    entries.insert(
+        1,
+        note(5, crate::device::persist::board_serial_note("11111")),
+    );
+    entries.push(note(
+        11_000,
+        crate::device::persist::board_serial_note("22222"),
+    ));
+    let r = restore(
+        Some(start_at(1_000_000, Some(500_000))),
+        entries,
+        &fallback(),
+        &now(1_014_000, Some(514_000)),
+    )
+    .expect("a game to resume");
+    assert_eq!(r.board_serial.as_deref(), Some("22222"));
+    let r = restore(
+        Some(start_at(1_000_000, Some(500_000))),
+        game(),
+        &fallback(),
+        &now(1_014_000, Some(514_000)),
+    )
+    .expect("a game to resume");
+    assert_eq!(r.board_serial, None, "a journal that never said");
+}
