@@ -52,13 +52,19 @@ impl<P: BoardIo> Actor<P> {
         if !self.driver.clock_usable() && self.driver.device_state() != DeviceState::NotInPcMode {
             return;
         }
+        let at = self.at(now);
         if self.driver.text_showing() {
-            return;
+            // The game comes first: a change of the game (a press, a flag, a start, an
+            // arbiter's correction) ends any text, an operator's included, and its times go
+            // out now. A mere re-sync waits for the text's end (the clock counts behind it).
+            if !self.dirty {
+                return;
+            }
+            self.driver.end_text();
         }
         let t = self.time(now);
         let d = self.engine.display(t);
         let wanted = face(d.white_s, d.black_s, d.counting, self.options.white_side);
-        let at = self.at(now);
         let differs = self.driver.shows(at).is_none_or(|shown| shown != wanted);
         if !(self.dirty || self.refresh || differs) {
             return;

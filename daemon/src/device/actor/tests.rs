@@ -363,3 +363,91 @@ async fn the_board_counts_the_moves_of_a_multi_period_control() {
         live.snapshot.white_ms
     );
 }
+
+/// Time from now until the clock shows `f` (virtual time).
+async fn shown_within(
+    view: &mut watch::Receiver<ClockView>,
+    what: &str,
+    f: impl Fn(&ClockView) -> bool,
+) -> Duration {
+    let from = Instant::now();
+    until_view(view, what, f).await;
+    from.elapsed()
+}
+
+/// A press while text is on the display (issue 10 item 6): the text ends at once and the
+/// times of the press show within a command round trip or so (the text's ack, the
+/// set-and-run, the END), not when the text's time is up.
+#[tokio::test(start_paused = true)]
+async fn a_press_ends_the_text_on_the_display_at_once() {
+    let (stream, actions, mut view) = plug();
+    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
+    handle
+        .request(Request::ShowText {
+            text: "HELLO".into(),
+            ms: 5_000,
+        })
+        .await
+        .expect("text");
+    until_view(&mut view, "the text", |v| {
+        v.text.as_deref() == Some("HELLO")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let took = shown_within(&mut view, "black running, no text", |v| {
+        v.text.is_none() && v.running == Running::Right
+    })
+    .await;
+    let ack = Duration::from_millis(EmuConfig::default().ack_delay_ms);
+    assert!(took <= 3 * ack + Duration::from_millis(10), "took {took:?}");
+    let white_ms = handle.live().await.expect("live").snapshot.white_ms;
+    assert_eq!(
+        u64::from(view.borrow().left_seconds),
+        white_ms.div_ceil(1000),
+        "white's time after the press"
+    );
+}
+
+/// Text for longer than the limit is refused with a message saying the limit, and nothing is
+/// shown; the limit itself is taken.
+#[tokio::test(start_paused = true)]
+async fn text_longer_than_ten_seconds_is_refused() {
+    let (stream, _actions, mut view) = plug();
+    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    for ms in [10_001, u32::MAX] {
+        let err = handle
+            .request(Request::ShowText {
+                text: "LONG".into(),
+                ms,
+            })
+            .await
+            .expect_err("over the limit");
+        let crate::device::handle::DeviceError::Invalid(msg) = &err else {
+            panic!("an invalid argument: {err:?}")
+        };
+        assert!(msg.contains("at most 10000 ms"), "{msg}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(view.borrow().text, None, "nothing shown");
+    handle
+        .request(Request::ShowText {
+            text: "TEN".into(),
+            ms: 10_000,
+        })
+        .await
+        .expect("the limit itself");
+    let took = shown_within(&mut view, "the text", |v| v.text.as_deref() == Some("TEN")).await;
+    let gone = shown_within(&mut view, "the times again", |v| v.text.is_none()).await;
+    assert!(
+        (took + gone).as_millis().abs_diff(10_000) <= 100,
+        "{took:?} + {gone:?}"
+    );
+}

@@ -51,6 +51,10 @@ pub(crate) const KEEPALIVE_DEAD: Duration = Duration::from_secs(6);
 pub(crate) const BOARD_SETTLE: Duration = Duration::from_millis(250);
 /// While the clock refuses set-and-run (not in PC mode), try again this often.
 pub(crate) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
+/// The longest a text stays on the display (an operator's `ShowText` or an announcement):
+/// the times must come back. A press or any other change of the game ends text sooner
+/// ([`Driver::end_text`]).
+pub(crate) const MAX_TEXT: Duration = Duration::from_secs(10);
 
 /// Settings of one driver.
 #[derive(Debug, Clone)]
@@ -318,13 +322,28 @@ impl Driver {
         }
     }
 
-    /// Show `text` (cut to the model's display) for `duration`; the times come back after.
+    /// Show `text` (cut to the model's display) for `duration`, at most [`MAX_TEXT`]; the
+    /// times come back after, or sooner by [`Driver::end_text`].
     pub(crate) fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
         if self.observe {
             return;
         }
         self.queue.push(wire::text(self.model, text));
-        self.timers.set(Timer::TextUntil, now + duration);
+        self.timers
+            .set(Timer::TextUntil, now + duration.min(MAX_TEXT));
+    }
+
+    /// End the text now (the game comes first: a press, a flag, a start...): text not sent
+    /// yet is dropped, the text timer stops, and END goes out after any set-and-run already
+    /// queued, so the display leaves the text for the times it was just given. Nothing to do
+    /// when no text is showing or queued.
+    pub(crate) fn end_text(&mut self) {
+        let queued = self.queue.drop_text();
+        if !self.timers.is_set(Timer::TextUntil) && !queued {
+            return;
+        }
+        self.timers.stop(Timer::TextUntil);
+        self.queue.push(wire::end());
     }
 
     /// Beep for about `ms` milliseconds.

@@ -174,6 +174,12 @@ impl Queue {
         Some(TimeoutOutcome::Resend(flight.cmd.bytes.clone()))
     }
 
+    /// Drop text not sent yet; true if there was some. (Text in flight is on its way: the
+    /// caller follows it with END.)
+    pub(crate) fn drop_text(&mut self) -> bool {
+        self.text.take().is_some()
+    }
+
     /// Forget every display command, queued or in flight (observe mode: the clock runs its
     /// own mode and must get no set-and-run, text, end or beep, not even a resend). A late
     /// ack of the forgotten command is then unmatched, and ignored.

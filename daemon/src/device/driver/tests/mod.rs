@@ -11,6 +11,7 @@ mod lever;
 mod link;
 mod observe;
 mod pieces;
+mod text;
 
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{Command, Decoded, Decoder, Message};
