@@ -451,3 +451,64 @@ async fn text_longer_than_ten_seconds_is_refused() {
         "{took:?} + {gone:?}"
     );
 }
+
+/// Double flag on the clock (issue 10 item 6): the first flag lights the flag icon of that
+/// player's half for as long as the player is on extra time; the "W NO WIN" announcement
+/// gives way to the player's press; main time given back by the arbiter puts the icon out
+/// and the main time on the display.
+#[tokio::test(start_paused = true)]
+async fn double_flag_extra_time_keeps_the_flag_icon_until_main_time_is_given_back() {
+    let (stream, actions, mut view) = plug();
+    let handle = start_actor_with(
+        stream,
+        Box::new(|| Err(io::Error::other("no replug here"))),
+        "G/1 df/30:10:hybrid",
+    );
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
+    tokio::time::sleep(Duration::from_secs(55)).await;
+    assert!(!view.borrow().left_flag_icon, "no icon on main time");
+    until_view(&mut view, "the announcement", |v| {
+        v.text.as_deref() == Some("W NO WIN")
+    })
+    .await;
+    until_view(&mut view, "white's flag icon", |v| v.left_flag_icon).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let took = shown_within(&mut view, "black running, no text", |v| {
+        v.text.is_none() && v.running == Running::Right
+    })
+    .await;
+    let ack = Duration::from_millis(EmuConfig::default().ack_delay_ms);
+    assert!(took <= 3 * ack + Duration::from_millis(10), "took {took:?}");
+    // Lasting: still there several moves later.
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        actions.send(Action::Lever).expect("board alive");
+    }
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let v = view.borrow().clone();
+    assert!(v.left_flag_icon && !v.right_flag_icon, "{v:?}");
+    assert_eq!(v.text, None);
+    // The arbiter gives White main time back.
+    handle.request(Request::Pause).await.expect("pause");
+    handle
+        .request(Request::Adjust {
+            side: Side::White,
+            field: "main_ms".parse().expect("a field"),
+            op: chessclock_engine::AdjustOp::Set,
+            ms: 20_000,
+        })
+        .await
+        .expect("adjust");
+    until_view(&mut view, "the icon out, main time shown", |v| {
+        !v.left_flag_icon && v.left_seconds == 20
+    })
+    .await;
+    let live = handle.live().await.expect("live");
+    assert_eq!(live.snapshot.white_ms, 20_000);
+}

@@ -139,6 +139,11 @@ pub(crate) struct Driver {
     lever_right_high: Option<bool>,
     /// What the clock was last told, and when.
     pushed: Option<Pushed>,
+    /// The flag icons (left, right) last sent on this link (`None`: not since the clock
+    /// was identified).
+    icons: Option<(bool, bool)>,
+    /// The clock did not take ICONS on this link (refused or no ack): no more are sent.
+    icons_refused: bool,
     /// Observe mode: the clock runs its own mode; nothing is sent to its display.
     observe: bool,
     transmit: VecDeque<Vec<u8>>,
@@ -165,6 +170,8 @@ impl Driver {
             keepalive_sent: false,
             lever_right_high: None,
             pushed: None,
+            icons: None,
+            icons_refused: false,
             observe: false,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
@@ -202,6 +209,8 @@ impl Driver {
         self.lever_right_high = None;
         self.pushed = None;
         self.model = None;
+        self.icons = None;
+        self.icons_refused = false;
     }
 
     /// The half whose lever end is up (its player is to move), once a report has said.
@@ -247,6 +256,7 @@ impl Driver {
             }
             self.queue.drop_display();
             self.pushed = None;
+            self.icons = None;
             if self.device_state == DeviceState::NotInPcMode && self.model.is_some() {
                 self.set_state(DeviceState::Ready);
             }
@@ -346,6 +356,25 @@ impl Driver {
         self.queue.push(wire::end());
     }
 
+    /// Light the flag icon of the left and/or right half (a double-flag player on extra time:
+    /// "cannot win"), or put it out. Sent only when it differs from what this link last sent;
+    /// the icons are kept across set-and-runs. Best effort: a clock that refuses ICONS or
+    /// does not acknowledge them (the DGT 3000's support is unverified) is sent no more on
+    /// this link, and its state does not change.
+    pub(crate) fn flag_icons(&mut self, left: bool, right: bool) {
+        if self.observe || self.icons_refused || self.icons == Some((left, right)) {
+            return;
+        }
+        self.queue.push(wire::flag_icons(left, right));
+        self.icons = Some((left, right));
+    }
+
+    /// Whether the clock did not take the flag icons on this link.
+    #[cfg(test)]
+    pub(crate) fn icons_refused(&self) -> bool {
+        self.icons_refused
+    }
+
     /// Beep for about `ms` milliseconds.
     pub(crate) fn beep(&mut self, ms: u32) {
         if self.observe {
@@ -423,6 +452,7 @@ impl Driver {
                     self.send(bytes);
                     self.timers.set(Timer::Ack, now + self.cfg.command_timeout);
                 }
+                Some(TimeoutOutcome::GaveUp(Kind::Icons)) => self.icons_not_taken("no ack"),
                 Some(TimeoutOutcome::GaveUp(kind)) => {
                     tracing::warn!(
                         clock = self.cfg.clock,
@@ -454,6 +484,16 @@ impl Driver {
                 }
             }
         }
+    }
+
+    /// The clock did not take ICONS: keep its state, send no more on this link.
+    fn icons_not_taken(&mut self, why: &str) {
+        tracing::info!(
+            clock = self.cfg.clock,
+            "the clock does not take the flag icons ({why}); none are sent to it"
+        );
+        self.icons_refused = true;
+        self.events.push_back(DriverEvent::GaveUp(Kind::Icons));
     }
 
     fn send(&mut self, bytes: Vec<u8>) {

@@ -23,6 +23,9 @@ pub(crate) enum Kind {
     End,
     /// Beep.
     Beep,
+    /// The flag icons (ICONS). Best effort: tried once, never resent (a clock that ignores
+    /// ICONS must not hold the times up for the resends).
+    Icons,
     /// Version query (probe).
     Version,
 }
@@ -155,7 +158,7 @@ impl Queue {
     /// The ack timer of the command in flight fired; `None` if nothing is in flight.
     pub(crate) fn on_timeout(&mut self) -> Option<TimeoutOutcome> {
         let flight = self.in_flight.as_mut()?;
-        if flight.attempts > self.retries {
+        if flight.attempts > self.retries || flight.cmd.kind == Kind::Icons {
             let cmd = self.in_flight.take().map(|f| f.cmd)?;
             let kind = cmd.kind;
             // A set-and-run is never dropped: keep it queued unless a newer one exists.

@@ -7,6 +7,7 @@
 
 mod commands;
 mod faults;
+mod icons;
 mod lever;
 mod link;
 mod observe;
