@@ -125,3 +125,44 @@ fn canadian_stones_left() {
         "running: pause first"
     );
 }
+
+/// Double flag: main time given back to a side on extra time takes effect (issue 10 item 6):
+/// the side is on main time again (it can win again) and the extra time starts afresh at its
+/// next first flag; main time set to 0 leaves it on extra time.
+#[test]
+fn double_flag_main_time_given_back_to_a_side_on_extra_time() {
+    let mut e = engine("G/1 df/30:10:hybrid");
+    at(&mut e, 0, Input::Start { side: Side::White });
+    at(&mut e, 65_000, Input::Pause);
+    let s = snap(&e, 65_000);
+    assert_eq!(s["phase"]["white"], "extra", "{s}");
+    assert_eq!(s["white_ms"], 25_000, "{s}");
+    // Main time 0 while on extra: nothing to go back to.
+    at(&mut e, 65_000, adjust("main_ms", AdjustOp::Set, 0));
+    assert_eq!(snap(&e, 65_000)["phase"]["white"], "extra");
+    at(&mut e, 65_000, adjust("main_ms", AdjustOp::Set, 20_000));
+    let s = snap(&e, 65_000);
+    assert_eq!(s["phase"]["white"], "main", "{s}");
+    assert_eq!(s["white_ms"], 20_000, "{s}");
+    assert_eq!(s["detail"]["white"]["main_ms"], 20_000, "{s}");
+    assert_eq!(s["detail"]["white"]["extra_ms"], Value::Null, "{s}");
+    assert_eq!(s["detail"]["white"]["can_win"], true, "{s}");
+    at(&mut e, 65_000, Input::Resume);
+    assert_eq!(snap(&e, 80_000)["white_ms"], 5_000);
+    // The main time runs out again: a fresh first flag, full extra time.
+    let s = snap(&e, 90_000);
+    assert_eq!(s["phase"]["white"], "extra", "{s}");
+    assert_eq!(s["white_ms"], 25_000, "{s}");
+    // The extra time runs out (second flag), then the arbiter gives main time back: the flag
+    // is corrected and play resumes on main time.
+    let s = snap(&e, 115_000);
+    assert_eq!(s["status"], "flagged", "{s}");
+    assert_eq!(s["reason"], "extra_time_expired", "{s}");
+    at(&mut e, 115_000, adjust("main_ms", AdjustOp::Add, 10_000));
+    at(&mut e, 115_000, Input::Resume);
+    let s = snap(&e, 118_000);
+    assert_eq!(s["status"], "running", "{s}");
+    assert_eq!(s["phase"]["white"], "main", "{s}");
+    assert_eq!(s["white_ms"], 7_000, "{s}");
+    assert_eq!(s["result"], Value::Null, "{s}");
+}

@@ -342,6 +342,13 @@ fn show_text_and_beep_reach_the_clock() -> Result<()> {
             && v.get("left").and_then(Value::as_str) == Some("5:00")
     })?;
 
+    // Longer than 10 s: refused, nothing shown.
+    assert_fails(
+        c.run(clock.show_text("LONG", 10_001)),
+        "InvalidArgument",
+        "text for more than 10000 ms",
+    );
+
     // Longer than the DGT 3000's 8 characters: cut.
     let mark = r.emu.mark();
     c.run(clock.show_text("ABCDEFGHIJ", 200))?;

@@ -125,7 +125,7 @@ pub(crate) enum BusCommand {
         clock: ClockName,
         /// Text (8 characters on a DGT 3000, 6 on a DGT XL).
         text: String,
-        /// How long, in milliseconds.
+        /// How long, in milliseconds (at most 10000; a press ends it sooner).
         #[arg(long, default_value_t = 3000)]
         ms: u32,
     },

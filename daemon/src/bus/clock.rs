@@ -289,7 +289,9 @@ impl ClockIface {
         self.ask(Request::NewGame).await
     }
 
-    /// Show `text` on the clock for `ms` milliseconds (DGT 3000: 8 characters, DGT XL: 6).
+    /// Show `text` on the clock for `ms` milliseconds, at most 10000 (more is
+    /// InvalidArgument); the game's next change ends it sooner (DGT 3000: 8 characters,
+    /// DGT XL: 6).
     async fn show_text(&self, text: &str, ms: u32) -> Result<(), BusError> {
         self.ask(Request::ShowText {
             text: text.to_owned(),

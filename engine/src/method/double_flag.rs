@@ -184,7 +184,16 @@ impl Method for DoubleFlag {
     ) -> Result<Unflag, InputError> {
         let s = &mut self.sides[i];
         match field {
-            AdjustField::MainMs => adjust_ms(&mut s.main, apply),
+            // Main time given back to a side on extra time puts it back on main time: it can
+            // win again, and its next first flag starts the extra time afresh at M. (Its
+            // main time is 0 while on extra, so only a real gift leaves extra time.)
+            AdjustField::MainMs => {
+                let unflag = adjust_ms(&mut s.main, apply)?;
+                if s.main > 0 {
+                    s.extra = None;
+                }
+                Ok(unflag)
+            }
             // Before extra time there is none to change (the snapshot shows null): the
             // adjustment is checked and has no effect, extra time starts at its full amount.
             AdjustField::ExtraMs => match &mut s.extra {

@@ -1,7 +1,9 @@
 //! The emulated clock (DGT 3000 or DGT XL) hanging off the board's clock connector.
 //!
 //! Owns what the clock itself knows: power, PC mode (option 25 / 23), the two halves' times at
-//! 1 s resolution, which half runs, the lever, the final flags, the text on the display, and
+//! 1 s resolution, which half runs, the lever, the final flags, the text on the display, the
+//! flag icons set by ICONS (dgt-protocol §6.2: L2/R2 bit 5, kept across time changes only
+//! with the special byte's bit 6), and
 //! how it answers each clock sub-command (the ack it would send). It must not decide whether an
 //! ack or report reaches the host (that depends on the board mode, see [`super::board`]) and
 //! never reads a clock: `now_ms` is passed in.
@@ -52,6 +54,14 @@ pub(crate) struct Clock {
     pub(crate) toggle_on_lever: bool,
     pub(crate) right_high: bool,
     pub(crate) text: Option<String>,
+    /// The flag icon of the left and the right half (ICONS, L2/R2 bit 5).
+    pub(crate) flag_icons: (bool, bool),
+    /// The icons stay when the times change (ICONS special bit 6); else a set-and-run
+    /// clears them.
+    pub(crate) icons_persist: bool,
+    /// The clock takes ICONS (false: it ignores the command and sends no ack, as a DGT 3000
+    /// might: its ICONS support is UNVERIFIED, dgt-protocol §7.9).
+    pub(crate) takes_icons: bool,
     pub(crate) last_set_and_run: Option<SetAndRun>,
     /// When the running half loses its next second.
     pub(crate) next_tick: Option<u64>,
@@ -72,6 +82,9 @@ impl Clock {
             toggle_on_lever: false,
             right_high: false,
             text: None,
+            flag_icons: (false, false),
+            icons_persist: false,
+            takes_icons: true,
             last_set_and_run: None,
             next_tick: None,
         }
@@ -97,8 +110,10 @@ impl Clock {
             return;
         }
         let keep = (self.model, self.present, self.pc_mode, self.right_high);
+        let takes_icons = self.takes_icons;
         *self = Clock::new(keep.0, keep.1, on, keep.2);
         self.right_high = keep.3;
+        self.takes_icons = takes_icons;
     }
 
     /// Leave PC mode, set both halves to `seconds` and run the half whose lever end is up.
@@ -209,12 +224,34 @@ impl Clock {
                 self.text = Some(segments_text(segments));
             }
             ClockCommand::Rev2Ascii { .. } => return None,
-            ClockCommand::Icons { .. } | ClockCommand::Button | ClockCommand::Beep { .. } => {}
+            ClockCommand::Icons {
+                left2,
+                right2,
+                special,
+                ..
+            } => {
+                if !self.takes_icons {
+                    return None;
+                }
+                self.set_icons(*left2, *right2, *special);
+            }
+            ClockCommand::Button | ClockCommand::Beep { .. } => {}
         }
         Some(ClockAck::ok(id))
     }
 
+    /// ICONS: the flag bits of L2/R2 (bit 5) replace the flag icons; special bit 0 clears
+    /// all icons first, bit 6 keeps them across time changes.
+    fn set_icons(&mut self, left2: u8, right2: u8, special: u8) {
+        const FLAG: u8 = 0x20;
+        self.icons_persist = special & 0x40 != 0;
+        self.flag_icons = (left2 & FLAG != 0, right2 & FLAG != 0);
+    }
+
     fn set_and_run(&mut self, s: &SetAndRun, now_ms: u64) {
+        if !self.icons_persist {
+            self.flag_icons = (false, false);
+        }
         self.left = s.left.total_seconds();
         self.right = s.right.total_seconds();
         self.left_final = false;
@@ -309,6 +346,41 @@ mod tests {
         assert_eq!(c.advance(5000), vec![2000]);
         assert_eq!((c.left, c.left_final, c.running), (0, true, Running::None));
         assert_eq!(c.right, 60);
+    }
+
+    #[test]
+    fn flag_icons_are_set_kept_across_time_changes_only_when_asked_and_may_be_ignored() {
+        let icons = |left2, right2, special| ClockCommand::Icons {
+            left1: 0,
+            right1: 0,
+            left2,
+            right2,
+            special,
+        };
+        let sar = ClockCommand::SetAndRun(SetAndRun::new(t(60), t(60), RunSide::Left));
+        let mut c = Clock::new(ClockModel::Dgt3000, true, true, true);
+        assert_eq!(
+            c.execute(&icons(0x20, 0, 0x40), 0),
+            Some(ClockAck::ok(ClockCommandId::Icons))
+        );
+        assert_eq!(c.flag_icons, (true, false));
+        c.execute(&sar, 0);
+        assert_eq!(c.flag_icons, (true, false), "bit 6: kept across times");
+        c.execute(&icons(0, 0x20, 0), 0);
+        assert_eq!(c.flag_icons, (false, true));
+        c.execute(&sar, 0);
+        assert_eq!(
+            c.flag_icons,
+            (false, false),
+            "no bit 6: cleared by the times"
+        );
+        c.takes_icons = false;
+        assert_eq!(
+            c.execute(&icons(0x20, 0x20, 0x40), 0),
+            None,
+            "ignored, no ack"
+        );
+        assert_eq!(c.flag_icons, (false, false));
     }
 
     #[test]

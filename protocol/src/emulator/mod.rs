@@ -42,6 +42,9 @@ pub struct EmuConfig {
     pub clock_on: bool,
     /// The clock is in its PC mode (option 25 on a DGT 3000, 23 on a DGT XL).
     pub pc_mode: bool,
+    /// The clock takes ICONS (the flag icons); false: it ignores the command and sends no
+    /// ack (whether a DGT 3000 takes ICONS is UNVERIFIED, dgt-protocol §7.9).
+    pub clock_takes_icons: bool,
     /// Delay between a clock command's arrival and its ack.
     pub ack_delay_ms: u64,
     /// Delay between a change on the clock and the report about it.
@@ -69,6 +72,7 @@ impl Default for EmuConfig {
             clock_present: true,
             clock_on: true,
             pc_mode: true,
+            clock_takes_icons: true,
             ack_delay_ms: 30,
             report_lag_ms: 0,
             reply_delay_ms: 5,
@@ -116,6 +120,10 @@ pub struct ClockView {
     pub right_flag: bool,
     /// Text on the display, if a text command replaced the times.
     pub text: Option<String>,
+    /// The flag icon of the left half is on (set by ICONS; not the final flag).
+    pub left_flag_icon: bool,
+    /// The flag icon of the right half is on.
+    pub right_flag_icon: bool,
     /// The last set-and-run the clock accepted.
     pub last_set_and_run: Option<SetAndRun>,
     /// The pieces on the board, by chess square (whatever the board's orientation).
@@ -165,7 +173,8 @@ pub struct Emulator {
 impl Emulator {
     /// A board in IDLE mode (as after power-up) with the configured clock.
     pub fn new(cfg: EmuConfig) -> Emulator {
-        let clock = Clock::new(cfg.model, cfg.clock_present, cfg.clock_on, cfg.pc_mode);
+        let mut clock = Clock::new(cfg.model, cfg.clock_present, cfg.clock_on, cfg.pc_mode);
+        clock.takes_icons = cfg.clock_takes_icons;
         let wire = FaultLayer::new(cfg.faults);
         Emulator {
             cfg,
@@ -313,6 +322,8 @@ impl Emulator {
             left_flag: c.left_final,
             right_flag: c.right_final,
             text: c.text.clone(),
+            left_flag_icon: c.flag_icons.0,
+            right_flag_icon: c.flag_icons.1,
             last_set_and_run: c.last_set_and_run,
             pieces: self.pieces.clone(),
         }

@@ -171,6 +171,8 @@ fn display_json(view: &ClockView) -> Value {
         "right_high": view.right_high,
         "left_flag": view.left_flag,
         "right_flag": view.right_flag,
+        "left_flag_icon": view.left_flag_icon,
+        "right_flag_icon": view.right_flag_icon,
         "pc_mode": view.pc_mode,
         "powered": view.powered,
         "present": view.present,
@@ -182,17 +184,20 @@ fn display_json(view: &ClockView) -> Value {
 
 fn display_text(view: &ClockView) -> String {
     let flag = |f: bool| if f { " F" } else { "" };
+    let icon = |f: bool| if f { " (flag)" } else { "" };
     let clock = if !view.present {
         "no clock".to_owned()
     } else if !view.powered {
         "clock off".to_owned()
     } else {
         format!(
-            "{:>7}{} | {:<7}{}  running: {:<5}  lever: {}  {}{}",
+            "{:>7}{}{} | {:<7}{}{}  running: {:<5}  lever: {}  {}{}",
             format_seconds(view.left_seconds),
             flag(view.left_flag),
+            icon(view.left_flag_icon),
             format_seconds(view.right_seconds),
             flag(view.right_flag),
+            icon(view.right_flag_icon),
             view.running.name(),
             if view.right_high { "/" } else { "\\" },
             if view.pc_mode { "PC" } else { "not PC mode" },

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use super::{Actor, MAX_ANNOUNCEMENTS};
 use crate::device::announce;
 use crate::device::display::face;
-use crate::device::handle::{ClockEvent, ClockState, DeviceState};
+use crate::device::handle::{BoardSide, ClockEvent, ClockState, DeviceState};
 use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::Event;
@@ -52,13 +52,19 @@ impl<P: BoardIo> Actor<P> {
         if !self.driver.clock_usable() && self.driver.device_state() != DeviceState::NotInPcMode {
             return;
         }
+        let at = self.at(now);
         if self.driver.text_showing() {
-            return;
+            // The game comes first: a change of the game (a press, a flag, a start, an
+            // arbiter's correction) ends any text, an operator's included, and its times go
+            // out now. A mere re-sync waits for the text's end (the clock counts behind it).
+            if !self.dirty {
+                return;
+            }
+            self.driver.end_text();
         }
         let t = self.time(now);
         let d = self.engine.display(t);
         let wanted = face(d.white_s, d.black_s, d.counting, self.options.white_side);
-        let at = self.at(now);
         let differs = self.driver.shows(at).is_none_or(|shown| shown != wanted);
         if !(self.dirty || self.refresh || differs) {
             return;
@@ -66,6 +72,32 @@ impl<P: BoardIo> Actor<P> {
         self.driver.push_times(at, wanted, d.ms_to_next_second);
         self.dirty = false;
         self.refresh = false;
+        let (left, right) = self.flag_icons(now);
+        self.driver.flag_icons(left, right);
+    }
+
+    /// The lasting mark of a double-flag player on extra time ("cannot win", spec
+    /// timecontrols §4.10 display): the flag icon of that player's half, (left, right). It
+    /// stays on through the second flag and goes out when the arbiter gives main time back
+    /// or a new game starts.
+    fn flag_icons(&self, now: Instant) -> (bool, bool) {
+        use crate::engine::{MethodDetail, Side};
+        let snap = self.engine.snapshot(self.time(now));
+        let extra = |side: Side| {
+            matches!(
+                snap.detail.get(side).method,
+                MethodDetail::DoubleFlag {
+                    extra_ms: Some(_),
+                    ..
+                }
+            )
+        };
+        let white = extra(Side::White);
+        let black = extra(Side::Black);
+        match self.options.white_side {
+            BoardSide::Left => (white, black),
+            BoardSide::Right => (black, white),
+        }
     }
 
     /// Show the latest game event as text, after the times it changed have been pushed (the

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::Actor;
+use crate::device::driver::MAX_TEXT;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::observe::Mode;
 use crate::device::persist;
@@ -101,9 +102,16 @@ impl<P: BoardIo> Actor<P> {
                 return Ok(Reply::Done);
             }
             Request::ShowText { text, ms } => {
+                let duration = Duration::from_millis(u64::from(ms));
+                if duration > MAX_TEXT {
+                    return Err(DeviceError::Invalid(format!(
+                        "text for {ms} ms: text stays on the clock at most {} ms, so that the \
+                         times come back; show it again for longer",
+                        MAX_TEXT.as_millis()
+                    )));
+                }
                 let at = self.at(now);
-                self.driver
-                    .show_text(at, &text, Duration::from_millis(u64::from(ms)));
+                self.driver.show_text(at, &text, duration);
                 return Ok(Reply::Done);
             }
             Request::Beep(ms) => {

@@ -5,7 +5,8 @@
 //! re-probe, the clock command [`queue`] with ack / timeout / bounded resend, the "not in PC
 //! mode" error ack and its recheck, the keep-alive (dgt-protocol §7.6), the Bluetooth quirks
 //! (duplicate acks, all-zero reports, via `chessclock_protocol::quirks`), lever and button
-//! decoding, and the wire side of the display (what was pushed, when the device ticks, text).
+//! decoding, and the wire side of the display (what was pushed, when the device ticks, text,
+//! flag icons: [`output`]).
 //!
 //! It must not do IO, spawn tasks or read a clock: the caller (the device actor, or a
 //! virtual-time test) passes `now` in, feeds received bytes to [`Driver::handle_input`],
@@ -15,6 +16,7 @@
 //! knows nothing of the game: which colour a half belongs to and what the display should say
 //! are the caller's business.
 
+mod output;
 mod queue;
 mod receive;
 mod time;
@@ -34,7 +36,7 @@ use queue::{Queue, TimeoutOutcome};
 pub(crate) use time::Instant;
 use time::{Timer, Timers};
 
-use super::display::{Face, Pushed, next_device_tick, predicted};
+use super::display::{Pushed, next_device_tick};
 use super::handle::{BoardSide, DeviceState};
 
 /// Board probe: resend the handshake this often until the board answers.
@@ -51,6 +53,10 @@ pub(crate) const KEEPALIVE_DEAD: Duration = Duration::from_secs(6);
 pub(crate) const BOARD_SETTLE: Duration = Duration::from_millis(250);
 /// While the clock refuses set-and-run (not in PC mode), try again this often.
 pub(crate) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
+/// The longest a text stays on the display (an operator's `ShowText` or an announcement):
+/// the times must come back. A press or any other change of the game ends text sooner
+/// ([`Driver::end_text`]).
+pub(crate) const MAX_TEXT: Duration = Duration::from_secs(10);
 
 /// Settings of one driver.
 #[derive(Debug, Clone)]
@@ -135,6 +141,11 @@ pub(crate) struct Driver {
     lever_right_high: Option<bool>,
     /// What the clock was last told, and when.
     pushed: Option<Pushed>,
+    /// The flag icons (left, right) last sent on this link (`None`: not since the clock
+    /// was identified).
+    icons: Option<(bool, bool)>,
+    /// The clock did not take ICONS on this link (refused or no ack): no more are sent.
+    icons_refused: bool,
     /// Observe mode: the clock runs its own mode; nothing is sent to its display.
     observe: bool,
     transmit: VecDeque<Vec<u8>>,
@@ -161,6 +172,8 @@ impl Driver {
             keepalive_sent: false,
             lever_right_high: None,
             pushed: None,
+            icons: None,
+            icons_refused: false,
             observe: false,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
@@ -198,6 +211,8 @@ impl Driver {
         self.lever_right_high = None;
         self.pushed = None;
         self.model = None;
+        self.icons = None;
+        self.icons_refused = false;
     }
 
     /// The half whose lever end is up (its player is to move), once a report has said.
@@ -243,6 +258,7 @@ impl Driver {
             }
             self.queue.drop_display();
             self.pushed = None;
+            self.icons = None;
             if self.device_state == DeviceState::NotInPcMode && self.model.is_some() {
                 self.set_state(DeviceState::Ready);
             }
@@ -277,62 +293,6 @@ impl Driver {
                 self.device_state,
                 DeviceState::Ready | DeviceState::NotResponding
             )
-    }
-
-    /// Text is on the display (until its timer ends it).
-    pub(crate) fn text_showing(&self) -> bool {
-        self.timers.is_set(Timer::TextUntil)
-    }
-
-    /// What the device shows at `now` by its own countdown since the last push (`None`:
-    /// nothing pushed on this link yet).
-    pub(crate) fn shows(&self, now: Instant) -> Option<Face> {
-        self.pushed.as_ref().map(|p| predicted(p, now))
-    }
-
-    // ---- display output ------------------------------------------------------------------
-
-    /// Set the clock's times and running half. `ms_to_next_second`: how far the engine is
-    /// from its next whole second; the push is repeated then so the device ticks in phase.
-    pub(crate) fn push_times(&mut self, now: Instant, face: Face, ms_to_next_second: Option<u64>) {
-        if self.observe {
-            return;
-        }
-        self.queue.push(wire::set_and_run(face));
-        let pushed = Pushed { face, at: now };
-        match next_device_tick(&pushed, now) {
-            Some(at) => self.timers.set(Timer::DeviceTick, at),
-            None => self.timers.stop(Timer::DeviceTick),
-        }
-        self.pushed = Some(pushed);
-        // The device starts its own second with this push; the engine's next whole second may
-        // be sooner: push again then, so that the device's seconds fall on the engine's. The
-        // latest push decides (a second push at the same instant used to cancel the re-sync
-        // the first had set, leaving Fischer and double-flag clocks a second high).
-        match ms_to_next_second {
-            Some(ms) if ms > 0 && ms < 1000 => {
-                self.timers
-                    .set(Timer::Resync, now + Duration::from_millis(ms));
-            }
-            _ => self.timers.stop(Timer::Resync),
-        }
-    }
-
-    /// Show `text` (cut to the model's display) for `duration`; the times come back after.
-    pub(crate) fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
-        if self.observe {
-            return;
-        }
-        self.queue.push(wire::text(self.model, text));
-        self.timers.set(Timer::TextUntil, now + duration);
-    }
-
-    /// Beep for about `ms` milliseconds.
-    pub(crate) fn beep(&mut self, ms: u32) {
-        if self.observe {
-            return;
-        }
-        self.queue.push(wire::beep(ms));
     }
 
     // ---- the sans-IO interface -----------------------------------------------------------
@@ -404,6 +364,7 @@ impl Driver {
                     self.send(bytes);
                     self.timers.set(Timer::Ack, now + self.cfg.command_timeout);
                 }
+                Some(TimeoutOutcome::GaveUp(Kind::Icons)) => self.icons_not_taken("no ack"),
                 Some(TimeoutOutcome::GaveUp(kind)) => {
                     tracing::warn!(
                         clock = self.cfg.clock,
@@ -435,6 +396,16 @@ impl Driver {
                 }
             }
         }
+    }
+
+    /// The clock did not take ICONS: keep its state, send no more on this link.
+    fn icons_not_taken(&mut self, why: &str) {
+        tracing::info!(
+            clock = self.cfg.clock,
+            "the clock does not take the flag icons ({why}); none are sent to it"
+        );
+        self.icons_refused = true;
+        self.events.push_back(DriverEvent::GaveUp(Kind::Icons));
     }
 
     fn send(&mut self, bytes: Vec<u8>) {

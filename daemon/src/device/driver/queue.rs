@@ -23,6 +23,9 @@ pub(crate) enum Kind {
     End,
     /// Beep.
     Beep,
+    /// The flag icons (ICONS). Best effort: tried once, never resent (a clock that ignores
+    /// ICONS must not hold the times up for the resends).
+    Icons,
     /// Version query (probe).
     Version,
 }
@@ -155,7 +158,7 @@ impl Queue {
     /// The ack timer of the command in flight fired; `None` if nothing is in flight.
     pub(crate) fn on_timeout(&mut self) -> Option<TimeoutOutcome> {
         let flight = self.in_flight.as_mut()?;
-        if flight.attempts > self.retries {
+        if flight.attempts > self.retries || flight.cmd.kind == Kind::Icons {
             let cmd = self.in_flight.take().map(|f| f.cmd)?;
             let kind = cmd.kind;
             // A set-and-run is never dropped: keep it queued unless a newer one exists.
@@ -172,6 +175,12 @@ impl Queue {
             flight.cmd = newer;
         }
         Some(TimeoutOutcome::Resend(flight.cmd.bytes.clone()))
+    }
+
+    /// Drop text not sent yet; true if there was some. (Text in flight is on its way: the
+    /// caller follows it with END.)
+    pub(crate) fn drop_text(&mut self) -> bool {
+        self.text.take().is_some()
     }
 
     /// Forget every display command, queued or in flight (observe mode: the clock runs its

@@ -121,6 +121,15 @@ impl Driver {
                 }
                 self.events.push_back(DriverEvent::Acked(kind));
             }
+            AckOutcome::Refused(Kind::Icons) => {
+                self.timers.stop(Timer::Ack);
+                self.icons_refused = true;
+                tracing::info!(
+                    clock = self.cfg.clock,
+                    "the clock refused the flag icons; none are sent to it"
+                );
+                self.events.push_back(DriverEvent::Refused(Kind::Icons));
+            }
             AckOutcome::Refused(kind) => {
                 self.timers.stop(Timer::Ack);
                 if kind == Kind::SetAndRun {
@@ -153,6 +162,8 @@ impl Driver {
         let changed = self.model != Some(model) || self.firmware != firmware;
         self.model = Some(model);
         self.firmware.clone_from(&firmware);
+        // A clock switched on again lost its icons: send them afresh.
+        self.icons = None;
         self.set_state(DeviceState::Ready);
         self.events.push_back(DriverEvent::ClockIdentified {
             model,

@@ -117,6 +117,24 @@ pub(crate) fn beep(ms: u32) -> ClockCmd {
     clock(Kind::Beep, ClockCommand::Beep { units })
 }
 
+/// The flag icons of the two halves (ICONS, dgt-protocol §6.2: L2/R2 bit 5), kept across
+/// time changes (special bit 6), every other icon off.
+pub(crate) fn flag_icons(left: bool, right: bool) -> ClockCmd {
+    const FLAG: u8 = 0x20;
+    const PERSIST: u8 = 0x40;
+    let bit = |on: bool| if on { FLAG } else { 0 };
+    clock(
+        Kind::Icons,
+        ClockCommand::Icons {
+            left1: 0,
+            right1: 0,
+            left2: bit(left),
+            right2: bit(right),
+            special: PERSIST,
+        },
+    )
+}
+
 /// Text for the model's display, cut to its width; characters it cannot show become spaces.
 /// A clock not identified yet, or of an unknown model, gets DGT 3000 ASCII text.
 pub(crate) fn text(model: Option<ClockModel>, text: &str) -> ClockCmd {

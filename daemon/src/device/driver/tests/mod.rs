@@ -7,10 +7,12 @@
 
 mod commands;
 mod faults;
+mod icons;
 mod lever;
 mod link;
 mod observe;
 mod pieces;
+mod text;
 
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{Command, Decoded, Decoder, Message};

@@ -14,6 +14,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
 use super::{Game, launch};
+
+mod display;
 use crate::device::DeviceOptions;
 use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
 use crate::device::port::Opener;
