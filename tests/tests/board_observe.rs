@@ -134,7 +134,10 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(read.first().map(sans), Some(want.map(String::from).to_vec()));
+    assert_eq!(
+        read.first().map(sans),
+        Some(want.map(String::from).to_vec())
+    );
 
     // chessclockd never wrote to the clock's display after the switch.
     let written: Vec<&Value> = emu.seen()[quiet_from..]
