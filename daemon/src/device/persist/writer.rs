@@ -170,7 +170,13 @@ impl Store {
         fallback: &GameStart,
     ) -> Result<(Store, Option<Restored>), StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io("create", dir, e))?;
-        let (journal, recovered) = Journal::<Entry>::open::<SnapshotFile>(dir, name)?;
+        let (journal, recovered) = match Journal::<Entry>::open::<SnapshotFile>(dir, name) {
+            Err(StoreError::CorruptSnapshot { path, reason }) => {
+                set_aside_snapshot(&path, &reason)?;
+                Journal::<Entry>::open::<SnapshotFile>(dir, name)?
+            }
+            opened => opened?,
+        };
         if let Some(repair) = &recovered.repair {
             tracing::warn!(
                 "journal {} had a damaged tail at byte {} ({}); cut and saved to {}",
@@ -285,6 +291,25 @@ impl Store {
         self.healthy = false;
         self.durability.failed(self.journal.path(), e);
     }
+}
+
+/// A damaged snapshot (media damage: snapshots are replaced atomically) is renamed to
+/// `NAME.snapshot.bad-WALLMS` so that the game can be rebuilt from the journal, which starts
+/// with the game's start; the log says so and what may be lost with it.
+fn set_aside_snapshot(path: &Path, reason: &str) -> Result<(), StoreError> {
+    let aside = PathBuf::from(format!("{}.bad-{}", path.display(), wall_ms()));
+    std::fs::rename(path, &aside).map_err(|e| StoreError::io("set aside", path, e))?;
+    if let Some(dir) = path.parent() {
+        store::atomic::sync_dir(dir).map_err(|e| StoreError::io("sync directory", dir, e))?;
+    }
+    tracing::warn!(
+        "snapshot {} is damaged ({reason}); set aside as {} and the game rebuilt from the \
+         journal alone: records only the snapshot held (written while the disk was full) are \
+         lost",
+        path.display(),
+        aside.display()
+    );
+    Ok(())
 }
 
 /// Save entries the game could not use beside the journal (JSON lines), so nothing is lost
