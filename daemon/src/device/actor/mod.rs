@@ -13,6 +13,8 @@
 mod board;
 mod output;
 mod pieces;
+#[cfg(test)]
+mod replug_tests;
 mod requests;
 #[cfg(test)]
 mod tests;
