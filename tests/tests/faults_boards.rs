@@ -120,8 +120,8 @@ fn boards_that_flood_garbage_or_hang_do_not_disturb_the_others() -> Result<()> {
     }
     flooder.wait_for(mark.0, WAIT, "a push to the flooder", is_set_and_run)?;
     hung.wait_for(mark.1, WAIT, "a push to the hung board", is_set_and_run)?;
-    for i in 0..2 {
-        press_and_check(&d, &i.to_string(), &mut players[i]).context("after recovery")?;
+    for (i, player) in players.iter_mut().enumerate() {
+        press_and_check(&d, &i.to_string(), player).context("after recovery")?;
     }
     let text = std::fs::read_to_string(&log)?;
     ensure!(

@@ -37,7 +37,7 @@ impl Rng {
 /// cable is out).
 fn board_after(presses: u64) -> Emulator {
     let mut emu = Emulator::new(EmuConfig::default());
-    if presses % 2 == 1 {
+    if !presses.is_multiple_of(2) {
         emu.press_lever(0);
     }
     emu
@@ -89,7 +89,7 @@ async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
         (actions, view) = (new_actions, new_view);
         *spare.lock().expect("lock") = Some(stream);
         until_state(&handle, "ready again", |s| s == DeviceState::Ready).await;
-        let white = presses % 2 == 0;
+        let white = presses.is_multiple_of(2);
         let half = if white { Running::Left } else { Running::Right };
         until_view(&mut view, "the running side shown", |v| v.running == half).await;
         let after = handle.live().await.expect("live").snapshot;
