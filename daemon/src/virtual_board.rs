@@ -83,6 +83,12 @@ pub enum VirtualControl {
     Mute(bool),
     /// Move pieces on the board (each change is a FIELD_UPDATE).
     Pieces(chessclock_protocol::emulator::PieceAction),
+    /// The board's output turns into noise (a wrong line speed, a faulty board): 256 bytes
+    /// that form no message every 20 ms instead of its messages, until switched off.
+    Flood(bool),
+    /// The board hangs: it reads nothing and sends nothing; what it would have sent comes out
+    /// at once when it goes on.
+    Stall(bool),
 }
 
 /// A running virtual board. Dropping it stops the task, closes the pty and removes the link.
@@ -196,6 +202,8 @@ impl VirtualBoard {
                 pty_path: pty_tx,
                 host: host.clone(),
                 muted: false,
+                flood: None,
+                stalled: false,
             }
             .run(control_rx),
         );
@@ -297,7 +305,14 @@ struct Task {
     pty_path: watch::Sender<Option<PathBuf>>,
     host: broadcast::Sender<(u64, Command)>,
     muted: bool,
+    /// Flooding: the noise generator's state.
+    flood: Option<u64>,
+    stalled: bool,
 }
+
+/// How often a flooding board sends its noise, and how much each time.
+const FLOOD_EVERY: Duration = Duration::from_millis(20);
+const FLOOD_BYTES: usize = 256;
 
 impl Task {
     fn now(&self) -> u64 {
@@ -311,6 +326,7 @@ impl Task {
     async fn run(mut self, mut control: mpsc::UnboundedReceiver<VirtualControl>) {
         let mut buf = [0u8; 256];
         let mut unlock = tokio::time::interval(UNLOCK_EVERY);
+        let mut flood = tokio::time::interval(FLOOD_EVERY);
         loop {
             let deadline = [
                 self.emu.poll_timeout(),
@@ -322,7 +338,7 @@ impl Task {
             let far = self.start + Duration::from_secs(365 * 24 * 3600);
             let wake = deadline.map_or(far, |ms| self.instant(ms));
             tokio::select! {
-                read = read_pty(self.pty.as_mut(), &mut buf) => match read {
+                read = read_pty(self.pty.as_mut(), &mut buf), if !self.stalled => match read {
                     Ok(n) => {
                         let now = self.now();
                         self.emu.on_host_bytes(now, &buf[..n]);
@@ -333,6 +349,7 @@ impl Task {
                     }
                 },
                 _ = unlock.tick() => self.unlock(),
+                _ = flood.tick(), if self.flood.is_some() => self.noise().await,
                 msg = control.recv() => match msg {
                     Some(c) => self.control(c),
                     None => break,
@@ -372,6 +389,8 @@ impl Task {
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
             VirtualControl::OwnGame(seconds) => self.emu.start_own_game(now, seconds),
             VirtualControl::Mute(on) => self.muted = on,
+            VirtualControl::Flood(on) => self.flood = on.then_some(self.now() | 1),
+            VirtualControl::Stall(on) => self.stalled = on,
             VirtualControl::Pieces(action) => {
                 if let Err(e) = self.emu.piece_action(now, action) {
                     tracing::warn!("virtual board: {e}");
@@ -397,13 +416,42 @@ impl Task {
         }
     }
 
+    /// A flooding board's noise: bytes below 0x80, which start no message.
+    async fn noise(&mut self) {
+        let Some(mut seed) = self.flood else { return };
+        let noise: Vec<u8> = (0..FLOOD_BYTES)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((seed >> 33) % 0x80) as u8
+            })
+            .collect();
+        self.flood = Some(seed);
+        if let Some(pty) = self.pty.as_mut()
+            && !self.stalled
+            && !self.muted
+            && tokio::time::timeout(WRITE_TIMEOUT, pty.master.write_all(&noise))
+                .await
+                .is_err()
+        {
+            tracing::debug!("virtual board: nobody reads the port; noise dropped");
+        }
+    }
+
     /// Write due output, publish the view and the host commands received.
     async fn flush(&mut self) {
         let now = self.now();
-        let out = self.emu.poll_output(now);
+        // A hung board keeps what it would send; a flooding one sends noise instead.
+        let out = if self.stalled {
+            Vec::new()
+        } else {
+            self.emu.poll_output(now)
+        };
         if let Some(pty) = self.pty.as_mut()
             && !out.is_empty()
             && !self.muted
+            && self.flood.is_none()
         {
             match tokio::time::timeout(WRITE_TIMEOUT, pty.master.write_all(&out)).await {
                 Ok(Ok(())) => {}

@@ -333,12 +333,33 @@ impl Daemon {
     /// Start `chessclockd --address ADDR --config CONFIG` with `env` and wait until the
     /// manager answers.
     pub fn spawn(address: &str, config: &Path, env: &[(&str, &str)]) -> Result<Daemon> {
+        Daemon::spawn_to(address, config, env, Stdio::inherit())
+    }
+
+    /// [`Daemon::spawn`] with the daemon's log (stderr) appended to `log`, for tests that
+    /// check what it says.
+    pub fn spawn_logged(address: &str, config: &Path, log: &Path) -> Result<Daemon> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("cannot open {}", log.display()))?;
+        Daemon::spawn_to(address, config, &[], Stdio::from(file))
+    }
+
+    fn spawn_to(
+        address: &str,
+        config: &Path,
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Result<Daemon> {
         let exe = workspace_bin("chessclockd")?;
         let mut cmd = Command::new(&exe);
         cmd.args(["--address", address, "--config"])
             .arg(config)
             .env("CHESSCLOCKD_LOG", "chessclockd=debug")
-            .stdin(Stdio::null());
+            .stdin(Stdio::null())
+            .stderr(stderr);
         for (k, v) in env {
             cmd.env(k, v);
         }

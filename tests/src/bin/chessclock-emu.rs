@@ -25,7 +25,7 @@ use tokio::signal::unix::{SignalKind, signal};
 /// The first stdout line says which path to open (`PATH /dev/pts/N`, or with --json
 /// `{"event":"path","path":...}`). Commands are read from stdin, one per line: lever,
 /// button run|plus|minus|back|ok, power on|off, pc-mode on|off, own-game SECONDS, mute on|off,
-/// unplug, replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
+/// flood on|off, stall on|off, unplug, replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
 #[derive(Debug, Parser)]
 #[command(name = "chessclock-emu", version)]
 struct Args {
@@ -119,12 +119,14 @@ fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, String> {
         ["unplug"] => control(VirtualControl::Unplug),
         ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
         ["replug"] => control(VirtualControl::Replug),
+        ["flood", rest @ ..] => control(VirtualControl::Flood(on_off(rest.first(), "flood")?)),
+        ["stall", rest @ ..] => control(VirtualControl::Stall(on_off(rest.first(), "stall")?)),
         ["quit"] => Ok(Some(Input::Quit)),
         _ => match parse_command(&words, pieces)? {
             Some(action) => control(VirtualControl::Pieces(action)),
             None => Err(format!(
                 "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
-             power on|off, pc-mode on|off, own-game SECONDS, mute on|off, unplug, replug, move UCI [other-first], \
+             power on|off, pc-mode on|off, own-game SECONDS, mute on|off, flood on|off, stall on|off, unplug, replug, move UCI [other-first], \
              lift SQUARE, place SQUARE PIECE, setup, clear, quit"
             )),
         },

@@ -13,6 +13,8 @@
 mod board;
 mod output;
 mod pieces;
+#[cfg(test)]
+mod replug_tests;
 mod requests;
 #[cfg(test)]
 mod tests;
@@ -103,6 +105,12 @@ pub(super) async fn spawn(
             };
             let (persist, restored) = Persist::open(dir, &store, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
+            notices.extend(
+                persist
+                    .damage()
+                    .iter()
+                    .map(|d| format!("on resuming the game: {d}")),
+            );
             match restored {
                 Some(r) => {
                     let what = match &spec {
@@ -118,11 +126,11 @@ pub(super) async fn spawn(
                         options.white_side = side;
                     }
                     board_serial = r.board_serial;
-                    notices = r
-                        .problems
-                        .iter()
-                        .map(|p| format!("on resuming the game: {p}"))
-                        .collect();
+                    notices.extend(
+                        r.problems
+                            .iter()
+                            .map(|p| format!("on resuming the game: {p}")),
+                    );
                     time_control = notation::canonical(engine.control());
                 }
                 None => persist.new_game(GameStart {

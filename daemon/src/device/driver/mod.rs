@@ -150,6 +150,8 @@ pub(crate) struct Driver {
     observe: bool,
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<DriverEvent>,
+    /// Bytes from the board that were no message, for the log.
+    garbage: receive::Garbage,
 }
 
 impl Driver {
@@ -177,6 +179,7 @@ impl Driver {
             observe: false,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
+            garbage: receive::Garbage::default(),
         }
     }
 

@@ -19,19 +19,20 @@ impl Driver {
         if !self.connected || bytes.is_empty() {
             return;
         }
-        // Anything proves the link alive.
-        self.keepalive_sent = false;
-        if !self.probing {
-            self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
-        }
         self.decoder.push(bytes);
         while let Some(item) = self.decoder.next() {
+            if let Ok(Decoded::Message(_)) = &item {
+                // A whole message proves the link alive; bytes alone do not (a board
+                // flooding garbage is as dead as a silent one).
+                self.keepalive_sent = false;
+                if !self.probing {
+                    self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
+                }
+            }
             match item {
                 Ok(Decoded::Message(m)) if quirks::is_ignorable(&m) => {}
                 Ok(Decoded::Message(m)) => self.on_message(now, wire::classify(m)),
-                Ok(Decoded::Dropped(d)) => {
-                    tracing::debug!(clock = self.cfg.clock, count = d.count, "dropped garbage");
-                }
+                Ok(Decoded::Dropped(d)) => self.garbage.dropped(self.cfg.clock, now, d.count),
                 Err(e) => tracing::debug!(clock = self.cfg.clock, "bad frame from the board: {e}"),
             }
         }
@@ -186,5 +187,38 @@ impl Driver {
         };
         let at = now.saturating_sub(self.cfg.transport_latency);
         self.events.push_back(DriverEvent::Lever { half, at });
+    }
+}
+
+/// Garbage (bytes that were no message) the board sent, counted for the log: a warning once
+/// [`GARBAGE_WARN_BYTES`] have piled up, at most one per [`GARBAGE_WARN_EVERY_MS`], with the
+/// count; a stray corrupted byte is only a debug line.
+#[derive(Debug, Default)]
+pub(super) struct Garbage {
+    since_warning: u64,
+    warned_at: Option<Instant>,
+}
+
+const GARBAGE_WARN_BYTES: u64 = 256;
+const GARBAGE_WARN_EVERY_MS: u64 = 10_000;
+
+impl Garbage {
+    pub(super) fn dropped(&mut self, clock: u32, now: Instant, count: usize) {
+        tracing::debug!(clock, count, "dropped garbage");
+        self.since_warning = self.since_warning.saturating_add(count as u64);
+        let recent = self
+            .warned_at
+            .is_some_and(|t| now.as_ms() < t.as_ms() + GARBAGE_WARN_EVERY_MS);
+        if self.since_warning < GARBAGE_WARN_BYTES || recent {
+            return;
+        }
+        tracing::warn!(
+            clock,
+            "the board sent {} bytes that are not DGT messages (dropped); check its cable and \
+             the board: noise like this comes from a wrong line speed or a faulty board",
+            self.since_warning
+        );
+        self.since_warning = 0;
+        self.warned_at = Some(now);
     }
 }

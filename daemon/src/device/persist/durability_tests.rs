@@ -77,6 +77,40 @@ fn acknowledged_records_come_back_after_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_damaged_snapshot_is_set_aside_and_the_journal_replayed() {
+    let dir = scratch("bad-snapshot");
+    {
+        let (p, _) = Persist::open(&dir, "clock-b", start()).expect("open");
+        p.new_game(start());
+        for n in 0..3 {
+            p.append(nth_input(n));
+        }
+        assert_eq!(acknowledged(&p), Ok(Reply::Done));
+    }
+    let snapshot = dir.join("clock-b.snapshot");
+    let mut bytes = std::fs::read(&snapshot).expect("a snapshot");
+    bytes[12] ^= 0x20;
+    std::fs::write(&snapshot, &bytes).expect("damage it");
+    assert_eq!(replayed_inputs(&dir, "clock-b"), 3);
+    assert!(
+        !snapshot.exists(),
+        "the damaged snapshot is no longer in the way"
+    );
+    let kept: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("clock-b.snapshot.bad-")
+        })
+        .map(|e| std::fs::read(e.path()).expect("read"))
+        .collect();
+    assert_eq!(kept, [bytes], "the damaged snapshot is kept, byte for byte");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A tmpfs of `kib` KiB mounted at a fresh directory, unmounted on drop.
 struct Tmpfs(PathBuf);
 

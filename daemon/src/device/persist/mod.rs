@@ -120,6 +120,7 @@ pub(crate) struct Persist {
     tx: std_mpsc::Sender<Job>,
     id: u64,
     path: PathBuf,
+    damage: Vec<String>,
 }
 
 /// A file-name-safe store name for a port.
@@ -180,13 +181,27 @@ impl Persist {
             reply,
         })
         .map_err(|_| gone())?;
-        let (id, path, restored) = answer.recv().map_err(|_| gone())??;
+        let (id, path, restored, damage) = answer.recv().map_err(|_| gone())??;
         if let Some(r) = &restored {
             for problem in &r.problems {
                 tracing::warn!("journal {}: {problem}", path.display());
             }
         }
-        Ok((Persist { tx, id, path }, restored))
+        Ok((
+            Persist {
+                tx,
+                id,
+                path,
+                damage,
+            },
+            restored,
+        ))
+    }
+
+    /// The damage found in the files on opening them (a damaged snapshot set aside, a cut
+    /// tail, a journal that could not be resumed), in words; logged already.
+    pub(crate) fn damage(&self) -> &[String] {
+        &self.damage
     }
 
     fn send(&self, job: Job) {

@@ -26,7 +26,9 @@ use crate::store::{self, Journal, StoreError};
 /// Jobs handled in one batch at most (then the batch is synced and answered).
 const MAX_BATCH: usize = 512;
 
-type Opened = Result<(u64, PathBuf, Option<Restored>), StoreError>;
+/// The store's number, its journal's path, the game to resume, and the damage found on
+/// opening it (in words).
+type Opened = Result<(u64, PathBuf, Option<Restored>, Vec<String>), StoreError>;
 
 /// What the writer is asked to do.
 pub(super) enum Job {
@@ -100,12 +102,13 @@ fn run(rx: &std_mpsc::Receiver<Job>) {
                     fallback,
                     reply,
                 } => {
-                    let opened = Store::open(&dir, &name, &fallback).map(|(store, restored)| {
-                        next_id += 1;
-                        let path = store.journal.path().to_path_buf();
-                        stores.insert(next_id, store);
-                        (next_id, path, restored)
-                    });
+                    let opened =
+                        Store::open(&dir, &name, &fallback).map(|(store, restored, damage)| {
+                            next_id += 1;
+                            let path = store.journal.path().to_path_buf();
+                            stores.insert(next_id, store);
+                            (next_id, path, restored, damage)
+                        });
                     let _ = reply.send(opened);
                 }
                 Job::Append { id, entry } => {
@@ -168,17 +171,30 @@ impl Store {
         dir: &Path,
         name: &str,
         fallback: &GameStart,
-    ) -> Result<(Store, Option<Restored>), StoreError> {
+    ) -> Result<(Store, Option<Restored>, Vec<String>), StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io("create", dir, e))?;
-        let (journal, recovered) = Journal::<Entry>::open::<SnapshotFile>(dir, name)?;
+        let mut damage = Vec::new();
+        let (journal, recovered) = match Journal::<Entry>::open::<SnapshotFile>(dir, name) {
+            Err(StoreError::CorruptSnapshot { path, reason }) => {
+                let aside = set_aside_snapshot(&path, &reason)?;
+                damage.push(format!(
+                    "the snapshot was damaged ({reason}); set aside as {} and the game rebuilt \
+                     from the journal",
+                    aside.display()
+                ));
+                Journal::<Entry>::open::<SnapshotFile>(dir, name)?
+            }
+            opened => opened?,
+        };
         if let Some(repair) = &recovered.repair {
-            tracing::warn!(
-                "journal {} had a damaged tail at byte {} ({}); cut and saved to {}",
-                journal.path().display(),
+            let said = format!(
+                "the journal had a damaged tail at byte {} ({}); cut and saved to {}",
                 repair.offset,
                 repair.reason,
                 repair.saved_to.display()
             );
+            tracing::warn!("journal {}: {said}", journal.path().display());
+            damage.push(said);
         }
         let (snapshot_start, mut entries) = match recovered.snapshot {
             Some(SnapshotFile::Game { start, records }) => (Some(start), records),
@@ -197,7 +213,13 @@ impl Store {
             Some(r) => (r.start.clone(), r.records.clone()),
             None => {
                 if !entries.is_empty() {
-                    keep_aside(journal.path(), "unused", &entries);
+                    let kept = keep_aside(journal.path(), "unused", &entries);
+                    damage.push(format!(
+                        "the journal's {} records could not be resumed; a new game started{}",
+                        entries.len(),
+                        kept.map(|p| format!(" (they are kept in {})", p.display()))
+                            .unwrap_or_default()
+                    ));
                 }
                 (
                     Entry {
@@ -221,7 +243,7 @@ impl Store {
             healthy: true,
             durability: Durability::default(),
         };
-        Ok((store, restored))
+        Ok((store, restored, damage))
     }
 
     fn append(&mut self, entry: Entry) {
@@ -287,9 +309,28 @@ impl Store {
     }
 }
 
+/// A damaged snapshot (media damage: snapshots are replaced atomically) is renamed to
+/// `NAME.snapshot.bad-WALLMS` so that the game can be rebuilt from the journal, which starts
+/// with the game's start; the log says so and what may be lost with it.
+fn set_aside_snapshot(path: &Path, reason: &str) -> Result<PathBuf, StoreError> {
+    let aside = PathBuf::from(format!("{}.bad-{}", path.display(), wall_ms()));
+    std::fs::rename(path, &aside).map_err(|e| StoreError::io("set aside", path, e))?;
+    if let Some(dir) = path.parent() {
+        store::atomic::sync_dir(dir).map_err(|e| StoreError::io("sync directory", dir, e))?;
+    }
+    tracing::warn!(
+        "snapshot {} is damaged ({reason}); set aside as {} and the game rebuilt from the \
+         journal alone: records only the snapshot held (written while the disk was full) are \
+         lost",
+        path.display(),
+        aside.display()
+    );
+    Ok(aside)
+}
+
 /// Save entries the game could not use beside the journal (JSON lines), so nothing is lost
 /// without a trace; the log says where.
-fn keep_aside(journal: &Path, what: &str, entries: &[Entry]) {
+fn keep_aside(journal: &Path, what: &str, entries: &[Entry]) -> Option<PathBuf> {
     let path = PathBuf::from(format!("{}.{what}-{}", journal.display(), wall_ms()));
     let mut text = String::new();
     for e in entries {
@@ -299,18 +340,24 @@ fn keep_aside(journal: &Path, what: &str, entries: &[Entry]) {
         }
     }
     match store::atomic::write_atomic(&path, text.as_bytes()) {
-        Ok(()) => tracing::warn!(
-            "journal {}: {} {what} records kept in {}",
-            journal.display(),
-            entries.len(),
-            path.display()
-        ),
-        Err(e) => tracing::error!(
-            "journal {}: could not keep {} {what} records in {}: {e}",
-            journal.display(),
-            entries.len(),
-            path.display()
-        ),
+        Ok(()) => {
+            tracing::warn!(
+                "journal {}: {} {what} records kept in {}",
+                journal.display(),
+                entries.len(),
+                path.display()
+            );
+            Some(path)
+        }
+        Err(e) => {
+            tracing::error!(
+                "journal {}: could not keep {} {what} records in {}: {e}",
+                journal.display(),
+                entries.len(),
+                path.display()
+            );
+            None
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use crate::device::port::Opener;
 use crate::engine::{Engine, Input, Side, Time, notation};
 
 /// What a test does to the emulated board.
-enum Action {
+pub(super) enum Action {
     Lever,
     /// A move played on the pieces (UCI), mover lifted first.
     Move(&'static str),
@@ -72,13 +72,23 @@ async fn board(
 }
 
 /// A board on a fresh duplex: the host's end, the actions sender and the clock's view.
-fn plug() -> (
+pub(super) fn plug() -> (
+    DuplexStream,
+    mpsc::UnboundedSender<Action>,
+    watch::Receiver<ClockView>,
+) {
+    plug_with(Emulator::new(EmuConfig::default()))
+}
+
+/// [`plug`] with a board set up by the caller.
+pub(super) fn plug_with(
+    emu: Emulator,
+) -> (
     DuplexStream,
     mpsc::UnboundedSender<Action>,
     watch::Receiver<ClockView>,
 ) {
     let (host, far) = tokio::io::duplex(4096);
-    let emu = Emulator::new(EmuConfig::default());
     let (view_tx, view) = watch::channel(emu.view());
     let (actions, actions_rx) = mpsc::unbounded_channel();
     tokio::spawn(board(emu, far, actions_rx, view_tx));
@@ -89,7 +99,7 @@ fn start_actor(stream: DuplexStream, open: Opener<DuplexStream>) -> DeviceHandle
     start_actor_with(stream, open, "G/5 d/0")
 }
 
-fn start_actor_with(
+pub(super) fn start_actor_with(
     stream: DuplexStream,
     open: Opener<DuplexStream>,
     control: &str,
@@ -131,7 +141,11 @@ fn start_game(
     handle
 }
 
-async fn until_state(handle: &DeviceHandle, what: &str, f: impl Fn(DeviceState) -> bool) {
+pub(super) async fn until_state(
+    handle: &DeviceHandle,
+    what: &str,
+    f: impl Fn(DeviceState) -> bool,
+) {
     let mut w = handle.watch_state();
     let wait = async {
         while !f(w.borrow_and_update().device_state) {
@@ -143,7 +157,7 @@ async fn until_state(handle: &DeviceHandle, what: &str, f: impl Fn(DeviceState) 
         .unwrap_or_else(|_| panic!("{what}: never came"));
 }
 
-async fn until_view(
+pub(super) async fn until_view(
     view: &mut watch::Receiver<ClockView>,
     what: &str,
     f: impl Fn(&ClockView) -> bool,

@@ -79,3 +79,53 @@ fn a_noisy_line_never_invents_a_press_and_the_clock_stays_usable() {
         );
     }
 }
+
+/// A board whose output turned into garbage (a wrong baud rate, broken firmware): bytes keep
+/// arriving but no message, so the link is given up as dead, as a silent one is, and found
+/// again once the board talks sense.
+#[test]
+fn a_board_that_sends_only_garbage_is_given_up_and_found_again() {
+    use crate::device::driver::{KEEPALIVE_DEAD, KEEPALIVE_IDLE};
+    let mut p = super::ready(EmuConfig::default());
+    p.show(running_left());
+    // The board's own messages are lost in the flood; ASCII noise arrives every 50 ms.
+    p.muted = true;
+    let from = p.now;
+    let mut seed = 7u64;
+    let limit = from + (KEEPALIVE_IDLE + KEEPALIVE_DEAD).as_millis() as u64 + 1_000;
+    while p.now < limit {
+        let noise: Vec<u8> = (0..200)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((seed >> 33) % 0x80) as u8
+            })
+            .collect();
+        p.inject(&noise);
+        p.run_for(50);
+    }
+    let dead = p.events_since(from, |e| *e == DriverEvent::LinkDead);
+    assert_eq!(
+        dead.len(),
+        1,
+        "the flood is no sign of life: {:?}",
+        p.events
+    );
+    assert!(
+        p.events_since(from, |e| matches!(e, DriverEvent::Lever { .. }))
+            .is_empty(),
+        "noise is no press"
+    );
+    // The actor closes and reopens the port; the board talks sense again.
+    p.unplug();
+    p.muted = false;
+    p.replug();
+    let back = p.now;
+    p.run_for(1_000);
+    assert!(
+        p.became(back, DeviceState::Ready).is_some(),
+        "{:?}",
+        p.events
+    );
+}
