@@ -100,7 +100,10 @@ pub async fn run(
     };
     let mut device = service::device_defaults(&cfg);
     device.time_control = control.clone();
-    let (sup, changes) = supervisor::start(Defaults { device });
+    let (sup, changes) = supervisor::start(Defaults {
+        device,
+        devices: None,
+    });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes).await?;
     if conn.request_name(BUS_NAME).await.is_err() {
         bail!("{BUS_NAME} is already owned on this bus: is another chessclockd running?");

@@ -101,7 +101,13 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let conn = connect(&opts.bus)
         .await
         .with_context(|| format!("cannot connect to the {:?} bus", opts.bus))?;
-    let (sup, changes) = supervisor::start(Defaults { device });
+    // Device actors read their ttys on their own thread, whatever the bus is doing.
+    let devices = crate::device::runtime::DeviceRuntime::start()
+        .context("cannot start the device actors' runtime")?;
+    let (sup, changes) = supervisor::start(Defaults {
+        device,
+        devices: devices.handle(),
+    });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
         .await
         .context("cannot serve the D-Bus objects")?;
@@ -144,7 +150,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                         tracing::info!("configuration reloaded");
                         let mut device = device_defaults(&new);
                         device.state_dir = Some(state_dir.clone());
-                        sup.set_defaults(Defaults { device }).await;
+                        sup.set_defaults(Defaults { device, devices: devices.handle() }).await;
                         attach_configured(&sup, &new).await;
                         if new.scan && scanning.as_ref().is_none_or(|t| t.is_finished()) {
                             scanning = Some(tokio::spawn(scan(sup.clone(), new.scan_ports.clone())));
@@ -164,6 +170,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     watchdog.abort();
     status.abort();
     sup.shutdown().await;
+    devices.shutdown();
     let _ = conn.release_name(BUS_NAME).await;
     Ok(())
 }

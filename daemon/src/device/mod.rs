@@ -18,6 +18,7 @@ pub mod observe;
 mod persist;
 pub(crate) mod port;
 mod record;
+pub mod runtime;
 pub mod scan;
 
 use std::path::PathBuf;

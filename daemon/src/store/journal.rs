@@ -61,6 +61,31 @@ pub struct Journal<R> {
     _record: PhantomData<fn(R)>,
 }
 
+/// Tries before a held lock is reported: a lock is also held, for an instant, by a child
+/// process between its fork and its exec (the descriptor is shared until exec closes it), so
+/// a journal closed just before may still look held.
+const LOCK_TRIES: u32 = 20;
+/// Wait between tries (at most ~0.2 s in all).
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Take the journal's exclusive lock: another owner (a second daemon on the same state
+/// directory) is [`StoreError::Locked`].
+fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
+    for _ in 1..LOCK_TRIES {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(fs::TryLockError::WouldBlock) => std::thread::sleep(LOCK_RETRY),
+            Err(fs::TryLockError::Error(e)) => return Err(StoreError::io("lock", path, e)),
+        }
+    }
+    file.try_lock().map_err(|e| match e {
+        fs::TryLockError::WouldBlock => StoreError::Locked {
+            path: path.to_path_buf(),
+        },
+        fs::TryLockError::Error(e) => StoreError::io("lock", path, e),
+    })
+}
+
 impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Open (or create) the store `name` in `dir`, lock it, repair a damaged tail and return
     /// the snapshot plus every record after it.
@@ -75,10 +100,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             .create(true)
             .open(&path)
             .map_err(|e| StoreError::io("open", &path, e))?;
-        file.try_lock().map_err(|e| match e {
-            fs::TryLockError::WouldBlock => StoreError::Locked { path: path.clone() },
-            fs::TryLockError::Error(e) => StoreError::io("lock", &path, e),
-        })?;
+        lock(&file, &path)?;
         sync_dir(dir)?;
         let snapshot = read_snapshot::<S>(dir, name)?;
         let snap_seq = snapshot.as_ref().map(|(seq, _)| *seq);

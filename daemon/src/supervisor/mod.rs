@@ -50,6 +50,8 @@ pub struct ClockSpec {
 pub struct Defaults {
     /// Actor options shared by every clock (latency, timeouts, default control...).
     pub device: DeviceOptions,
+    /// The runtime device actors run on (`device::runtime`); `None`: the supervisor's own.
+    pub devices: Option<tokio::runtime::Handle>,
 }
 
 /// Why the supervisor refused a request. The messages say what to do.

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::{Change, ClockSpec, Defaults, Msg, SupervisorError, same_port};
 use crate::device::handle::{DeviceHandle, Request};
+use crate::device::runtime::run_on;
 use crate::device::{self, PortSpec};
 use crate::remembered::{self, Remembered};
 
@@ -191,8 +192,10 @@ impl Supervisor {
             PortSpec::Virtual => format!("virtual{index}"),
         });
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
-        let (handle, actor, port_path) = device::spawn(index, name, port.clone(), options)
+        let spawn = device::spawn(index, name, port.clone(), options);
+        let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await
+            .map_err(SupervisorError::PortFailed)?
             .map_err(|e| SupervisorError::PortFailed(e.to_string()))?;
         self.next += 1;
         self.clocks.insert(

@@ -28,6 +28,7 @@ fn defaults(dir: &Path) -> Defaults {
             move_source: MoveSource::Lever,
             ..DeviceOptions::default()
         },
+        devices: None,
     }
 }
 
@@ -192,5 +193,34 @@ async fn a_port_that_is_not_there_yet_is_waited_for_and_opened_when_it_appears()
         "{twice:?}"
     );
     sup.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Device actors on their own runtime (issue 11 item 2) go on while the supervisor's and the
+/// bus's runtime is hogged: a board is probed to `ready` while this test's only executor
+/// thread is held by blocking work (as 128 clocks' properties read back to back would).
+#[tokio::test(flavor = "current_thread")]
+async fn clocks_on_the_device_runtime_go_on_while_the_bus_side_is_hogged() {
+    let dir = state_dir("runtime");
+    let devices = crate::device::runtime::DeviceRuntime::start().expect("device runtime");
+    let mut with_runtime = defaults(&dir);
+    with_runtime.devices = devices.handle();
+    let (sup, changes) = start(with_runtime);
+    let _seen = serve(changes);
+    sup.add_virtual("hogged").await.expect("added");
+    let clock = only_handle(&sup).await;
+    // Hold the executor: nothing on this runtime runs until the loop ends.
+    let state = clock.watch_state();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while state.borrow().device_state != DeviceState::Ready {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the board was not probed while the bus side was busy: {:?}",
+            clock.state()
+        );
+        std::thread::yield_now();
+    }
+    sup.shutdown().await;
+    devices.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }

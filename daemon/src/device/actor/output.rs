@@ -180,13 +180,14 @@ impl<P: BoardIo> Actor<P> {
         self.state.as_of_us = monotonic_us().saturating_sub(
             u64::try_from(Instant::now().saturating_duration_since(now).as_micros()).unwrap_or(0),
         );
-        let state = self.state.clone();
+        let state = &self.state;
         self.state_tx.send_if_modified(|cur| {
             // Times move continuously; publish only when something besides them changed,
-            // or the snapshot differs (an event happened).
-            let publish = changed || !same_except_time(cur, &state);
+            // or the snapshot differs (an event happened). Compared in place: the state
+            // (moves, game information) is copied only when it is published.
+            let publish = changed || !same_except_time(cur, state);
             if publish {
-                *cur = state;
+                cur.clone_from(state);
             }
             publish
         });
