@@ -14,6 +14,7 @@ pub mod display;
 pub(crate) mod driver;
 pub mod handle;
 mod identity;
+mod live;
 pub mod observe;
 mod persist;
 pub(crate) mod port;

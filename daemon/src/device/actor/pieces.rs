@@ -3,9 +3,7 @@
 //! clock, game information and the PGN, and the live PGN file rewritten after each change.
 //!
 //! Owns the glue only: move recognition is the `game` crate's, the PGN text is its writer's;
-//! the file is written off the actor's loop (a blocking task).
-
-use std::path::{Path, PathBuf};
+//! the files are written off the actor's loop, by the live writer (`device::live`).
 
 use chessclock_game::GameResult as BoardResult;
 use chessclock_protocol::Message;
@@ -167,14 +165,8 @@ impl<P: BoardIo> Actor<P> {
         let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) else {
             return;
         };
-        let file = dir.join(live_file_name(&self.state.name));
         let text = self.pgn(now);
-        let clock = self.state.index;
-        tokio::task::spawn_blocking(move || {
-            if let Err(e) = write_live(&dir, &file, &text) {
-                tracing::warn!(clock, "cannot write the live PGN {}: {e}", file.display());
-            }
-        });
+        crate::device::live::update(dir, live_file_name(&self.state.name), text);
     }
 }
 
@@ -192,36 +184,4 @@ fn live_file_name(name: &str) -> String {
         .map(|c| if c == '/' || c == '\0' { '_' } else { c })
         .collect();
     format!("{}.pgn", safe.trim_start_matches('.'))
-}
-
-/// Live writes of every clock, one at a time: each rebuilds `all.pgn` after its own file,
-/// so the last writer's `all.pgn` has every clock's latest game (two clocks writing at once
-/// used to leave it one change behind).
-static LIVE_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Write `file`, then `all.pgn` from every clock's file in `dir` (by name).
-fn write_live(dir: &Path, file: &Path, text: &str) -> std::io::Result<()> {
-    // A writer that panicked left nothing half-done that matters: the files are atomic.
-    let _one_at_a_time = LIVE_WRITES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    std::fs::create_dir_all(dir)?;
-    crate::store::atomic::write_atomic(file, text.as_bytes())?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "pgn")
-                && p.file_name().is_some_and(|n| n != "all.pgn")
-        })
-        .collect();
-    files.sort();
-    let mut all = String::new();
-    for f in files {
-        if let Ok(t) = std::fs::read_to_string(&f) {
-            all.push_str(t.trim_end());
-            all.push_str("\n\n");
-        }
-    }
-    crate::store::atomic::write_atomic(&dir.join("all.pgn"), all.as_bytes())
 }
