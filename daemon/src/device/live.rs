@@ -2,21 +2,27 @@
 //! every clock.
 //!
 //! Actors hand over a clock's whole PGN after each change; the writer replaces that clock's
-//! file and then, once per batch of changes, `all.pgn` from the texts it holds in memory (read
-//! from the directory once, on its first use, so clocks that have not changed since a restart
-//! are there too). Files are replaced atomically (a reader sees the old or the new file) but
-//! not fsynced: they are a feed for broadcast tools, and the journal, not they, is what
-//! survives a power loss. Under load many changes cost one `all.pgn` write, not one each, and
-//! never a read of the directory. It must not know games or clocks: texts in, files out.
+//! file at once and `all.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
+//! (read from the directory once, on its first use, so clocks that have not changed since a
+//! restart are there too). Files are replaced atomically (a reader sees the old or the new
+//! file) but not fsynced: they are a feed for broadcast tools, and the journal, not they, is
+//! what survives a power loss. Under load many changes cost one `all.pgn` write, not one
+//! each, and never a read of the directory. It must not know games or clocks: texts in,
+//! files out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
 
 /// The file of every clock's game.
 pub(crate) const ALL: &str = "all.pgn";
+
+/// `all.pgn` is rewritten at most this often (it holds every clock's game: at 128 boards a
+/// rewrite per press would be most of the daemon's work); a clock's own file at once.
+pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
 
 /// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`.
 #[derive(Debug)]
@@ -55,22 +61,38 @@ struct Dir {
 
 fn run(rx: &Receiver<Update>) {
     let mut dirs: BTreeMap<PathBuf, Dir> = BTreeMap::new();
-    while let Ok(first) = rx.recv() {
-        let mut touched = BTreeSet::new();
-        for u in std::iter::once(first).chain(rx.try_iter()) {
-            let dir = dirs
-                .entry(u.dir.clone())
-                .or_insert_with(|| Dir::load(&u.dir));
-            if let Err(e) = replace(&u.dir.join(&u.file), u.text.as_bytes()) {
-                tracing::warn!(
-                    "cannot write the live PGN {}: {e}",
-                    u.dir.join(&u.file).display()
-                );
+    let mut touched = BTreeSet::new();
+    // When all.pgn may next be written.
+    let mut next_all = Instant::now();
+    loop {
+        // Wait for a change; with all.pgn behind, only until it is due.
+        let got = if touched.is_empty() {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            rx.recv_timeout(next_all.saturating_duration_since(Instant::now()))
+        };
+        match got {
+            Ok(u) => {
+                let dir = dirs
+                    .entry(u.dir.clone())
+                    .or_insert_with(|| Dir::load(&u.dir));
+                if let Err(e) = replace(&u.dir.join(&u.file), u.text.as_bytes()) {
+                    tracing::warn!(
+                        "cannot write the live PGN {}: {e}",
+                        u.dir.join(&u.file).display()
+                    );
+                }
+                dir.games.insert(u.file, u.text);
+                touched.insert(u.dir);
             }
-            dir.games.insert(u.file, u.text);
-            touched.insert(u.dir);
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
         }
-        for path in touched {
+        if touched.is_empty() || Instant::now() < next_all {
+            continue;
+        }
+        next_all = Instant::now() + ALL_EVERY;
+        for path in std::mem::take(&mut touched) {
             if let Some(dir) = dirs.get(&path)
                 && let Err(e) = replace(&path.join(ALL), dir.all().as_bytes())
             {
