@@ -22,6 +22,14 @@ pub(super) fn quote(s: &str) -> String {
     }
 }
 
+/// `s` cut to about [`QUOTE_MAX`] characters, unquoted (for digits).
+fn cut(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_MAX) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
+    }
+}
+
 /// What a value is, for "expected X, found Y".
 pub(super) fn describe(value: &Value) -> String {
     match value {
@@ -66,6 +74,13 @@ pub(super) fn whole<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
         Value::Number(n) => n.as_i64().map(i128::from),
         Value::String(s) => match s.trim().parse::<i128>() {
             Ok(n) => Some(n),
+            // Digits beyond even i128: out of range, not "not a number".
+            Err(_) if is_digits(s.trim()) => {
+                return Err(D::Error::custom(format!(
+                    "{} is out of range; use a whole number from {MIN} to {MAX}",
+                    cut(s.trim())
+                )));
+            }
             Err(_) => {
                 return Err(D::Error::custom(format!(
                     "{} is not a whole number; use digits only, e.g. {MIN}",
@@ -87,6 +102,12 @@ pub(super) fn whole<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
             describe(&value)
         ))),
     }
+}
+
+/// An optional sign and only ASCII digits.
+fn is_digits(s: &str) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// [`whole`] for a `u32` setting.
