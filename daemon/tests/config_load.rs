@@ -149,7 +149,7 @@ fn bad_side_names_key_problem_and_fix() {
     let msg = err_text(Config::from_sources(Some(text), NO_ENV));
     assert_eq!(
         msg,
-        "clock[1].white_side: \"middle\" is not a side; use \"left\" or \"right\" (config text, line 5)"
+        "clock[1].white_side: \"middle\" is not a half of the clock; use \"left\" or \"right\" (config text, line 5)"
     );
 }
 

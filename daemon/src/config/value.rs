@@ -11,16 +11,7 @@ use serde_json::Value;
 
 use super::WhiteSide;
 
-/// The longest piece of a bad value quoted back in a message.
-const QUOTE_MAX: usize = 100;
-
-/// `s` for a message: debug-quoted, cut to about [`QUOTE_MAX`] characters.
-pub(super) fn quote(s: &str) -> String {
-    match s.char_indices().nth(QUOTE_MAX) {
-        Some((cut, _)) => format!("{:?}…", &s[..cut]),
-        None => format!("{s:?}"),
-    }
-}
+pub(super) use chessclock_engine::words::{QUOTE_MAX, quote};
 
 /// `s` cut to about [`QUOTE_MAX`] characters, unquoted (for digits).
 fn cut(s: &str) -> String {
@@ -194,15 +185,10 @@ pub(super) fn mode<'de, D: Deserializer<'de>>(
     }
 }
 
-/// `"left"` or `"right"`.
+/// `"left"` or `"right"`: [`WhiteSide`]'s own parser, as on D-Bus.
 pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
     match raw(d)? {
-        Value::String(s) if s == "left" => Ok(WhiteSide::Left),
-        Value::String(s) if s == "right" => Ok(WhiteSide::Right),
-        Value::String(s) => Err(D::Error::custom(format!(
-            "{} is not a side; use \"left\" or \"right\"",
-            quote(&s)
-        ))),
+        Value::String(s) => s.parse().map_err(|e| D::Error::custom(format!("{e}"))),
         other => Err(D::Error::custom(format!(
             "expected \"left\" or \"right\", found {}",
             describe(&other)

@@ -72,13 +72,18 @@ fn check_free(path: &Path) -> io::Result<()> {
     // `fd` closes here, releasing the lock; no TIOCNXCL.
 }
 
+/// `path` for a message, cut to about 100 characters.
+fn shown(path: &Path) -> String {
+    chessclock_engine::words::cut(&path.to_string_lossy()).into_owned()
+}
+
 fn not_a_tty(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(
             "{} is not a serial device; give the board's tty, such as /dev/ttyACM0, \
              /dev/rfcomm0 or a /dev/dgt/ link",
-            path.display()
+            shown(path)
         ),
     )
 }
@@ -89,14 +94,14 @@ fn busy(path: &Path) -> io::Error {
         format!(
             "{} is busy: another program has it open (ModemManager? install the udev rules \
              that set ID_MM_DEVICE_IGNORE, or stop the other program: `fuser -v {0}`)",
-            path.display()
+            shown(path)
         ),
     )
 }
 
 /// An error of the `open(2)` or `flock(2)` we make ourselves, by errno.
 fn explain_os_error(path: &Path, errno: Errno) -> io::Error {
-    let shown = path.display();
+    let shown = shown(path);
     match errno {
         Errno::NOENT => io::Error::new(
             io::ErrorKind::NotFound,
@@ -128,7 +133,7 @@ fn explain_serialport_error(path: &Path, e: tokio_serial::Error) -> io::Error {
         return busy(path);
     }
     let io: io::Error = e.into();
-    io::Error::new(io.kind(), format!("cannot open {}: {io}", path.display()))
+    io::Error::new(io.kind(), format!("cannot open {}: {io}", shown(path)))
 }
 
 #[cfg(test)]

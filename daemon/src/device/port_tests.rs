@@ -47,9 +47,13 @@ fn unprivileged_open(path: &Path) -> Result<(), String> {
             Err(String::from_utf8_lossy(&out.stderr).into_owned())
         }
     } else {
-        rustix::fs::open(path, OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK, Mode::empty())
-            .map(drop)
-            .map_err(|e| e.to_string())
+        rustix::fs::open(
+            path,
+            OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK,
+            Mode::empty(),
+        )
+        .map(drop)
+        .map_err(|e| e.to_string())
     }
 }
 
@@ -67,10 +71,16 @@ async fn a_port_held_by_another_program_is_busy_and_stays_theirs() {
     let err = open_tty(&path).expect_err("a held port does not open");
     assert_eq!(err.kind(), io::ErrorKind::ResourceBusy, "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("busy") && msg.contains(&*path.to_string_lossy()), "{msg}");
+    assert!(
+        msg.contains("busy") && msg.contains(&*path.to_string_lossy()),
+        "{msg}"
+    );
     assert!(!msg.contains("does not exist"), "{msg}");
 
-    assert_held(&path, "our failed open left the other program's TIOCEXCL alone");
+    assert_held(
+        &path,
+        "our failed open left the other program's TIOCEXCL alone",
+    );
     drop(other);
     unprivileged_open(&path).expect("free again once the other program closed it");
 }
