@@ -23,6 +23,7 @@ mod snapshot;
 mod types;
 #[cfg(feature = "vectors")]
 pub mod vectors;
+pub mod words;
 
 pub use core::Engine;
 pub use snapshot::{Detail, MethodDetail, Snapshot, clock_text};

@@ -87,7 +87,8 @@ impl std::str::FromStr for AdjustField {
             .ok_or_else(|| {
                 let names: Vec<&str> = AdjustField::ALL.iter().map(|f| f.as_str()).collect();
                 format!(
-                    "{s:?} is not an adjustable field; use one of {}",
+                    "{} is not an adjustable field; use one of {}",
+                    crate::words::quote(s),
                     names.join(", ")
                 )
             })

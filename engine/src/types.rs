@@ -74,6 +74,37 @@ impl Side {
     }
 
     pub(crate) const BOTH: [Side; 2] = [Side::White, Side::Black];
+
+    /// The spellings [`str::parse`] accepts, in the order of [`Side::BOTH`].
+    pub const NAMES: [&'static str; 2] = ["white", "black"];
+}
+
+impl std::str::FromStr for Side {
+    type Err = crate::words::WordError;
+
+    /// `white` or `black`, exactly.
+    fn from_str(s: &str) -> Result<Side, Self::Err> {
+        crate::words::parse_word(s, "a side", &Side::NAMES, &Side::BOTH)
+    }
+}
+
+impl AdjustOp {
+    /// The spellings [`str::parse`] accepts.
+    pub const NAMES: [&'static str; 2] = ["set", "add"];
+}
+
+impl std::str::FromStr for AdjustOp {
+    type Err = crate::words::WordError;
+
+    /// `set` or `add`, exactly.
+    fn from_str(s: &str) -> Result<AdjustOp, Self::Err> {
+        crate::words::parse_word(
+            s,
+            "an adjust operation",
+            &AdjustOp::NAMES,
+            &[AdjustOp::Set, AdjustOp::Add],
+        )
+    }
 }
 
 /// Set or add, for arbiter adjustments.
@@ -101,15 +132,8 @@ pub enum GameResult {
 }
 
 impl GameResult {
-    /// Parse `1-0`, `0-1` or `1/2-1/2` (also `½-½`).
-    pub fn parse(s: &str) -> Option<GameResult> {
-        match s.trim() {
-            "1-0" => Some(GameResult::WhiteWins),
-            "0-1" => Some(GameResult::BlackWins),
-            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
-            _ => None,
-        }
-    }
+    /// The spellings [`str::parse`] accepts (and [`Display`](std::fmt::Display) writes).
+    pub const NAMES: [&'static str; 3] = ["1-0", "0-1", "1/2-1/2"];
 
     /// The side that wins, if any.
     pub fn winner(self) -> Option<Side> {
@@ -125,6 +149,24 @@ impl GameResult {
             Side::White => GameResult::WhiteWins,
             Side::Black => GameResult::BlackWins,
         }
+    }
+}
+
+impl std::str::FromStr for GameResult {
+    type Err = crate::words::WordError;
+
+    /// `1-0`, `0-1` or `1/2-1/2`, exactly.
+    fn from_str(s: &str) -> Result<GameResult, Self::Err> {
+        crate::words::parse_word(
+            s,
+            "a result",
+            &GameResult::NAMES,
+            &[
+                GameResult::WhiteWins,
+                GameResult::BlackWins,
+                GameResult::Draw,
+            ],
+        )
     }
 }
 

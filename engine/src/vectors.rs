@@ -164,7 +164,7 @@ impl VectorEvent {
                 result: self
                     .result
                     .as_deref()
-                    .and_then(GameResult::parse)
+                    .and_then(|r| r.parse::<GameResult>().ok())
                     .ok_or("board_result needs a result 1-0, 0-1 or 1/2-1/2")?,
             },
             other => return Err(format!("unknown action {other:?}")),

@@ -5,6 +5,7 @@ use std::io::Write;
 use chessclock_api::ClockStatus;
 use chessclock_api::error::ErrorName;
 use chessclock_api::proxy::{ClockProxy, ManagerProxy};
+use chessclock_engine::{AdjustOp, GameResult, Side};
 use zbus::Connection;
 
 use super::render::{list_header, list_line, status_text};
@@ -42,7 +43,7 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// Side to move first.
-        #[arg(long, default_value = "white", value_parser = ["white", "black"])]
+        #[arg(long, default_value = "white", value_parser = Side::NAMES)]
         side: String,
     },
     /// Pause the running clock.
@@ -60,7 +61,7 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// white or black.
-        #[arg(value_parser = ["white", "black"])]
+        #[arg(value_parser = Side::NAMES)]
         side: String,
     },
     /// Arbiter adjustment (game paused): e.g. `adjust 0 black main_ms add 120000`.
@@ -68,12 +69,12 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// white or black.
-        #[arg(value_parser = ["white", "black"])]
+        #[arg(value_parser = Side::NAMES)]
         side: String,
         /// Detail field, e.g. main_ms, extra_ms, reserve_ms, period_ms.
         field: String,
         /// set or add.
-        #[arg(value_parser = ["set", "add"])]
+        #[arg(value_parser = AdjustOp::NAMES)]
         op: String,
         /// Milliseconds (may be negative with add).
         #[arg(allow_negative_numbers = true)]
@@ -84,7 +85,7 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// white or black.
-        #[arg(value_parser = ["white", "black"])]
+        #[arg(value_parser = Side::NAMES)]
         side: String,
         /// New counter.
         n: u32,
@@ -94,7 +95,7 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// white or black.
-        #[arg(value_parser = ["white", "black"])]
+        #[arg(value_parser = Side::NAMES)]
         side: String,
     },
     /// Record the result reached on the board.
@@ -102,7 +103,7 @@ pub(crate) enum BusCommand {
         /// Clock.
         clock: ClockName,
         /// 1-0, 0-1 or 1/2-1/2.
-        #[arg(value_parser = ["1-0", "0-1", "1/2-1/2"])]
+        #[arg(value_parser = GameResult::NAMES)]
         result: String,
     },
     /// Discard the current game and set up a new one.

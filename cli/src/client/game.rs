@@ -37,7 +37,8 @@ pub(crate) enum GameCommand {
 fn parse_tag(text: &str) -> Result<(String, String)> {
     let Some((name, value)) = text.split_once('=') else {
         return Err(Failure::Action(format!(
-            "{text:?} is not TAG=VALUE; write e.g. white=\"Carlsen, Magnus\" round=7"
+            "{} is not TAG=VALUE; write e.g. white=\"Carlsen, Magnus\" round=7",
+            chessclock_engine::words::quote(text)
         )));
     };
     // The daemon spells known tags the standard way (`white` is `White`).

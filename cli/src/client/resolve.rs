@@ -37,8 +37,9 @@ pub(crate) async fn resolve(
 fn pick(clocks: Vec<ClockStatus>, name: &str) -> Result<ClockStatus> {
     let not_found = || {
         Failure::Action(format!(
-            "no clock matches {name:?}; name a clock by index, object path, tty path or board \
-             serial (`chessclockctl list` shows them)"
+            "no clock matches {}; name a clock by index, object path, tty path or board \
+             serial (`chessclockctl list` shows them)",
+            chessclock_engine::words::quote(name)
         ))
     };
     if name.starts_with(CLOCK_PATH_PREFIX) {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chessclock_engine::notation;
 use chessclock_engine::vectors::{VectorFile, simulate};
-use chessclock_engine::{AdjustField, AdjustOp, Engine, GameResult, Input, Side, Time};
+use chessclock_engine::{AdjustField, AdjustOp, Engine, Input, Side, Time};
 use serde_json::Value;
 
 /// Arguments of `simulate`.
@@ -91,12 +91,8 @@ fn parse_delay(s: &str) -> Option<u64> {
 }
 
 fn side(word: Option<&str>) -> Result<Option<Side>, String> {
-    match word {
-        None => Ok(None),
-        Some("white" | "w") => Ok(Some(Side::White)),
-        Some("black" | "b") => Ok(Some(Side::Black)),
-        Some(other) => Err(format!("{other:?} is not a side; use white or black")),
-    }
+    word.map(|w| w.parse::<Side>().map_err(|e| e.to_string()))
+        .transpose()
 }
 
 /// One script step: the delay before it and the action.
@@ -113,8 +109,12 @@ fn parse_step(step: &str) -> Result<(u64, Action, String), String> {
     if let Some(first) = words.first()
         && first.starts_with(|c: char| c.is_ascii_digit() || c == '+')
     {
-        delay = parse_delay(first)
-            .ok_or_else(|| format!("{first:?} is not a delay; write e.g. 500ms, 10s, 2.5s, 3m"))?;
+        delay = parse_delay(first).ok_or_else(|| {
+            format!(
+                "{} is not a delay; write e.g. 500ms, 10s, 2.5s, 3m",
+                chessclock_engine::words::quote(first)
+            )
+        })?;
         words.remove(0);
     }
     let Some((&verb, rest)) = words.split_first() else {
@@ -140,11 +140,11 @@ fn parse_step(step: &str) -> Result<(u64, Action, String), String> {
                 .get(1)
                 .ok_or("adjust needs a field, e.g. adjust white main_ms add 120000")?
                 .parse()?;
-            let op = match rest.get(2).copied() {
-                Some("set") => AdjustOp::Set,
-                Some("add") => AdjustOp::Add,
-                _ => return Err("adjust needs set or add after the field".into()),
-            };
+            let op: AdjustOp = rest
+                .get(2)
+                .ok_or("adjust needs set or add after the field")?
+                .parse()
+                .map_err(|e: chessclock_engine::words::WordError| e.to_string())?;
             let ms = rest
                 .get(3)
                 .and_then(|v| v.parse::<i64>().ok())
@@ -169,12 +169,14 @@ fn parse_step(step: &str) -> Result<(u64, Action, String), String> {
         "result" => Action::Input(Input::BoardResult {
             result: rest
                 .first()
-                .and_then(|r| GameResult::parse(r))
-                .ok_or("result needs 1-0, 0-1 or 1/2-1/2")?,
+                .ok_or("result needs 1-0, 0-1 or 1/2-1/2")?
+                .parse()
+                .map_err(|e: chessclock_engine::words::WordError| e.to_string())?,
         }),
         other => {
             return Err(format!(
-                "unknown action {other:?}; use start, press, pause, resume, adjust, moves, claim, result or wait"
+                "unknown action {}; use start, press, pause, resume, adjust, moves, claim, result or wait",
+                chessclock_engine::words::quote(other)
             ));
         }
     };

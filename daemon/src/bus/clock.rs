@@ -53,14 +53,14 @@ pub(crate) fn device_error(e: DeviceError) -> BusError {
     }
 }
 
-pub(crate) fn parse_side(s: &str) -> Result<Side, BusError> {
-    match s.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Side::White),
-        "black" | "b" => Ok(Side::Black),
-        _ => Err(BusError::InvalidArgument(format!(
-            "{s:?} is not a side; use \"white\" or \"black\""
-        ))),
-    }
+/// One word of a method's arguments through its type's own parser (`chessclock_engine::words`):
+/// the same spellings as the CLI and the configuration; an error lists them.
+pub(crate) fn parse_arg<T>(s: &str) -> Result<T, BusError>
+where
+    T: std::str::FromStr<Err = chessclock_engine::words::WordError>,
+{
+    s.parse()
+        .map_err(|e: chessclock_engine::words::WordError| BusError::InvalidArgument(e.to_string()))
 }
 
 /// The snapshot as `a{sv}`, with `as_of_us`.
@@ -214,12 +214,21 @@ impl ClockIface {
     /// Set the time control from its notation (see docs/timecontrols.md). Mid-game the
     /// remaining times and move counters are kept.
     async fn set_time_control(&self, notation: &str) -> Result<(), BusError> {
+        // Checked here too, so a long bad notation is quoted back only in part; the actor
+        // parses it again and stays the authority.
+        chessclock_engine::notation::parse(notation).map_err(|e| {
+            BusError::InvalidArgument(format!(
+                "{}: {}",
+                chessclock_engine::words::quote(notation),
+                e.message
+            ))
+        })?;
         self.ask(Request::SetTimeControl(notation.to_owned())).await
     }
 
     /// Start the game; `side` ("white" or "black") moves first.
     async fn start(&self, side: &str) -> Result<(), BusError> {
-        let side = parse_side(side)?;
+        let side = parse_arg::<Side>(side)?;
         self.ask(Request::Start(side)).await
     }
 
@@ -235,23 +244,15 @@ impl ClockIface {
 
     /// Press for `side`, as if its lever had been pressed.
     async fn press(&self, side: &str) -> Result<(), BusError> {
-        let side = parse_side(side)?;
+        let side = parse_arg::<Side>(side)?;
         self.ask(Request::Press(side)).await
     }
 
     /// Arbiter adjustment while paused/ready/flagged: `field` is a detail field
     /// (e.g. "main_ms"), `op` is "set" or "add", `ms` may be negative with "add".
     async fn adjust(&self, side: &str, field: &str, op: &str, ms: i64) -> Result<(), BusError> {
-        let side = parse_side(side)?;
-        let op = match op.to_ascii_lowercase().as_str() {
-            "set" => AdjustOp::Set,
-            "add" => AdjustOp::Add,
-            _ => {
-                return Err(BusError::InvalidArgument(format!(
-                    "{op:?} is not an adjust operation; use \"set\" or \"add\""
-                )));
-            }
-        };
+        let side = parse_arg::<Side>(side)?;
+        let op: AdjustOp = parse_arg(op)?;
         let field: AdjustField = field.parse().map_err(BusError::InvalidArgument)?;
         self.ask(Request::Adjust {
             side,
@@ -264,23 +265,19 @@ impl ClockIface {
 
     /// Correct a side's move counter.
     async fn set_moves(&self, side: &str, n: u32) -> Result<(), BusError> {
-        let side = parse_side(side)?;
+        let side = parse_arg::<Side>(side)?;
         self.ask(Request::SetMoves { side, moves: n }).await
     }
 
     /// Double-flag: the side still on main time claims the draw.
     async fn claim_draw(&self, side: &str) -> Result<(), BusError> {
-        let side = parse_side(side)?;
+        let side = parse_arg::<Side>(side)?;
         self.ask(Request::ClaimDraw(side)).await
     }
 
     /// Result reached on the board: "1-0", "0-1" or "1/2-1/2".
     async fn set_result(&self, result: &str) -> Result<(), BusError> {
-        let result = GameResult::parse(result).ok_or_else(|| {
-            BusError::InvalidArgument(format!(
-                "{result:?} is not a result; use \"1-0\", \"0-1\" or \"1/2-1/2\""
-            ))
-        })?;
+        let result: GameResult = parse_arg(result)?;
         self.ask(Request::SetResult(result)).await
     }
 
@@ -307,9 +304,7 @@ impl ClockIface {
 
     /// Which half of the display shows White: "left" or "right".
     async fn set_white_side(&self, side: &str) -> Result<(), BusError> {
-        let side = BoardSide::parse(side).ok_or_else(|| {
-            BusError::InvalidArgument(format!("{side:?} is not a half; use \"left\" or \"right\""))
-        })?;
+        let side: BoardSide = parse_arg(side)?;
         self.ask(Request::SetWhiteSide(side)).await
     }
 
@@ -318,7 +313,8 @@ impl ClockIface {
     async fn set_mode(&self, mode: &str) -> Result<(), BusError> {
         let mode = Mode::parse(mode).ok_or_else(|| {
             BusError::InvalidArgument(format!(
-                "{mode:?} is not a mode; use \"drive\" or \"observe\""
+                "{} is not a mode; use \"drive\" or \"observe\"",
+                chessclock_engine::words::quote(mode)
             ))
         })?;
         self.ask(Request::SetMode(mode)).await

@@ -10,7 +10,7 @@ use toml::de::{DeTable, DeValue};
 pub(super) fn syntax_error(text: &str) -> Option<String> {
     let err = toml::from_str::<toml::Table>(text).err()?;
     let mut message = err.message().trim().to_owned();
-    if message.contains(" as i128") {
+    if is_too_large(&message) {
         // The parser's words for an integer outside TOML's 64-bit range.
         message = "the number is too large; TOML integers go up to 9223372036854775807".to_owned();
     }
@@ -25,6 +25,25 @@ pub(super) fn syntax_error(text: &str) -> Option<String> {
         }
         None => message,
     })
+}
+
+/// Where the integer literal is that TOML cannot hold (beyond 64 bits), if that is why the
+/// text does not parse: the caller reads it again as a string to say which range the key
+/// allows.
+pub(super) fn too_large_number(text: &str) -> Option<std::ops::Range<usize>> {
+    let err = toml::from_str::<toml::Table>(text).err()?;
+    if !is_too_large(err.message()) {
+        return None;
+    }
+    let span = err.span()?;
+    let literal = text.get(span.clone())?;
+    let digits = literal.trim_start_matches(['+', '-']).replace('_', "");
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(span)
+}
+
+/// The parser's words for an integer beyond 64 bits (from 2^63, and far beyond).
+fn is_too_large(message: &str) -> bool {
+    message.contains(" as i128") || message.contains("integer number overflowed")
 }
 
 /// The 1-based line of the value of `path` (`scan`, `clock[1].white_side`, `scan_ports[0]`),
@@ -99,5 +118,14 @@ mod tests {
         assert!(e.starts_with("line 2, column "), "{e}");
         assert!(e.contains("command_timeout_ms"), "{e}");
         assert!(syntax_error(TEXT).is_none());
+    }
+
+    #[test]
+    fn a_number_too_large_is_found_by_its_span() {
+        let text = "scan = true\ncommand_retries = 99999999999999999999\n";
+        let span = too_large_number(text).expect("too large");
+        assert_eq!(&text[span], "99999999999999999999");
+        assert!(too_large_number(TEXT).is_none());
+        assert!(too_large_number("scan = \"x\n").is_none());
     }
 }

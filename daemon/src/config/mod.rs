@@ -208,14 +208,31 @@ impl Config {
             origin: origin.to_owned(),
             detail,
         };
-        if let Some(detail) = file_text.and_then(locate::syntax_error) {
-            return Err(syntax(detail));
-        }
         // Our own variables that are not settings; the rest map to keys by name.
         let env: BTreeMap<String, String> = env
             .into_iter()
             .filter(|(k, _)| k.starts_with(ENV_PREFIX) && k != CONFIG_PATH_ENV && k != LOG_ENV)
             .collect();
+        if let Some(text) = file_text
+            && let Some(detail) = locate::syntax_error(text)
+        {
+            // A number beyond TOML's 64 bits: read it again as a string, so the key's
+            // own reader names the key, its range and the line. Only its error is used.
+            if let Some(span) = locate::too_large_number(text) {
+                let quoted = format!(
+                    "{}\"{}\"{}",
+                    &text[..span.start],
+                    &text[span.clone()],
+                    &text[span.end..]
+                );
+                if let Err(e @ ConfigError::Invalid { .. }) =
+                    Self::merge(Some(&quoted), origin, env.clone())
+                {
+                    return Err(e);
+                }
+            }
+            return Err(syntax(detail));
+        }
         let mut builder = config::Config::builder();
         if let Some(text) = file_text {
             builder = builder.add_source(config::File::from_str(text, config::FileFormat::Toml));

@@ -11,14 +11,13 @@ use serde_json::Value;
 
 use super::WhiteSide;
 
-/// The longest piece of a bad value quoted back in a message.
-const QUOTE_MAX: usize = 100;
+pub(super) use chessclock_engine::words::{QUOTE_MAX, quote};
 
-/// `s` for a message: debug-quoted, cut to about [`QUOTE_MAX`] characters.
-pub(super) fn quote(s: &str) -> String {
+/// `s` cut to about [`QUOTE_MAX`] characters, unquoted (for digits).
+fn cut(s: &str) -> String {
     match s.char_indices().nth(QUOTE_MAX) {
-        Some((cut, _)) => format!("{:?}…", &s[..cut]),
-        None => format!("{s:?}"),
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
     }
 }
 
@@ -66,6 +65,13 @@ pub(super) fn whole<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
         Value::Number(n) => n.as_i64().map(i128::from),
         Value::String(s) => match s.trim().parse::<i128>() {
             Ok(n) => Some(n),
+            // Digits beyond even i128: out of range, not "not a number".
+            Err(_) if is_digits(s.trim()) => {
+                return Err(D::Error::custom(format!(
+                    "{} is out of range; use a whole number from {MIN} to {MAX}",
+                    cut(s.trim())
+                )));
+            }
             Err(_) => {
                 return Err(D::Error::custom(format!(
                     "{} is not a whole number; use digits only, e.g. {MIN}",
@@ -87,6 +93,12 @@ pub(super) fn whole<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u64>(
             describe(&value)
         ))),
     }
+}
+
+/// An optional sign and only ASCII digits.
+fn is_digits(s: &str) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// [`whole`] for a `u32` setting.
@@ -173,15 +185,10 @@ pub(super) fn mode<'de, D: Deserializer<'de>>(
     }
 }
 
-/// `"left"` or `"right"`.
+/// `"left"` or `"right"`: [`WhiteSide`]'s own parser, as on D-Bus.
 pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
     match raw(d)? {
-        Value::String(s) if s == "left" => Ok(WhiteSide::Left),
-        Value::String(s) if s == "right" => Ok(WhiteSide::Right),
-        Value::String(s) => Err(D::Error::custom(format!(
-            "{} is not a side; use \"left\" or \"right\"",
-            quote(&s)
-        ))),
+        Value::String(s) => s.parse().map_err(|e| D::Error::custom(format!("{e}"))),
         other => Err(D::Error::custom(format!(
             "expected \"left\" or \"right\", found {}",
             describe(&other)

@@ -33,13 +33,21 @@ impl BoardSide {
         }
     }
 
-    /// Parse `left` / `right` (case-insensitive).
-    pub fn parse(s: &str) -> Option<BoardSide> {
-        match s.to_ascii_lowercase().as_str() {
-            "left" => Some(BoardSide::Left),
-            "right" => Some(BoardSide::Right),
-            _ => None,
-        }
+    /// The spellings [`str::parse`] accepts.
+    pub const NAMES: [&'static str; 2] = ["left", "right"];
+}
+
+impl std::str::FromStr for BoardSide {
+    type Err = chessclock_engine::words::WordError;
+
+    /// `left` or `right`, exactly.
+    fn from_str(s: &str) -> Result<BoardSide, Self::Err> {
+        chessclock_engine::words::parse_word(
+            s,
+            "a half of the clock",
+            &BoardSide::NAMES,
+            &[BoardSide::Left, BoardSide::Right],
+        )
     }
 }
 

@@ -126,7 +126,10 @@ pub enum SpawnError {
     #[error("{0}")]
     Port(#[from] std::io::Error),
     /// The time control is invalid.
-    #[error("time control {notation:?}: {message}")]
+    #[error(
+        "time control {}: {message}",
+        chessclock_engine::words::quote(notation)
+    )]
     TimeControl {
         /// The notation given.
         notation: String,

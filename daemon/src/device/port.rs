@@ -3,10 +3,18 @@
 //! The only place that opens a tty. Errors say what to do (permissions, a port in use). Also
 //! what the device actor needs of a port at all ([`BoardIo`], [`Opener`]), so it runs as well
 //! on an in-memory stream.
+//!
+//! A port another program holds is never taken over and its exclusivity never cleared:
+//! serialport clears `TIOCEXCL` (`TIOCNXCL`) whenever it closes a descriptor, even after an
+//! open that failed because of the other owner, so [`open_tty`] first asks the port itself
+//! (our own descriptor: open, is it a terminal, the exclusive lock free) and closes that
+//! descriptor plainly, and only then lets serialport open it exclusively.
 
 use std::io;
 use std::path::Path;
 
+use rustix::fs::{FlockOperation, Mode, OFlags};
+use rustix::io::Errno;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
@@ -20,21 +28,18 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> BoardIo for T {}
 pub(crate) type Opener<P> = Box<dyn FnMut() -> io::Result<P> + Send>;
 
 /// Open `path` as a DGT board: 9600 baud, 8N1, no flow control, exclusive.
+///
+/// Errors: `NotFound` (nothing there), `PermissionDenied`, `ResourceBusy` (another program
+/// holds it), `InvalidInput` (not a terminal); each message says what to do.
 pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
     // Never open read-write what is not a terminal (a regular file, a FIFO, a disk).
     if let Ok(meta) = std::fs::metadata(path) {
         use std::os::unix::fs::FileTypeExt;
         if !meta.file_type().is_char_device() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{} is not a serial device; give the board's tty, such as /dev/ttyACM0, \
-                     /dev/rfcomm0 or a /dev/dgt/ link",
-                    path.display()
-                ),
-            ));
+            return Err(not_a_tty(path));
         }
     }
+    check_free(path)?;
     let name = path.to_string_lossy();
     tokio_serial::new(name.as_ref(), 9600)
         .data_bits(DataBits::Eight)
@@ -42,25 +47,95 @@ pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
         .stop_bits(StopBits::One)
         .flow_control(FlowControl::None)
         .open_native_async()
-        .map_err(|e| explain_open_error(path, e))
+        .map_err(|e| explain_serialport_error(path, e))
 }
 
-fn explain_open_error(path: &Path, e: tokio_serial::Error) -> io::Error {
-    let io: io::Error = e.into();
-    let shown = path.display();
-    let msg = match io.kind() {
-        io::ErrorKind::NotFound => format!(
-            "{shown} does not exist; check the board is plugged in (`ls /dev/ttyACM* /dev/ttyUSB* /dev/rfcomm*`)"
-        ),
-        io::ErrorKind::PermissionDenied => format!(
-            "permission denied opening {shown}; the daemon's user needs group dialout (the \
-             shipped unit sets SupplementaryGroups=dialout)"
-        ),
-        _ if io.raw_os_error() == Some(16) => format!(
-            "{shown} is in use by another program (ModemManager? install the udev rules that set \
-             ID_MM_DEVICE_IGNORE, or stop the other program)"
-        ),
-        _ => format!("cannot open {shown}: {io}"),
-    };
-    io::Error::new(io.kind(), msg)
+/// Whether `path` can be ours: it opens (a tty held with `TIOCEXCL` does not, for an
+/// unprivileged daemon: `EBUSY`), is a terminal, and nobody holds its exclusive `flock`
+/// (serialport and programs built on it take one). The descriptor is closed plainly, so
+/// nothing of another owner's is changed.
+fn check_free(path: &Path) -> io::Result<()> {
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| explain_os_error(path, e))?;
+    if !rustix::termios::isatty(&fd) {
+        return Err(not_a_tty(path));
+    }
+    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(Errno::WOULDBLOCK) => Err(busy(path)),
+        Err(e) => Err(explain_os_error(path, e)),
+    }
+    // `fd` closes here, releasing the lock; no TIOCNXCL.
 }
+
+/// `path` for a message, cut to about 100 characters.
+fn shown(path: &Path) -> String {
+    chessclock_engine::words::cut(&path.to_string_lossy()).into_owned()
+}
+
+fn not_a_tty(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is not a serial device; give the board's tty, such as /dev/ttyACM0, \
+             /dev/rfcomm0 or a /dev/dgt/ link",
+            shown(path)
+        ),
+    )
+}
+
+fn busy(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ResourceBusy,
+        format!(
+            "{} is busy: another program has it open (ModemManager? install the udev rules \
+             that set ID_MM_DEVICE_IGNORE, or stop the other program: `fuser -v {0}`)",
+            shown(path)
+        ),
+    )
+}
+
+/// An error of the `open(2)` or `flock(2)` we make ourselves, by errno.
+fn explain_os_error(path: &Path, errno: Errno) -> io::Error {
+    let shown = shown(path);
+    match errno {
+        Errno::NOENT => io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "{shown} does not exist; check the board is plugged in \
+                 (`ls /dev/ttyACM* /dev/ttyUSB* /dev/rfcomm*`)"
+            ),
+        ),
+        Errno::ACCESS | Errno::PERM => io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "permission denied opening {shown}; the daemon's user needs group dialout (the \
+                 shipped unit sets SupplementaryGroups=dialout)"
+            ),
+        ),
+        Errno::BUSY => busy(path),
+        _ => {
+            let io = io::Error::from(errno);
+            io::Error::new(io.kind(), format!("cannot open {shown}: {io}"))
+        }
+    }
+}
+
+/// An error of serialport's own open, after [`check_free`] found the port there and free.
+/// serialport reports `EBUSY` and a held lock as `NoDevice`, which converts to `NotFound`:
+/// here it means busy (someone took the port in between), never "does not exist".
+fn explain_serialport_error(path: &Path, e: tokio_serial::Error) -> io::Error {
+    if e.kind == tokio_serial::ErrorKind::NoDevice {
+        return busy(path);
+    }
+    let io: io::Error = e.into();
+    io::Error::new(io.kind(), format!("cannot open {}: {io}", shown(path)))
+}
+
+#[cfg(test)]
+#[path = "port_tests.rs"]
+mod tests;

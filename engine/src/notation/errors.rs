@@ -21,6 +21,7 @@ pub(crate) fn err(
 
 /// A token that is no item of the grammar.
 pub(crate) fn unknown_item(tok: &str, pos: usize) -> NotationError {
+    let tok = crate::words::cut(tok);
     err(
         format!("unknown_item:{tok}"),
         pos,
@@ -33,6 +34,7 @@ pub(crate) fn unknown_item(tok: &str, pos: usize) -> NotationError {
 
 /// A number standing alone.
 pub(crate) fn lone_number(tok: &str, pos: usize) -> NotationError {
+    let tok = crate::words::cut(tok);
     err(
         format!("unknown_item:{tok}"),
         pos,
@@ -45,6 +47,7 @@ pub(crate) fn lone_number(tok: &str, pos: usize) -> NotationError {
 
 /// An option with a value it does not know.
 pub(crate) fn bad_option_value(kw: &str, word: &str, pos: usize) -> NotationError {
+    let word = crate::words::cut(word);
     let allowed = match kw {
         "cr" => "`cr/fide`, `cr/after` or `cr/before`",
         "tr" => "`tr/moves`, `tr/flag` or `tr/flagboth`",
@@ -71,6 +74,7 @@ fn method_form(kw: &str) -> &'static str {
 
 /// A method item with a field missing.
 pub(crate) fn missing_field(kw: &str, what: &str, tok: &str, pos: usize) -> NotationError {
+    let tok = crate::words::cut(tok);
     err(
         format!("unknown_item:{kw}/{tok}"),
         pos,
@@ -83,6 +87,7 @@ pub(crate) fn missing_field(kw: &str, what: &str, tok: &str, pos: usize) -> Nota
 
 /// A method item with too many fields.
 pub(crate) fn extra_field(kw: &str, tok: &str, pos: usize) -> NotationError {
+    let tok = crate::words::cut(tok);
     err(
         format!("unknown_item:{kw}/{tok}"),
         pos,
@@ -95,6 +100,7 @@ pub(crate) fn extra_field(kw: &str, tok: &str, pos: usize) -> NotationError {
 
 /// A count (moves, periods, stones) that is not a positive integer.
 pub(crate) fn bad_number(tok: &str, pos: usize, what: &str) -> NotationError {
+    let tok = crate::words::cut(tok);
     err(
         format!("unknown_item:{tok}"),
         pos,
@@ -107,6 +113,7 @@ pub(crate) fn bad_number(tok: &str, pos: usize, what: &str) -> NotationError {
 
 /// A duration token that could not be read.
 pub(crate) fn duration(e: DurError, tok: &str, pos: usize) -> NotationError {
+    let tok = crate::words::cut(tok);
     match e {
         DurError::Malformed if tok.is_empty() => err(
             "bad_duration:",
@@ -136,6 +143,7 @@ pub(crate) fn duration(e: DurError, tok: &str, pos: usize) -> NotationError {
 
 /// D8 warning.
 pub(crate) fn legacy_hours_warning(text: &str, hours: u64) -> String {
+    let text = crate::words::cut(text);
     format!(
         "legacy_hours:{text} (read as {hours} hour(s), the old US Chess form, because as minutes it \
          would give under 10 s per move; write {text}h, or {text}m for minutes)"
@@ -144,6 +152,7 @@ pub(crate) fn legacy_hours_warning(text: &str, hours: u64) -> String {
 
 /// §6.1 casual warning.
 pub(crate) fn casual_warning(text: &str) -> String {
+    let text = crate::words::cut(text);
     format!("casual_minutes_over_180:{text} (PGN seconds need the pgn: prefix)")
 }
 

@@ -115,7 +115,7 @@ pub(crate) fn restore(
             }
             GameRecord::Note { what, .. } => {
                 if let Some(side) = what.strip_prefix(WHITE_SIDE_NOTE) {
-                    white_side = BoardSide::parse(side).or(white_side);
+                    white_side = side.parse::<BoardSide>().ok().or(white_side);
                 }
                 if let Some(serial) = what.strip_prefix(BOARD_SERIAL_NOTE) {
                     board_serial = Some(serial.to_owned());
