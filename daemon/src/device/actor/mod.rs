@@ -43,7 +43,6 @@ use super::port::{BoardIo, Opener};
 use super::record::GameLog;
 use crate::engine::notation;
 use crate::engine::{Engine, Input, InputError, Time};
-use crate::virtual_board::VirtualBoard;
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;
@@ -88,8 +87,8 @@ struct Actor<P> {
     observed: Observed,
     /// The serial number of the board this game is played on, as the journal knows it.
     journal_serial: Option<String>,
-    /// Keeps an emulated board alive as long as the actor.
-    _virtual: Option<VirtualBoard>,
+    /// Kept alive as long as the actor (a virtual clock's in-memory board).
+    _keep: Option<Box<dyn Send>>,
 }
 
 enum Wake {

@@ -7,8 +7,9 @@
 //! after the start: that is the run loop's ([`super::Actor::run`]).
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use tokio::io::DuplexStream;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -26,8 +27,11 @@ use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Time};
 use crate::monotonic::monotonic_us;
-use crate::virtual_board::{VirtualBoard, VirtualOptions};
+use crate::virtual_board::{MemoryBoard, VirtualOptions};
 
+/// Open the port (a tty, or a virtual board in memory), resume its journaled game and start
+/// the actor. Returns the handle, the task, and the port: the tty's path, or for a virtual
+/// clock its label `virtual:NAME`.
 pub(crate) async fn spawn(
     index: u32,
     name: String,
@@ -38,20 +42,75 @@ pub(crate) async fn spawn(
         notation: options.time_control.clone(),
         message: e.message.clone(),
     })?;
-    let mut engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
+    let engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
         notation: options.time_control.clone(),
         message: e.to_string(),
     })?;
-    let (virtual_board, path) = match &spec {
-        PortSpec::Tty(p) => (None, p.clone()),
-        PortSpec::Virtual => {
-            let vb = VirtualBoard::start(VirtualOptions::default())?;
-            let path = vb.path().to_path_buf();
-            (Some(vb), path)
+    match spec {
+        PortSpec::Tty(path) => {
+            let stream = open_or_wait(index, &path, &options)?;
+            let store = options.state_dir.clone().map(|dir| {
+                let dirs = identity::BY_PATH_DIRS.map(Path::new);
+                let store = identity::store_for(&dir, &path, &dirs);
+                (dir, store)
+            });
+            let label = path.display().to_string();
+            let game = resume(&name, &label, engine, parsed.canonical, store, &mut options)?;
+            let reopen_path = path.clone();
+            let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
+            let (handle, task) = launch(index, name, label, options, game, stream, open, None);
+            Ok((handle, task, path))
         }
-    };
-    let stream = match port::open_tty(&path) {
-        Ok(stream) => Some(stream),
+        PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options),
+    }
+}
+
+/// A virtual clock: the emulator in memory, over `tokio::io::duplex` (no pty); its game is
+/// journaled under its name.
+fn spawn_virtual(
+    index: u32,
+    name: String,
+    engine: Engine,
+    canonical: String,
+    mut options: DeviceOptions,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    let label = format!("virtual:{name}");
+    let store = options
+        .state_dir
+        .clone()
+        .map(|dir| (dir, persist::virtual_store_name(&name)));
+    let game = resume(&name, &label, engine, canonical, store, &mut options)?;
+    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
+    let stream = host.take();
+    let open: Opener<DuplexStream> = Box::new(move || {
+        host.take().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the virtual board is unplugged",
+            )
+        })
+    });
+    let (handle, task) = launch(
+        index,
+        name,
+        label.clone(),
+        options,
+        game,
+        stream,
+        open,
+        Some(Box::new(board)),
+    );
+    Ok((handle, task, PathBuf::from(label)))
+}
+
+/// Open a tty; one that is not there yet is waited for if the options say so (`None`).
+fn open_or_wait(
+    index: u32,
+    path: &Path,
+    options: &DeviceOptions,
+) -> Result<Option<SerialStream>, SpawnError> {
+    match port::open_tty(path) {
+        Ok(stream) => Ok(Some(stream)),
         Err(e) if options.wait_for_port && e.kind() == std::io::ErrorKind::NotFound => {
             tracing::warn!(
                 clock = index,
@@ -59,31 +118,37 @@ pub(crate) async fn spawn(
                 path.display(),
                 options.reopen_interval
             );
-            None
+            Ok(None)
         }
-        Err(e) => return Err(e.into()),
-    };
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The game the clock starts with: resumed from the journal `store` (state directory and
+/// store name) if it holds one, else a new game on `engine` (journaled if there is a store).
+/// A resumed game may set `options.white_side`.
+fn resume(
+    name: &str,
+    port: &str,
+    mut engine: Engine,
+    canonical: String,
+    store: Option<(PathBuf, String)>,
+    options: &mut DeviceOptions,
+) -> Result<Game, SpawnError> {
     let mut offset_ms = 0;
-    let mut time_control = parsed.canonical.clone();
+    let mut time_control = canonical;
     let mut replayed = Vec::new();
     let mut started_wall_ms = persist::wall_ms();
     let mut notices = Vec::new();
     let mut board_serial = None;
-    let persist = match &options.state_dir {
-        Some(dir) => {
-            let store = match &spec {
-                PortSpec::Tty(p) => {
-                    let dirs = identity::BY_PATH_DIRS.map(std::path::Path::new);
-                    identity::store_for(dir, p, &dirs)
-                }
-                PortSpec::Virtual => persist::virtual_store_name(&name),
-            };
+    let persist = match store {
+        Some((dir, store)) => {
             let fallback = GameStart {
                 control: engine.control().clone(),
                 t_ms: 0,
                 wall_ms: persist::wall_ms(),
             };
-            let (persist, restored) = Persist::open(dir, &store, fallback)
+            let (persist, restored) = Persist::open(&dir, &store, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
             notices.extend(
                 persist
@@ -93,11 +158,7 @@ pub(crate) async fn spawn(
             );
             match restored {
                 Some(r) => {
-                    let what = match &spec {
-                        PortSpec::Tty(p) => p.display().to_string(),
-                        PortSpec::Virtual => format!("virtual clock {name:?}"),
-                    };
-                    tracing::info!("{what}: resuming the journaled game at {} ms", r.now_ms);
+                    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
                     engine = r.engine;
                     offset_ms = r.now_ms;
                     replayed = r.replayed;
@@ -124,12 +185,7 @@ pub(crate) async fn spawn(
         None => None,
     };
     let log = persist.as_ref().map(|_| {
-        let mut log = GameLog::new(
-            &name,
-            &path.display().to_string(),
-            &time_control,
-            started_wall_ms,
-        );
+        let mut log = GameLog::new(name, port, &time_control, started_wall_ms);
         for (t_ms, wall_ms, ev) in replayed {
             if let Some(ev) = output::clock_event(ev) {
                 log.event(t_ms, wall_ms, &ev);
@@ -137,7 +193,7 @@ pub(crate) async fn spawn(
         }
         log
     });
-    let game = Game {
+    Ok(Game {
         engine,
         offset_ms,
         persist,
@@ -145,21 +201,7 @@ pub(crate) async fn spawn(
         time_control,
         notices,
         board_serial,
-    };
-    let reopen_path = path.clone();
-    let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
-    let label = path.display().to_string();
-    let (handle, task) = launch(
-        index,
-        name,
-        label,
-        options,
-        game,
-        stream,
-        open,
-        virtual_board,
-    );
-    Ok((handle, task, path))
+    })
 }
 
 /// The game an actor starts with (fresh, or resumed from the journal).
@@ -178,7 +220,8 @@ pub(super) struct Game {
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
-/// disconnected and tries `open`); `open` gets a new one after the port was lost.
+/// disconnected and tries `open`); `open` gets a new one after the port was lost. `keep` lives
+/// as long as the actor (a virtual clock's board).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn launch<P: BoardIo>(
     index: u32,
@@ -188,7 +231,7 @@ pub(super) fn launch<P: BoardIo>(
     game: Game,
     stream: Option<P>,
     open: Opener<P>,
-    virtual_board: Option<VirtualBoard>,
+    keep: Option<Box<dyn Send>>,
 ) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
@@ -263,7 +306,7 @@ pub(super) fn launch<P: BoardIo>(
         publish: true,
         observed: Observed::default(),
         journal_serial: game.board_serial,
-        _virtual: virtual_board,
+        _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });
     (handle, task)
