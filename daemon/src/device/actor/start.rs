@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+#[cfg(any(test, feature = "virtual-board"))]
 use tokio::io::DuplexStream;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -27,6 +28,7 @@ use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Time};
 use crate::monotonic::monotonic_us;
+#[cfg(any(test, feature = "virtual-board"))]
 use crate::virtual_board::{MemoryBoard, VirtualOptions};
 
 /// Open the port (a tty, or a virtual board in memory), resume its journaled game and start
@@ -61,12 +63,20 @@ pub(crate) async fn spawn(
             let (handle, task) = launch(index, name, label, options, game, stream, open, None);
             Ok((handle, task, path))
         }
+        #[cfg(any(test, feature = "virtual-board"))]
         PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options),
+        #[cfg(not(any(test, feature = "virtual-board")))]
+        PortSpec::Virtual => Err(SpawnError::Port(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "virtual clocks need the emulated board, and this chessclockd was built without \
+             it; build it with the cargo feature virtual-board (on by default)",
+        ))),
     }
 }
 
 /// A virtual clock: the emulator in memory, over `tokio::io::duplex` (no pty); its game is
 /// journaled under its name.
+#[cfg(any(test, feature = "virtual-board"))]
 fn spawn_virtual(
     index: u32,
     name: String,
