@@ -139,9 +139,7 @@ fn the_log_level_changes_at_run_time_and_takes_effect() -> Result<()> {
     assert!(out.status.success(), "{}", text(&out));
     std::thread::sleep(Duration::from_millis(300));
     assert!(
-        !daemon
-            .log()
-            .contains("attached clock 0"),
+        !daemon.log().contains("attached clock 0"),
         "{}",
         daemon.log()
     );
