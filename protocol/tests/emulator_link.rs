@@ -5,8 +5,7 @@
 
 mod emulator_support;
 
-use chessclock_protocol::emulator::EmuConfig;
-use chessclock_protocol::emulator::Emulator;
+use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{
     AckMeaning, ClockAck, ClockCommand, ClockCommandId, Command, Message, RunSide,
 };
