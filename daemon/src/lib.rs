@@ -9,9 +9,12 @@
 //! - [`supervisor`]: the set of attached clocks and their D-Bus objects.
 //! - [`bus`]: the D-Bus service (objects hold handles, never locks) and client proxies.
 //! - [`logging`]: the log filter, where logs go, and org.freedesktop.LogControl1.
-//! - [`service`], [`demo`]: process lifetime, systemd notification, signals; the demo.
+//! - [`service`], `demo`: process lifetime, systemd notification, signals; the demo.
+//! - `virtual_board`: the emulated board behind virtual clocks and the demo (cargo feature
+//!   `virtual-board`, on by default).
 pub mod bus;
 pub mod config;
+#[cfg(feature = "virtual-board")]
 pub mod demo;
 pub mod device;
 pub use chessclock_engine as engine;
@@ -21,4 +24,5 @@ pub mod remembered;
 pub mod service;
 pub mod store;
 pub mod supervisor;
+#[cfg(any(test, feature = "virtual-board"))]
 pub mod virtual_board;

@@ -98,11 +98,18 @@ fn main() -> ExitCode {
         (None, false) => BusChoice::System,
     };
     let result = if args.demo {
-        runtime.block_on(chessclockd::demo::run(
+        #[cfg(feature = "virtual-board")]
+        let demo = runtime.block_on(chessclockd::demo::run(
             args.config,
             args.state_dir,
             args.control,
-        ))
+        ));
+        #[cfg(not(feature = "virtual-board"))]
+        let demo = Err(anyhow::anyhow!(
+            "--demo needs the emulated board, and this chessclockd was built without it; \
+             build it with the cargo feature virtual-board (on by default)"
+        ));
+        demo
     } else {
         runtime.block_on(service::run(ServiceOptions {
             config: args.config,

@@ -1,76 +1,17 @@
 //! The board + clock emulator, driven in virtual time; everything it sends is read back
-//! through the protocol `Decoder`, so its output is checked to be well-formed as well.
+//! through the protocol `Decoder`, so its output is checked to be well-formed as well. Board
+//! modes, the probe, clock commands, the lever and buttons, a clock off or absent; the
+//! Bluetooth quirks and report lag are in `emulator_link.rs`.
 #![cfg(feature = "emulator")]
+
+mod emulator_support;
 
 use chessclock_protocol::emulator::{BoardMode, EmuConfig, Emulator, Running};
 use chessclock_protocol::{
-    AckMeaning, Button, ClockAck, ClockCommand, ClockCommandId, ClockModel, ClockReport, ClockTime,
-    Command, Decoded, Decoder, Message, RunSide, SetAndRun,
+    AckMeaning, Button, ClockAck, ClockCommand, ClockCommandId, ClockModel, ClockTime, Command,
+    Message, RunSide, SetAndRun,
 };
-
-/// Run the emulator from `from` to `to` ms, waking at each of its timeouts, and decode what
-/// it sent. Panics on any malformed output.
-fn run(emu: &mut Emulator, from: u64, to: u64) -> Vec<(u64, Message)> {
-    let mut out = Vec::new();
-    let mut dec = Decoder::new();
-    let mut now = from;
-    loop {
-        dec.push(&emu.poll_output(now));
-        for item in dec.by_ref() {
-            match item {
-                Ok(Decoded::Message(m)) => out.push((now, m)),
-                other => panic!("malformed emulator output at {now} ms: {other:?}"),
-            }
-        }
-        match emu.poll_timeout() {
-            Some(t) if t <= to => {
-                now = t.max(now);
-                emu.handle_timeout(now);
-            }
-            _ => break,
-        }
-    }
-    out
-}
-
-fn send(emu: &mut Emulator, now: u64, cmd: Command) {
-    emu.on_host_bytes(now, &cmd.encode());
-}
-
-fn clock(emu: &mut Emulator, now: u64, cmd: ClockCommand) {
-    send(emu, now, Command::Clock(cmd));
-}
-
-fn set_and_run(left: u32, right: u32, run: RunSide) -> ClockCommand {
-    let t = |s| ClockTime::from_total_seconds(s).expect("in range");
-    ClockCommand::SetAndRun(SetAndRun::new(t(left), t(right), run))
-}
-
-fn acks(msgs: &[(u64, Message)]) -> Vec<(u64, ClockAck)> {
-    msgs.iter()
-        .filter_map(|(t, m)| match m {
-            Message::ClockAck(a) => Some((*t, *a)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn reports(msgs: &[(u64, Message)]) -> Vec<(u64, ClockReport)> {
-    msgs.iter()
-        .filter_map(|(t, m)| match m {
-            Message::ClockReport(r) => Some((*t, *r)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A board in UPDATE_NICE with the default DGT 3000 in PC mode, handshake answers drained.
-fn nice(cfg: EmuConfig) -> Emulator {
-    let mut emu = Emulator::new(cfg);
-    send(&mut emu, 0, Command::SendUpdateNice);
-    run(&mut emu, 0, 100);
-    emu
-}
+use emulator_support::{acks, clock, nice, reports, run, send, set_and_run};
 
 #[test]
 fn probe_handshake_is_answered() {
@@ -348,103 +289,6 @@ fn absent_clock_reports_no_clock_and_never_acks() {
     assert!(acks(&msgs).is_empty());
     let r = reports(&msgs);
     assert!(!r.is_empty() && r.iter().all(|(_, r)| r.status & 0x20 != 0));
-}
-
-/// Clock requests (`0x41`) at `times`, with the emulator run in between and up to `until`;
-/// everything the board sent.
-fn requests(emu: &mut Emulator, from: u64, times: &[u64], until: u64) -> Vec<(u64, Message)> {
-    let mut msgs = Vec::new();
-    let mut at = from;
-    for &t in times {
-        msgs.extend(run(emu, at, t));
-        send(emu, t, Command::SendClock);
-        at = t;
-    }
-    msgs.extend(run(emu, at, until));
-    msgs
-}
-
-fn kinds(msgs: &[(u64, Message)]) -> Vec<(u64, &'static str)> {
-    msgs.iter().map(|(t, m)| (*t, m.type_name())).collect()
-}
-
-#[test]
-fn bluetooth_quirks_empty_report_and_ack_answering_clock_requests() {
-    // Spec §7.3: (a) an all-zero BWTIME may precede the ack; (b) for ~1 s after a
-    // command+ack, a clock request is answered with that ack again instead of a report.
-    let cfg = EmuConfig {
-        ack_delay_ms: 50,
-        ..EmuConfig::default()
-    }
-    .bluetooth(true);
-    assert_eq!(cfg.bt_duplicate_window_ms, 1000);
-    let mut emu = nice(cfg);
-    clock(
-        &mut emu,
-        1000,
-        ClockCommand::ascii("hello", 0).expect("fits"),
-    );
-    // Requests before the ack (a report), inside the window (the ack) and just after it.
-    let msgs = requests(&mut emu, 1000, &[1020, 1300, 2049, 2050], 2999);
-    assert_eq!(
-        kinds(&msgs),
-        [
-            (1025, "clock_report"),
-            (1050, "empty_clock_report"),
-            (1050, "clock_ack"),
-            (1305, "clock_ack"),
-            (2054, "clock_ack"),
-            (2055, "clock_report"),
-        ],
-        "no ack is repeated unasked"
-    );
-    let ascii_ok = ClockAck::ok(ClockCommandId::Ascii);
-    assert!(acks(&msgs).iter().all(|(_, a)| *a == ascii_ok));
-    assert_eq!(emu.clock_view(2999).text.as_deref(), Some("hello"));
-    // A newer command's ack replaces it.
-    clock(&mut emu, 3000, ClockCommand::Version);
-    let msgs = requests(&mut emu, 3000, &[3100], 3999);
-    let a = acks(&msgs);
-    assert_eq!(a.len(), 2, "{msgs:?}");
-    assert_eq!(a[0], (3050, a[1].1));
-    assert_eq!(a[1].0, 3105);
-    assert!(matches!(a[1].1.meaning(), AckMeaning::Version { .. }));
-    // A board power cycle forgets it.
-    clock(&mut emu, 5000, ClockCommand::End);
-    emu.reset_board(5100);
-    let msgs = requests(&mut emu, 5100, &[5200], 5999);
-    assert_eq!(kinds(&msgs), [(5205, "clock_report")]);
-}
-
-#[test]
-fn without_bluetooth_quirks_a_clock_request_always_gets_a_report() {
-    let mut emu = nice(EmuConfig {
-        ack_delay_ms: 50,
-        ..EmuConfig::default()
-    });
-    clock(
-        &mut emu,
-        1000,
-        ClockCommand::ascii("hello", 0).expect("fits"),
-    );
-    let msgs = requests(&mut emu, 1000, &[1300], 2999);
-    assert_eq!(kinds(&msgs), [(1050, "clock_ack"), (1305, "clock_report")]);
-}
-
-#[test]
-fn report_lag_delays_reports_not_the_clock() {
-    let mut emu = nice(EmuConfig {
-        report_lag_ms: 400,
-        ..EmuConfig::default()
-    });
-    clock(&mut emu, 0, set_and_run(60, 60, RunSide::Left));
-    let r = reports(&run(&mut emu, 0, 1500));
-    let at: Vec<(u64, u32)> = r
-        .iter()
-        .map(|(t, r)| (*t, r.left.total_seconds()))
-        .collect();
-    // The report for entering UPDATE_NICE (still 0:00) is late too.
-    assert_eq!(at, [(400, 0), (400, 60), (1400, 59)]);
 }
 
 #[test]

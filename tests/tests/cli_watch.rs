@@ -117,14 +117,16 @@ fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_resto
     term.wait(WAIT, "not running", |s| s.contains("not running"))?;
     monitor.wait_json(0, "daemon_gone", |v| s(v, "/event") == "daemon_gone")?;
     daemon = Daemon::spawn(&address, &config, &[])?;
-    // Virtual clocks are not kept over a restart: the daemon comes back with none.
+    // Virtual clocks are remembered: the daemon comes back with the 40 boards, the started
+    // game running on; a board added then is shown too.
     term.wait(WAIT, "the daemon back", |s| {
-        s.contains("no clocks attached")
+        s.contains("chessclockd  40 boards, 1 running")
     })?;
     monitor.wait_json(0, "daemon_back", |v| s(v, "/event") == "daemon_back")?;
-    add_boards(&daemon, 1)?;
-    term.wait(WAIT, "one board", |s| {
-        s.contains("chessclockd  1 board, 0 running")
+    let out = daemon.ctl(&["add-virtual", "Board 41"]);
+    anyhow::ensure!(out.status.success(), "add-virtual: {out:?}");
+    term.wait(WAIT, "one more board", |s| {
+        s.contains("chessclockd  41 boards, 1 running")
     })?;
 
     // Quit: the terminal is as it was (main screen, cursor shown, canonical mode).

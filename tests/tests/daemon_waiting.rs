@@ -61,6 +61,8 @@ fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
     })?;
     assert_eq!(u(&after, "/moves/white"), 1, "the game resumed: {after}");
     assert_eq!(s(&after, "/running"), "black", "{after}");
+    // Its board is in memory: the port is a label, not a path.
+    assert_eq!(s(&after, "/port"), "virtual:Board 9", "{after}");
 
     ctl_ok(&daemon, &["detach", "0"]);
     daemon.kill();

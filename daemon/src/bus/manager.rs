@@ -80,9 +80,10 @@ impl ManagerIface {
         }
     }
 
-    /// Add a clock backed by the built-in emulator (a DGT board with a DGT 3000 on a pty),
-    /// for demos and training; returns the clock's path. With a state directory its game is
-    /// journaled under its name, and it is added again after a restart.
+    /// Add a clock backed by the built-in emulator (a DGT board with a DGT 3000, in memory;
+    /// its port is "virtual:NAME"), for demos and training; returns the clock's path. With a
+    /// state directory its game is journaled under its name, and it is added again after a
+    /// restart.
     async fn add_virtual(&self, name: &str) -> Result<OwnedObjectPath, BusError> {
         path_of(self.sup.add_virtual(name).await?)
     }

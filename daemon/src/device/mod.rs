@@ -1,4 +1,5 @@
-//! Device actors: one task per attached board, the only code that touches a tty.
+//! Device actors: one task per attached board, the only code that touches a tty (or the
+//! in-memory line of a virtual clock).
 //!
 //! An actor owns its port and the game's [`Engine`](crate::engine::Engine); the board link's
 //! behaviour (probe, clock command queue, keep-alive, lever decoding) is the pure
@@ -34,7 +35,8 @@ use handle::{BoardSide, DeviceHandle};
 pub enum PortSpec {
     /// A tty path.
     Tty(PathBuf),
-    /// A built-in emulated board with a DGT 3000 on a pty.
+    /// A built-in emulated board with a DGT 3000, served in memory (`tokio::io::duplex`); its
+    /// port is shown as `virtual:NAME`.
     Virtual,
 }
 
@@ -139,7 +141,7 @@ pub enum SpawnError {
 }
 
 /// Open the port and start an actor for it. Returns the handle, the task, and the tty path
-/// the actor uses (for an emulated board, the pty's path).
+/// the actor uses (for a virtual clock, its label `virtual:NAME`).
 pub async fn spawn(
     index: u32,
     name: String,

@@ -3,12 +3,15 @@
 //! A thin IO shell around three pure state machines: the board [`Driver`] (the link: probe,
 //! clock command queue, keep-alive, lever decoding, the wire side of the display), the
 //! game [`Engine`] and the board's game (`BoardGame`, moves from the pieces). It owns the
-//! port, reads bytes and stamps them with the time they arrived, feeds the driver, writes what the driver polls out and sleeps until the earliest deadline.
-//! It is the only place where wall time (tokio's monotonic clock) meets the pure layers:
-//! `now` is read once per wake-up and passed down. Its work is split by direction:
-//! [`requests`] (operators), [`board`] (what the driver reports; a port that vanished and came
-//! back), [`pieces`] (the board's game: moves, game information, PGN, the live file),
-//! [`output`] (engine events, what the clock must show, the published state, writes).
+//! port (any [`BoardIo`]: a tty, or an in-memory stream to the virtual board), reads bytes and
+//! stamps them with the time they arrived, feeds the driver, writes what the driver polls out
+//! and sleeps until the earliest deadline. It is the only place where wall time (tokio's
+//! monotonic clock) meets the pure layers: `now` is read once per wake-up and passed down. It
+//! must not hold game or link rules itself. Its work is split by direction: [`start`] (opening
+//! the port, resuming the journal, the first state), [`requests`] (operators), [`board`] (what
+//! the driver reports; a port that vanished and came back), [`pieces`] (the board's game:
+//! moves, game information, PGN, the live file), [`output`] (engine events, what the clock must
+//! show, the published state, writes).
 
 mod board;
 mod output;
@@ -16,278 +19,33 @@ mod pieces;
 #[cfg(test)]
 mod replug_tests;
 mod requests;
+mod start;
 #[cfg(test)]
 mod tests;
 
+pub(super) use start::spawn;
+
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 
+use super::DeviceOptions;
 use super::announce::Announcement;
-use super::board_game::{BoardGame, START_FEN};
-use super::driver::{self, Driver, DriverConfig};
-use super::handle::{
-    BoardView, ClockEvent, ClockState, DeviceHandle, DeviceState, Envelope, Reply, Request,
-};
+use super::board_game::BoardGame;
+use super::driver::{self, Driver};
+use super::handle::{ClockEvent, ClockState, Envelope, Reply, Request};
 use super::observe::{Mode, Observed};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use super::record::GameLog;
-use super::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Input, InputError, Time};
-use crate::monotonic::monotonic_us;
-use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;
-
-pub(super) async fn spawn(
-    index: u32,
-    name: String,
-    spec: PortSpec,
-    mut options: DeviceOptions,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
-        notation: options.time_control.clone(),
-        message: e.message.clone(),
-    })?;
-    let mut engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
-        notation: options.time_control.clone(),
-        message: e.to_string(),
-    })?;
-    let (virtual_board, path) = match &spec {
-        PortSpec::Tty(p) => (None, p.clone()),
-        PortSpec::Virtual => {
-            let vb = VirtualBoard::start(VirtualOptions::default())?;
-            let path = vb.path().to_path_buf();
-            (Some(vb), path)
-        }
-    };
-    let stream = match port::open_tty(&path) {
-        Ok(stream) => Some(stream),
-        Err(e) if options.wait_for_port && e.kind() == std::io::ErrorKind::NotFound => {
-            tracing::warn!(
-                clock = index,
-                "{} is not there yet; the clock waits for it, disconnected, checking every {:?}",
-                path.display(),
-                options.reopen_interval
-            );
-            None
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let mut offset_ms = 0;
-    let mut time_control = parsed.canonical.clone();
-    let mut replayed = Vec::new();
-    let mut started_wall_ms = persist::wall_ms();
-    let mut notices = Vec::new();
-    let mut board_serial = None;
-    let persist = match &options.state_dir {
-        Some(dir) => {
-            let store = match &spec {
-                PortSpec::Tty(p) => {
-                    let dirs = identity::BY_PATH_DIRS.map(std::path::Path::new);
-                    identity::store_for(dir, p, &dirs)
-                }
-                PortSpec::Virtual => persist::virtual_store_name(&name),
-            };
-            let fallback = GameStart {
-                control: engine.control().clone(),
-                t_ms: 0,
-                wall_ms: persist::wall_ms(),
-            };
-            let (persist, restored) = Persist::open(dir, &store, fallback)
-                .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
-            notices.extend(
-                persist
-                    .damage()
-                    .iter()
-                    .map(|d| format!("on resuming the game: {d}")),
-            );
-            match restored {
-                Some(r) => {
-                    let what = match &spec {
-                        PortSpec::Tty(p) => p.display().to_string(),
-                        PortSpec::Virtual => format!("virtual clock {name:?}"),
-                    };
-                    tracing::info!("{what}: resuming the journaled game at {} ms", r.now_ms);
-                    engine = r.engine;
-                    offset_ms = r.now_ms;
-                    replayed = r.replayed;
-                    started_wall_ms = r.started_wall_ms;
-                    if let Some(side) = r.white_side {
-                        options.white_side = side;
-                    }
-                    board_serial = r.board_serial;
-                    notices.extend(
-                        r.problems
-                            .iter()
-                            .map(|p| format!("on resuming the game: {p}")),
-                    );
-                    time_control = notation::canonical(engine.control());
-                }
-                None => persist.new_game(GameStart {
-                    control: engine.control().clone(),
-                    t_ms: 0,
-                    wall_ms: persist::wall_ms(),
-                }),
-            }
-            Some(persist)
-        }
-        None => None,
-    };
-    let log = persist.as_ref().map(|_| {
-        let mut log = GameLog::new(
-            &name,
-            &path.display().to_string(),
-            &time_control,
-            started_wall_ms,
-        );
-        for (t_ms, wall_ms, ev) in replayed {
-            if let Some(ev) = output::clock_event(ev) {
-                log.event(t_ms, wall_ms, &ev);
-            }
-        }
-        log
-    });
-    let game = Game {
-        engine,
-        offset_ms,
-        persist,
-        log,
-        time_control,
-        notices,
-        board_serial,
-    };
-    let reopen_path = path.clone();
-    let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
-    let label = path.display().to_string();
-    let (handle, task) = launch(
-        index,
-        name,
-        label,
-        options,
-        game,
-        stream,
-        open,
-        virtual_board,
-    );
-    Ok((handle, task, path))
-}
-
-/// The game an actor starts with (fresh, or resumed from the journal).
-struct Game {
-    engine: Engine,
-    /// Engine time at the actor's start.
-    offset_ms: u64,
-    persist: Option<Persist>,
-    log: Option<GameLog>,
-    /// Canonical notation of the engine's control.
-    time_control: String,
-    /// What the operator should know about the resumed game (problems of the restore).
-    notices: Vec<String>,
-    /// The serial number of the board the journaled game was played on, if it said.
-    board_serial: Option<String>,
-}
-
-/// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
-/// disconnected and tries `open`); `open` gets a new one after the port was lost.
-#[allow(clippy::too_many_arguments)]
-fn launch<P: BoardIo>(
-    index: u32,
-    name: String,
-    port: String,
-    options: DeviceOptions,
-    game: Game,
-    stream: Option<P>,
-    open: Opener<P>,
-    virtual_board: Option<VirtualBoard>,
-) -> (DeviceHandle, JoinHandle<()>) {
-    let (tx, rx) = mpsc::channel(32);
-    let epoch = Instant::now();
-    // A resumed game is published as it is from the first state on, not as `ready`.
-    let snapshot = game.engine.snapshot(Time::from_ms(game.offset_ms));
-    let state = ClockState {
-        index,
-        name,
-        port,
-        model: String::new(),
-        firmware: String::new(),
-        board_serial: String::new(),
-        connected: stream.is_some(),
-        device_state: if stream.is_some() {
-            DeviceState::Probing
-        } else {
-            DeviceState::Disconnected
-        },
-        game_state: snapshot.status,
-        time_control: game.time_control,
-        white_side: options.white_side,
-        snapshot,
-        as_of_us: monotonic_us(),
-        board: BoardView {
-            fen: START_FEN.to_owned(),
-            ..BoardView::default()
-        },
-        mode: options.mode,
-        notices: game.notices,
-    };
-    let (state_tx, state_rx) = watch::channel(state.clone());
-    let (events, _) = broadcast::channel(256);
-    let handle = DeviceHandle::new(tx, state_rx, events.clone());
-    let mut driver = Driver::new(DriverConfig {
-        clock: index,
-        command_timeout: options.command_timeout,
-        command_retries: options.command_retries,
-        transport_latency: options.transport_latency,
-    });
-    let waiting = stream.is_none();
-    let reopen_interval = options.reopen_interval;
-    if waiting {
-        driver.disconnect();
-    } else {
-        driver.connect(driver::Instant::ZERO);
-    }
-    driver.set_observe(options.mode == Mode::Observe);
-    let mut board_game = BoardGame::new();
-    if let Err(e) = board_game.set_info(&options.game_info) {
-        tracing::warn!(clock = index, "game information not taken: {e}");
-    }
-    let mut actor = Actor {
-        options,
-        port: stream,
-        open,
-        driver,
-        engine: game.engine,
-        epoch,
-        offset_ms: game.offset_ms,
-        persist: game.persist,
-        log: game.log,
-        state,
-        state_tx,
-        events,
-        rx,
-        reopen_at: waiting.then(|| epoch + reopen_interval),
-        announcements: VecDeque::new(),
-        dirty: true,
-        refresh: false,
-        board_game,
-        pgn_dirty: false,
-        publish: true,
-        observed: Observed::default(),
-        journal_serial: game.board_serial,
-        _virtual: virtual_board,
-    };
-    let task = tokio::spawn(async move { actor.run().await });
-    (handle, task)
-}
 
 struct Actor<P> {
     options: DeviceOptions,
@@ -329,8 +87,8 @@ struct Actor<P> {
     observed: Observed,
     /// The serial number of the board this game is played on, as the journal knows it.
     journal_serial: Option<String>,
-    /// Keeps an emulated board alive as long as the actor.
-    _virtual: Option<VirtualBoard>,
+    /// Kept alive as long as the actor (a virtual clock's in-memory board).
+    _keep: Option<Box<dyn Send>>,
 }
 
 enum Wake {

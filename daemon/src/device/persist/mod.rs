@@ -143,6 +143,7 @@ pub(crate) fn store_name(port: &Path) -> String {
 /// A file-name-safe store name for a virtual clock named `name`, one to one: letters, digits,
 /// `-` and `.` stay; every other byte (an `_` too) is written `_xx` in hex, so two names never
 /// share a journal.
+#[cfg(any(test, feature = "virtual-board"))]
 pub(crate) fn virtual_store_name(name: &str) -> String {
     let mut out = String::from("virtual-");
     for b in name.bytes() {

@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
-use super::{Game, launch};
+use super::start::{Game, launch};
 
 mod display;
 use crate::device::DeviceOptions;

@@ -1,0 +1,323 @@
+//! Starting a device actor: opening the port (or starting the virtual board), resuming the
+//! game from the journal, and building the actor's first state.
+//!
+//! Owns everything that happens once, before the run loop: parsing the time control, choosing
+//! the journal's store (a tty's by-path identity, a virtual clock's name), restoring the game
+//! and its record, and the first published [`ClockState`]. It must not handle input or time
+//! after the start: that is the run loop's ([`super::Actor::run`]).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+#[cfg(any(test, feature = "virtual-board"))]
+use tokio::io::DuplexStream;
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_serial::SerialStream;
+
+use super::{Actor, output};
+use crate::device::board_game::{BoardGame, START_FEN};
+use crate::device::driver::{self, Driver, DriverConfig};
+use crate::device::handle::{BoardView, ClockState, DeviceHandle, DeviceState};
+use crate::device::observe::{Mode, Observed};
+use crate::device::persist::{self, GameStart, Persist};
+use crate::device::port::{BoardIo, Opener};
+use crate::device::record::GameLog;
+use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
+use crate::engine::notation;
+use crate::engine::{Engine, Time};
+use crate::monotonic::monotonic_us;
+#[cfg(any(test, feature = "virtual-board"))]
+use crate::virtual_board::{MemoryBoard, VirtualOptions};
+
+/// Open the port (a tty, or a virtual board in memory), resume its journaled game and start
+/// the actor. Returns the handle, the task, and the port: the tty's path, or for a virtual
+/// clock its label `virtual:NAME`.
+pub(crate) async fn spawn(
+    index: u32,
+    name: String,
+    spec: PortSpec,
+    mut options: DeviceOptions,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
+        notation: options.time_control.clone(),
+        message: e.message.clone(),
+    })?;
+    let engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
+        notation: options.time_control.clone(),
+        message: e.to_string(),
+    })?;
+    match spec {
+        PortSpec::Tty(path) => {
+            let stream = open_or_wait(index, &path, &options)?;
+            let store = options.state_dir.clone().map(|dir| {
+                let dirs = identity::BY_PATH_DIRS.map(Path::new);
+                let store = identity::store_for(&dir, &path, &dirs);
+                (dir, store)
+            });
+            let label = path.display().to_string();
+            let game = resume(&name, &label, engine, parsed.canonical, store, &mut options)?;
+            let reopen_path = path.clone();
+            let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
+            let (handle, task) = launch(index, name, label, options, game, stream, open, None);
+            Ok((handle, task, path))
+        }
+        #[cfg(any(test, feature = "virtual-board"))]
+        PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options),
+        #[cfg(not(any(test, feature = "virtual-board")))]
+        PortSpec::Virtual => Err(SpawnError::Port(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "virtual clocks need the emulated board, and this chessclockd was built without \
+             it; build it with the cargo feature virtual-board (on by default)",
+        ))),
+    }
+}
+
+/// A virtual clock: the emulator in memory, over `tokio::io::duplex` (no pty); its game is
+/// journaled under its name.
+#[cfg(any(test, feature = "virtual-board"))]
+fn spawn_virtual(
+    index: u32,
+    name: String,
+    engine: Engine,
+    canonical: String,
+    mut options: DeviceOptions,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    let label = format!("virtual:{name}");
+    let store = options
+        .state_dir
+        .clone()
+        .map(|dir| (dir, persist::virtual_store_name(&name)));
+    let game = resume(&name, &label, engine, canonical, store, &mut options)?;
+    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
+    let stream = host.take();
+    let open: Opener<DuplexStream> = Box::new(move || {
+        host.take().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the virtual board is unplugged",
+            )
+        })
+    });
+    let (handle, task) = launch(
+        index,
+        name,
+        label.clone(),
+        options,
+        game,
+        stream,
+        open,
+        Some(Box::new(board)),
+    );
+    Ok((handle, task, PathBuf::from(label)))
+}
+
+/// Open a tty; one that is not there yet is waited for if the options say so (`None`).
+fn open_or_wait(
+    index: u32,
+    path: &Path,
+    options: &DeviceOptions,
+) -> Result<Option<SerialStream>, SpawnError> {
+    match port::open_tty(path) {
+        Ok(stream) => Ok(Some(stream)),
+        Err(e) if options.wait_for_port && e.kind() == std::io::ErrorKind::NotFound => {
+            tracing::warn!(
+                clock = index,
+                "{} is not there yet; the clock waits for it, disconnected, checking every {:?}",
+                path.display(),
+                options.reopen_interval
+            );
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The game the clock starts with: resumed from the journal `store` (state directory and
+/// store name) if it holds one, else a new game on `engine` (journaled if there is a store).
+/// A resumed game may set `options.white_side`.
+fn resume(
+    name: &str,
+    port: &str,
+    mut engine: Engine,
+    canonical: String,
+    store: Option<(PathBuf, String)>,
+    options: &mut DeviceOptions,
+) -> Result<Game, SpawnError> {
+    let mut offset_ms = 0;
+    let mut time_control = canonical;
+    let mut replayed = Vec::new();
+    let mut started_wall_ms = persist::wall_ms();
+    let mut notices = Vec::new();
+    let mut board_serial = None;
+    let persist = match store {
+        Some((dir, store)) => {
+            let fallback = GameStart {
+                control: engine.control().clone(),
+                t_ms: 0,
+                wall_ms: persist::wall_ms(),
+            };
+            let (persist, restored) = Persist::open(&dir, &store, fallback)
+                .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
+            notices.extend(
+                persist
+                    .damage()
+                    .iter()
+                    .map(|d| format!("on resuming the game: {d}")),
+            );
+            match restored {
+                Some(r) => {
+                    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+                    engine = r.engine;
+                    offset_ms = r.now_ms;
+                    replayed = r.replayed;
+                    started_wall_ms = r.started_wall_ms;
+                    if let Some(side) = r.white_side {
+                        options.white_side = side;
+                    }
+                    board_serial = r.board_serial;
+                    notices.extend(
+                        r.problems
+                            .iter()
+                            .map(|p| format!("on resuming the game: {p}")),
+                    );
+                    time_control = notation::canonical(engine.control());
+                }
+                None => persist.new_game(GameStart {
+                    control: engine.control().clone(),
+                    t_ms: 0,
+                    wall_ms: persist::wall_ms(),
+                }),
+            }
+            Some(persist)
+        }
+        None => None,
+    };
+    let log = persist.as_ref().map(|_| {
+        let mut log = GameLog::new(name, port, &time_control, started_wall_ms);
+        for (t_ms, wall_ms, ev) in replayed {
+            if let Some(ev) = output::clock_event(ev) {
+                log.event(t_ms, wall_ms, &ev);
+            }
+        }
+        log
+    });
+    Ok(Game {
+        engine,
+        offset_ms,
+        persist,
+        log,
+        time_control,
+        notices,
+        board_serial,
+    })
+}
+
+/// The game an actor starts with (fresh, or resumed from the journal).
+pub(super) struct Game {
+    pub(super) engine: Engine,
+    /// Engine time at the actor's start.
+    pub(super) offset_ms: u64,
+    pub(super) persist: Option<Persist>,
+    pub(super) log: Option<GameLog>,
+    /// Canonical notation of the engine's control.
+    pub(super) time_control: String,
+    /// What the operator should know about the resumed game (problems of the restore).
+    pub(super) notices: Vec<String>,
+    /// The serial number of the board the journaled game was played on, if it said.
+    pub(super) board_serial: Option<String>,
+}
+
+/// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
+/// disconnected and tries `open`); `open` gets a new one after the port was lost. `keep` lives
+/// as long as the actor (a virtual clock's board).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn launch<P: BoardIo>(
+    index: u32,
+    name: String,
+    port: String,
+    options: DeviceOptions,
+    game: Game,
+    stream: Option<P>,
+    open: Opener<P>,
+    keep: Option<Box<dyn Send>>,
+) -> (DeviceHandle, JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel(32);
+    let epoch = Instant::now();
+    // A resumed game is published as it is from the first state on, not as `ready`.
+    let snapshot = game.engine.snapshot(Time::from_ms(game.offset_ms));
+    let state = ClockState {
+        index,
+        name,
+        port,
+        model: String::new(),
+        firmware: String::new(),
+        board_serial: String::new(),
+        connected: stream.is_some(),
+        device_state: if stream.is_some() {
+            DeviceState::Probing
+        } else {
+            DeviceState::Disconnected
+        },
+        game_state: snapshot.status,
+        time_control: game.time_control,
+        white_side: options.white_side,
+        snapshot,
+        as_of_us: monotonic_us(),
+        board: BoardView {
+            fen: START_FEN.to_owned(),
+            ..BoardView::default()
+        },
+        mode: options.mode,
+        notices: game.notices,
+    };
+    let (state_tx, state_rx) = watch::channel(state.clone());
+    let (events, _) = broadcast::channel(256);
+    let handle = DeviceHandle::new(tx, state_rx, events.clone());
+    let mut driver = Driver::new(DriverConfig {
+        clock: index,
+        command_timeout: options.command_timeout,
+        command_retries: options.command_retries,
+        transport_latency: options.transport_latency,
+    });
+    let waiting = stream.is_none();
+    let reopen_interval = options.reopen_interval;
+    if waiting {
+        driver.disconnect();
+    } else {
+        driver.connect(driver::Instant::ZERO);
+    }
+    driver.set_observe(options.mode == Mode::Observe);
+    let mut board_game = BoardGame::new();
+    if let Err(e) = board_game.set_info(&options.game_info) {
+        tracing::warn!(clock = index, "game information not taken: {e}");
+    }
+    let mut actor = Actor {
+        options,
+        port: stream,
+        open,
+        driver,
+        engine: game.engine,
+        epoch,
+        offset_ms: game.offset_ms,
+        persist: game.persist,
+        log: game.log,
+        state,
+        state_tx,
+        events,
+        rx,
+        reopen_at: waiting.then(|| epoch + reopen_interval),
+        announcements: VecDeque::new(),
+        dirty: true,
+        refresh: false,
+        board_game,
+        pgn_dirty: false,
+        publish: true,
+        observed: Observed::default(),
+        journal_serial: game.board_serial,
+        _keep: keep,
+    };
+    let task = tokio::spawn(async move { actor.run().await });
+    (handle, task)
+}
