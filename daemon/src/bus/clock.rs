@@ -88,7 +88,8 @@ impl ClockIface {
         self.st().index
     }
 
-    /// tty path of the board.
+    /// The board's tty as it was given (a /dev/dgt/ link stays a link), or `virtual:NAME` for
+    /// a virtual clock.
     #[zbus(property)]
     fn port(&self) -> String {
         self.st().port

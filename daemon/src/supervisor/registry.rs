@@ -17,7 +17,7 @@ use crate::device::runtime::run_on;
 use crate::device::{self, PortSpec};
 use crate::remembered::{self, Remembered};
 
-/// At most this many emulated clocks (each is a task, a pty and a board emulation).
+/// At most this many emulated clocks (each is a task and a board emulation in memory).
 pub const MAX_VIRTUAL_CLOCKS: usize = 256;
 /// Clock names are at most this many characters.
 pub const MAX_NAME_CHARS: usize = 64;

@@ -224,3 +224,31 @@ async fn clocks_on_the_device_runtime_go_on_while_the_bus_side_is_hogged() {
     devices.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A configured board whose tty another program holds at start (ModemManager probing it) is
+/// waited for as a missing one is, and opened once it is free.
+#[tokio::test]
+async fn a_port_held_by_another_program_at_start_is_waited_for() {
+    let dir = state_dir("busy");
+    let (sup, changes) = start(defaults(&dir));
+    let _seen = serve(changes);
+    let board = VirtualBoard::start(VirtualOptions::default()).expect("emulated board");
+    let other = std::fs::File::open(board.path()).expect("the other program's open");
+    other.try_lock().expect("the other program's lock");
+    sup.attach_spec(ClockSpec {
+        port: board.path().to_path_buf(),
+        wait_for_port: true,
+        ..ClockSpec::default()
+    })
+    .await
+    .expect("a clock that waits");
+    let clock = only_handle(&sup).await;
+    assert_eq!(clock.state().device_state, DeviceState::Disconnected);
+    drop(other);
+    wait_state(&clock, "the board to be ready once free", |s| {
+        s.connected && s.device_state == DeviceState::Ready
+    })
+    .await;
+    sup.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

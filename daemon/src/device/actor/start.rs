@@ -121,11 +121,18 @@ fn open_or_wait(
 ) -> Result<Option<SerialStream>, SpawnError> {
     match port::open_tty(path) {
         Ok(stream) => Ok(Some(stream)),
-        Err(e) if options.wait_for_port && e.kind() == std::io::ErrorKind::NotFound => {
+        // Not there yet, or held for a moment by another program (ModemManager probing a
+        // new tty): a configured or remembered board is waited for all the same.
+        Err(e)
+            if options.wait_for_port
+                && matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::ResourceBusy
+                ) =>
+        {
             tracing::warn!(
                 clock = index,
-                "{} is not there yet; the clock waits for it, disconnected, checking every {:?}",
-                path.display(),
+                "{e}; the clock waits for it, disconnected, checking every {:?}",
                 options.reopen_interval
             );
             Ok(None)
