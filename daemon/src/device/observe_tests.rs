@@ -1,3 +1,6 @@
+//! Observe mode's pure follower (`observe.rs`): reports, lever presses and the overlay of
+//! the clock's own times on the engine snapshot, without IO.
+
 use chessclock_protocol::{ClockSide, ClockTime};
 
 use super::*;

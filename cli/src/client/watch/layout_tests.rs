@@ -1,3 +1,6 @@
+//! The `watch` layouts at fixed terminal sizes: what fits 80x24, the grid for 40 boards, the
+//! wide columns, paging.
+
 use std::collections::BTreeMap;
 
 use chessclock_api::Sides;
