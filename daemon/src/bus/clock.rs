@@ -15,7 +15,7 @@ use crate::device::handle::{BoardSide, ClockState, DeviceError, DeviceHandle, Re
 use crate::device::observe::Mode;
 
 mod forward;
-use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
+use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side, Snapshot};
 pub use forward::forward;
 
 /// How long a `LiveSnapshot` read waits for the clock's actor before it falls back to the
@@ -34,8 +34,10 @@ impl ClockIface {
         ClockIface { handle }
     }
 
-    fn st(&self) -> ClockState {
-        self.handle.state()
+    /// The published state, borrowed (not copied: a `status` of every clock reads some 20
+    /// properties of each). Never held across an await.
+    fn st(&self) -> tokio::sync::watch::Ref<'_, ClockState> {
+        self.handle.borrow_state()
     }
 
     async fn ask(&self, request: Request) -> Result<(), BusError> {
@@ -65,12 +67,17 @@ where
 
 /// The snapshot as `a{sv}`, with `as_of_us`.
 pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
+    dict_of(&state.snapshot, state.as_of_us)
+}
+
+/// `snapshot` as `a{sv}`, with the instant `as_of_us` it holds for.
+fn dict_of(snapshot: &Snapshot, as_of_us: u64) -> BTreeMap<String, OwnedVariant> {
     // The one place the engine's typed snapshot becomes D-Bus values (via its JSON form).
-    let mut dict = match serde_json::to_value(&state.snapshot) {
+    let mut dict = match serde_json::to_value(snapshot) {
         Ok(serde_json::Value::Object(obj)) => object_to_dict(&obj),
         _ => BTreeMap::new(),
     };
-    dict.insert("as_of_us".into(), OwnedVariant::from(state.as_of_us));
+    dict.insert("as_of_us".into(), OwnedVariant::from(as_of_us));
     dict
 }
 
@@ -79,7 +86,7 @@ impl ClockIface {
     /// Operator-given name of the clock.
     #[zbus(property)]
     fn name(&self) -> String {
-        self.st().name
+        self.st().name.clone()
     }
 
     /// Index of the clock (last element of its object path).
@@ -92,25 +99,25 @@ impl ClockIface {
     /// a virtual clock.
     #[zbus(property)]
     fn port(&self) -> String {
-        self.st().port
+        self.st().port.clone()
     }
 
     /// Clock model: "DGT 3000", "DGT XL", or "" while unknown.
     #[zbus(property)]
     fn model(&self) -> String {
-        self.st().model
+        self.st().model.clone()
     }
 
     /// Clock firmware version "major.minor", or "".
     #[zbus(property)]
     fn firmware(&self) -> String {
-        self.st().firmware
+        self.st().firmware.clone()
     }
 
     /// Board serial number, or "".
     #[zbus(property)]
     fn board_serial(&self) -> String {
-        self.st().board_serial
+        self.st().board_serial.clone()
     }
 
     /// Whether the board's port is open.
@@ -134,7 +141,7 @@ impl ClockIface {
     /// Canonical notation of the time control.
     #[zbus(property)]
     fn time_control(&self) -> String {
-        self.st().time_control
+        self.st().time_control.clone()
     }
 
     /// Which half of the display shows White: "left" or "right".
@@ -155,25 +162,25 @@ impl ClockIface {
     /// board with pieces was seen.
     #[zbus(property)]
     fn fen(&self) -> String {
-        self.st().board.fen
+        self.st().board.fen.clone()
     }
 
     /// The moves made on the board so far, SAN.
     #[zbus(property)]
     fn moves(&self) -> Vec<String> {
-        self.st().board.moves
+        self.st().board.moves.clone()
     }
 
     /// Game information: PGN tags such as White, Black, Event, Site, Round, Board.
     #[zbus(property)]
     fn game_info(&self) -> HashMap<String, String> {
-        self.st().board.game_info.into_iter().collect()
+        self.st().board.game_info.iter().cloned().collect()
     }
 
     /// What is wrong with the board now (a position no legal move explains), or empty.
     #[zbus(property)]
     fn board_problem(&self) -> String {
-        self.st().board.problem
+        self.st().board.problem.clone()
     }
 
     /// What the operator should know about this game that did not happen in play: problems
@@ -181,7 +188,7 @@ impl ClockIface {
     /// new game.
     #[zbus(property)]
     fn notices(&self) -> Vec<String> {
-        self.st().notices
+        self.st().notices.clone()
     }
 
     /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,
@@ -197,7 +204,14 @@ impl ClockIface {
     /// `Snapshot` for changes.
     #[zbus(property(emits_changed_signal = "false"))]
     async fn live_snapshot(&self) -> BTreeMap<String, OwnedVariant> {
-        // A clock whose actor does not answer at once still shows its last published state.
+        // From the engine published with the state: no round trip to the actor, so that
+        // reading every clock (status, GetManagedObjects) costs no wait on the device thread.
+        let computed = self.st().live_at(crate::monotonic::monotonic_us());
+        if let Some((snapshot, as_of_us)) = computed {
+            return dict_of(&snapshot, as_of_us);
+        }
+        // Observe mode: ask the actor. One that does not answer at once still shows its last
+        // published state.
         let live = tokio::time::timeout(LIVE_WAIT, self.handle.live()).await;
         match live {
             Ok(Ok(state)) => snapshot_dict(&state),

@@ -124,6 +124,37 @@ pub struct ClockState {
     /// What the operator should know about this game that did not happen in play, in words:
     /// problems found when it was resumed, another board on its port. Cleared by a new game.
     pub notices: Vec<String>,
+    /// The engine as of this state, for the live snapshot without asking the actor.
+    #[serde(skip)]
+    pub engine: EngineAt,
+}
+
+/// The engine behind a published state (drive mode; `None` in observe mode, whose times are
+/// the clock's reports). Derived data: it always compares equal, the snapshot says what
+/// changed.
+#[derive(Debug, Clone, Default)]
+pub struct EngineAt(pub Option<std::sync::Arc<chessclock_engine::Engine>>);
+
+impl PartialEq for EngineAt {
+    fn eq(&self, _: &EngineAt) -> bool {
+        true
+    }
+}
+
+impl ClockState {
+    /// The snapshot at `now_us` (CLOCK_MONOTONIC µs) computed from the published engine, as
+    /// the actor would compute it then, with the instant it holds for; `None` without an
+    /// engine (observe mode). The engine's own timeouts (a flag) are the actor's: until it
+    /// publishes them, a side shows 0:00 still running.
+    pub fn live_at(&self, now_us: u64) -> Option<(Snapshot, u64)> {
+        let engine = self.engine.0.as_ref()?;
+        let elapsed_ms = now_us.saturating_sub(self.as_of_us) / 1000;
+        let t = chessclock_engine::Time::from_ms(self.snapshot.t_ms.saturating_add(elapsed_ms));
+        Some((
+            engine.snapshot(t),
+            self.as_of_us.saturating_add(elapsed_ms * 1000),
+        ))
+    }
 }
 
 /// The game on the board's pieces, as the bus shows it.
@@ -270,6 +301,14 @@ pub enum Request {
     Shutdown,
 }
 
+impl Request {
+    /// A read that changes nothing: answered at once, not after the journal's next fsync
+    /// (there is nothing of it to make durable). `status` of every clock reads `Live` of each.
+    pub fn is_read_only(&self) -> bool {
+        matches!(self, Request::Live | Request::Pgn)
+    }
+}
+
 /// A successful answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
@@ -329,6 +368,12 @@ impl DeviceHandle {
         events: broadcast::Sender<ClockEvent>,
     ) -> Self {
         DeviceHandle { tx, state, events }
+    }
+
+    /// The latest published state, borrowed: read what is needed and let go (the actor
+    /// waits to publish while it is held). Never hold it across an await.
+    pub fn borrow_state(&self) -> watch::Ref<'_, ClockState> {
+        self.state.borrow()
     }
 
     /// Send a request and wait for it to be done.

@@ -260,10 +260,11 @@ impl<P: BoardIo> Actor<P> {
                         let _ = env.reply.send(Ok(Reply::Done));
                         break;
                     }
+                    let read_only = env.request.is_read_only();
                     let answer = self.handle_request(now, env.request);
                     match &self.persist {
-                        Some(p) => p.reply_when_durable(env.reply, answer),
-                        None => {
+                        Some(p) if !read_only => p.reply_when_durable(env.reply, answer),
+                        _ => {
                             let _ = env.reply.send(answer);
                         }
                     }

@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use super::{Actor, MAX_ANNOUNCEMENTS};
 use crate::device::announce;
 use crate::device::display::face;
-use crate::device::handle::{BoardSide, ClockEvent, ClockState, DeviceState};
+use std::sync::Arc;
+
+use crate::device::handle::{BoardSide, ClockEvent, ClockState, DeviceState, EngineAt};
 use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::Event;
@@ -181,13 +183,16 @@ impl<P: BoardIo> Actor<P> {
             u64::try_from(Instant::now().saturating_duration_since(now).as_micros()).unwrap_or(0),
         );
         let state = &self.state;
+        let (engine, observing) = (&self.engine, self.observing());
         self.state_tx.send_if_modified(|cur| {
             // Times move continuously; publish only when something besides them changed,
             // or the snapshot differs (an event happened). Compared in place: the state
-            // (moves, game information) is copied only when it is published.
+            // (moves, game information) is copied only when it is published, with the engine
+            // that lets the bus compute live snapshots without asking this actor.
             let publish = changed || !same_except_time(cur, state);
             if publish {
                 cur.clone_from(state);
+                cur.engine = EngineAt((!observing).then(|| Arc::new(engine.clone())));
             }
             publish
         });

@@ -278,6 +278,9 @@ pub(super) fn launch<P: BoardIo>(
         },
         mode: options.mode,
         notices: game.notices,
+        engine: crate::device::handle::EngineAt(
+            (options.mode == Mode::Drive).then(|| std::sync::Arc::new(game.engine.clone())),
+        ),
     };
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);

@@ -204,6 +204,17 @@ async fn a_press_on_an_in_memory_board_is_timed_exactly_and_shown() {
         299,
         "white's time as the engine has it"
     );
+
+    // The published state carries the engine: the bus computes the live snapshot from it,
+    // 2.5 s on, as the actor does (issue 11: no round trip per clock for `status`).
+    let published = handle.state();
+    let (live, as_of_us) = published
+        .live_at(published.as_of_us + 2_500_000)
+        .expect("drive mode publishes the engine");
+    assert_eq!(live.t_ms, published.snapshot.t_ms + 2_500);
+    assert_eq!(live.black_ms, published.snapshot.black_ms - 2_500);
+    assert_eq!(live.white_ms, published.snapshot.white_ms);
+    assert_eq!(as_of_us, published.as_of_us + 2_500_000);
 }
 
 #[tokio::test(start_paused = true)]
