@@ -4,6 +4,8 @@
 //!
 //! Owns starting and readying them; what the daemon must do is the tests' business.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde_json::Value;
 
@@ -81,4 +83,16 @@ pub fn assert_shown(what: &str, shown_s: u64, engine_ms: u64, slack_ms: u64) {
         (low..=high).contains(&shown_s),
         "{what}: clock shows {shown_s} s, engine has {engine_ms} ms (allowed {low}..={high})"
     );
+}
+
+/// Detach clock 0, kill the daemon and start it again on `address` with `config`: nothing may
+/// come back (remembered clocks are attached before the daemon takes its bus name, so once it
+/// answers one that was remembered would be listed). The new daemon.
+pub fn detached_stays_gone(mut daemon: Daemon, address: &str, config: &Path) -> Result<Daemon> {
+    ctl_ok(&daemon, &["detach", "0"]);
+    daemon.kill();
+    let daemon = Daemon::spawn(address, config, &[])?;
+    let list = daemon.ctl_json(&["list", "--json"])?;
+    assert_eq!(list, serde_json::json!([]), "{list}");
+    Ok(daemon)
 }

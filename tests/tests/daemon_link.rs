@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use chessclock_tests::e2e::{assert_shown, ctl_ok, emu, ready, rig, started};
+use chessclock_tests::e2e::{assert_shown, ctl_ok, detached_stays_gone, emu, ready, rig, started};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, WAIT, is_set_and_run, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -140,7 +140,7 @@ fn a_board_attached_at_run_time_comes_back_after_a_crash() -> Result<()> {
         v.pointer("/moves/white").and_then(Value::as_u64) == Some(1)
     })?;
     daemon.kill();
-    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
     let after = daemon.wait_status("0", WAIT, "the board attached again", |v| {
         s(v, "/port") == emu.path
     })?;
@@ -148,12 +148,6 @@ fn a_board_attached_at_run_time_comes_back_after_a_crash() -> Result<()> {
     assert_eq!(s(&after, "/running"), "black", "{after}");
 
     // Detached on purpose: a restart does not bring it back.
-    ctl_ok(&daemon, &["detach", "0"]);
-    daemon.kill();
-    // Remembered boards are attached before the daemon takes its bus name: once it answers,
-    // one that was remembered would be listed.
-    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
-    let list = daemon.ctl_json(&["list", "--json"])?;
-    assert_eq!(list, serde_json::json!([]), "{list}");
+    detached_stays_gone(daemon, bus.address(), &config)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! `chessclockd`, `chessclock-emu` on a pty, `chessclockctl`, a private dbus-daemon.
 
 use anyhow::Result;
-use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::e2e::{ctl_ok, detached_stays_gone, emu};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -55,7 +55,7 @@ fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
     ctl_ok(&daemon, &["press", "0", "white"]);
     daemon.kill();
 
-    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
     let after = daemon.wait_status("0", WAIT, "the virtual clock added again", |v| {
         s(v, "/name") == "Board 9"
     })?;
@@ -64,11 +64,6 @@ fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
     // Its board is in memory: the port is a label, not a path.
     assert_eq!(s(&after, "/port"), "virtual:Board 9", "{after}");
 
-    ctl_ok(&daemon, &["detach", "0"]);
-    daemon.kill();
-    // Remembered clocks are added before the daemon takes its bus name.
-    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
-    let list = daemon.ctl_json(&["list", "--json"])?;
-    assert_eq!(list, serde_json::json!([]), "{list}");
+    detached_stays_gone(daemon, bus.address(), &config)?;
     Ok(())
 }

@@ -13,6 +13,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
+use chessclock_protocol::emulator::Lcg;
 use chessclock_tests::e2e::{ctl_ok, emu};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
@@ -43,19 +44,6 @@ const KINDS: &[Kind] = &[Kind::Configured, Kind::Attached, Kind::Virtual];
 
 /// The virtual clock's name.
 const VIRTUAL: &str = "faults-virtual";
-
-/// A deterministic generator (64-bit LCG), so a failing run can be repeated.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n.max(1)
-    }
-}
 
 /// What the test last saw of a board's game, and when.
 #[derive(Debug, Clone)]
@@ -199,7 +187,7 @@ fn check(daemon: &Daemon, b: &mut Board, in_flight: bool) -> Result<i64> {
 }
 
 fn run(seed: u64) -> Result<(usize, i64)> {
-    let mut rng = Rng(seed);
+    let mut rng = Lcg::new(seed);
     let dir = TempDir::new("faults-kill")?;
     let bus = PrivateBus::start_session()?;
     let mut boards = Vec::new();

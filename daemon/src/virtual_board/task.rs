@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chessclock_protocol::Command;
-use chessclock_protocol::emulator::{ClockView, Emulator, Running};
+use chessclock_protocol::emulator::{ClockView, Emulator, Lcg, Running};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, sleep_until};
@@ -128,7 +128,7 @@ pub(super) struct Task {
     pub(super) commands: broadcast::Sender<(u64, Command)>,
     pub(super) muted: bool,
     /// Flooding: the noise generator's state.
-    pub(super) flood: Option<u64>,
+    pub(super) flood: Option<Lcg>,
     pub(super) stalled: bool,
 }
 
@@ -201,7 +201,7 @@ impl Task {
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
             VirtualControl::OwnGame(seconds) => self.emu.start_own_game(now, seconds),
             VirtualControl::Mute(on) => self.muted = on,
-            VirtualControl::Flood(on) => self.flood = on.then_some(self.now() | 1),
+            VirtualControl::Flood(on) => self.flood = on.then(|| Lcg::new(self.now())),
             VirtualControl::Stall(on) => self.stalled = on,
             VirtualControl::Pieces(action) => {
                 if let Err(e) = self.emu.piece_action(now, action) {
@@ -242,16 +242,10 @@ impl Task {
 
     /// A flooding board's noise: bytes below 0x80, which start no message.
     async fn noise(&mut self) {
-        let Some(mut seed) = self.flood else { return };
-        let noise: Vec<u8> = (0..FLOOD_BYTES)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ((seed >> 33) % 0x80) as u8
-            })
-            .collect();
-        self.flood = Some(seed);
+        let Some(rng) = self.flood.as_mut() else {
+            return;
+        };
+        let noise = rng.noise(FLOOD_BYTES);
         if let Some(line) = self.line.as_mut()
             && !self.stalled
             && !self.muted

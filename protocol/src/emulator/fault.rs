@@ -152,16 +152,19 @@ pub struct FaultStats {
     pub stalled: u64,
 }
 
-/// A 64-bit linear congruential generator (Knuth's MMIX constants), high bits used.
+/// A 64-bit linear congruential generator (Knuth's MMIX constants), high bits used: the one
+/// seeded generator of the emulator and of the seeded tests (the same seed, the same run).
 #[derive(Debug, Clone)]
-pub(crate) struct Lcg(u64);
+pub struct Lcg(u64);
 
 impl Lcg {
-    pub(crate) fn new(seed: u64) -> Lcg {
+    /// A generator for `seed`.
+    pub fn new(seed: u64) -> Lcg {
         Lcg(seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
 
-    pub(crate) fn next_u32(&mut self) -> u32 {
+    /// The next 32 random bits.
+    pub fn next_u32(&mut self) -> u32 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -170,13 +173,18 @@ impl Lcg {
     }
 
     /// Uniform in [0, 1).
-    pub(crate) fn unit(&mut self) -> f64 {
+    pub fn unit(&mut self) -> f64 {
         f64::from(self.next_u32()) / (f64::from(u32::MAX) + 1.0)
     }
 
-    /// Uniform in 0..n (n > 0).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next_u32() as usize) % n.max(1)
+    /// In 0..n (0 for n = 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        u64::from(self.next_u32()) % n.max(1)
+    }
+
+    /// `n` bytes below 0x80: line noise that starts no DGT message.
+    pub fn noise(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| (self.next_u32() >> 25) as u8).collect()
     }
 }
 
@@ -229,12 +237,12 @@ impl FaultLayer {
             at = now_ms.saturating_add(self.cfg.stall_ms);
         }
         if !bytes.is_empty() && self.roll(self.cfg.drop) {
-            let i = self.rng.below(bytes.len());
+            let i = self.rng.below(bytes.len() as u64) as usize;
             bytes.remove(i);
             self.stats.dropped += 1;
         }
         if !bytes.is_empty() && self.roll(self.cfg.corrupt) {
-            let i = self.rng.below(bytes.len());
+            let i = self.rng.below(bytes.len() as u64) as usize;
             // XOR with a non-zero value always changes the byte.
             let x = u8::try_from(self.rng.below(255) + 1).unwrap_or(0xFF);
             bytes[i] ^= x;
@@ -249,7 +257,7 @@ impl FaultLayer {
         for _ in 0..copies {
             if bytes.len() > 1 && self.roll(self.cfg.split) {
                 self.stats.split += 1;
-                let cut = 1 + self.rng.below(bytes.len() - 1);
+                let cut = 1 + self.rng.below(bytes.len() as u64 - 1) as usize;
                 self.enqueue(at, bytes[..cut].to_vec());
                 self.enqueue(
                     at.saturating_add(self.cfg.split_gap_ms),

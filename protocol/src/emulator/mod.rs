@@ -18,7 +18,7 @@ pub mod pieces;
 
 pub use board::{BoardConfig, BoardMode};
 pub use clock::Running;
-pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats};
+pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats, Lcg};
 pub use pieces::{MoveOrder, PieceAction, PieceError, PieceMove, Step};
 
 use crate::ack::{Button, ClockAck, ClockModel, HeldButtons};

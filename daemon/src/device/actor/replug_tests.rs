@@ -9,7 +9,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chessclock_protocol::emulator::{EmuConfig, Emulator, Running};
+use chessclock_protocol::emulator::{EmuConfig, Emulator, Lcg, Running};
 use tokio::io::DuplexStream;
 use tokio::time::Instant;
 
@@ -19,19 +19,6 @@ use crate::device::port::Opener;
 use crate::engine::{Side, Status};
 
 const CYCLES: usize = 50;
-
-/// A 64-bit LCG: the same seed, the same cycles.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n.max(1)
-    }
-}
 
 /// A board whose lever stands as after `presses` presses (the lever does not move while the
 /// cable is out).
@@ -46,7 +33,7 @@ fn board_after(presses: u64) -> Emulator {
 #[tokio::test(start_paused = true)]
 async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
     let seed = 0x00c0_ffee;
-    let mut rng = Rng(seed);
+    let mut rng = Lcg::new(seed);
     let (stream, mut actions, _first_view) = plug_with(board_after(0));
     let mut view;
     let spare: Arc<Mutex<Option<DuplexStream>>> = Arc::new(Mutex::new(None));

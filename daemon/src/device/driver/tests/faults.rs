@@ -3,7 +3,7 @@
 //! keep the clock usable, and must never invent a press: every lever event alternates halves
 //! and follows a real press.
 
-use chessclock_protocol::emulator::{EmuConfig, FaultConfig};
+use chessclock_protocol::emulator::{EmuConfig, FaultConfig, Lcg};
 
 use super::{Pair, running_left};
 use crate::device::driver::DriverEvent;
@@ -91,18 +91,10 @@ fn a_board_that_sends_only_garbage_is_given_up_and_found_again() {
     // The board's own messages are lost in the flood; ASCII noise arrives every 50 ms.
     p.muted = true;
     let from = p.now;
-    let mut seed = 7u64;
+    let mut rng = Lcg::new(7);
     let limit = from + (KEEPALIVE_IDLE + KEEPALIVE_DEAD).as_millis() as u64 + 1_000;
     while p.now < limit {
-        let noise: Vec<u8> = (0..200)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ((seed >> 33) % 0x80) as u8
-            })
-            .collect();
-        p.inject(&noise);
+        p.inject(&rng.noise(200));
         p.run_for(50);
     }
     let dead = p.events_since(from, |e| *e == DriverEvent::LinkDead);
