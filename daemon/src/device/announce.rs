@@ -2,7 +2,7 @@
 //! text for the model's display (8 characters on a DGT 3000, 6 seven-segment digits on a DGT XL).
 //!
 //! Pure: turns an engine [`Event`] into a label. Sending it, and when the times come back, is
-//! the actor's business.
+//! the session's business.
 
 use std::time::Duration;
 

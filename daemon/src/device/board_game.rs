@@ -2,7 +2,7 @@
 //! by [`chessclock_game::Tracker`], each move with the mover's clock after the press that
 //! ended it and the time it took, plus the game information, the FEN and the PGN.
 //!
-//! Pure: time and clock values are passed in; no IO. The actor feeds it and publishes what it
+//! Pure: time and clock values are passed in; no IO. The session feeds it and publishes what it
 //! reports; the PGN file is written elsewhere.
 
 use std::collections::VecDeque;

@@ -2,7 +2,7 @@
 //!
 //! Maps the engine's per-colour display values onto the clock's left/right halves and
 //! predicts what the device shows on its own (it counts the running half down once a second
-//! from the last set-and-run). The actor pushes whenever the engine's value differs from
+//! from the last set-and-run). The session pushes whenever the engine's value differs from
 //! that prediction. Pure: `now` is passed in.
 
 use std::time::Duration;

@@ -22,6 +22,7 @@ pub(crate) mod port;
 mod record;
 pub mod runtime;
 pub mod scan;
+mod session;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,21 +1,19 @@
 //! The device actor loop: serial reads, operator requests and timers in one `select!`.
 //!
-//! A thin IO shell around three pure state machines: the board [`Driver`] (the link: probe,
-//! clock command queue, keep-alive, lever decoding, the wire side of the display), the
-//! game [`Engine`] and the board's game (`BoardGame`, moves from the pieces). It owns the
-//! port (any [`BoardIo`]: a tty, or an in-memory stream to the virtual board), reads bytes and
-//! stamps them with the time they arrived, feeds the driver, writes what the driver polls out
-//! and sleeps until the earliest deadline. It is the only place where wall time (tokio's
-//! monotonic clock) meets the pure layers: `now` is read once per wake-up and passed down. It
-//! must not hold game or link rules itself. Its work is split by direction: [`start`] (opening
-//! the port, resuming the journal, the first state), [`requests`] (operators), [`board`] (what
-//! the driver reports; a port that vanished and came back), [`pieces`] (the board's game:
-//! moves, game information, PGN, the live file), [`output`] (engine events, what the clock must
-//! show, the published state, writes).
+//! A thin IO shell around the pure [`Session`] (the game over the board link: the driver,
+//! the engine, the display, the board's game). It owns the port (any [`BoardIo`]: a tty, or
+//! an in-memory stream to the virtual board), reads bytes and stamps them with the time they
+//! arrived, feeds the session, writes what it polls out and sleeps until the earliest
+//! deadline. It is the only place where wall time (tokio's monotonic clock) meets the pure
+//! layers: `now` is read once per wake-up and passed down. It journals what the session
+//! says to, keeps the game's record, publishes the state and sends bus events. It must not
+//! hold game or link rules itself. Its work is split by direction: [`start`] (opening the
+//! port, resuming the journal, the first state), [`requests`] (operators), [`reconnect`] (a
+//! port that vanished and came back), [`output`] (the session's events, the published
+//! state, the live PGN, writes).
 
-mod board;
 mod output;
-mod pieces;
+mod reconnect;
 #[cfg(test)]
 mod replug_tests;
 mod requests;
@@ -25,27 +23,19 @@ mod tests;
 
 pub(super) use start::spawn;
 
-use std::collections::VecDeque;
-use std::time::Duration;
-
 use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::DeviceOptions;
-use super::announce::Announcement;
-use super::board_game::BoardGame;
-use super::driver::{self, Driver};
+use super::driver;
 use super::handle::{ClockEvent, ClockState, Envelope, Reply, Request};
-use super::observe::{Mode, Observed};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use super::record::GameLog;
+use super::session::Session;
+use crate::engine::Time;
 use crate::engine::notation;
-use crate::engine::{Engine, Input, InputError, Time};
-
-/// Game events waiting to be shown as text, at most.
-const MAX_ANNOUNCEMENTS: usize = 3;
 
 struct Actor<P> {
     options: DeviceOptions,
@@ -53,12 +43,9 @@ struct Actor<P> {
     port: Option<P>,
     /// Opens the stream again after a loss.
     open: Opener<P>,
-    /// The board link's state machine; its time is the duration since `epoch`.
-    driver: Driver,
-    engine: Engine,
+    /// The game over the link (pure); its time is the duration since `epoch`.
+    session: Session,
     epoch: Instant,
-    /// Engine time at `epoch` (non-zero for a game resumed from the journal).
-    offset_ms: u64,
     /// The game's journal (`None`: not journaled).
     persist: Option<Persist>,
     /// The game's record so far (kept where the game is journaled).
@@ -69,24 +56,11 @@ struct Actor<P> {
     rx: mpsc::Receiver<Envelope>,
     /// When to try to reopen a vanished port (the one deadline the IO shell keeps itself).
     reopen_at: Option<Instant>,
-    /// Game events to show as text, one after another, once the times have been pushed.
-    announcements: VecDeque<Announcement>,
-    /// The display must be pushed (state changed).
-    dirty: bool,
-    /// The display must be pushed again although nothing changed (a re-sync instant, the
-    /// clock became usable, text ended): not a state change, so nothing is published.
-    refresh: bool,
-    /// The game on the board's pieces.
-    board_game: BoardGame,
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
     /// Something besides the running time changed: publish the state at the end of the
-    /// wake-up even where `output::same_except_time` sees no difference (an arbiter's adjustment).
+    /// wake-up.
     publish: bool,
-    /// Observe mode: what the clock's reports said (unused in drive mode).
-    observed: Observed,
-    /// The serial number of the board this game is played on, as the journal knows it.
-    journal_serial: Option<String>,
     /// Kept alive as long as the actor (a virtual clock's in-memory board).
     _keep: Option<Box<dyn Send>>,
 }
@@ -98,75 +72,30 @@ enum Wake {
 }
 
 impl<P: BoardIo> Actor<P> {
-    fn time(&self, now: Instant) -> Time {
-        let ms = now.saturating_duration_since(self.epoch).as_millis();
-        Time::from_ms(
-            u64::try_from(ms)
-                .unwrap_or(u64::MAX)
-                .saturating_add(self.offset_ms),
-        )
-    }
-
-    fn instant(&self, t: Time) -> Instant {
-        self.epoch + Duration::from_millis(t.as_ms().saturating_sub(self.offset_ms))
-    }
-
-    /// `now` on the driver's time line (since `epoch`).
+    /// `now` on the session's time line (since `epoch`).
     fn at(&self, now: Instant) -> driver::Instant {
         driver::Instant::from_epoch(now.saturating_duration_since(self.epoch))
     }
 
-    /// Engine time of a driver instant.
-    fn time_at(&self, at: driver::Instant) -> Time {
-        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
-    }
-
-    /// Whether the clock runs its own mode and is only followed.
-    fn observing(&self) -> bool {
-        self.state.mode == Mode::Observe
-    }
-
-    /// `side`'s clock at `t`: the engine's value, or in observe mode the clock's report.
-    fn clock_value(&self, side: crate::engine::Side, t: Time) -> u64 {
-        match self.observed.value(side, self.options.white_side) {
-            Some(v) if self.observing() => v,
-            _ => self.engine.snapshot(t).value(side),
-        }
-    }
-
-    /// The game or device state changed: push the display and publish the state.
-    fn state_changed(&mut self) {
-        self.dirty = true;
-        self.publish = true;
-    }
-
-    /// Give the engine an input; journal it if accepted.
-    fn apply(&mut self, t: Time, input: Input) -> Result<(), InputError> {
-        let record = self.persist.as_ref().map(|_| input.clone());
-        self.engine.handle_input(t, input)?;
-        if let (Some(p), Some(input)) = (&self.persist, record) {
-            p.append(GameRecord::Input {
-                t_ms: t.as_ms(),
-                wall_ms: persist::wall_ms(),
-                input,
-            });
-        }
-        self.state_changed();
-        Ok(())
+    /// Engine time at `now`.
+    fn time(&self, now: Instant) -> Time {
+        self.session.time_at(self.at(now))
     }
 
     /// Note something external (connect, disconnect, white side) in the journal and in the
     /// game's record.
     fn note(&mut self, now: Instant, what: &str) {
-        let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
-        if let Some(log) = &mut self.log {
-            log.note(t_ms, wall_ms, what);
-        }
-        self.journal_note(t_ms, wall_ms, what);
+        let t_ms = self.time(now).as_ms();
+        self.record_note(t_ms, what, true);
     }
 
-    /// Note something in the journal only (the record has it as an event already).
-    fn journal_note(&self, t_ms: u64, wall_ms: u64, what: &str) {
+    /// Note `what` at `t_ms` in the journal, and in the game's record if `record` (the
+    /// record has flags as events already).
+    fn record_note(&mut self, t_ms: u64, what: &str, record: bool) {
+        let wall_ms = persist::wall_ms();
+        if record && let Some(log) = &mut self.log {
+            log.note(t_ms, wall_ms, what);
+        }
         if let Some(p) = &self.persist {
             p.append(GameRecord::Note {
                 t_ms,
@@ -176,7 +105,7 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
-    /// A fresh game with `self.engine`'s control: journal compacted to its start.
+    /// A fresh game with the session's control: journal compacted to its start.
     fn started_new_game(&mut self, now: Instant) {
         if self
             .log
@@ -185,29 +114,27 @@ impl<P: BoardIo> Actor<P> {
         {
             self.write_record(now);
         }
+        let control = self.session.engine().control().clone();
         self.log = self.persist.as_ref().map(|_| {
             GameLog::new(
                 &self.state.name,
                 &self.state.port,
-                &notation::canonical(self.engine.control()),
+                &notation::canonical(&control),
                 persist::wall_ms(),
             )
         });
+        let t_ms = self.time(now).as_ms();
         if let Some(p) = &self.persist {
             p.new_game(GameStart {
-                control: self.engine.control().clone(),
-                t_ms: self.time(now).as_ms(),
+                control,
+                t_ms,
                 wall_ms: persist::wall_ms(),
             });
         }
         // The compacted journal must still say which half is White's, and on which board.
         self.note(now, &persist::white_side_note(self.options.white_side));
-        if let Some(serial) = self.journal_serial.clone() {
-            self.journal_note(
-                self.time(now).as_ms(),
-                persist::wall_ms(),
-                &persist::board_serial_note(&serial),
-            );
+        if let Some(serial) = self.session.journal_serial().map(str::to_owned) {
+            self.record_note(t_ms, &persist::board_serial_note(&serial), false);
         }
         // What was said about the last game is no longer news.
         if !self.state.notices.is_empty() {
@@ -220,9 +147,10 @@ impl<P: BoardIo> Actor<P> {
     /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
     fn write_record(&self, now: Instant) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
-            let mut record = log.render(Some(&self.snapshot(now)));
-            if !self.board_game.moves().is_empty() {
-                record.pgn = self.pgn(now);
+            let at = self.at(now);
+            let mut record = log.render(Some(&self.session.snapshot(at)));
+            if self.session.has_board_moves() {
+                record.pgn = self.session.pgn(at);
             }
             p.write_record(record);
         }
@@ -230,9 +158,8 @@ impl<P: BoardIo> Actor<P> {
 
     async fn run(&mut self) {
         let mut buf = [0u8; 512];
-        let mut now = Instant::now();
         loop {
-            let deadline = self.next_wakeup(now);
+            let deadline = self.next_wakeup();
             let wake = {
                 let sleep = async {
                     match deadline {
@@ -252,7 +179,7 @@ impl<P: BoardIo> Actor<P> {
                     },
                 }
             };
-            now = Instant::now();
+            let now = Instant::now();
             match wake {
                 Wake::Request(None) => break,
                 Wake::Request(Some(env)) => {
@@ -262,6 +189,8 @@ impl<P: BoardIo> Actor<P> {
                     }
                     let read_only = env.request.is_read_only();
                     let answer = self.handle_request(now, env.request);
+                    // The journal gets what the request did before its answer waits on it.
+                    self.drain_session(now);
                     match &self.persist {
                         Some(p) if !read_only => p.reply_when_durable(env.reply, answer),
                         _ => {
@@ -272,7 +201,7 @@ impl<P: BoardIo> Actor<P> {
                 Wake::Read(Ok(0)) => self.lost(now, "end of file"),
                 Wake::Read(Ok(n)) => {
                     let at = self.at(now);
-                    self.driver.handle_input(at, &buf[..n]);
+                    self.session.handle_input(at, &buf[..n]);
                 }
                 Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
                 Wake::Timer => {}
@@ -282,35 +211,12 @@ impl<P: BoardIo> Actor<P> {
         tracing::info!(clock = self.state.index, "actor stopped");
     }
 
-    /// The earliest deadline of engine, display, driver and reopen, as seen at `now` (the
-    /// last wake-up).
-    fn next_wakeup(&self, now: Instant) -> Option<Instant> {
-        let engine = self.engine.poll_timeout().map(|t| self.instant(t));
-        let link = self
-            .driver
+    /// The earliest deadline of the session and of reopening the port.
+    fn next_wakeup(&self) -> Option<Instant> {
+        let session = self
+            .session
             .poll_timeout()
             .map(|at| self.epoch + at.since_epoch());
-        [
-            engine,
-            self.display_deadline(now),
-            link,
-            self.reopen_at,
-            self.board_deadline(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
-    /// When the engine's display value next changes (the device's own ticks are the
-    /// driver's deadlines).
-    fn display_deadline(&self, now: Instant) -> Option<Instant> {
-        if !self.driver.clock_usable() {
-            return None;
-        }
-        self.engine
-            .display(self.time(now))
-            .next_refresh
-            .map(|t| self.instant(t))
+        [session, self.reopen_at].into_iter().flatten().min()
     }
 }

@@ -1,170 +1,75 @@
-//! After every wake-up: timeouts, engine events, what the clock must show (times, then
-//! announcements), the published state, and the writes to the port.
+//! After every wake-up: the session's timeouts and events (journal, record, bus events,
+//! notices, a dead link), the writes to the port, the published state and the live PGN.
 //!
-//! Owns what the actor asks the driver to show (times via set-and-run, announcement text),
-//! the bus state and events, and the writes of what the driver polls out.
+//! Owns the IO side of what the session decided: it must not decide what the clock shows or
+//! what an event means (the session's).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use chessclock_protocol::ClockModel;
 use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
-use super::{Actor, MAX_ANNOUNCEMENTS};
-use crate::device::announce;
-use crate::device::display::face;
-use std::sync::Arc;
-
-use crate::device::handle::{BoardSide, ClockEvent, ClockState, DeviceState, EngineAt};
-use crate::device::persist;
+use super::Actor;
+use crate::device::handle::{ClockEvent, ClockState, EngineAt};
+use crate::device::persist::{self, GameRecord};
 use crate::device::port::BoardIo;
-use crate::engine::Event;
+use crate::device::session::SessionEvent;
 use crate::monotonic::monotonic_us;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Where live PGN files go, below the state directory.
+const LIVE_DIR: &str = "live";
 
 impl<P: BoardIo> Actor<P> {
     pub(super) async fn service(&mut self, now: Instant) {
-        let t = self.time(now);
-        self.engine.handle_timeout(t);
-        self.drain_events(now);
         if self.reopen_at.is_some_and(|at| at <= now) {
             self.try_reopen(now);
         }
-        self.driver.handle_timeout(self.at(now));
-        self.drain_driver(now);
-        self.board_timeout(now);
-        // Events of what the driver's news did (a lever press): one push below for all.
-        self.drain_events(now);
-        let changed = std::mem::take(&mut self.publish);
-        self.update_display(now);
-        self.show_announcement(now);
+        let at = self.at(now);
+        self.session.handle_timeout(at);
+        self.drain_session(now);
         self.flush(now).await;
-        // A failed write reports the loss through the driver.
-        self.drain_driver(now);
-        self.refresh_state(now, changed);
+        // A failed write is a lost port; its events (the note) go to the journal.
+        self.drain_session(now);
+        self.refresh_state(now);
         self.write_live_pgn(now);
     }
 
-    pub(super) fn update_display(&mut self, now: Instant) {
-        if self.observing() {
-            return;
-        }
-        if !self.driver.clock_usable() && self.driver.device_state() != DeviceState::NotInPcMode {
-            return;
-        }
-        let at = self.at(now);
-        if self.driver.text_showing() {
-            // The game comes first: a change of the game (a press, a flag, a start, an
-            // arbiter's correction) ends any text, an operator's included, and its times go
-            // out now. A mere re-sync waits for the text's end (the clock counts behind it).
-            if !self.dirty {
-                return;
-            }
-            self.driver.end_text();
-        }
-        let t = self.time(now);
-        let d = self.engine.display(t);
-        let wanted = face(d.white_s, d.black_s, d.counting, self.options.white_side);
-        let differs = self.driver.shows(at).is_none_or(|shown| shown != wanted);
-        if !(self.dirty || self.refresh || differs) {
-            return;
-        }
-        self.driver.push_times(at, wanted, d.ms_to_next_second);
-        self.dirty = false;
-        self.refresh = false;
-        let (left, right) = self.flag_icons(now);
-        self.driver.flag_icons(left, right);
-    }
-
-    /// The lasting mark of a double-flag player on extra time ("cannot win", spec
-    /// timecontrols §4.10 display): the flag icon of that player's half, (left, right). It
-    /// stays on through the second flag and goes out when the arbiter gives main time back
-    /// or a new game starts.
-    fn flag_icons(&self, now: Instant) -> (bool, bool) {
-        use crate::engine::{MethodDetail, Side};
-        let snap = self.engine.snapshot(self.time(now));
-        let extra = |side: Side| {
-            matches!(
-                snap.detail.get(side).method,
-                MethodDetail::DoubleFlag {
-                    extra_ms: Some(_),
-                    ..
-                }
-            )
-        };
-        let white = extra(Side::White);
-        let black = extra(Side::Black);
-        match self.options.white_side {
-            BoardSide::Left => (white, black),
-            BoardSide::Right => (black, white),
-        }
-    }
-
-    /// Show the latest game event as text, after the times it changed have been pushed (the
-    /// device keeps counting behind the text); the times come back after
-    /// [`announce::SHOW_FOR`].
-    pub(super) fn show_announcement(&mut self, now: Instant) {
-        if !self.driver.clock_usable() || self.observing() {
-            self.announcements.clear();
-            return;
-        }
-        if self.driver.text_showing() {
-            return;
-        }
-        let Some(a) = self.announcements.pop_front() else {
-            return;
-        };
-        if a.beep {
-            self.driver.beep(1000);
-        }
-        self.driver
-            .show_text(self.at(now), &a.text, announce::SHOW_FOR);
-    }
-
-    pub(super) fn drain_events(&mut self, now: Instant) {
-        let (t_ms, wall_ms) = (self.time(now).as_ms(), persist::wall_ms());
+    /// Act on everything the session said since the last call.
+    pub(super) fn drain_session(&mut self, now: Instant) {
         let mut finished = false;
-        while let Some(ev) = self.engine.poll_event() {
-            self.state_changed();
-            if let Some(a) =
-                announce::announce(&ev, self.driver.model().unwrap_or(ClockModel::Dgt3000))
-            {
-                // Keep the latest few; a backlog of stale news helps nobody.
-                if self.announcements.len() == MAX_ANNOUNCEMENTS {
-                    self.announcements.pop_front();
+        while let Some(ev) = self.session.poll_event() {
+            match ev {
+                SessionEvent::Input { t_ms, input } => {
+                    if let Some(p) = &self.persist {
+                        p.append(GameRecord::Input {
+                            t_ms,
+                            wall_ms: persist::wall_ms(),
+                            input,
+                        });
+                    }
                 }
-                self.announcements.push_back(a);
+                SessionEvent::Note { t_ms, what, record } => {
+                    self.record_note(t_ms, &what, record);
+                }
+                SessionEvent::Clock { t_ms, event } => {
+                    if let Some(log) = &mut self.log {
+                        log.event(t_ms, persist::wall_ms(), &event);
+                        finished |= matches!(event, ClockEvent::Result { .. });
+                    }
+                    self.emit(event);
+                }
+                SessionEvent::Notice(notice) => {
+                    self.state.notices.push(notice);
+                    self.publish = true;
+                }
+                SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
             }
-            if let Event::Pressed {
-                side,
-                move_ms,
-                white_ms,
-                black_ms,
-                ..
-            } = &ev
-            {
-                let remaining = if *side == crate::engine::Side::White {
-                    *white_ms
-                } else {
-                    *black_ms
-                };
-                self.board_press(*side, remaining, *move_ms);
-            }
-            if let Event::Flag { side, reason } = &ev {
-                self.journal_note(t_ms, wall_ms, &format!("flag {} {reason}", side.as_str()));
-            }
-            let Some(ev) = clock_event(ev) else { continue };
-            if let Some(log) = &mut self.log {
-                log.event(t_ms, wall_ms, &ev);
-                finished |= matches!(ev, ClockEvent::Result { .. });
-            }
-            self.emit(ev);
         }
         if finished {
             self.write_record(now);
-            self.pgn_dirty = true;
         }
     }
 
@@ -173,17 +78,36 @@ impl<P: BoardIo> Actor<P> {
         let _ = self.events.send(ev);
     }
 
-    /// Recompute the state; publish it if `changed` or anything besides the ticking times
-    /// differs from what was last published.
-    pub(super) fn refresh_state(&mut self, now: Instant, changed: bool) {
-        let snap = self.snapshot(now);
+    /// Bring the state up to date; publish it if anything besides the ticking times differs
+    /// from what was last published.
+    pub(super) fn refresh_state(&mut self, now: Instant) {
+        let at = self.at(now);
+        let changed = std::mem::take(&mut self.publish) | self.session.take_changed();
+        if self.session.take_pgn_changed() {
+            self.pgn_dirty = true;
+            self.state.board = self.session.board_view();
+        }
+        let info = self.session.device_info();
+        if self.state.model != info.model {
+            self.state.model.clone_from(&info.model);
+        }
+        if self.state.firmware != info.firmware {
+            self.state.firmware.clone_from(&info.firmware);
+        }
+        if self.state.board_serial != info.board_serial {
+            self.state.board_serial.clone_from(&info.board_serial);
+        }
+        self.state.device_state = self.session.device_state();
+        self.state.mode = self.session.mode();
+        self.state.white_side = self.session.white_side();
+        let snap = self.session.snapshot(at);
         self.state.game_state = snap.status;
         self.state.snapshot = snap;
         self.state.as_of_us = monotonic_us().saturating_sub(
             u64::try_from(Instant::now().saturating_duration_since(now).as_micros()).unwrap_or(0),
         );
         let state = &self.state;
-        let (engine, observing) = (&self.engine, self.observing());
+        let session = &self.session;
         self.state_tx.send_if_modified(|cur| {
             // Times move continuously; publish only when something besides them changed,
             // or the snapshot differs (an event happened). Compared in place: the state
@@ -192,19 +116,30 @@ impl<P: BoardIo> Actor<P> {
             let publish = changed || !same_except_time(cur, state);
             if publish {
                 cur.clone_from(state);
-                cur.engine = EngineAt((!observing).then(|| Arc::new(engine.clone())));
+                cur.engine =
+                    EngineAt((!session.observing()).then(|| Arc::new(session.engine().clone())));
             }
             publish
         });
     }
 
-    // ---- writing -------------------------------------------------------------------------
+    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged).
+    fn write_live_pgn(&mut self, now: Instant) {
+        if !std::mem::take(&mut self.pgn_dirty) {
+            return;
+        }
+        let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) else {
+            return;
+        };
+        let text = self.session.pgn(self.at(now));
+        crate::device::live::update(dir, live_file_name(&self.state.name), text);
+    }
 
-    /// Write everything the driver has to send; a failed or stuck write is a lost port.
-    pub(super) async fn flush(&mut self, now: Instant) {
+    /// Write everything the session has to send; a failed or stuck write is a lost port.
+    async fn flush(&mut self, now: Instant) {
         let at = self.at(now);
         let mut pending = Vec::new();
-        while let Some(bytes) = self.driver.poll_transmit(at) {
+        while let Some(bytes) = self.session.poll_transmit(at) {
             pending.extend_from_slice(&bytes);
         }
         let Some(port) = self.port.as_mut() else {
@@ -225,15 +160,13 @@ impl<P: BoardIo> Actor<P> {
     }
 }
 
-impl<P: BoardIo> Actor<P> {
-    /// The snapshot at `now`: the engine's, or in observe mode the clock's values over it.
-    pub(super) fn snapshot(&self, now: Instant) -> crate::engine::Snapshot {
-        let mut snap = self.engine.snapshot(self.time(now));
-        if self.observing() {
-            self.observed.overlay(&mut snap, self.options.white_side);
-        }
-        snap
-    }
+/// The live file of a clock named `name` (`/` and leading dots are not kept).
+fn live_file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| if c == '/' || c == '\0' { '_' } else { c })
+        .collect();
+    format!("{}.pgn", safe.trim_start_matches('.'))
 }
 
 /// Whether two states differ only in the running clock's elapsed time: the snapshot's
@@ -254,32 +187,4 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.mode == b.mode
         && a.notices == b.notices
         && a.snapshot.same_except_time(&b.snapshot)
-}
-
-/// The bus event for an engine event; phase changes are shown on the clock and in the
-/// snapshot, not signalled.
-pub(super) fn clock_event(ev: Event) -> Option<ClockEvent> {
-    Some(match ev {
-        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
-            old: old.to_string(),
-            new: new.to_string(),
-            reason: reason.to_string(),
-        },
-        Event::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        } => ClockEvent::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        },
-        Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
-        Event::Result { result, reason } => ClockEvent::Result { result, reason },
-        Event::PhaseChanged { .. } => return None,
-    })
 }

@@ -1,17 +1,17 @@
-//! Operator requests (the bus's methods) turned into engine inputs and clock commands.
+//! Operator requests (the bus's methods) turned into session calls: engine inputs, text,
+//! settings, a new game or control.
 //!
-//! Owns the meaning of each [`Request`]; it must not do IO: answers go back through the run
-//! loop, which replies once the journal has the input.
+//! Owns the meaning of each [`Request`] and its refusals; it must not do IO: answers go back
+//! through the run loop, which replies once the journal has what the request did.
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use super::Actor;
-use crate::device::driver::MAX_TEXT;
+use crate::device::driver::{DriverConfig, MAX_TEXT};
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::observe::Mode;
-use crate::device::persist;
 use crate::device::port::BoardIo;
 use crate::engine::notation;
 use crate::engine::{Engine, Input, Status};
@@ -22,9 +22,9 @@ impl<P: BoardIo> Actor<P> {
         now: Instant,
         req: Request,
     ) -> Result<Reply, DeviceError> {
-        let t = self.time(now);
-        self.engine.handle_timeout(t);
-        if self.observing()
+        let at = self.at(now);
+        self.session.advance(at);
+        if self.session.observing()
             && let Some(reply) = self.observe_request(now, &req)
         {
             return reply;
@@ -32,13 +32,15 @@ impl<P: BoardIo> Actor<P> {
         let input = match req {
             Request::SetMode(mode) => return self.set_mode(now, mode),
             Request::Live => {
-                self.refresh_state(now, false);
+                self.refresh_state(now);
                 return Ok(Reply::State(Box::new(self.state.clone())));
             }
             Request::Shutdown => return Ok(Reply::Done),
-            Request::Pgn => return Ok(Reply::Pgn(self.pgn(now))),
+            Request::Pgn => return Ok(Reply::Pgn(self.session.pgn(at))),
             Request::SetGameInfo(tags) => {
-                self.set_game_info(&tags)?;
+                self.session
+                    .set_game_info(&tags)
+                    .map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
             Request::Settings(s) => {
@@ -46,34 +48,39 @@ impl<P: BoardIo> Actor<P> {
                 self.options.command_timeout = s.command_timeout;
                 self.options.command_retries = s.command_retries;
                 self.options.pause_button = s.pause_button;
-                self.driver.set_limits(s.command_timeout, s.command_retries);
-                self.driver.set_transport_latency(s.transport_latency);
+                let link = DriverConfig {
+                    clock: self.state.index,
+                    command_timeout: s.command_timeout,
+                    command_retries: s.command_retries,
+                    transport_latency: s.transport_latency,
+                };
+                self.session.set_link(&link, s.pause_button);
                 return Ok(Reply::Done);
             }
             Request::SetTimeControl(text) => {
                 let parsed = notation::parse(&text)
                     .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;
-                let game_started = self.state.game_state != Status::Ready;
+                let game_started = self.session.status() != Status::Ready;
                 if game_started {
                     Input::Reconfigure {
                         control: Box::new(parsed.control.clone()),
                     }
                 } else {
-                    self.engine = Engine::new(parsed.control.clone())
+                    let engine = Engine::new(parsed.control.clone())
                         .map_err(|e| DeviceError::Invalid(format!("{text:?}: {e}")))?;
+                    self.session.new_game(at, engine);
                     self.options.time_control = parsed.canonical.clone();
                     self.state.time_control = parsed.canonical;
                     self.started_new_game(now);
-                    self.state_changed();
                     return Ok(Reply::Done);
                 }
             }
             Request::Start(side) => Input::Start {
-                side: self.side_to_start(side),
+                side: self.session.side_to_start(side),
             },
             Request::Pause => Input::Pause,
             Request::Resume => Input::Resume,
-            Request::Press(side) => self.press_input(side),
+            Request::Press(side) => self.session.press_input(side),
             Request::Adjust {
                 side,
                 field,
@@ -89,16 +96,17 @@ impl<P: BoardIo> Actor<P> {
             Request::ClaimDraw(side) => Input::ClaimDraw { side },
             Request::SetResult(result) => Input::BoardResult { result },
             Request::NewGame => {
-                let control = self.engine.control().clone();
-                self.engine =
+                let control = self.session.engine().control().clone();
+                let engine =
                     Engine::new(control).map_err(|e| DeviceError::Invalid(e.to_string()))?;
+                let old = self.session.status();
+                self.session.new_game(at, engine);
                 self.started_new_game(now);
                 self.emit(ClockEvent::StateChanged {
-                    old: self.state.game_state.to_string(),
+                    old: old.to_string(),
                     new: "ready".into(),
                     reason: "new_game".into(),
                 });
-                self.state_changed();
                 return Ok(Reply::Done);
             }
             Request::ShowText { text, ms } => {
@@ -110,31 +118,29 @@ impl<P: BoardIo> Actor<P> {
                         MAX_TEXT.as_millis()
                     )));
                 }
-                let at = self.at(now);
-                self.driver.show_text(at, &text, duration);
+                self.session.show_text(at, &text, duration);
                 return Ok(Reply::Done);
             }
             Request::Beep(ms) => {
-                self.driver.beep(ms);
+                self.session.beep(ms);
                 return Ok(Reply::Done);
             }
             Request::SetWhiteSide(side) => {
                 self.options.white_side = side;
-                self.state.white_side = side;
-                self.note(now, &persist::white_side_note(side));
-                self.state_changed();
+                self.session.set_white_side(at, side);
                 return Ok(Reply::Done);
             }
         };
         let is_reconfigure = matches!(input, Input::Reconfigure { .. });
-        self.apply(t, input).map_err(DeviceError::Refused)?;
+        self.session
+            .apply(at, input)
+            .map_err(DeviceError::Refused)?;
         if is_reconfigure {
-            self.state.time_control = notation::canonical(self.engine.control());
+            self.state.time_control = notation::canonical(self.session.engine().control());
             if let Some(log) = &mut self.log {
                 log.set_control(&self.state.time_control);
             }
         }
-        self.state_changed();
         Ok(Reply::Done)
     }
 
@@ -147,7 +153,9 @@ impl<P: BoardIo> Actor<P> {
     ) -> Option<Result<Reply, DeviceError>> {
         let refuse = |what: &str| {
             Some(Err(DeviceError::NotAllowed(format!(
-                "clock {} is in observe mode: the clock runs its own time control, so                  chessclockd does not {what}; `chessclockctl mode {} drive` lets it drive the                  clock",
+                "clock {} is in observe mode: the clock runs its own time control, so \
+                 chessclockd does not {what}; `chessclockctl mode {} drive` lets it drive the \
+                 clock",
                 self.state.index, self.state.index
             ))))
         };
@@ -165,23 +173,16 @@ impl<P: BoardIo> Actor<P> {
                 refuse("write to its display or beep (it sends the clock nothing)")
             }
             Request::SetResult(result) => {
-                if self.observed.result.is_some() {
+                if !self.session.observed_result(self.at(now), *result) {
                     return Some(Err(DeviceError::NotAllowed(
-                        "the game has its result already; start a new game with                          `chessclockctl new-game`"
+                        "the game has its result already; start a new game with \
+                         `chessclockctl new-game`"
                             .into(),
                     )));
                 }
-                self.observed.result = Some(*result);
-                self.emit(ClockEvent::Result {
-                    result: *result,
-                    reason: crate::engine::ResultReason::Board,
-                });
-                self.pgn_dirty = true;
-                self.state_changed();
                 Some(Ok(Reply::Done))
             }
             Request::NewGame => {
-                self.observed.reset();
                 self.note(now, "new game (observe mode)");
                 None
             }
@@ -196,9 +197,10 @@ impl<P: BoardIo> Actor<P> {
         if mode == self.state.mode {
             return Ok(Reply::Done);
         }
-        if mode == Mode::Observe && self.state.game_state == Status::Running {
+        if mode == Mode::Observe && self.session.status() == Status::Running {
             return Err(DeviceError::NotAllowed(format!(
-                "clock {}'s game is running under chessclockd; pause it or end it before                  observing the clock",
+                "clock {}'s game is running under chessclockd; pause it or end it before \
+                 observing the clock",
                 self.state.index
             )));
         }
@@ -208,37 +210,8 @@ impl<P: BoardIo> Actor<P> {
             self.state.mode.as_str(),
             mode.as_str()
         );
-        self.observed.reset();
-        self.state.mode = mode;
         self.options.mode = mode;
-        self.driver.set_observe(mode == Mode::Observe);
-        self.state.device_state = self.driver.device_state();
-        self.note(now, &format!("mode {}", mode.as_str()));
-        self.state_changed();
+        self.session.set_mode(self.at(now), mode);
         Ok(Reply::Done)
-    }
-
-    /// The lever decides who moves first: a start for `asked` while the board's lever shows
-    /// the other player to move (their end up) starts that player, as a chess clock does
-    /// (the player not to move presses to start the opponent's time). With the lever not
-    /// known yet (no clock report), `asked`.
-    fn side_to_start(&self, asked: crate::engine::Side) -> crate::engine::Side {
-        let lever = self
-            .driver
-            .lever_up()
-            .map(|half| crate::device::display::side_on(half, self.options.white_side));
-        match lever {
-            Some(shown) if shown != asked => {
-                tracing::info!(
-                    clock = self.state.index,
-                    "start: the lever shows {} to move, so {} starts (flip the lever to start {})",
-                    shown.as_str(),
-                    shown.as_str(),
-                    asked.as_str()
-                );
-                shown
-            }
-            _ => asked,
-        }
     }
 }

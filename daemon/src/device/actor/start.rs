@@ -6,7 +6,6 @@
 //! and its record, and the first published [`ClockState`]. It must not handle input or time
 //! after the start: that is the run loop's ([`super::Actor::run`]).
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 #[cfg(any(test, feature = "virtual-board"))]
@@ -16,14 +15,15 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use super::{Actor, output};
-use crate::device::board_game::{BoardGame, START_FEN};
-use crate::device::driver::{self, Driver, DriverConfig};
+use super::Actor;
+use crate::device::board_game::START_FEN;
+use crate::device::driver::{self, DriverConfig};
 use crate::device::handle::{BoardView, ClockState, DeviceHandle, DeviceState};
-use crate::device::observe::{Mode, Observed};
+use crate::device::observe::Mode;
 use crate::device::persist::{self, GameStart, Persist};
 use crate::device::port::{BoardIo, Opener};
 use crate::device::record::GameLog;
+use crate::device::session::{Session, SessionConfig, clock_event};
 use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;
 use crate::engine::{Engine, Time};
@@ -204,7 +204,7 @@ fn resume(
     let log = persist.as_ref().map(|_| {
         let mut log = GameLog::new(name, port, &time_control, started_wall_ms);
         for (t_ms, wall_ms, ev) in replayed {
-            if let Some(ev) = output::clock_event(ev) {
+            if let Some(ev) = clock_event(ev) {
                 log.event(t_ms, wall_ms, &ev);
             }
         }
@@ -254,7 +254,7 @@ pub(super) fn launch<P: BoardIo>(
     let epoch = Instant::now();
     // A resumed game is published as it is from the first state on, not as `ready`.
     let snapshot = game.engine.snapshot(Time::from_ms(game.offset_ms));
-    let state = ClockState {
+    let mut state = ClockState {
         index,
         name,
         port,
@@ -285,32 +285,38 @@ pub(super) fn launch<P: BoardIo>(
     let (state_tx, state_rx) = watch::channel(state.clone());
     let (events, _) = broadcast::channel(256);
     let handle = DeviceHandle::new(tx, state_rx, events.clone());
-    let mut driver = Driver::new(DriverConfig {
+    let link = DriverConfig {
         clock: index,
         command_timeout: options.command_timeout,
         command_retries: options.command_retries,
         transport_latency: options.transport_latency,
-    });
+    };
+    let cfg = SessionConfig {
+        clock: index,
+        port: state.port.clone(),
+        white_side: options.white_side,
+        move_source: options.move_source,
+        pause_button: options.pause_button,
+        mode: options.mode,
+    };
     let waiting = stream.is_none();
-    let reopen_interval = options.reopen_interval;
-    if waiting {
-        driver.disconnect();
-    } else {
-        driver.connect(driver::Instant::ZERO);
+    let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
+    if !waiting {
+        session.connect_first(driver::Instant::ZERO);
     }
-    driver.set_observe(options.mode == Mode::Observe);
-    let mut board_game = BoardGame::new();
-    if let Err(e) = board_game.set_info(&options.game_info) {
+    if let Err(e) = session.set_game_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
     }
+    // The configured information is shown from the start; the live file waits for a move.
+    let _ = session.take_pgn_changed();
+    state.board = session.board_view();
+    let reopen_interval = options.reopen_interval;
     let mut actor = Actor {
         options,
         port: stream,
         open,
-        driver,
-        engine: game.engine,
+        session,
         epoch,
-        offset_ms: game.offset_ms,
         persist: game.persist,
         log: game.log,
         state,
@@ -318,14 +324,8 @@ pub(super) fn launch<P: BoardIo>(
         events,
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
-        announcements: VecDeque::new(),
-        dirty: true,
-        refresh: false,
-        board_game,
         pgn_dirty: false,
         publish: true,
-        observed: Observed::default(),
-        journal_serial: game.board_serial,
         _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });

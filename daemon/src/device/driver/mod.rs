@@ -8,8 +8,8 @@
 //! decoding, and the wire side of the display (what was pushed, when the device ticks, text,
 //! flag icons: [`output`]).
 //!
-//! It must not do IO, spawn tasks or read a clock: the caller (the device actor, or a
-//! virtual-time test) passes `now` in, feeds received bytes to [`Driver::handle_input`],
+//! It must not do IO, spawn tasks or read a clock: the caller (the game
+//! [`Session`](super::session::Session), or a virtual-time test) passes `now` in, feeds received bytes to [`Driver::handle_input`],
 //! wakes it at [`Driver::poll_timeout`] with [`Driver::handle_timeout`], writes what
 //! [`Driver::poll_transmit`] returns and acts on [`Driver::poll_event`]. Poll transmits and
 //! events after every call that takes `now`. A spurious `handle_timeout` is harmless. It

@@ -1,0 +1,175 @@
+//! What the link reports, turned into the game's terms: a lever press into an engine press
+//! (or, observed, a move timed by the clock), the run button into pause/resume, the clock's
+//! identity and the board's serial number into the device info and notices.
+//!
+//! Part of the pure [`Session`]; it must not decode bytes or keep link timers (the driver's)
+//! nor decide what the display shows (`show`).
+
+use chessclock_protocol::Button;
+
+use super::{Session, SessionEvent};
+use crate::device::display::side_on;
+use crate::device::driver::{DriverEvent, Instant};
+use crate::device::handle::ClockEvent;
+use crate::device::persist;
+use crate::engine::{Input, Side, Status};
+
+impl Session {
+    /// Act on everything the driver reported since the last call.
+    pub(super) fn drain_driver(&mut self, now: Instant) {
+        while let Some(ev) = self.driver.poll_event() {
+            match ev {
+                DriverEvent::Lever { half, at } => {
+                    let side = side_on(half, self.cfg.white_side);
+                    if self.observing() {
+                        self.observed_press(side, at);
+                    } else {
+                        let press = self.press_input(side);
+                        if let Err(e) = self.apply(at, press) {
+                            tracing::debug!(clock = self.cfg.clock, "lever ignored: {e}");
+                        }
+                    }
+                }
+                DriverEvent::ClockReport { report, at } => {
+                    if self.observing() {
+                        self.observed.on_report(report, at);
+                    }
+                }
+                DriverEvent::Button(button) => self.on_button(now, button),
+                DriverEvent::Board { message, at } => self.on_board_message(at, &message),
+                DriverEvent::BoardSerial(serial) => self.board_identified(now, serial),
+                DriverEvent::ClockIdentified {
+                    model,
+                    firmware,
+                    changed,
+                } => {
+                    let model = model.to_string();
+                    if self.info.model != model || self.info.firmware != firmware {
+                        self.info.model = model;
+                        self.info.firmware = firmware;
+                        self.changed = true;
+                    }
+                    if changed {
+                        self.state_changed();
+                    }
+                }
+                DriverEvent::DeviceState { .. } => self.changed = true,
+                DriverEvent::RefreshDisplay => self.refresh = true,
+                DriverEvent::LinkDead => self.events.push_back(SessionEvent::LinkDead),
+                DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
+            }
+        }
+    }
+
+    /// The input for a press by `side`: with `move_source = "board"` and moves of `side` on
+    /// the board, the press completes its move as the board counts them.
+    pub(crate) fn press_input(&self, side: Side) -> Input {
+        let on_board = self
+            .board_game
+            .moves()
+            .iter()
+            .filter(|m| m.side == side)
+            .count();
+        match (self.cfg.move_source, u32::try_from(on_board)) {
+            (crate::device::MoveSource::Board, Ok(n)) if n > 0 => Input::PressMove {
+                side,
+                move_number: n,
+            },
+            _ => Input::Press { side },
+        }
+    }
+
+    /// The lever decides who moves first: a start for `asked` while the board's lever shows
+    /// the other player to move (their end up) starts that player, as a chess clock does
+    /// (the player not to move presses to start the opponent's time). With the lever not
+    /// known yet (no clock report), `asked`.
+    pub(crate) fn side_to_start(&self, asked: Side) -> Side {
+        let lever = self
+            .driver
+            .lever_up()
+            .map(|half| side_on(half, self.cfg.white_side));
+        match lever {
+            Some(shown) if shown != asked => {
+                tracing::info!(
+                    clock = self.cfg.clock,
+                    "start: the lever shows {} to move, so {} starts (flip the lever to start {})",
+                    shown.as_str(),
+                    shown.as_str(),
+                    asked.as_str()
+                );
+                shown
+            }
+            _ => asked,
+        }
+    }
+
+    /// Observe mode: `side` pressed at `at`; its move gets the clock's time.
+    fn observed_press(&mut self, side: Side, at: Instant) {
+        let Some(p) = self.observed.on_lever(side, at, self.cfg.white_side) else {
+            return;
+        };
+        let remaining = if side == Side::White {
+            p.white_ms
+        } else {
+            p.black_ms
+        };
+        self.board_press(side, remaining, p.move_ms);
+        self.events.push_back(SessionEvent::Clock {
+            t_ms: self.time_at(at).as_ms(),
+            event: ClockEvent::Pressed {
+                side,
+                move_number: p.move_number,
+                move_ms: p.move_ms,
+                white_ms: p.white_ms,
+                black_ms: p.black_ms,
+            },
+        });
+        self.changed = true;
+    }
+
+    /// The run button pauses a running game and resumes a paused one, where the options
+    /// let it (drive mode only).
+    fn on_button(&mut self, now: Instant, button: Button) {
+        if button != Button::Run || !self.cfg.pause_button || self.observing() {
+            return;
+        }
+        let t = self.time_at(now);
+        self.engine.handle_timeout(t);
+        let input = match self.engine.status() {
+            Status::Running => Input::Pause,
+            Status::Paused => Input::Resume,
+            _ => return,
+        };
+        if let Err(e) = self.apply(now, input) {
+            tracing::debug!(clock = self.cfg.clock, "run button ignored: {e}");
+        }
+    }
+
+    /// The board on the port said its serial number. The journal records it with the game;
+    /// a game under way that was played on another board goes on, but the operator is told
+    /// (a notice): it may be another game, which only they can tell.
+    fn board_identified(&mut self, now: Instant, serial: String) {
+        if self.info.board_serial != serial {
+            self.info.board_serial.clone_from(&serial);
+            self.changed = true;
+        }
+        if serial.is_empty() || self.journal_serial.as_deref() == Some(serial.as_str()) {
+            return;
+        }
+        if let Some(before) = self.journal_serial.as_deref()
+            && self.status() != Status::Ready
+        {
+            let notice = format!(
+                "board {serial} is on {}, but this game was played on board {before}: the game \
+                 goes on; if this is another game, end it and start anew (`chessclockctl \
+                 new-game {}`)",
+                self.cfg.port, self.cfg.clock
+            );
+            tracing::warn!(clock = self.cfg.clock, "{notice}");
+            self.events.push_back(SessionEvent::Notice(notice));
+            self.changed = true;
+        }
+        self.journal_serial = Some(serial.clone());
+        self.note(now, &persist::board_serial_note(&serial), false);
+    }
+}

@@ -1,0 +1,419 @@
+//! The game over the board link, as one pure state machine: the board [`Driver`] (the link)
+//! and above it the game: lever → engine, engine → display pushes and announcements, the
+//! clock's buttons, observe mode, and the board's pieces (`BoardGame`).
+//!
+//! Same sans-IO interface as the driver (quinn-proto style): the caller passes `now` in,
+//! feeds bytes to [`Session::handle_input`], wakes it at [`Session::poll_timeout`] with
+//! [`Session::handle_timeout`], writes what [`Session::poll_transmit`] returns and acts on
+//! [`Session::poll_event`] (journal, bus events, a dead link). Operators' requests come in
+//! through typed methods ([`Session::apply`], [`Session::show_text`], ...).
+//!
+//! Owns the rules that join the link and the game: which half is whose, what the clock must
+//! show and when it is pushed (a change of the game at once, the device's seconds kept in
+//! phase with the engine's), what text the game deserves, what a press or button means.
+//! It must not do IO, read a clock, journal or publish: it says what to journal
+//! ([`SessionEvent::Input`], [`SessionEvent::Note`]) and what changed; the device actor does
+//! the rest. Its time line is the driver's [`Instant`]; the engine's time is that plus the
+//! offset of a resumed game.
+
+mod link;
+mod pieces;
+mod show;
+
+pub(crate) use show::clock_event;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use super::MoveSource;
+use super::announce::Announcement;
+use super::board_game::BoardGame;
+use super::driver::{Driver, DriverConfig, Instant};
+use super::handle::{BoardSide, ClockEvent, DeviceState};
+use super::observe::{Mode, Observed};
+use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
+
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
+
+/// How the game half is set up (the device options it reads).
+#[derive(Debug, Clone)]
+pub(crate) struct SessionConfig {
+    /// The clock's index, for log lines and messages.
+    pub clock: u32,
+    /// The port's label (a tty's path, `virtual:NAME`), for messages.
+    pub port: String,
+    pub white_side: BoardSide,
+    pub move_source: MoveSource,
+    /// The clock's run/pause button pauses and resumes the game.
+    pub pause_button: bool,
+    pub mode: Mode,
+}
+
+/// What the caller must act on.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SessionEvent {
+    /// The engine took `input` at engine time `t_ms`: journal it.
+    Input { t_ms: u64, input: Input },
+    /// Something to keep in the journal at `t_ms` (a flag, the board's serial number, a
+    /// connection); `record`: in the game's record too.
+    Note {
+        t_ms: u64,
+        what: String,
+        record: bool,
+    },
+    /// A bus event at engine time `t_ms` (the game's record keeps it too).
+    Clock { t_ms: u64, event: ClockEvent },
+    /// Something the operator should know (shown in `notices` and logged).
+    Notice(String),
+    /// The board stopped answering: close the port, then call [`Session::disconnect`].
+    LinkDead,
+}
+
+/// The device as the link knows it, for the published state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct DeviceInfo {
+    pub model: String,
+    pub firmware: String,
+    pub board_serial: String,
+}
+
+/// The game over one board link. See the module docs.
+#[derive(Debug)]
+pub(crate) struct Session {
+    cfg: SessionConfig,
+    driver: Driver,
+    engine: Engine,
+    /// Engine time at the driver's epoch (non-zero for a game resumed from the journal).
+    offset_ms: u64,
+    /// The latest `now` passed in.
+    now: Instant,
+    observed: Observed,
+    board_game: BoardGame,
+    info: DeviceInfo,
+    /// The serial number of the board this game is played on, as the journal knows it.
+    journal_serial: Option<String>,
+    /// Game events to show as text, one after another, once the times have been pushed.
+    announcements: VecDeque<Announcement>,
+    /// The display must be pushed (the game changed).
+    dirty: bool,
+    /// The display must be pushed again although nothing changed (a re-sync instant, the
+    /// clock became usable, text ended).
+    refresh: bool,
+    /// Something besides the running time changed since [`Session::take_changed`].
+    changed: bool,
+    /// The board's game (moves, information, result) changed since
+    /// [`Session::take_pgn_changed`].
+    pgn_changed: bool,
+    events: VecDeque<SessionEvent>,
+}
+
+impl Session {
+    /// A session on `engine`, whose time at the driver's epoch is `offset_ms`; the link is
+    /// not open yet ([`Session::connect`]). `journal_serial`: the board the journaled game
+    /// was played on.
+    pub(crate) fn new(
+        cfg: SessionConfig,
+        link: DriverConfig,
+        engine: Engine,
+        offset_ms: u64,
+        journal_serial: Option<String>,
+    ) -> Session {
+        let mut driver = Driver::new(link);
+        // Until [`Session::connect_first`]: no port.
+        driver.disconnect();
+        driver.set_observe(cfg.mode == Mode::Observe);
+        Session {
+            cfg,
+            driver,
+            engine,
+            offset_ms,
+            now: Instant::ZERO,
+            observed: Observed::default(),
+            board_game: BoardGame::new(),
+            info: DeviceInfo::default(),
+            journal_serial,
+            announcements: VecDeque::new(),
+            dirty: true,
+            refresh: false,
+            changed: true,
+            pgn_changed: false,
+            events: VecDeque::new(),
+        }
+    }
+
+    // ---- time ----------------------------------------------------------------------------
+
+    /// Engine time at `at`.
+    pub(crate) fn time_at(&self, at: Instant) -> Time {
+        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+    }
+
+    /// The instant of engine time `t`.
+    fn instant_of(&self, t: Time) -> Instant {
+        Instant::from_epoch(Duration::from_millis(
+            t.as_ms().saturating_sub(self.offset_ms),
+        ))
+    }
+
+    // ---- the sans-IO interface -----------------------------------------------------------
+
+    /// Bytes read from the board at `now`.
+    pub(crate) fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        self.now = now;
+        self.driver.handle_input(now, bytes);
+        self.drain_driver(now);
+    }
+
+    /// Time passed (or something else happened): act on everything due by `now`, then
+    /// decide what the clock must show. Call it after every wake-up, last.
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
+        let t = self.time_at(now);
+        self.engine.handle_timeout(t);
+        self.drain_engine(now);
+        self.driver.handle_timeout(now);
+        self.drain_driver(now);
+        self.board_timeout(now);
+        // Events of what the link's news did (a lever press): one push below for all.
+        self.drain_engine(now);
+        self.update_display(now);
+        self.show_announcement(now);
+    }
+
+    /// Bytes to write to the port, one chunk per call.
+    #[must_use]
+    pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        self.driver.poll_transmit(now)
+    }
+
+    /// The earliest instant [`Session::handle_timeout`] has something to do, as seen at the
+    /// latest `now`: the engine's (a flag, a phase), the display's (the engine's next value
+    /// the device would not show by itself), the link's and the pieces' deadlines.
+    #[must_use]
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        let engine = self.engine.poll_timeout().map(|t| self.instant_of(t));
+        let display = self
+            .driver
+            .clock_usable()
+            .then(|| self.engine.display(self.time_at(self.now)).next_refresh)
+            .flatten()
+            .map(|t| self.instant_of(t));
+        let board = self
+            .board_game
+            .poll_timeout()
+            .map(|ms| self.instant_of(Time::from_ms(ms)));
+        [engine, display, self.driver.poll_timeout(), board]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The next event, if any.
+    #[must_use]
+    pub(crate) fn poll_event(&mut self) -> Option<SessionEvent> {
+        self.events.pop_front()
+    }
+
+    /// Whether something besides the running time changed since the last call (the state
+    /// should be published).
+    pub(crate) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Whether the board's game (its PGN) changed since the last call.
+    pub(crate) fn take_pgn_changed(&mut self) -> bool {
+        std::mem::take(&mut self.pgn_changed)
+    }
+
+    // ---- the link's lifetime -------------------------------------------------------------
+
+    /// The port is open (first time or again) at `now`.
+    pub(crate) fn connect(&mut self, now: Instant) {
+        self.now = now;
+        self.driver.connect(now);
+        self.note(now, "reconnected", true);
+        self.state_changed();
+    }
+
+    /// The port is open at the start (nothing to note).
+    pub(crate) fn connect_first(&mut self, now: Instant) {
+        self.now = now;
+        self.driver.connect(now);
+    }
+
+    /// The port is gone: `why`, noted in the journal and the record.
+    pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
+        self.now = now;
+        self.note(now, &format!("disconnected: {why}"), true);
+        self.driver.disconnect();
+        self.changed = true;
+    }
+
+    // ---- what the caller reads -----------------------------------------------------------
+
+    /// The game's engine.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Board/clock state.
+    pub(crate) fn device_state(&self) -> DeviceState {
+        self.driver.device_state()
+    }
+
+    /// The clock and board as the link identified them.
+    pub(crate) fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Whether the clock runs its own mode and is only followed.
+    pub(crate) fn observing(&self) -> bool {
+        self.cfg.mode == Mode::Observe
+    }
+
+    /// The mode.
+    pub(crate) fn mode(&self) -> Mode {
+        self.cfg.mode
+    }
+
+    /// The snapshot at `now`: the engine's, or in observe mode the clock's values over it.
+    pub(crate) fn snapshot(&self, now: Instant) -> Snapshot {
+        let mut snap = self.engine.snapshot(self.time_at(now));
+        if self.observing() {
+            self.observed.overlay(&mut snap, self.cfg.white_side);
+        }
+        snap
+    }
+
+    /// The game's status (the clock's, in observe mode).
+    pub(crate) fn status(&self) -> Status {
+        if self.observing() {
+            self.observed.status()
+        } else {
+            self.engine.status()
+        }
+    }
+
+    /// `side`'s clock at `t`: the engine's value, or in observe mode the clock's report.
+    fn clock_value(&self, side: Side, t: Time) -> u64 {
+        match self.observed.value(side, self.cfg.white_side) {
+            Some(v) if self.observing() => v,
+            _ => self.engine.snapshot(t).value(side),
+        }
+    }
+
+    // ---- operators -----------------------------------------------------------------------
+
+    /// Bring the engine up to `now` (before a request: a flag due by now falls first).
+    pub(crate) fn advance(&mut self, now: Instant) {
+        self.now = now;
+        self.engine.handle_timeout(self.time_at(now));
+    }
+
+    /// Give the engine an input at `now`; journaled (an [`SessionEvent::Input`]) if taken.
+    pub(crate) fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
+        let t = self.time_at(now);
+        self.engine.handle_input(t, input.clone())?;
+        self.events.push_back(SessionEvent::Input {
+            t_ms: t.as_ms(),
+            input,
+        });
+        self.state_changed();
+        Ok(())
+    }
+
+    /// A new game on `engine` (a new control, or the same one afresh) at `now`; observe
+    /// mode forgets the clock's game too. Notices about the last game are the caller's.
+    pub(crate) fn new_game(&mut self, now: Instant, engine: Engine) {
+        self.now = now;
+        self.engine = engine;
+        self.observed.reset();
+        self.state_changed();
+    }
+
+    /// Show `text` for `duration` (the caller caps it) at `now`.
+    pub(crate) fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
+        self.driver.show_text(now, text, duration);
+    }
+
+    /// Beep for about `ms` milliseconds.
+    pub(crate) fn beep(&mut self, ms: u32) {
+        self.driver.beep(ms);
+    }
+
+    /// New ack timeout, resend count and transport latency, and the pause button's meaning.
+    pub(crate) fn set_link(&mut self, link: &DriverConfig, pause_button: bool) {
+        self.driver
+            .set_limits(link.command_timeout, link.command_retries);
+        self.driver.set_transport_latency(link.transport_latency);
+        self.cfg.pause_button = pause_button;
+    }
+
+    /// White plays on `side` of the clock from `now` on (noted in the journal).
+    pub(crate) fn set_white_side(&mut self, now: Instant, side: BoardSide) {
+        self.cfg.white_side = side;
+        self.note(now, &crate::device::persist::white_side_note(side), true);
+        self.state_changed();
+    }
+
+    /// The serial number of the board the game is played on, as the journal knows it.
+    pub(crate) fn journal_serial(&self) -> Option<&str> {
+        self.journal_serial.as_deref()
+    }
+
+    /// Observe mode: the arbiter records `result` at `now`; `false` if the game has one.
+    pub(crate) fn observed_result(
+        &mut self,
+        now: Instant,
+        result: crate::engine::GameResult,
+    ) -> bool {
+        if self.observed.result.is_some() {
+            return false;
+        }
+        self.observed.result = Some(result);
+        self.events.push_back(SessionEvent::Clock {
+            t_ms: self.time_at(now).as_ms(),
+            event: ClockEvent::Result {
+                result,
+                reason: crate::engine::ResultReason::Board,
+            },
+        });
+        self.pgn_changed = true;
+        self.state_changed();
+        true
+    }
+
+    /// Which half White plays on.
+    pub(crate) fn white_side(&self) -> BoardSide {
+        self.cfg.white_side
+    }
+
+    /// Drive or observe the clock from `now` on. The caller checks that the switch is
+    /// allowed.
+    pub(crate) fn set_mode(&mut self, now: Instant, mode: Mode) {
+        self.observed.reset();
+        self.cfg.mode = mode;
+        self.driver.set_observe(mode == Mode::Observe);
+        self.note(now, &format!("mode {}", mode.as_str()), true);
+        self.state_changed();
+    }
+
+    /// The game changed: push the display and publish the state.
+    fn state_changed(&mut self) {
+        self.dirty = true;
+        self.changed = true;
+    }
+
+    /// Journal `what` at `now` (and keep it in the record if `record`).
+    fn note(&mut self, now: Instant, what: &str, record: bool) {
+        self.events.push_back(SessionEvent::Note {
+            t_ms: self.time_at(now).as_ms(),
+            what: what.to_owned(),
+            record,
+        });
+    }
+}

@@ -1,0 +1,221 @@
+//! Whole games through the session in virtual time: presses timed where their bytes arrive
+//! and journaled, flags announced with the times back after, a press ending text at once,
+//! the run button, an unplugged clock re-synced, observe mode timing moves by the clock.
+
+use std::time::Duration;
+
+use chessclock_protocol::Button;
+use chessclock_protocol::emulator::{EmuConfig, Running};
+
+use super::Rig;
+use crate::device::announce::SHOW_FOR;
+use crate::device::driver::Instant;
+use crate::device::handle::{ClockEvent, DeviceState};
+use crate::device::observe::Mode;
+use crate::device::session::SessionEvent;
+use crate::engine::{Input, Side, Status};
+
+/// Run until `f` holds for the clock's view, at most `within_ms`; the instant it did.
+fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) -> bool) -> u64 {
+    let end = rig.now + within_ms;
+    while rig.now < end {
+        if f(rig) {
+            return rig.now;
+        }
+        let t = rig.now + 1;
+        rig.run_until(t);
+    }
+    panic!("{what}: not within {within_ms} ms");
+}
+
+/// The clock shows the engine's times (as of the last step, which advanced it to now).
+fn shows_wanted(rig: &Rig) -> bool {
+    let v = rig.emu.view();
+    v.text.is_none() && (u64::from(v.left_seconds), u64::from(v.right_seconds)) == rig.wanted()
+}
+
+#[test]
+fn a_press_is_timed_where_its_bytes_arrive_and_journaled_before_anything_else() {
+    let mut rig = Rig::ready("G/5 inc/3", EmuConfig::default());
+    rig.start();
+    let started = rig.now;
+    rig.run_until(started + 1_337);
+    rig.press();
+    let pressed: Vec<_> = rig
+        .clock_events()
+        .into_iter()
+        .filter_map(|(_, ev)| match ev {
+            ClockEvent::Pressed { side, move_ms, .. } => Some((side, move_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pressed, [(Side::White, 1_337)]);
+    assert_eq!(
+        rig.journaled(),
+        [
+            Input::Start { side: Side::White },
+            Input::Press { side: Side::White }
+        ]
+    );
+    // Black's time runs on the clock at once.
+    assert_eq!(rig.view().running, Running::Right);
+}
+
+#[test]
+fn a_flag_is_announced_with_a_beep_and_the_times_come_back() {
+    let mut rig = Rig::ready("G/1 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 60_000);
+    let flagged = until(&mut rig, 200, "W FLAG on the clock", |r| {
+        r.emu.view().text.as_deref() == Some("W FLAG")
+    });
+    assert!(
+        rig.clock_events().iter().any(|(_, ev)| matches!(
+            ev,
+            ClockEvent::Flag {
+                side: Side::White,
+                ..
+            }
+        )),
+        "a flag event"
+    );
+    let beeps = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.command,
+                chessclock_protocol::Command::Clock(chessclock_protocol::ClockCommand::Beep { .. })
+            )
+        })
+        .count();
+    assert_eq!(beeps, 1, "one beep with the flag");
+    let back = until(
+        &mut rig,
+        3_000,
+        "the times back after the text",
+        shows_wanted,
+    );
+    let shown = back - flagged;
+    // The text's time runs from when it was queued, behind the push of the flag's times.
+    let show_for = u64::try_from(SHOW_FOR.as_millis()).expect("small");
+    let round_trip = 2 * EmuConfig::default().ack_delay_ms + 10;
+    assert!(
+        (show_for - round_trip..=show_for + round_trip).contains(&shown),
+        "the text stayed {shown} ms"
+    );
+    assert_eq!(rig.view().left_seconds, 0, "White's flagged half shows 0");
+}
+
+#[test]
+fn a_press_ends_an_operators_text_within_one_round_trip() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 500);
+    let at = Instant::from_ms(rig.now);
+    rig.session.show_text(at, "HELLO", Duration::from_secs(8));
+    rig.run_until(rig.now + 1_000);
+    assert_eq!(rig.view().text.as_deref(), Some("HELLO"));
+    rig.press();
+    let pressed = rig.now;
+    let back = until(&mut rig, 200, "times after the press", shows_wanted);
+    assert!(back - pressed <= 2 * EmuConfig::default().ack_delay_ms + 10);
+    assert_eq!(rig.view().running, Running::Right);
+}
+
+#[test]
+fn the_run_button_pauses_and_resumes_the_game() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.emu.press_button(rig.now, Button::Run);
+    until(&mut rig, 200, "paused", |r| {
+        r.session.status() == Status::Paused
+    });
+    until(&mut rig, 200, "the clock stands", |r| {
+        r.emu.view().running == Running::None
+    });
+    let paused_at = rig.wanted();
+    rig.run_until(rig.now + 5_000);
+    assert_eq!(rig.wanted(), paused_at, "no time runs while paused");
+    rig.emu.press_button(rig.now, Button::Run);
+    until(&mut rig, 200, "running again", |r| {
+        r.session.status() == Status::Running && r.emu.view().running == Running::Left
+    });
+    let inputs = rig.journaled();
+    assert_eq!(inputs[1..], [Input::Pause, Input::Resume]);
+}
+
+#[test]
+fn an_unplugged_clock_is_resynced_once_it_answers_again() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 3_000);
+    rig.unplug();
+    assert_eq!(rig.session.device_state(), DeviceState::Disconnected);
+    // The clock counts on its own meanwhile; the game goes on in the engine.
+    rig.run_until(rig.now + 7_500);
+    rig.press(); // a press the host cannot hear: the lever is read as it stands after.
+    rig.replug();
+    let back = rig.now;
+    until(&mut rig, 4_000, "ready again", |r| {
+        r.session.device_state() == DeviceState::Ready
+    });
+    let shown = until(&mut rig, 200, "the engine's times", shows_wanted);
+    assert!(shown - back < 4_000);
+    let notes: Vec<String> = rig
+        .events
+        .iter()
+        .filter_map(|(_, ev)| match ev {
+            SessionEvent::Note { what, .. } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notes.contains(&"disconnected: end of file".to_owned()),
+        "{notes:?}"
+    );
+    assert!(notes.contains(&"reconnected".to_owned()), "{notes:?}");
+}
+
+#[test]
+fn observe_mode_times_each_move_by_the_clock_and_sends_it_nothing() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    let at = Instant::from_ms(rig.now);
+    rig.session.set_mode(at, Mode::Observe);
+    rig.run_until(rig.now + 100);
+    let sent_before = rig.emu.host_log().len();
+    rig.emu.start_own_game(rig.now, 300);
+    rig.run_until(rig.now + 4_200);
+    rig.press();
+    rig.run_until(rig.now + 2_000);
+    let pressed: Vec<_> = rig
+        .clock_events()
+        .into_iter()
+        .filter_map(|(_, ev)| match ev {
+            ClockEvent::Pressed {
+                move_number,
+                move_ms,
+                ..
+            } => Some((move_number, move_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pressed.len(), 1, "{pressed:?}");
+    assert_eq!(pressed[0].0, 1);
+    assert!(
+        (4_100..=4_300).contains(&pressed[0].1),
+        "the move took 4.2 s by the clock: {pressed:?}"
+    );
+    assert_eq!(rig.session.status(), Status::Running);
+    let display_commands = rig.emu.host_log()[sent_before..]
+        .iter()
+        .filter(|e| matches!(e.command, chessclock_protocol::Command::Clock(_)))
+        .count();
+    assert_eq!(display_commands, 0, "observe mode sends the clock nothing");
+    assert!(
+        rig.journaled().is_empty(),
+        "nothing for the engine to journal"
+    );
+}

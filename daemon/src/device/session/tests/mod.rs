@@ -1,0 +1,204 @@
+//! Deterministic virtual-time tests of the whole [`Session`] (driver, engine, display,
+//! announcements) against the sans-IO emulator of a DGT board and clock.
+//!
+//! [`Rig`] steps both machines at one virtual instant, then jumps to the earlier of their
+//! deadlines (quinn-proto's `Pair`); a step budget turns a livelock into a failure. No ptys,
+//! no sleeps, no tokio: minutes of games run in milliseconds, the same way every time.
+
+mod fidelity;
+mod game;
+
+use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
+
+use super::{Session, SessionConfig, SessionEvent};
+use crate::device::MoveSource;
+use crate::device::driver::{DriverConfig, Instant};
+use crate::device::handle::{BoardSide, ClockEvent, DeviceState};
+use crate::device::observe::Mode;
+use crate::engine::{Engine, Input, Side, notation};
+
+/// Steps one [`Rig::run_until`] may take before the test fails as a livelock.
+const MAX_STEPS: usize = 200_000;
+
+/// A session wired to an emulated board, in virtual time (milliseconds).
+pub(super) struct Rig {
+    pub session: Session,
+    pub emu: Emulator,
+    /// Virtual now, in ms since the epoch of both.
+    pub now: u64,
+    /// Every session event with the instant it was polled.
+    pub events: Vec<(u64, SessionEvent)>,
+    /// The USB cable is in.
+    pub plugged: bool,
+}
+
+/// The session config of a test clock: White on the left, presses from the lever.
+pub(super) fn config() -> SessionConfig {
+    SessionConfig {
+        clock: 7,
+        port: "/dev/test".into(),
+        white_side: BoardSide::Left,
+        move_source: MoveSource::Lever,
+        pause_button: true,
+        mode: Mode::Drive,
+    }
+}
+
+impl Rig {
+    /// A connected session running `control` (notation) against a board configured by `emu`.
+    pub(super) fn new(control: &str, emu: EmuConfig) -> Rig {
+        let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
+        let engine = Engine::new(parsed.control).expect("a valid control");
+        let mut session = Session::new(config(), DriverConfig::default(), engine, 0, None);
+        session.connect_first(Instant::ZERO);
+        Rig {
+            session,
+            emu: Emulator::new(emu),
+            now: 0,
+            events: Vec::new(),
+            plugged: true,
+        }
+    }
+
+    /// A rig whose clock has been probed and is ready (asserts it).
+    pub(super) fn ready(control: &str, emu: EmuConfig) -> Rig {
+        let mut rig = Rig::new(control, emu);
+        rig.run_until(1_000);
+        assert_eq!(rig.session.device_state(), DeviceState::Ready);
+        rig
+    }
+
+    fn at(&self) -> Instant {
+        Instant::from_ms(self.now)
+    }
+
+    /// Exchange everything due at `now` until both sides are quiet.
+    fn step(&mut self) {
+        let at = self.at();
+        self.emu.handle_timeout(self.now);
+        self.session.handle_timeout(at);
+        for _ in 0..100 {
+            let mut busy = false;
+            while let Some(bytes) = self.session.poll_transmit(at) {
+                busy = true;
+                if self.plugged {
+                    self.emu.on_host_bytes(self.now, &bytes);
+                }
+            }
+            let out = self.emu.poll_output(self.now);
+            if !out.is_empty() && self.plugged {
+                busy = true;
+                self.session.handle_input(at, &out);
+                self.session.handle_timeout(at);
+            }
+            while let Some(ev) = self.session.poll_event() {
+                busy = true;
+                self.events.push((self.now, ev));
+            }
+            if !busy {
+                return;
+            }
+        }
+        panic!("no quiet point at {} ms: livelock", self.now);
+    }
+
+    /// The earlier of both machines' deadlines.
+    fn next_deadline(&self) -> Option<u64> {
+        [
+            self.session.poll_timeout().map(Instant::as_ms),
+            self.emu.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Run until virtual time `until_ms`, jumping from deadline to deadline.
+    pub(super) fn run_until(&mut self, until_ms: u64) {
+        for _ in 0..MAX_STEPS {
+            self.step();
+            match self.next_deadline() {
+                Some(t) if t <= until_ms => self.now = t.max(self.now),
+                _ => {
+                    self.now = until_ms.max(self.now);
+                    self.step();
+                    return;
+                }
+            }
+        }
+        panic!("more than {MAX_STEPS} steps before {until_ms} ms: livelock");
+    }
+
+    /// An operator's input now (a request); it must be taken.
+    pub(super) fn input(&mut self, input: Input) {
+        let at = self.at();
+        self.session.advance(at);
+        self.session
+            .apply(at, input.clone())
+            .unwrap_or_else(|e| panic!("{input:?} refused: {e}"));
+        self.step();
+    }
+
+    /// Start the game for White (or whoever the lever shows to move).
+    pub(super) fn start(&mut self) {
+        let side = self.session.side_to_start(Side::White);
+        self.input(Input::Start { side });
+    }
+
+    /// The player to move presses the lever now.
+    pub(super) fn press(&mut self) {
+        self.emu.press_lever(self.now);
+        self.step();
+    }
+
+    /// The cable is pulled now: the actor reads EOF and tells the session.
+    pub(super) fn unplug(&mut self) {
+        self.plugged = false;
+        self.session.disconnect(self.at(), "end of file");
+        self.step();
+    }
+
+    /// The cable is back now: the board restarts (IDLE) and the port is reopened.
+    pub(super) fn replug(&mut self) {
+        self.plugged = true;
+        self.emu.reset_board(self.now);
+        self.session.connect(self.at());
+        self.step();
+    }
+
+    /// What the emulated clock shows now.
+    pub(super) fn view(&mut self) -> ClockView {
+        self.emu.clock_view(self.now)
+    }
+
+    /// What the clock should show now, by the engine: (left, right) whole seconds.
+    pub(super) fn wanted(&self) -> (u64, u64) {
+        let d = self
+            .session
+            .engine()
+            .display(self.session.time_at(self.at()));
+        (d.white_s.min(35_999), d.black_s.min(35_999))
+    }
+
+    /// The bus events so far.
+    pub(super) fn clock_events(&self) -> Vec<(u64, ClockEvent)> {
+        self.events
+            .iter()
+            .filter_map(|(t, ev)| match ev {
+                SessionEvent::Clock { event, .. } => Some((*t, event.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The inputs the session asked to journal, in order.
+    pub(super) fn journaled(&self) -> Vec<Input> {
+        self.events
+            .iter()
+            .filter_map(|(_, ev)| match ev {
+                SessionEvent::Input { input, .. } => Some(input.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
