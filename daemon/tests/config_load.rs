@@ -75,7 +75,8 @@ fn file_values_override_defaults_and_env_overrides_file() {
     assert_eq!(
         c.clocks,
         vec![ClockConfig {
-            port: "/dev/ttyACM0".into(),
+            port: Some("/dev/ttyACM0".into()),
+            board_serial: None,
             name: None,
             white_side: WhiteSide::Left,
             time_control: None,

@@ -29,6 +29,7 @@ fn defaults(dir: &Path) -> Defaults {
             ..DeviceOptions::default()
         },
         devices: None,
+        tables: Vec::new(),
     }
 }
 

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::Actor;
 use crate::device::board_game::{BoardChange, PgnClocks};
 use crate::device::driver;
-use crate::device::handle::{BoardView, ClockEvent, DeviceError};
+use crate::device::handle::{BoardView, ClockEvent, DeviceError, Reply};
 use crate::device::port::BoardIo;
 use crate::engine::notation;
 use crate::engine::{GameResult, Side, Time};
@@ -167,6 +167,37 @@ impl<P: BoardIo> Actor<P> {
         };
         let text = self.pgn(now);
         crate::device::live::update(dir, live_file_name(&self.state.name), text);
+    }
+
+    /// Call the clock `name` from now on: its state, its game's record and its live PGN file
+    /// (the old file is removed). The journal is not named after the clock (a tty's follows
+    /// its port, `device::identity`), so it goes on as it is; the rename is noted in it.
+    pub(super) fn rename(&mut self, now: Instant, name: String) -> Result<Reply, DeviceError> {
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(DeviceError::Invalid(format!(
+                "{}: a clock name is not empty and has no control characters",
+                crate::engine::words::quote(&name)
+            )));
+        }
+        if name == self.state.name {
+            return Ok(Reply::Done);
+        }
+        let old = std::mem::replace(&mut self.state.name, name);
+        tracing::info!(
+            clock = self.state.index,
+            "renamed {old:?} to {:?}",
+            self.state.name
+        );
+        if let Some(log) = &mut self.log {
+            log.set_name(&self.state.name);
+        }
+        self.note(now, &format!("renamed {old:?} to {:?}", self.state.name));
+        if let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) {
+            crate::device::live::remove(dir, live_file_name(&old));
+        }
+        self.pgn_dirty = true;
+        self.state_changed();
+        Ok(Reply::Done)
     }
 }
 

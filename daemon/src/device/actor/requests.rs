@@ -31,6 +31,12 @@ impl<P: BoardIo> Actor<P> {
         }
         let input = match req {
             Request::SetMode(mode) => return self.set_mode(now, mode),
+            Request::Rename(name) => return self.rename(now, name),
+            Request::Notice(text) => {
+                self.state.notices.push(text);
+                self.state_changed();
+                return Ok(Reply::Done);
+            }
             Request::Live => {
                 self.refresh_state(now, false);
                 return Ok(Reply::State(Box::new(self.state.clone())));
