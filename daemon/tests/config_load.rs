@@ -182,7 +182,10 @@ fn a_table_without_port_or_board_serial_is_an_error() {
         msg.starts_with("clock[1]: this [[clock]] (\"Table 2\") names no board"),
         "{msg}"
     );
-    assert!(msg.contains("port = ") && msg.contains("board_serial = "), "{msg}");
+    assert!(
+        msg.contains("port = ") && msg.contains("board_serial = "),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -192,8 +195,15 @@ fn a_board_serial_names_a_table_without_a_port() {
     let c = Config::from_sources(Some(text), NO_ENV).expect("loads");
     assert_eq!(c.clocks[0].port, None);
     assert_eq!(c.clocks[0].board_serial.as_deref(), Some("24680"));
-    assert_eq!(c.clocks[1].port.as_deref(), Some(std::path::Path::new("/dev/a")));
-    assert_eq!(c.clocks[1].board_serial.as_deref(), Some("13579"), "a bare number");
+    assert_eq!(
+        c.clocks[1].port.as_deref(),
+        Some(std::path::Path::new("/dev/a"))
+    );
+    assert_eq!(
+        c.clocks[1].board_serial.as_deref(),
+        Some("13579"),
+        "a bare number"
+    );
     let msg = err_text(Config::from_sources(
         Some("[[clock]]\nboard_serial = \" 24680\"\n"),
         NO_ENV,

@@ -10,6 +10,8 @@
 mod registry;
 mod table;
 #[cfg(test)]
+mod table_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
