@@ -103,6 +103,7 @@ pub async fn run(
     let (sup, changes) = supervisor::start(Defaults {
         device,
         devices: None,
+        tables: Vec::new(),
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes).await?;
     if conn.request_name(BUS_NAME).await.is_err() {

@@ -60,24 +60,48 @@ pub fn device_defaults(cfg: &Config) -> DeviceOptions {
     }
 }
 
+/// The settings of a `[[clock]]` table (its port, if it has none, empty).
+fn table_spec(c: &crate::config::ClockConfig) -> ClockSpec {
+    ClockSpec {
+        port: c.port.clone().unwrap_or_default(),
+        name: c.name.clone(),
+        white_side: c.white_side,
+        time_control: c.time_control.clone(),
+        game_info: c
+            .game_info
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        move_source: c.move_source,
+        mode: c.mode,
+        remember: false,
+        // A configured board that is not plugged in yet is waited for.
+        wait_for_port: true,
+        configured: true,
+        board_serial: c.board_serial.clone(),
+    }
+}
+
+/// The clocks the configuration attaches by their ports.
 fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
     cfg.clocks
         .iter()
-        .map(|c| ClockSpec {
-            port: c.port.clone(),
-            name: c.name.clone(),
-            white_side: c.white_side,
-            time_control: c.time_control.clone(),
-            game_info: c
-                .game_info
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            move_source: c.move_source,
-            mode: c.mode,
-            remember: false,
-            // A configured board that is not plugged in yet is waited for.
-            wait_for_port: true,
+        .filter(|c| c.port.is_some())
+        .map(table_spec)
+        .collect()
+}
+
+/// The `[[clock]]` tables that name a board by its serial number, for the supervisor.
+pub fn board_tables(cfg: &Config) -> Vec<supervisor::BoardTable> {
+    cfg.clocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            Some(supervisor::BoardTable {
+                board_serial: c.board_serial.clone()?,
+                spec: table_spec(c),
+                key: format!("clock[{i}]"),
+            })
         })
         .collect()
 }
@@ -107,6 +131,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let (sup, changes) = supervisor::start(Defaults {
         device,
         devices: devices.handle(),
+        tables: board_tables(&cfg),
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
         .await
@@ -150,7 +175,11 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                         tracing::info!("configuration reloaded");
                         let mut device = device_defaults(&new);
                         device.state_dir = Some(state_dir.clone());
-                        sup.set_defaults(Defaults { device, devices: devices.handle() }).await;
+                        sup.set_defaults(Defaults {
+                            device,
+                            devices: devices.handle(),
+                            tables: board_tables(&new),
+                        }).await;
                         attach_configured(&sup, &new).await;
                         if new.scan && scanning.as_ref().is_none_or(|t| t.is_finished()) {
                             scanning = Some(tokio::spawn(scan(sup.clone(), new.scan_ports.clone())));

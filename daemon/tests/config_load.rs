@@ -75,7 +75,8 @@ fn file_values_override_defaults_and_env_overrides_file() {
     assert_eq!(
         c.clocks,
         vec![ClockConfig {
-            port: "/dev/ttyACM0".into(),
+            port: Some("/dev/ttyACM0".into()),
+            board_serial: None,
             name: None,
             white_side: WhiteSide::Left,
             time_control: None,
@@ -172,12 +173,56 @@ fn typo_in_clock_key_is_caught() {
 }
 
 #[test]
-fn missing_port_is_an_error() {
+fn a_table_without_port_or_board_serial_is_an_error() {
     let msg = err_text(Config::from_sources(
-        Some("[[clock]]\nname = \"x\"\n"),
+        Some("[[clock]]\nport = \"/dev/a\"\n[[clock]]\nname = \"Table 2\"\n"),
         NO_ENV,
     ));
-    assert!(msg.starts_with("clock[0].port: is missing"), "{msg}");
+    assert!(
+        msg.starts_with("clock[1]: this [[clock]] (\"Table 2\") names no board"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("port = ") && msg.contains("board_serial = "),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_board_serial_names_a_table_without_a_port() {
+    let text = "[[clock]]\nboard_serial = \"24680\"\nname = \"Table 3\"\n\
+                [[clock]]\nport = \"/dev/a\"\nboard_serial = 13579\n";
+    let c = Config::from_sources(Some(text), NO_ENV).expect("loads");
+    assert_eq!(c.clocks[0].port, None);
+    assert_eq!(c.clocks[0].board_serial.as_deref(), Some("24680"));
+    assert_eq!(
+        c.clocks[1].port.as_deref(),
+        Some(std::path::Path::new("/dev/a"))
+    );
+    assert_eq!(
+        c.clocks[1].board_serial.as_deref(),
+        Some("13579"),
+        "a bare number"
+    );
+    let msg = err_text(Config::from_sources(
+        Some("[[clock]]\nboard_serial = \" 24680\"\n"),
+        NO_ENV,
+    ));
+    assert!(
+        msg.starts_with("clock[0].board_serial: \" 24680\" is not a board serial number"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn duplicate_board_serial_is_an_error() {
+    let text = "[[clock]]\nboard_serial = \"24680\"\n[[clock]]\nport = \"/dev/a\"\n\
+                board_serial = \"24680\"\n";
+    let msg = err_text(Config::from_sources(Some(text), NO_ENV));
+    assert!(
+        msg.starts_with("clock[1].board_serial: board \"24680\" is already clock[0]'s"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! End to end, clocks whose board is not there: a configured board that is plugged in only
-//! after the daemon started, and a virtual clock across a crash of the daemon. The real
+//! after the daemon started, a board named by its serial number attached at run time, and a
+//! virtual clock across a crash of the daemon. The real
 //! `chessclockd`, `chessclock-emu` on a pty, `chessclockctl`, a private dbus-daemon.
 
 use anyhow::Result;
@@ -39,6 +40,51 @@ fn a_configured_board_plugged_in_after_the_start_is_attached_when_it_appears() -
         u(&st, "/white_ms") > 600_000,
         "the configured control (inc/5) is the clock's: {st}"
     );
+    Ok(())
+}
+
+/// A `[[clock]]` with a `board_serial` and no port: a board attached at run time
+/// (`chessclockctl attach`, as the udev hook does) that reports that serial number gets the
+/// table's name, side, control and game information; a board with another serial number
+/// keeps the defaults.
+#[test]
+fn a_board_attached_at_run_time_gets_the_table_of_its_serial_number() -> Result<()> {
+    let dir = TempDir::new("e2e-serial")?;
+    let bus = PrivateBus::start_session()?;
+    let table = "default_time_control = \"G/5 d/0\"\n\
+                 [[clock]]\nboard_serial = \"13579\"\nname = \"Table 3\"\n\
+                 white_side = \"right\"\ntime_control = \"G/10 inc/5\"\n\
+                 game_info = { Board = \"3\" }\n";
+    let config = write_config(dir.path(), &[], table)?;
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let list = daemon.ctl_json(&["list", "--json"])?;
+    assert_eq!(
+        list,
+        serde_json::json!([]),
+        "a table without a port attaches nothing"
+    );
+
+    let other = emu(&["--board-serial", "11111"])?;
+    ctl_ok(&daemon, &["attach", &other.path]);
+    let mine = emu(&["--board-serial", "13579"])?;
+    ctl_ok(&daemon, &["attach", &mine.path]);
+    let st = daemon.wait_status("1", WAIT, "the table's settings", |v| {
+        s(v, "/name") == "Table 3"
+            && s(v, "/white_side") == "right"
+            && s(v, "/time_control").contains("inc/5")
+            && s(v, "/game_info/Board") == "3"
+    })?;
+    assert_eq!(s(&st, "/board_serial"), "13579", "{st}");
+    assert_eq!(s(&st, "/game_state"), "ready", "{st}");
+    // G/10 inc/5: ten minutes and the first move's increment.
+    assert_eq!(u(&st, "/white_ms"), 605_000, "{st}");
+
+    let st = daemon.wait_status("0", WAIT, "the other board's serial number", |v| {
+        s(v, "/board_serial") == "11111"
+    })?;
+    assert_ne!(s(&st, "/name"), "Table 3", "{st}");
+    assert_eq!(s(&st, "/white_side"), "left", "{st}");
+    assert_eq!(s(&st, "/time_control"), "G/5 d/0", "{st}");
     Ok(())
 }
 

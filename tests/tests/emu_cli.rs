@@ -178,7 +178,11 @@ async fn text_mode_prints_the_path_first() {
 
 #[tokio::test]
 async fn bad_arguments_are_usage_errors() {
-    for args in [&["--model", "4000"][..], &["--fault", "drop=3"][..]] {
+    for args in [
+        &["--model", "4000"][..],
+        &["--fault", "drop=3"][..],
+        &["--board-serial", "12a45"][..],
+    ] {
         let out = tokio::process::Command::new(EMU)
             .args(args)
             .output()
@@ -188,6 +192,24 @@ async fn bad_arguments_are_usage_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(args[1]), "{args:?}: {err}");
     }
+}
+
+#[tokio::test]
+async fn the_board_answers_the_serial_number_it_is_given() {
+    let (mut child, mut lines) = spawn(&["--json", "--board-serial", "13579"]);
+    let first = next_json(&mut lines).await;
+    let path = first["path"].as_str().expect("path string").to_owned();
+    let mut port = tokio_serial::new(&path, 9600)
+        .open_native_async()
+        .expect("open the printed path");
+    port.write_all(&Command::ReturnSerialNumber.encode())
+        .await
+        .expect("write");
+    read_message(&mut port, &mut Decoder::new(), |m| {
+        *m == Message::SerialNumber("13579".into())
+    })
+    .await;
+    stdin_quit(&mut child).await;
 }
 
 /// Known intermittent failure (about one run in four on the 2-core development machine, idle

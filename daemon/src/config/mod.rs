@@ -33,13 +33,19 @@ pub const LOG_ENV: &str = "CHESSCLOCKD_LOG";
 /// [`BoardSide`]: crate::device::handle::BoardSide
 pub use crate::device::handle::BoardSide as WhiteSide;
 
-/// One `[[clock]]` entry: a board the daemon attaches at start and keeps attached.
+/// One `[[clock]]` entry: a board the daemon attaches at start by its port and keeps
+/// attached, or a board it recognises by its serial number whenever it is attached, or both.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClockConfig {
-    /// The tty of the board, e.g. `/dev/dgt/board-0` or `/dev/rfcomm0`.
-    #[serde(deserialize_with = "value::abs_path")]
-    pub port: PathBuf,
+    /// The tty of the board, e.g. `/dev/dgt/board-0` or `/dev/rfcomm0`. A table needs a port,
+    /// a `board_serial` or both.
+    #[serde(default, deserialize_with = "value::opt_abs_path")]
+    pub port: Option<PathBuf>,
+    /// The board's serial number (as `chessclockctl status` shows it): a board that reports
+    /// it, however it is attached, gets this table's settings.
+    #[serde(default, deserialize_with = "value::opt_serial")]
+    pub board_serial: Option<String>,
     /// A name for operators and overlays (defaults to the port).
     #[serde(default, deserialize_with = "value::opt_text")]
     pub name: Option<String>,
@@ -269,15 +275,51 @@ impl Config {
         Ok(config)
     }
 
-    /// Every `[[clock]]` needs its own port.
+    /// Every `[[clock]]` names its board by a port, a serial number or both, and no two
+    /// tables name the same port or the same serial number.
     fn check_ports(&self) -> Result<(), ConfigError> {
         for (i, clock) in self.clocks.iter().enumerate() {
-            if let Some(j) = self.clocks[..i].iter().position(|c| c.port == clock.port) {
+            let before = &self.clocks[..i];
+            match (&clock.port, &clock.board_serial) {
+                (None, None) => {
+                    let which = clock
+                        .name
+                        .as_deref()
+                        .map_or_else(String::new, |n| format!(" ({})", value::quote(n)));
+                    return Err(invalid(
+                        format!("clock[{i}]"),
+                        format!(
+                            "this [[clock]]{which} names no board; give it the board's tty \
+                             (port = \"/dev/dgt/board-0\"), its serial number (board_serial = \
+                             \"12345\", as `chessclockctl status` shows it) or both"
+                        ),
+                    ));
+                }
+                (Some(port), _) => {
+                    if let Some(j) = before.iter().position(|c| c.port.as_ref() == Some(port)) {
+                        return Err(invalid(
+                            format!("clock[{i}].port"),
+                            format!(
+                                "{} is already used by clock[{j}]; each [[clock]] needs its own \
+                                 port",
+                                port.display()
+                            ),
+                        ));
+                    }
+                }
+                (None, Some(_)) => {}
+            }
+            if let Some(serial) = &clock.board_serial
+                && let Some(j) = before
+                    .iter()
+                    .position(|c| c.board_serial.as_ref() == Some(serial))
+            {
                 return Err(invalid(
-                    format!("clock[{i}].port"),
+                    format!("clock[{i}].board_serial"),
                     format!(
-                        "{} is already used by clock[{j}]; each [[clock]] needs its own port",
-                        clock.port.display()
+                        "board {} is already clock[{j}]'s; one board gets one table's settings, so \
+                         remove one of them or correct the serial number",
+                        value::quote(serial)
                     ),
                 ));
             }
@@ -377,15 +419,10 @@ fn explain(
         .or_else(|| quoted_tail(&inner, "missing configuration field \""))
     {
         key = join(&path, field);
-        message = if field == "port" {
-            "is missing; every [[clock]] needs the board's tty, e.g. port = \"/dev/dgt/board-0\""
-                .to_owned()
-        } else {
-            "is missing".to_owned()
-        };
+        message = "is missing".to_owned();
     } else if key == "clock" {
         message = format!(
-            "expected [[clock]] tables; write each board as a [[clock]] table with a port ({})",
+            "expected [[clock]] tables; write each board as a [[clock]] table with a port or a board_serial ({})",
             inner.trim_start_matches("invalid type: ")
         );
     }
@@ -438,6 +475,7 @@ const TOP_KEYS: &[&str] = &[
 /// Keys of a `[[clock]]` table.
 const CLOCK_KEYS: &[&str] = &[
     "port",
+    "board_serial",
     "name",
     "white_side",
     "time_control",

@@ -145,6 +145,29 @@ pub(super) fn abs_path<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Er
     abs_path_of(raw(d)?)
 }
 
+/// An optional absolute path.
+pub(super) fn opt_abs_path<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    abs_path(d).map(Some)
+}
+
+/// An optional board serial number: printable text without spaces at its ends (as the board
+/// reports it; DGT boards send a few digits).
+pub(super) fn opt_serial<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = match raw(d)? {
+        // A serial number written as a bare number is the same board.
+        Value::Number(n) if n.is_u64() => n.to_string(),
+        other => text_of::<D::Error>(other)?,
+    };
+    if text.chars().any(char::is_control) || text.trim() != text || text.chars().count() > 64 {
+        return Err(D::Error::custom(format!(
+            "{} is not a board serial number; write it as `chessclockctl status` shows it, \
+             e.g. board_serial = \"12345\"",
+            quote(&text)
+        )));
+    }
+    Ok(Some(text))
+}
+
 /// `"board"` or `"lever"`.
 pub(super) fn move_source<'de, D: Deserializer<'de>>(
     d: D,

@@ -293,6 +293,10 @@ pub enum Request {
     SetGameInfo(Vec<(String, String)>),
     /// Drive the clock, or observe it running its own mode.
     SetMode(super::observe::Mode),
+    /// Give the clock another name (its journal stays where it is: a tty's by its port).
+    Rename(String),
+    /// Tell the operator something about this clock (added to its `notices`).
+    Notice(String),
     /// The game so far as PGN.
     Pgn,
     /// Report the live state (the snapshot computed now).

@@ -24,12 +24,13 @@ pub(crate) const ALL: &str = "all.pgn";
 /// rewrite per press would be most of the daemon's work); a clock's own file at once.
 pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
 
-/// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`.
+/// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`
+/// (`None`: the file is removed, the clock was renamed).
 #[derive(Debug)]
 struct Update {
     dir: PathBuf,
     file: String,
-    text: String,
+    text: Option<String>,
 }
 
 fn sender() -> Option<&'static Sender<Update>> {
@@ -49,7 +50,22 @@ fn sender() -> Option<&'static Sender<Update>> {
 /// Hand over the live PGN of the clock whose file in `dir` is `file`; written soon after.
 pub(crate) fn update(dir: PathBuf, file: String, text: String) {
     if let Some(tx) = sender() {
-        let _ = tx.send(Update { dir, file, text });
+        let _ = tx.send(Update {
+            dir,
+            file,
+            text: Some(text),
+        });
+    }
+}
+
+/// Remove the live PGN `file` in `dir` (its clock is called otherwise now).
+pub(crate) fn remove(dir: PathBuf, file: String) {
+    if let Some(tx) = sender() {
+        let _ = tx.send(Update {
+            dir,
+            file,
+            text: None,
+        });
     }
 }
 
@@ -76,13 +92,22 @@ fn run(rx: &Receiver<Update>) {
                 let dir = dirs
                     .entry(u.dir.clone())
                     .or_insert_with(|| Dir::load(&u.dir));
-                if let Err(e) = replace(&u.dir.join(&u.file), u.text.as_bytes()) {
-                    tracing::warn!(
-                        "cannot write the live PGN {}: {e}",
-                        u.dir.join(&u.file).display()
-                    );
+                let path = u.dir.join(&u.file);
+                if let Some(text) = u.text {
+                    if let Err(e) = replace(&path, text.as_bytes()) {
+                        tracing::warn!("cannot write the live PGN {}: {e}", path.display());
+                    }
+                    dir.games.insert(u.file, text);
+                } else {
+                    match std::fs::remove_file(&path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => {
+                            tracing::warn!("cannot remove the live PGN {}: {e}", path.display())
+                        }
+                    }
+                    dir.games.remove(&u.file);
                 }
-                dir.games.insert(u.file, u.text);
                 touched.insert(u.dir);
             }
             Err(RecvTimeoutError::Timeout) => {}

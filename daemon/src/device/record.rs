@@ -58,6 +58,11 @@ impl GameLog {
         }
     }
 
+    /// The clock was renamed: the record is written under the new name.
+    pub(crate) fn set_name(&mut self, name: &str) {
+        name.clone_into(&mut self.name);
+    }
+
     /// The control changed mid-game (kept in the record as an event too).
     pub(crate) fn set_control(&mut self, control: &str) {
         self.control = control.to_owned();

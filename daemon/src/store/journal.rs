@@ -164,7 +164,10 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         })?;
         let seq = self.next_seq;
         let bytes = line::encode(seq, &json);
-        if let Err(e) = self.file.write_all(&bytes) {
+        if let Err(e) =
+            full_disk::check(&self.dir, || self.file.write_all(&bytes[..bytes.len() / 2]))
+                .and_then(|()| self.file.write_all(&bytes))
+        {
             self.roll_back();
             return Err(StoreError::io("append to", &self.path, e));
         }
@@ -177,7 +180,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// unknown (the kernel may have dropped them), so the journal refuses further writes
     /// until a [`Journal::compact`] rewrites it from what the caller still holds.
     pub fn sync(&mut self) -> Result<(), StoreError> {
-        self.file.sync_data().map_err(|e| {
+        let synced = full_disk::check(&self.dir, || Ok(())).and_then(|()| self.file.sync_data());
+        synced.map_err(|e| {
             self.poisoned = true;
             StoreError::io("sync", &self.path, e)
         })
@@ -200,6 +204,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// This is also how a journal that refused writes recovers: the caller passes a state
     /// that holds everything, and once both steps succeed the journal takes writes again.
     pub fn compact<S: Serialize>(&mut self, state: &S) -> Result<(), StoreError> {
+        full_disk::check(&self.dir, || Ok(()))
+            .map_err(|e| StoreError::io("write the snapshot in", &self.dir, e))?;
         write_snapshot(&self.dir, &self.name, self.next_seq - 1, state)?;
         self.file
             .set_len(0)
@@ -228,6 +234,61 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// The journal file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+/// A seam for tests: journals in a directory marked full act as on a full disk (`ENOSPC` from
+/// each write, which leaves half its line in the file as a short write does, from each fsync
+/// and from each compaction), so that the writer's full-disk handling is tested without a
+/// tmpfs, or root. Outside tests `check` is always `Ok` and marks nothing.
+pub(crate) mod full_disk {
+    use std::path::Path;
+
+    #[cfg(test)]
+    static FULL: std::sync::Mutex<std::collections::BTreeSet<std::path::PathBuf>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+    /// Mark the journals in `dir` full (or give them space again).
+    #[cfg(test)]
+    pub(crate) fn set(dir: &Path, full: bool) {
+        let mut marked = FULL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if full {
+            marked.insert(dir.to_path_buf());
+        } else {
+            marked.remove(dir);
+        }
+    }
+
+    /// `ENOSPC` for a journal in a directory marked full, after `partly` (what reaches the
+    /// disk before it is full); otherwise `Ok`.
+    #[cfg(test)]
+    pub(super) fn check(
+        dir: &Path,
+        partly: impl FnOnce() -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let full = FULL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(dir);
+        if !full {
+            return Ok(());
+        }
+        partly()?;
+        Err(std::io::Error::from_raw_os_error(
+            rustix::io::Errno::NOSPC.raw_os_error(),
+        ))
+    }
+
+    /// Outside tests no disk is marked full.
+    #[cfg(not(test))]
+    #[inline(always)]
+    pub(super) fn check(
+        _dir: &Path,
+        _partly: impl FnOnce() -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -22,5 +22,7 @@ pub mod pgn;
 mod snapshot;
 
 pub use error::StoreError;
+#[cfg(test)]
+pub(crate) use journal::full_disk;
 pub use journal::{Journal, Record, Recovered, TailRepair};
 pub use snapshot::{read_snapshot, write_snapshot};

@@ -8,6 +8,9 @@
 //! does no serial IO itself and holds no game state.
 
 mod registry;
+mod table;
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +46,25 @@ pub struct ClockSpec {
     /// journaled game and opened when the port appears (configured and remembered boards).
     /// Otherwise a missing port is refused.
     pub wait_for_port: bool,
+    /// Attached from a `[[clock]]` table by its port: the clock has its settings, and a board
+    /// serial number it reports does not replace them with another table's.
+    pub configured: bool,
+    /// The `board_serial` of that table, if it has one: the table's clock is this one, so no
+    /// other clock gets the table when the board is attached elsewhere.
+    pub board_serial: Option<String>,
+}
+
+/// A `[[clock]]` table with a `board_serial`: a clock whose board reports that serial number,
+/// however it was attached, gets the table's name, side, game information, mode and (before
+/// its game starts) time control (`table.rs`).
+#[derive(Debug, Clone, Default)]
+pub struct BoardTable {
+    /// The board's serial number, as the clock's state shows it.
+    pub board_serial: String,
+    /// The table's settings (its port, if any, is not used to match).
+    pub spec: ClockSpec,
+    /// Where the table is, for messages (`clock[2]`).
+    pub key: String,
 }
 
 /// Settings that apply to every clock.
@@ -52,6 +74,8 @@ pub struct Defaults {
     pub device: DeviceOptions,
     /// The runtime device actors run on (`device::runtime`); `None`: the supervisor's own.
     pub devices: Option<tokio::runtime::Handle>,
+    /// The `[[clock]]` tables with a `board_serial`, matched to the boards as they report it.
+    pub tables: Vec<BoardTable>,
 }
 
 /// Why the supervisor refused a request. The messages say what to do.
@@ -123,6 +147,13 @@ pub(crate) enum Msg {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+}
+
+/// Sent to the supervisor by a clock's serial watch (`table::watch_serial`).
+#[derive(Debug)]
+pub(crate) struct SerialSeen {
+    index: u32,
+    serial: String,
 }
 
 /// Cloneable handle to the supervisor task.

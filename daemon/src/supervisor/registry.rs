@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::{Change, ClockSpec, Defaults, Msg, SupervisorError, same_port};
+use super::table::{self, Match};
+use super::{Change, ClockSpec, Defaults, Msg, SerialSeen, SupervisorError, same_port};
 use crate::device::handle::{DeviceHandle, Request};
 use crate::device::runtime::run_on;
 use crate::device::{self, PortSpec};
@@ -28,6 +29,13 @@ struct Entry {
     /// An emulated board (AddVirtual): its name.
     virtual_name: Option<String>,
     actor: JoinHandle<()>,
+    /// Attached from a `[[clock]]` table by its port.
+    configured: bool,
+    /// The `board_serial` of the table this clock has (configured with it, or matched).
+    table: Option<String>,
+    /// Tells the supervisor the serial numbers its board reports (clocks attached at run
+    /// time only).
+    serial_watch: Option<JoinHandle<()>>,
 }
 
 struct Supervisor {
@@ -38,6 +46,8 @@ struct Supervisor {
     numbers: watch::Sender<Vec<u32>>,
     /// Ports attached at run time and virtual clocks (the remembered file's contents).
     remembered: Remembered,
+    /// Where the clocks' serial watches report.
+    serials: mpsc::UnboundedSender<SerialSeen>,
 }
 
 /// The supervisor's loop: one message at a time until `Shutdown` or every handle is gone.
@@ -53,6 +63,7 @@ pub(super) async fn run(
         .as_deref()
         .map(remembered::load)
         .unwrap_or_default();
+    let (serials, mut seen) = mpsc::unbounded_channel();
     let mut sup = Supervisor {
         defaults,
         clocks: BTreeMap::new(),
@@ -60,8 +71,19 @@ pub(super) async fn run(
         changes,
         numbers,
         remembered,
+        serials,
     };
-    while let Some(msg) = rx.recv().await {
+    loop {
+        let msg = tokio::select! {
+            msg = rx.recv() => match msg {
+                Some(msg) => msg,
+                None => break,
+            },
+            Some(SerialSeen { index, serial }) = seen.recv() => {
+                sup.serial_seen(index, &serial);
+                continue;
+            }
+        };
         match msg {
             Msg::Attach { spec, reply } => {
                 let port = PortSpec::Tty(spec.port.clone());
@@ -114,6 +136,58 @@ impl Supervisor {
             tokio::spawn(async move {
                 let _ = handle.request(Request::Settings(live)).await;
             });
+        }
+        // A table added by the reload may name a board attached already.
+        let known: Vec<(u32, String)> = self
+            .clocks
+            .iter()
+            .filter(|(_, e)| e.serial_watch.is_some())
+            .map(|(i, e)| (*i, e.handle.borrow_state().board_serial.clone()))
+            .filter(|(_, serial)| !serial.is_empty())
+            .collect();
+        for (index, serial) in known {
+            self.serial_seen(index, &serial);
+        }
+    }
+
+    /// Clock `index`'s board reported `serial`: it gets the table that names it, unless the
+    /// clock has a table already, or the table's clock is another one.
+    fn serial_seen(&mut self, index: u32, serial: &str) {
+        let Some(entry) = self.clocks.get(&index) else {
+            return;
+        };
+        if entry.configured || entry.virtual_name.is_some() || entry.table.is_some() {
+            return;
+        }
+        let taken = |s: &str| {
+            self.clocks
+                .iter()
+                .find(|(i, e)| **i != index && e.table.as_deref() == Some(s))
+                .map(|(i, _)| *i)
+        };
+        match table::choose(&self.defaults.tables, serial, taken) {
+            Match::None => {}
+            Match::Taken { table: t, by } => {
+                let text = format!(
+                    "board {serial} is [[clock]] {}, but that table's clock is clock {by}, \
+                     attached already; clock {index} keeps the default settings (detach one of \
+                     them, `chessclockctl detach`)",
+                    table::describe(&self.defaults.tables[t])
+                );
+                tracing::warn!(clock = index, "{text}");
+                let handle = entry.handle.clone();
+                tokio::spawn(async move {
+                    let _ = handle.request(Request::Notice(text)).await;
+                });
+            }
+            Match::Apply(t) => {
+                let board = self.defaults.tables[t].clone();
+                let handle = entry.handle.clone();
+                if let Some(entry) = self.clocks.get_mut(&index) {
+                    entry.table = Some(board.board_serial.clone());
+                }
+                tokio::spawn(table::apply(index, handle, board));
+            }
         }
     }
 
@@ -192,12 +266,21 @@ impl Supervisor {
             PortSpec::Virtual => format!("virtual{index}"),
         });
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
+        let (configured, table) = (spec.configured, spec.board_serial.clone());
         let spawn = device::spawn(index, name, port.clone(), options);
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await
             .map_err(SupervisorError::PortFailed)?
             .map_err(|e| SupervisorError::PortFailed(e.to_string()))?;
         self.next += 1;
+        // A board attached at run time may be one a table names by its serial number.
+        let serial_watch = (!configured && virtual_name.is_none()).then(|| {
+            tokio::spawn(table::watch_serial(
+                index,
+                handle.watch_state(),
+                self.serials.clone(),
+            ))
+        });
         self.clocks.insert(
             index,
             Entry {
@@ -205,6 +288,9 @@ impl Supervisor {
                 port: port_path,
                 virtual_name: virtual_name.clone(),
                 actor,
+                configured,
+                table,
+                serial_watch,
             },
         );
         let (done, served) = oneshot::channel();
@@ -258,6 +344,9 @@ impl Supervisor {
         let Some(entry) = self.clocks.remove(&index) else {
             return;
         };
+        if let Some(watch) = &entry.serial_watch {
+            watch.abort();
+        }
         if let Err(e) = entry.handle.request(Request::Shutdown).await {
             tracing::debug!(clock = index, "actor stop: {e}");
         }

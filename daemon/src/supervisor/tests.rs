@@ -13,14 +13,14 @@ use crate::device::{DeviceOptions, MoveSource};
 use crate::engine::{Side, Status};
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
-fn state_dir(name: &str) -> PathBuf {
+pub(super) fn state_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cc-sup-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("state dir");
     d
 }
 
-fn defaults(dir: &Path) -> Defaults {
+pub(super) fn defaults(dir: &Path) -> Defaults {
     Defaults {
         device: DeviceOptions {
             state_dir: Some(dir.to_path_buf()),
@@ -29,11 +29,12 @@ fn defaults(dir: &Path) -> Defaults {
             ..DeviceOptions::default()
         },
         devices: None,
+        tables: Vec::new(),
     }
 }
 
 /// Answer every change at once and pass it on as (attached?, index).
-fn serve(mut changes: mpsc::Receiver<Change>) -> mpsc::UnboundedReceiver<(bool, u32)> {
+pub(super) fn serve(mut changes: mpsc::Receiver<Change>) -> mpsc::UnboundedReceiver<(bool, u32)> {
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Some(change) = changes.recv().await {
@@ -54,7 +55,11 @@ fn serve(mut changes: mpsc::Receiver<Change>) -> mpsc::UnboundedReceiver<(bool, 
 }
 
 /// Wait (at most 10 s) until `handle`'s state satisfies `ok`.
-async fn wait_state(handle: &DeviceHandle, what: &str, ok: impl Fn(&ClockState) -> bool) {
+pub(super) async fn wait_state(
+    handle: &DeviceHandle,
+    what: &str,
+    ok: impl Fn(&ClockState) -> bool,
+) {
     let mut rx = handle.watch_state();
     let waited = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
@@ -70,7 +75,7 @@ async fn wait_state(handle: &DeviceHandle, what: &str, ok: impl Fn(&ClockState) 
     assert!(waited.is_ok(), "{what}: {:?}", handle.state());
 }
 
-async fn only_handle(sup: &SupervisorHandle) -> DeviceHandle {
+pub(super) async fn only_handle(sup: &SupervisorHandle) -> DeviceHandle {
     let handles = sup.handles().await;
     assert_eq!(handles.len(), 1);
     handles[0].clone()

@@ -135,6 +135,13 @@ impl<P: BoardIo> Actor<P> {
         crate::device::live::update(dir, live_file_name(&self.state.name), text);
     }
 
+    /// Remove the live PGN file of the clock's old name `old`.
+    pub(super) fn remove_live_pgn(&self, old: &str) {
+        if let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) {
+            crate::device::live::remove(dir, live_file_name(old));
+        }
+    }
+
     /// Write everything the session has to send; a failed or stuck write is a lost port.
     async fn flush(&mut self, now: Instant) {
         let at = self.at(now);

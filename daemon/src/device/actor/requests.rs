@@ -31,6 +31,12 @@ impl<P: BoardIo> Actor<P> {
         }
         let input = match req {
             Request::SetMode(mode) => return self.set_mode(now, mode),
+            Request::Rename(name) => return self.rename(now, name),
+            Request::Notice(text) => {
+                self.state.notices.push(text);
+                self.publish = true;
+                return Ok(Reply::Done);
+            }
             Request::Live => {
                 self.refresh_state(now);
                 return Ok(Reply::State(Box::new(self.state.clone())));
@@ -212,6 +218,35 @@ impl<P: BoardIo> Actor<P> {
         );
         self.options.mode = mode;
         self.session.set_mode(self.at(now), mode);
+        Ok(Reply::Done)
+    }
+
+    /// Call the clock `name` from now on: its state, its game's record and its live PGN file
+    /// (the old file is removed). The journal is not named after the clock (a tty's follows
+    /// its port, `device::identity`), so it goes on as it is; the rename is noted in it.
+    fn rename(&mut self, now: Instant, name: String) -> Result<Reply, DeviceError> {
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(DeviceError::Invalid(format!(
+                "{}: a clock name is not empty and has no control characters",
+                crate::engine::words::quote(&name)
+            )));
+        }
+        if name == self.state.name {
+            return Ok(Reply::Done);
+        }
+        let old = std::mem::replace(&mut self.state.name, name);
+        tracing::info!(
+            clock = self.state.index,
+            "renamed {old:?} to {:?}",
+            self.state.name
+        );
+        if let Some(log) = &mut self.log {
+            log.set_name(&self.state.name);
+        }
+        self.note(now, &format!("renamed {old:?} to {:?}", self.state.name));
+        self.remove_live_pgn(&old);
+        self.pgn_dirty = true;
+        self.publish = true;
         Ok(Reply::Done)
     }
 }

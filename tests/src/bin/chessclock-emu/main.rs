@@ -71,6 +71,19 @@ struct Args {
     /// The board is turned round: White's pieces on fields 0-15.
     #[arg(long)]
     rotated: bool,
+    /// The board's serial number: five digits (default 24680).
+    #[arg(long, value_name = "DIGITS", value_parser = parse_serial)]
+    board_serial: Option<String>,
+}
+
+fn parse_serial(s: &str) -> Result<String, String> {
+    if s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "{s:?} is not a board serial number; a DGT board's is five digits, e.g. 13579"
+        ))
+    }
 }
 
 fn parse_model(s: &str) -> Result<ClockModel, String> {
@@ -115,7 +128,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 } else {
                     Orientation::Normal
                 },
-                ..BoardConfig::default()
+                ..args
+                    .board_serial
+                    .as_ref()
+                    .map_or_else(BoardConfig::default, |serial| BoardConfig {
+                        serial_number: serial.clone(),
+                        long_serial_number: format!("00000{serial}"),
+                        ..BoardConfig::default()
+                    })
             },
             ..emu
         },
