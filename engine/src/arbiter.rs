@@ -4,6 +4,8 @@
 //! Part of the [`Engine`] state machine: each input is checked against the status first and
 //! changes nothing when refused. No timing arithmetic here: the methods own their fields.
 
+use std::sync::Arc;
+
 use crate::core::Engine;
 use crate::method::{Method, Timing, Unflag};
 use crate::params::{MAX_COUNT, TimeControl};
@@ -141,8 +143,8 @@ impl Engine {
             let mid_turn = Side::BOTH.map(|s| self.turn == Some(s) && self.status != Status::Ready);
             self.timing.carry_over(&rules.kind, self.moves, mid_turn)
         };
-        self.rules = rules;
-        self.control = tc;
+        self.rules = Arc::new(rules);
+        self.control = Arc::new(tc);
         Ok(())
     }
 }

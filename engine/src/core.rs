@@ -5,6 +5,8 @@
 //! boundary by boundary (phase changes and expiries at their exact instants), so every value
 //! is a closed-form function of the last event and the elapsed time.
 
+use std::sync::Arc;
+
 use std::collections::VecDeque;
 
 use crate::params::{OnFlag, TimeControl};
@@ -19,8 +21,10 @@ use super::types::{
 /// The time-control engine for one game.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    pub(crate) control: TimeControl,
-    pub(crate) rules: Rules,
+    /// Shared, never changed in place: a clone of the engine (a snapshot at some instant,
+    /// the state published to the bus) copies no periods.
+    pub(crate) control: Arc<TimeControl>,
+    pub(crate) rules: Arc<Rules>,
     pub(crate) status: Status,
     /// Side to move (kept while paused and after a flag).
     pub(crate) turn: Option<Side>,
@@ -47,8 +51,8 @@ impl Engine {
         let rules = Rules::new(&control)?;
         let timing = Timing::new(&rules.kind);
         Ok(Engine {
-            control,
-            rules,
+            control: Arc::new(control),
+            rules: Arc::new(rules),
             status: Status::Ready,
             turn: None,
             last: Time::ZERO,

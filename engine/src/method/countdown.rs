@@ -4,6 +4,7 @@
 use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
 use crate::snapshot::MethodDetail;
 use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use std::sync::Arc;
 
 /// One side's clocks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub(crate) struct Side {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Countdown {
     /// Reserve increments (`[r1]` or `[r1, r2]`).
-    incs: Vec<u64>,
+    incs: Arc<[u64]>,
     sides: [Side; 2],
 }
 
@@ -30,7 +31,7 @@ impl Countdown {
             ..Side::default()
         };
         Countdown {
-            incs,
+            incs: Arc::from(incs),
             sides: [side, side],
         }
     }

@@ -2,6 +2,8 @@
 //! goes on extra time (it can no longer win on time) and earns a bonus per move under one of
 //! three schemes; both main times out is a draw.
 
+use std::sync::Arc;
+
 use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
 use crate::params::{Scheme, Segment, Transition};
 use crate::rules::{bases_between, bonus, boundary, period_of_move, seg_at};
@@ -21,7 +23,7 @@ pub(crate) struct Side {
 /// Parameters and both sides' clocks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DoubleFlag {
-    segs: Vec<Segment>,
+    segs: Arc<[Segment]>,
     /// How main-time periods are added (spec §4.10 "as 4.5").
     transition: Transition,
     /// Initial extra batch = maximum extra, M.
@@ -44,7 +46,7 @@ impl DoubleFlag {
             ..Side::default()
         };
         DoubleFlag {
-            segs,
+            segs: Arc::from(segs),
             transition,
             extra,
             bonus,

@@ -2,6 +2,8 @@
 //! controls and phased increment (spec §4.1-§4.6, §4.13). Each side has its own schedule
 //! (time odds), its main time, the funded period and the delay window of the current turn.
 
+use std::sync::Arc;
+
 use super::{Apply, Boundary, Method, Unflag};
 use crate::params::{Credit, DelayKind, MAX_DURATION_MS, Segment, Transition};
 use crate::rules::{bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at};
@@ -22,7 +24,7 @@ pub(crate) struct Side {
 /// Segment schedules and both sides' clocks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Segments {
-    segs: [Vec<Segment>; 2],
+    segs: [Arc<[Segment]>; 2],
     credit: Credit,
     transition: Transition,
     cap_ms: Option<u64>,
@@ -52,7 +54,7 @@ impl Segments {
         };
         let sides = [start(&segs[0]), start(&segs[1])];
         Segments {
-            segs,
+            segs: segs.map(Arc::from),
             credit,
             transition,
             cap_ms,
