@@ -243,6 +243,9 @@ pub struct LiveSettings {
 pub enum Request {
     /// Set the time control (notation); mid-game it keeps times and counters.
     SetTimeControl(String),
+    /// Set the time control for a game that has not started; refused (`NotAllowed`, and
+    /// nothing changes) once it has, checked in the same step as the change.
+    SetControlBeforeStart(String),
     /// Start the game with `side` to move.
     Start(Side),
     /// Pause the running clock.

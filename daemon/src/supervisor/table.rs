@@ -165,12 +165,14 @@ async fn set_control<F, Fut>(
         .await;
         return;
     }
+    // Checked again by the clock in the same step as the change: a game started meanwhile
+    // keeps its control.
     if let Err(e) = handle
-        .request(Request::SetTimeControl(control.to_owned()))
+        .request(Request::SetControlBeforeStart(control.to_owned()))
         .await
     {
         notice(format!(
-            "[[clock]] {what}: its time control was not applied to clock {index}: {e}"
+            "[[clock]] {what}: its time control {control} was not applied to clock {index}: {e}"
         ))
         .await;
     }

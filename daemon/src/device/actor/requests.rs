@@ -63,9 +63,24 @@ impl<P: BoardIo> Actor<P> {
                 self.session.set_link(&link, s.pause_button);
                 return Ok(Reply::Done);
             }
+            Request::SetControlBeforeStart(text) => {
+                let status = self.session.status();
+                if status != Status::Ready {
+                    return Err(DeviceError::NotAllowed(format!(
+                        "clock {}'s game is {status}: its time control is kept",
+                        self.state.index
+                    )));
+                }
+                return self.handle_request(now, Request::SetTimeControl(text));
+            }
             Request::SetTimeControl(text) => {
-                let parsed = notation::parse(&text)
-                    .map_err(|e| DeviceError::Invalid(format!("{text:?}: {}", e.message)))?;
+                let parsed = notation::parse(&text).map_err(|e| {
+                    DeviceError::Invalid(format!(
+                        "{}: {}",
+                        crate::engine::words::quote(&text),
+                        e.message
+                    ))
+                })?;
                 let game_started = self.session.status() != Status::Ready;
                 if game_started {
                     Input::Reconfigure {
@@ -166,7 +181,9 @@ impl<P: BoardIo> Actor<P> {
             ))))
         };
         match req {
-            Request::SetTimeControl(_) => refuse("set a time control"),
+            Request::SetTimeControl(_) | Request::SetControlBeforeStart(_) => {
+                refuse("set a time control")
+            }
             Request::Start(_) | Request::Pause | Request::Resume => {
                 refuse("start, pause or resume it (use the clock's own buttons)")
             }

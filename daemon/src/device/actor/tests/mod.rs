@@ -16,6 +16,7 @@ use tokio::time::{Instant, sleep_until};
 use super::start::{Game, launch};
 
 mod display;
+mod requests;
 use crate::device::DeviceOptions;
 use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
 use crate::device::port::Opener;
