@@ -78,6 +78,16 @@ impl Engine {
         self.status
     }
 
+    /// The player to move (kept while paused and after a flag), once the game has started.
+    pub fn to_move(&self) -> Option<Side> {
+        self.turn
+    }
+
+    /// Moves completed by both players together.
+    pub fn moves_made(&self) -> u32 {
+        self.moves[0].saturating_add(self.moves[1])
+    }
+
     /// The next event the engine has to report.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()

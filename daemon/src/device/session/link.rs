@@ -33,6 +33,8 @@ impl Session {
                 DriverEvent::ClockReport { report, at } => {
                     if self.observing() {
                         self.observed.on_report(report, at);
+                    } else {
+                        self.check_lever(at, report.right_high);
                     }
                 }
                 DriverEvent::Button(button) => self.on_button(now, button),
@@ -100,6 +102,68 @@ impl Session {
                 shown
             }
             _ => asked,
+        }
+    }
+
+    /// Drive mode, a clock report read at `at`: does the lever's raised end (the player to
+    /// move) agree with the engine? At the first report after a replug, a lever that was in
+    /// step before the loss and now shows the other player to move means the running player
+    /// pressed while nobody could hear it (the clock does not switch sides by itself): the
+    /// press is taken now, the moment it is known, and the operator is told (the move is
+    /// charged up to now; an arbiter can give time back). After a restart of the daemon
+    /// whether the lever was in step is not known (an operator's press over the bus, a board
+    /// turned round): the operator is told, and takes the press with `chessclockctl press`.
+    fn check_lever(&mut self, at: Instant, right_high: bool) {
+        let first = std::mem::take(&mut self.lever_unchecked);
+        let resumed = std::mem::take(&mut self.lever_resumed);
+        let running = self.engine.status() == Status::Running;
+        let (Some(turn), true) = (self.engine.to_move(), running) else {
+            self.lever_agreed = false;
+            return;
+        };
+        let half = if right_high {
+            crate::device::handle::BoardSide::Right
+        } else {
+            crate::device::handle::BoardSide::Left
+        };
+        let shown = side_on(half, self.cfg.white_side);
+        if shown == turn {
+            self.lever_agreed = true;
+            return;
+        }
+        let was_in_step = std::mem::replace(&mut self.lever_agreed, false);
+        if !first {
+            return;
+        }
+        let (clock, to_move, running) = (self.cfg.clock, shown.as_str(), turn.as_str());
+        if resumed {
+            let notice = format!(
+                "the lever of clock {clock} shows {to_move} to move, but {running}'s time runs: \
+                 if {running} pressed while chessclockd was not running, `chessclockctl press \
+                 {clock} {running}` takes the press now"
+            );
+            tracing::warn!(clock, "{notice}");
+            self.events.push_back(SessionEvent::Notice(notice));
+            return;
+        }
+        if !was_in_step {
+            return;
+        }
+        let press = self.press_input(turn);
+        match self.apply(at, press) {
+            Ok(()) => {
+                self.lever_agreed = true;
+                let notice = format!(
+                    "the lever of clock {clock} shows {to_move} to move, but {running}'s time \
+                     was running when the board came back: {running}'s press while the board \
+                     could not be heard is taken now, and the move is charged up to now (pause, \
+                     then `chessclockctl adjust {clock} {running} main_ms add MS` gives time \
+                     back)"
+                );
+                tracing::warn!(clock, "{notice}");
+                self.events.push_back(SessionEvent::Notice(notice));
+            }
+            Err(e) => tracing::debug!(clock, "unheard press not taken: {e}"),
         }
     }
 

@@ -103,6 +103,15 @@ pub(crate) struct Session {
     /// The display must be pushed again although nothing changed (a re-sync instant, the
     /// clock became usable, text ended).
     refresh: bool,
+    /// The lever's raised end agreed with the engine's player to move at the last clock
+    /// report of a running game: a disagreement at the first report after a reconnect or a
+    /// restart is a press the host could not hear.
+    lever_agreed: bool,
+    /// The next clock report is the first since the port was opened.
+    lever_unchecked: bool,
+    /// A running game resumed from the journal, its lever not seen yet: whether it was in
+    /// step before the daemon stopped is not known.
+    lever_resumed: bool,
     /// Something besides the running time changed since [`Session::take_changed`].
     changed: bool,
     /// The board's game (moves, information, result) changed since
@@ -122,6 +131,7 @@ impl Session {
         offset_ms: u64,
         journal_serial: Option<String>,
     ) -> Session {
+        let lever_resumed = engine.status() == Status::Running && engine.moves_made() > 0;
         let mut driver = Driver::new(link);
         // Until [`Session::connect_first`]: no port.
         driver.disconnect();
@@ -137,6 +147,9 @@ impl Session {
             info: DeviceInfo::default(),
             journal_serial,
             announcements: VecDeque::new(),
+            lever_agreed: false,
+            lever_unchecked: false,
+            lever_resumed,
             dirty: true,
             refresh: false,
             changed: true,
@@ -235,6 +248,7 @@ impl Session {
     pub(crate) fn connect(&mut self, now: Instant) {
         self.now = now;
         self.driver.connect(now);
+        self.lever_unchecked = true;
         self.note(now, "reconnected", true);
         self.state_changed();
     }
@@ -243,6 +257,7 @@ impl Session {
     pub(crate) fn connect_first(&mut self, now: Instant) {
         self.now = now;
         self.driver.connect(now);
+        self.lever_unchecked = true;
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
@@ -356,6 +371,8 @@ impl Session {
     /// White plays on `side` of the clock from `now` on (noted in the journal).
     pub(crate) fn set_white_side(&mut self, now: Instant, side: BoardSide) {
         self.cfg.white_side = side;
+        // The lever's halves now mean other players: in step again only once a report says.
+        self.lever_agreed = false;
         self.note(now, &crate::device::persist::white_side_note(side), true);
         self.state_changed();
     }

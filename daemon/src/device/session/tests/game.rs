@@ -156,7 +156,6 @@ fn an_unplugged_clock_is_resynced_once_it_answers_again() {
     assert_eq!(rig.session.device_state(), DeviceState::Disconnected);
     // The clock counts on its own meanwhile; the game goes on in the engine.
     rig.run_until(rig.now + 7_500);
-    rig.press(); // a press the host cannot hear: the lever is read as it stands after.
     rig.replug();
     let back = rig.now;
     until(&mut rig, 4_000, "ready again", |r| {
@@ -164,19 +163,161 @@ fn an_unplugged_clock_is_resynced_once_it_answers_again() {
     });
     let shown = until(&mut rig, 200, "the engine's times", shows_wanted);
     assert!(shown - back < 4_000);
-    let notes: Vec<String> = rig
-        .events
-        .iter()
-        .filter_map(|(_, ev)| match ev {
-            SessionEvent::Note { what, .. } => Some(what.clone()),
+    assert_eq!(
+        rig.emu.view().running,
+        Running::Left,
+        "White's time still runs"
+    );
+    assert_eq!(notes(&rig), ["disconnected: end of file", "reconnected"]);
+    assert!(notices(&rig).is_empty(), "{:?}", notices(&rig));
+}
+
+/// White presses while the cable is out: the host hears nothing, and the clock does not
+/// switch sides by itself. At the first report after the replug the lever shows Black to
+/// move: White's press is taken then, and the operator is told.
+#[test]
+fn a_press_made_while_unplugged_is_taken_when_the_board_is_back() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.press();
+    rig.run_until(rig.now + 3_000);
+    rig.press(); // Black: the lever has been in step with the engine.
+    rig.run_until(rig.now + 1_000);
+    rig.unplug();
+    rig.run_until(rig.now + 4_000);
+    rig.press(); // White, unheard
+    rig.run_until(rig.now + 2_000);
+    rig.replug();
+    let back = rig.now;
+    until(&mut rig, 4_000, "Black's time runs", |r| {
+        r.emu.view().running == Running::Right
+    });
+    let presses = pressed(&rig);
+    assert_eq!(presses.len(), 3, "{presses:?}");
+    let (t, side, move_ms) = presses[2];
+    assert_eq!(side, Side::White);
+    assert!(t >= back, "taken when the board is back");
+    assert_eq!(
+        move_ms,
+        t - back + 7_000,
+        "charged up to the moment it was known"
+    );
+    let said = notices(&rig);
+    assert!(
+        said.len() == 1 && said[0].contains("white's press"),
+        "{said:?}"
+    );
+}
+
+/// Across a restart of the daemon whether the lever was in step is not known: a new
+/// session resumes the running game, the lever moved while nobody listened, and the operator
+/// is told (no press is invented); their press over the bus takes it.
+#[test]
+fn a_press_made_while_the_daemon_was_down_is_a_notice_at_the_restart() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.press();
+    rig.run_until(rig.now + 1_000);
+    // The daemon dies here; Black presses on the clock, then the daemon comes back with the
+    // journaled game (the engine as it was, its time line going on).
+    let engine = rig.session.engine().clone();
+    rig.press();
+    rig.run_until(rig.now + 1_500);
+    let offset = rig.session.time_at(Instant::from_ms(rig.now)).as_ms();
+    rig.emu.reset_board(rig.now);
+    let mut session = crate::device::session::Session::new(
+        super::config(),
+        crate::device::driver::DriverConfig::default(),
+        engine,
+        offset - rig.now,
+        None,
+    );
+    session.connect_first(Instant::from_ms(rig.now));
+    rig.session = session;
+    rig.events.clear();
+    until(&mut rig, 4_000, "the notice", |r| !notices(r).is_empty());
+    let said = notices(&rig);
+    assert!(
+        said.len() == 1 && said[0].contains("`chessclockctl press 7 black`"),
+        "{said:?}"
+    );
+    assert!(pressed(&rig).is_empty(), "no press invented");
+    rig.input(Input::Press { side: Side::Black });
+    until(&mut rig, 200, "White's time runs", |r| {
+        r.emu.view().running == Running::Left
+    });
+}
+
+/// A board turned round (White's side changed) while the game runs, then a replug: the
+/// lever's halves mean other players now, so its disagreement is no press.
+#[test]
+fn a_lever_after_the_sides_changed_is_not_taken_as_a_press() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 1_000);
+    rig.press();
+    rig.run_until(rig.now + 1_000);
+    let at = Instant::from_ms(rig.now);
+    rig.session
+        .set_white_side(at, crate::device::handle::BoardSide::Right);
+    rig.unplug();
+    rig.run_until(rig.now + 1_000);
+    rig.replug();
+    rig.run_until(rig.now + 3_000);
+    assert_eq!(pressed(&rig).len(), 1, "only White's press");
+    assert_eq!(rig.session.engine().to_move(), Some(Side::Black));
+}
+
+/// A lever out of step before the loss (an operator pressed for White over the bus, the
+/// lever still shows White to move): no press is invented after the replug.
+#[test]
+fn a_lever_out_of_step_before_the_loss_is_not_taken_as_a_press() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 1_000);
+    rig.input(Input::Press { side: Side::White });
+    rig.run_until(rig.now + 1_000);
+    rig.unplug();
+    rig.run_until(rig.now + 1_000);
+    rig.replug();
+    rig.run_until(rig.now + 3_000);
+    assert_eq!(pressed(&rig).len(), 1, "only the operator's press");
+    assert_eq!(rig.session.engine().to_move(), Some(Side::Black));
+    assert!(notices(&rig).is_empty());
+}
+
+fn pressed(rig: &Rig) -> Vec<(u64, Side, u64)> {
+    rig.clock_events()
+        .into_iter()
+        .filter_map(|(t, ev)| match ev {
+            ClockEvent::Pressed { side, move_ms, .. } => Some((t, side, move_ms)),
             _ => None,
         })
-        .collect();
-    assert!(
-        notes.contains(&"disconnected: end of file".to_owned()),
-        "{notes:?}"
-    );
-    assert!(notes.contains(&"reconnected".to_owned()), "{notes:?}");
+        .collect()
+}
+
+fn notes(rig: &Rig) -> Vec<String> {
+    rig.events
+        .iter()
+        .filter_map(|(_, ev)| match ev {
+            SessionEvent::Note {
+                what, record: true, ..
+            } => Some(what.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn notices(rig: &Rig) -> Vec<String> {
+    rig.events
+        .iter()
+        .filter_map(|(_, ev)| match ev {
+            SessionEvent::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
