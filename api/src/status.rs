@@ -215,7 +215,8 @@ impl ClockStatus {
             }
         };
         for (prop, key) in DEVICE_PROPERTIES {
-            let v = props(prop).ok_or_else(|| StatusError(format!("clock {path}: no {prop} property")))?;
+            let v = props(prop)
+                .ok_or_else(|| StatusError(format!("clock {path}: no {prop} property")))?;
             // The game state is the snapshot's status, so the two never disagree.
             if key == "game_state"
                 && let Some(status) = obj.get("status").cloned()

@@ -168,7 +168,11 @@ impl ser::Serializer for ToVariant {
         Ok(string(v))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<Node, Unsupported> {
-        array(v.iter().map(|b| OwnedVariant::from(u64::from(*b))).collect())
+        array(
+            v.iter()
+                .map(|b| OwnedVariant::from(u64::from(*b)))
+                .collect(),
+        )
     }
     fn serialize_none(self) -> Result<Node, Unsupported> {
         Ok(Node::Null)

@@ -8,7 +8,9 @@ use super::Unsupported;
 pub(super) struct KeyText;
 
 fn not_a_key<T>(what: &str) -> Result<T, Unsupported> {
-    Err(Unsupported(format!("a map key must be a string, not {what}")))
+    Err(Unsupported(format!(
+        "a map key must be a string, not {what}"
+    )))
 }
 
 macro_rules! decimal {

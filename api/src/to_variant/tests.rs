@@ -99,6 +99,12 @@ fn every_shape_is_the_same_as_through_json() {
 fn only_objects_make_a_dictionary() {
     assert!(to_dict(&5u8).is_none());
     assert!(to_dict(&vec![1u8]).is_none());
-    assert!(to_dict(&BTreeMap::from([(true, 1u8)])).is_none(), "a key must be text");
-    assert_eq!(to_dict(&BTreeMap::<String, u8>::new()), Some(BTreeMap::new()));
+    assert!(
+        to_dict(&BTreeMap::from([(true, 1u8)])).is_none(),
+        "a key must be text"
+    );
+    assert_eq!(
+        to_dict(&BTreeMap::<String, u8>::new()),
+        Some(BTreeMap::new())
+    );
 }

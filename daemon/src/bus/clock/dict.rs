@@ -99,7 +99,10 @@ mod tests {
         let first = state_at(0);
         let a = cache.get(&first);
         let b = cache.get(&first);
-        assert!(Arc::ptr_eq(&a.0, &b.0), "the same state reuses its dictionary");
+        assert!(
+            Arc::ptr_eq(&a.0, &b.0),
+            "the same state reuses its dictionary"
+        );
         assert_eq!(*a.0, dict_of(&first.snapshot, first.as_of_us));
         let later = state_at(2000);
         let c = cache.get(&later);
@@ -115,7 +118,7 @@ mod tests {
         else {
             panic!("the snapshot is an object")
         };
-        let mut want = crate::bus::variant::object_to_dict(&obj);
+        let mut want = chessclock_api::variant::object_to_dict(&obj);
         want.insert("as_of_us".into(), OwnedVariant::from(st.as_of_us));
         assert_eq!(dict_of(&st.snapshot, st.as_of_us), want);
     }
