@@ -1,6 +1,6 @@
 //! The D-Bus API of chessclockd as clients see it: the fixed names and paths ([`names`]), the
 //! zbus proxies ([`proxy`]), the error names ([`error`]), the conversions between `a{sv}` and
-//! JSON ([`variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
+//! JSON ([`variant`]), typed values straight to `a{sv}` ([`to_variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
 //! every clock in one round trip ([`read`]).
 //!
 //! Shared by the daemon's bus service (names, variant conversions), `chessclockctl` and
@@ -14,6 +14,7 @@ pub mod names;
 pub mod proxy;
 pub mod read;
 pub mod status;
+pub mod to_variant;
 pub mod variant;
 
 pub use status::{ClockStatus, Side, Sides, StatusError};

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use zbus::OwnedVariant;
+use zbus::{OwnedVariant, Variant};
 
 use crate::variant::variant_to_json;
 
@@ -194,9 +194,17 @@ impl ClockStatus {
         path: &str,
         props: &HashMap<String, OwnedVariant>,
     ) -> Result<ClockStatus, StatusError> {
-        let snapshot = props
-            .get("LiveSnapshot")
-            .or_else(|| props.get("Snapshot"))
+        Self::from_lookup(path, |name| props.get(name).map(|v| &**v))
+    }
+
+    /// [`ClockStatus::from_properties`] from any property lookup (a dictionary read in place
+    /// from the message, without owned copies).
+    pub fn from_lookup<'v, 'a: 'v>(
+        path: &str,
+        props: impl Fn(&str) -> Option<&'v Variant<'a>>,
+    ) -> Result<ClockStatus, StatusError> {
+        let snapshot = props("LiveSnapshot")
+            .or_else(|| props("Snapshot"))
             .ok_or_else(|| StatusError(format!("clock {path}: no Snapshot property")))?;
         let mut obj = match variant_to_json(snapshot) {
             Value::Object(obj) => obj,
@@ -207,8 +215,7 @@ impl ClockStatus {
             }
         };
         for (prop, key) in DEVICE_PROPERTIES {
-            let v = props
-                .get(prop)
+            let v = props(prop)
                 .ok_or_else(|| StatusError(format!("clock {path}: no {prop} property")))?;
             // The game state is the snapshot's status, so the two never disagree.
             if key == "game_state"
@@ -221,7 +228,7 @@ impl ClockStatus {
         }
         // The board's game (absent from daemons before it).
         for (prop, key) in BOARD_PROPERTIES {
-            if let Some(v) = props.get(prop) {
+            if let Some(v) = props(prop) {
                 obj.insert(key.into(), variant_to_json(v));
             }
         }

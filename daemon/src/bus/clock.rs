@@ -10,12 +10,13 @@ use zbus::object_server::SignalEmitter;
 use zbus::{OwnedVariant, interface};
 
 use super::error::BusError;
-use super::variant::object_to_dict;
 use crate::device::handle::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
 use crate::device::observe::Mode;
 
+mod dict;
 mod forward;
-use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side, Snapshot};
+use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
+use dict::{SnapshotCache, SnapshotDict, dict_of};
 pub use forward::forward;
 
 /// How long a `LiveSnapshot` read waits for the clock's actor before it falls back to the
@@ -26,12 +27,18 @@ const LIVE_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 #[derive(Debug)]
 pub struct ClockIface {
     handle: DeviceHandle,
+    /// The `Snapshot` dictionary of the latest published state, built once for its signal
+    /// and every read until the state changes.
+    snapshot: SnapshotCache,
 }
 
 impl ClockIface {
     /// Serve `handle` on the bus.
     pub fn new(handle: DeviceHandle) -> Self {
-        ClockIface { handle }
+        ClockIface {
+            handle,
+            snapshot: SnapshotCache::default(),
+        }
     }
 
     /// The published state, borrowed (not copied: a `status` of every clock reads some 20
@@ -68,17 +75,6 @@ where
 /// The snapshot as `a{sv}`, with `as_of_us`.
 pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
     dict_of(&state.snapshot, state.as_of_us)
-}
-
-/// `snapshot` as `a{sv}`, with the instant `as_of_us` it holds for.
-fn dict_of(snapshot: &Snapshot, as_of_us: u64) -> BTreeMap<String, OwnedVariant> {
-    // The one place the engine's typed snapshot becomes D-Bus values (via its JSON form).
-    let mut dict = match serde_json::to_value(snapshot) {
-        Ok(serde_json::Value::Object(obj)) => object_to_dict(&obj),
-        _ => BTreeMap::new(),
-    };
-    dict.insert("as_of_us".into(), OwnedVariant::from(as_of_us));
-    dict
 }
 
 #[interface(name = "org.chessclockd.ChessClock1.Clock")]
@@ -195,8 +191,8 @@ impl ClockIface {
     /// the CLOCK_MONOTONIC microseconds it holds for. Changes are signalled on every state
     /// change, not on every tick: extrapolate the running side from `as_of_us`.
     #[zbus(property)]
-    fn snapshot(&self) -> BTreeMap<String, OwnedVariant> {
-        snapshot_dict(&self.st())
+    fn snapshot(&self) -> SnapshotDict {
+        self.snapshot.get(&self.st())
     }
 
     /// The snapshot computed when read (same keys as the Snapshot property), so that one

@@ -12,4 +12,4 @@ pub mod error;
 pub mod manager;
 pub mod objects;
 
-pub(crate) use chessclock_api::{names, variant};
+pub(crate) use chessclock_api::names;
