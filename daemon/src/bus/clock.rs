@@ -351,7 +351,6 @@ impl ClockIface {
         black_ms: u64,
     ) -> zbus::Result<()>;
 
-    /// `side`'s flag fell.
     /// Set game information tags (PGN tag name to value; an empty value removes a tag).
     async fn set_game_info(&self, tags: HashMap<String, String>) -> Result<(), BusError> {
         let mut tags: Vec<(String, String)> = tags.into_iter().collect();
@@ -383,6 +382,8 @@ impl ClockIface {
         mover_ms: u64,
     ) -> zbus::Result<()>;
 
+    /// `side`'s flag fell (`reason`: `time`, `overall_cap`, `control_not_reached` or
+    /// `extra_time_expired`).
     #[zbus(signal)]
     async fn flag(emitter: &SignalEmitter<'_>, side: &str, reason: &str) -> zbus::Result<()>;
 
