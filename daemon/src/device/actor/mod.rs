@@ -38,6 +38,8 @@ use crate::engine::Time;
 use crate::engine::notation;
 
 struct Actor<P> {
+    /// The options it was started with; of these the actor reads the state directory and
+    /// the reopen interval (the game's settings live in the session, the state's copy).
     options: DeviceOptions,
     /// The byte stream to the board (`None` while it is gone).
     port: Option<P>,
@@ -132,7 +134,7 @@ impl<P: BoardIo> Actor<P> {
             });
         }
         // The compacted journal must still say which half is White's, and on which board.
-        self.note(now, &persist::white_side_note(self.options.white_side));
+        self.note(now, &persist::white_side_note(self.session.white_side()));
         if let Some(serial) = self.session.journal_serial().map(str::to_owned) {
             self.record_note(t_ms, &persist::board_serial_note(&serial), false);
         }

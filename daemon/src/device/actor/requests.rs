@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::Actor;
-use crate::device::driver::{DriverConfig, MAX_TEXT};
+use crate::device::driver::MAX_TEXT;
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::observe::Mode;
 use crate::device::port::BoardIo;
@@ -50,17 +50,7 @@ impl<P: BoardIo> Actor<P> {
                 return Ok(Reply::Done);
             }
             Request::Settings(s) => {
-                self.options.transport_latency = s.transport_latency;
-                self.options.command_timeout = s.command_timeout;
-                self.options.command_retries = s.command_retries;
-                self.options.pause_button = s.pause_button;
-                let link = DriverConfig {
-                    clock: self.state.index,
-                    command_timeout: s.command_timeout,
-                    command_retries: s.command_retries,
-                    transport_latency: s.transport_latency,
-                };
-                self.session.set_link(&link, s.pause_button);
+                self.session.set_link(&s);
                 return Ok(Reply::Done);
             }
             Request::SetControlBeforeStart(text) => {
@@ -90,7 +80,6 @@ impl<P: BoardIo> Actor<P> {
                     let engine = Engine::new(parsed.control.clone())
                         .map_err(|e| DeviceError::Invalid(format!("{text:?}: {e}")))?;
                     self.session.new_game(at, engine);
-                    self.options.time_control = parsed.canonical.clone();
                     self.state.time_control = parsed.canonical;
                     self.started_new_game(now);
                     return Ok(Reply::Done);
@@ -147,7 +136,6 @@ impl<P: BoardIo> Actor<P> {
                 return Ok(Reply::Done);
             }
             Request::SetWhiteSide(side) => {
-                self.options.white_side = side;
                 self.session.set_white_side(at, side);
                 return Ok(Reply::Done);
             }
@@ -233,7 +221,6 @@ impl<P: BoardIo> Actor<P> {
             self.state.mode.as_str(),
             mode.as_str()
         );
-        self.options.mode = mode;
         self.session.set_mode(self.at(now), mode);
         Ok(Reply::Done)
     }

@@ -197,8 +197,7 @@ impl Session {
         if button != Button::Run || !self.cfg.pause_button || self.observing() {
             return;
         }
-        let t = self.time_at(now);
-        self.engine.handle_timeout(t);
+        self.advance(now);
         let input = match self.engine.status() {
             Status::Running => Input::Pause,
             Status::Paused => Input::Resume,

@@ -32,7 +32,7 @@ use super::MoveSource;
 use super::announce::Announcement;
 use super::board_game::BoardGame;
 use super::driver::{Driver, DriverConfig, Instant};
-use super::handle::{BoardSide, ClockEvent, DeviceState};
+use super::handle::{BoardSide, ClockEvent, DeviceState, LiveSettings};
 use super::observe::{Mode, Observed};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 
@@ -360,12 +360,12 @@ impl Session {
         self.driver.beep(ms);
     }
 
-    /// New ack timeout, resend count and transport latency, and the pause button's meaning.
-    pub(crate) fn set_link(&mut self, link: &DriverConfig, pause_button: bool) {
-        self.driver
-            .set_limits(link.command_timeout, link.command_retries);
-        self.driver.set_transport_latency(link.transport_latency);
-        self.cfg.pause_button = pause_button;
+    /// New ack timeout, resend count and transport latency, and the pause button's meaning
+    /// (a configuration reload).
+    pub(crate) fn set_link(&mut self, s: &LiveSettings) {
+        self.driver.set_limits(s.command_timeout, s.command_retries);
+        self.driver.set_transport_latency(s.transport_latency);
+        self.cfg.pause_button = s.pause_button;
     }
 
     /// White plays on `side` of the clock from `now` on (noted in the journal).
