@@ -23,6 +23,8 @@ mod record;
 pub mod runtime;
 pub mod scan;
 mod session;
+#[cfg(test)]
+mod virtual_time;
 
 use std::path::PathBuf;
 use std::time::Duration;

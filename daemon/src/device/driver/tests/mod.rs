@@ -20,6 +20,7 @@ use chessclock_protocol::{Command, Decoded, Decoder, Message};
 use super::{Driver, DriverConfig, DriverEvent, Instant};
 use crate::device::display::Face;
 use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::virtual_time::{self, Stepped};
 
 /// Steps one [`Pair::run_until`] may take before the test fails as a livelock.
 const MAX_STEPS: usize = 20_000;
@@ -139,25 +140,7 @@ impl Pair {
 
     /// Run until virtual time `until_ms`, jumping from deadline to deadline.
     pub(super) fn run_until(&mut self, until_ms: u64) {
-        for _ in 0..MAX_STEPS {
-            self.step();
-            let next = [
-                self.driver.poll_timeout().map(Instant::as_ms),
-                self.emu.poll_timeout(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            match next {
-                Some(t) if t <= until_ms => self.now = t.max(self.now),
-                _ => {
-                    self.now = until_ms.max(self.now);
-                    self.step();
-                    return;
-                }
-            }
-        }
-        panic!("more than {MAX_STEPS} steps before {until_ms} ms: livelock");
+        virtual_time::run_until(self, until_ms, MAX_STEPS);
     }
 
     /// Run for `ms` more milliseconds.
@@ -235,6 +218,30 @@ impl Pair {
             .filter(|(_, c)| matches!(c, Command::Clock(cc) if f(cc)))
             .map(|(t, _)| *t)
             .collect()
+    }
+}
+
+impl Stepped for Pair {
+    fn now_ms(&self) -> u64 {
+        self.now
+    }
+
+    fn set_now_ms(&mut self, ms: u64) {
+        self.now = ms;
+    }
+
+    fn step(&mut self) {
+        Pair::step(self);
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        [
+            self.driver.poll_timeout().map(Instant::as_ms),
+            self.emu.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }
 

@@ -15,6 +15,7 @@ use crate::device::MoveSource;
 use crate::device::driver::{DriverConfig, Instant};
 use crate::device::handle::{BoardSide, ClockEvent, DeviceState};
 use crate::device::observe::Mode;
+use crate::device::virtual_time::{self, Stepped};
 use crate::engine::{Engine, Input, Side, notation};
 
 /// Steps one [`Rig::run_until`] may take before the test fails as a livelock.
@@ -102,31 +103,9 @@ impl Rig {
         panic!("no quiet point at {} ms: livelock", self.now);
     }
 
-    /// The earlier of both machines' deadlines.
-    fn next_deadline(&self) -> Option<u64> {
-        [
-            self.session.poll_timeout().map(Instant::as_ms),
-            self.emu.poll_timeout(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
     /// Run until virtual time `until_ms`, jumping from deadline to deadline.
     pub(super) fn run_until(&mut self, until_ms: u64) {
-        for _ in 0..MAX_STEPS {
-            self.step();
-            match self.next_deadline() {
-                Some(t) if t <= until_ms => self.now = t.max(self.now),
-                _ => {
-                    self.now = until_ms.max(self.now);
-                    self.step();
-                    return;
-                }
-            }
-        }
-        panic!("more than {MAX_STEPS} steps before {until_ms} ms: livelock");
+        virtual_time::run_until(self, until_ms, MAX_STEPS);
     }
 
     /// An operator's input now (a request); it must be taken.
@@ -200,5 +179,29 @@ impl Rig {
                 _ => None,
             })
             .collect()
+    }
+}
+
+impl Stepped for Rig {
+    fn now_ms(&self) -> u64 {
+        self.now
+    }
+
+    fn set_now_ms(&mut self, ms: u64) {
+        self.now = ms;
+    }
+
+    fn step(&mut self) {
+        Rig::step(self);
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        [
+            self.session.poll_timeout().map(Instant::as_ms),
+            self.emu.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }
