@@ -23,6 +23,22 @@ async fn shown_within(
     from.elapsed()
 }
 
+/// White presses half a second later, with text on the display: the text ends and Black's
+/// time runs within a few command round trips (the text's ack, the set-and-run, the END).
+async fn press_ends_the_text(
+    actions: &tokio::sync::mpsc::UnboundedSender<Action>,
+    view: &mut watch::Receiver<ClockView>,
+) {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let took = shown_within(view, "black running, no text", |v| {
+        v.text.is_none() && v.running == Running::Right
+    })
+    .await;
+    let ack = Duration::from_millis(EmuConfig::default().ack_delay_ms);
+    assert!(took <= 3 * ack + Duration::from_millis(10), "took {took:?}");
+}
+
 /// A press while text is on the display (issue 10 item 6): the text ends at once and the
 /// times of the press show within a command round trip or so (the text's ack, the
 /// set-and-run, the END), not when the text's time is up.
@@ -47,14 +63,7 @@ async fn a_press_ends_the_text_on_the_display_at_once() {
         v.text.as_deref() == Some("HELLO")
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    actions.send(Action::Lever).expect("board alive");
-    let took = shown_within(&mut view, "black running, no text", |v| {
-        v.text.is_none() && v.running == Running::Right
-    })
-    .await;
-    let ack = Duration::from_millis(EmuConfig::default().ack_delay_ms);
-    assert!(took <= 3 * ack + Duration::from_millis(10), "took {took:?}");
+    press_ends_the_text(&actions, &mut view).await;
     let white_ms = handle.live().await.expect("live").snapshot.white_ms;
     assert_eq!(
         u64::from(view.borrow().left_seconds),
@@ -125,14 +134,7 @@ async fn double_flag_extra_time_keeps_the_flag_icon_until_main_time_is_given_bac
     })
     .await;
     until_view(&mut view, "white's flag icon", |v| v.left_flag_icon).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    actions.send(Action::Lever).expect("board alive");
-    let took = shown_within(&mut view, "black running, no text", |v| {
-        v.text.is_none() && v.running == Running::Right
-    })
-    .await;
-    let ack = Duration::from_millis(EmuConfig::default().ack_delay_ms);
-    assert!(took <= 3 * ack + Duration::from_millis(10), "took {took:?}");
+    press_ends_the_text(&actions, &mut view).await;
     // Lasting: still there several moves later.
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(1_000)).await;
