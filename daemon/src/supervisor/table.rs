@@ -11,9 +11,8 @@
 use tokio::sync::{mpsc, watch};
 
 use super::{BoardTable, SerialSeen};
-use crate::device::handle::{ClockState, DeviceHandle, Request};
+use crate::device::handle::{ClockState, DeviceError, DeviceHandle, Request};
 use crate::device::observe::Mode;
-use crate::engine::Status;
 
 /// Follow `state` and tell the supervisor each serial number the board reports (once per
 /// change; nothing while it is empty). Ends when the clock's actor stops.
@@ -149,31 +148,32 @@ async fn set_control<F, Fut>(
     let canonical = crate::engine::notation::parse(control)
         .map(|p| p.canonical)
         .unwrap_or_else(|_| control.to_owned());
-    let (status, current) = {
-        let st = handle.borrow_state();
-        (st.game_state, st.time_control.clone())
-    };
+    let current = handle.borrow_state().time_control.clone();
     if current == canonical {
         return;
     }
-    if status != Status::Ready {
-        notice(format!(
-            "[[clock]] {what} sets the time control {control}, but clock {index}'s game is \
-             {status}: it keeps {current}; `chessclockctl new-game {index}` and then \
-             `chessclockctl set {index} '{control}'` set it for the next game"
-        ))
-        .await;
-        return;
-    }
-    // Checked again by the clock in the same step as the change: a game started meanwhile
-    // keeps its control.
-    if let Err(e) = handle
+    // The clock checks that its game has not started in the same step as the change: a
+    // game started meanwhile keeps its control.
+    match handle
         .request(Request::SetControlBeforeStart(control.to_owned()))
         .await
     {
-        notice(format!(
-            "[[clock]] {what}: its time control {control} was not applied to clock {index}: {e}"
-        ))
-        .await;
+        Ok(()) => {}
+        Err(DeviceError::NotAllowed(_)) => {
+            let status = handle.borrow_state().game_state;
+            notice(format!(
+                "[[clock]] {what} sets the time control {control}, but clock {index}'s game is \
+                 {status}: it keeps {current}; `chessclockctl new-game {index}` and then \
+                 `chessclockctl set {index} '{control}'` set it for the next game"
+            ))
+            .await;
+        }
+        Err(e) => {
+            notice(format!(
+                "[[clock]] {what}: its time control {control} was not applied to clock \
+                 {index}: {e}"
+            ))
+            .await;
+        }
     }
 }
