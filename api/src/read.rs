@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use zbus::fdo::{ManagedObjects, ObjectManagerProxy, PropertiesProxy};
+use zbus::fdo::PropertiesProxy;
 use zbus::names::InterfaceName;
 use zbus::{Connection, ObjectPath, OwnedObjectPath, Variant};
 
@@ -42,14 +42,19 @@ impl From<zbus::fdo::Error> for ReadError {
     }
 }
 
-/// The daemon's ObjectManager.
-pub async fn object_manager(conn: &Connection) -> zbus::Result<ObjectManagerProxy<'static>> {
-    ObjectManagerProxy::builder(conn)
-        .destination(BUS_NAME)
-        .path(MANAGER_PATH)
-        .cache_properties(zbus::proxy::CacheProperties::No)
-        .build()
-        .await
+/// The daemon's `GetManagedObjects` answer, as a message (read it in place, or note its
+/// serial: signals sent before it are part of it). Error replies keep their names
+/// (ServiceUnknown, AccessDenied, ...), as a proxy gives them.
+pub async fn managed_objects(conn: &Connection) -> zbus::fdo::Result<zbus::Message> {
+    Ok(conn
+        .call_method(
+            Some(BUS_NAME),
+            MANAGER_PATH,
+            Some("org.freedesktop.DBus.ObjectManager"),
+            "GetManagedObjects",
+            &(),
+        )
+        .await?)
 }
 
 /// The `GetManagedObjects` answer read in place: names and values borrow the message.
@@ -58,17 +63,7 @@ type BorrowedObjects<'m> = HashMap<ObjectPath<'m>, HashMap<&'m str, HashMap<&'m 
 /// Every attached clock, in index order, in one round trip. The answer is read in place,
 /// not copied into owned values first: at 128 clocks that copy was most of the client's work.
 pub async fn all_clocks(conn: &Connection) -> Result<Vec<ClockStatus>, ReadError> {
-    let reply = conn
-        .call_method(
-            Some(BUS_NAME),
-            MANAGER_PATH,
-            Some("org.freedesktop.DBus.ObjectManager"),
-            "GetManagedObjects",
-            &(),
-        )
-        .await
-        // Error replies by their name (ServiceUnknown, AccessDenied, ...), as the proxy gave.
-        .map_err(zbus::fdo::Error::from)?;
+    let reply = managed_objects(conn).await?;
     let body = reply.body();
     let objects: BorrowedObjects<'_> = body.deserialize()?;
     let mut out = Vec::new();
@@ -82,26 +77,6 @@ pub async fn all_clocks(conn: &Connection) -> Result<Vec<ClockStatus>, ReadError
         let status = ClockStatus::from_lookup(path.as_str(), |name| props.get(name))
             .map_err(ReadError::Status)?;
         out.push(status);
-    }
-    out.sort_by_key(|c| c.index);
-    Ok(out)
-}
-
-/// The clocks among the managed objects, in index order.
-pub fn clocks_of(objects: &ManagedObjects) -> Result<Vec<ClockStatus>, StatusError> {
-    let mut out = Vec::new();
-    for (path, ifaces) in objects {
-        if clock_index(path.as_str()).is_none() {
-            continue;
-        }
-        let Some(props) = ifaces
-            .iter()
-            .find(|(name, _)| name.as_str() == CLOCK_INTERFACE)
-            .map(|(_, props)| props)
-        else {
-            continue;
-        };
-        out.push(ClockStatus::from_properties(path.as_str(), props)?);
     }
     out.sort_by_key(|c| c.index);
     Ok(out)

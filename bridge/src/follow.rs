@@ -128,15 +128,7 @@ async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
         .await?
         .version()
         .await?;
-    let reply = conn
-        .call_method(
-            Some(BUS_NAME),
-            MANAGER_PATH,
-            Some("org.freedesktop.DBus.ObjectManager"),
-            "GetManagedObjects",
-            &(),
-        )
-        .await?;
+    let reply = read::managed_objects(conn).await?;
     let objects: ManagedObjects = reply.body().deserialize()?;
     let mut props = HashMap::new();
     for (path, ifaces) in objects {
