@@ -4,7 +4,7 @@
 //! Written from the same member list the service implements; a test keeps the service in
 //! step with the committed introspection XML (docs/dbus-api.md). No behaviour here.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use zbus::{OwnedObjectPath, OwnedVariant, proxy};
 
@@ -25,6 +25,8 @@ pub trait Manager {
     fn attach(&self, port: &str) -> zbus::Result<OwnedObjectPath>;
     /// Detach a clock.
     fn detach(&self, clock: &zbus::ObjectPath<'_>) -> zbus::Result<()>;
+    /// Every clock's Clock properties but `Snapshot`, by path (`LiveSnapshot` computed now).
+    fn get_clocks(&self) -> zbus::Result<HashMap<OwnedObjectPath, HashMap<String, OwnedVariant>>>;
     /// Add an emulated clock.
     fn add_virtual(&self, name: &str) -> zbus::Result<OwnedObjectPath>;
     /// A clock was attached.

@@ -1,5 +1,6 @@
-//! Reading clocks from the daemon in one round trip: every clock with `GetManagedObjects`,
-//! one clock with `Properties.GetAll`. Owns no caching and no retrying: callers decide.
+//! Reading clocks from the daemon in one round trip: every clock with the Manager's
+//! `GetClocks` (or `GetManagedObjects` from a daemon without it), one clock with
+//! `Properties.GetAll`. Owns no caching and no retrying: callers decide.
 
 use std::collections::HashMap;
 
@@ -7,7 +8,7 @@ use zbus::fdo::PropertiesProxy;
 use zbus::names::InterfaceName;
 use zbus::{Connection, ObjectPath, OwnedObjectPath, Variant};
 
-use crate::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_PATH, clock_index};
+use crate::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH, clock_index};
 use crate::status::{ClockStatus, StatusError};
 
 /// Why a read failed.
@@ -57,23 +58,78 @@ pub async fn managed_objects(conn: &Connection) -> zbus::fdo::Result<zbus::Messa
         .await?)
 }
 
-/// The `GetManagedObjects` answer read in place: names and values borrow the message.
-type BorrowedObjects<'m> = HashMap<ObjectPath<'m>, HashMap<&'m str, HashMap<&'m str, Variant<'m>>>>;
+/// A clock's properties read in place: names and values borrow the message.
+pub type BorrowedProps<'m> = HashMap<&'m str, Variant<'m>>;
+
+/// The `GetManagedObjects` answer read in place.
+type BorrowedObjects<'m> = HashMap<ObjectPath<'m>, HashMap<&'m str, BorrowedProps<'m>>>;
+
+/// The answer holding every clock's properties, and which call gave it.
+#[derive(Debug)]
+pub struct ClocksReply {
+    /// The reply (note its serial: signals sent before it are part of it).
+    pub message: zbus::Message,
+    body: zbus::message::Body,
+    /// From `GetManagedObjects` (a daemon without `GetClocks`): every interface of every
+    /// object, to be sifted for the clocks.
+    managed: bool,
+}
+
+impl ClocksReply {
+    /// Each clock's `org.chessclockd.ChessClock1.Clock` properties by object path, read in
+    /// place.
+    pub fn clocks(&self) -> zbus::Result<Vec<(ObjectPath<'_>, BorrowedProps<'_>)>> {
+        let body = &self.body;
+        if !self.managed {
+            let clocks: HashMap<ObjectPath<'_>, BorrowedProps<'_>> = body.deserialize()?;
+            return Ok(clocks.into_iter().collect());
+        }
+        let objects: BorrowedObjects<'_> = body.deserialize()?;
+        Ok(objects
+            .into_iter()
+            .filter(|(path, _)| clock_index(path.as_str()).is_some())
+            .filter_map(|(path, mut ifaces)| Some((path, ifaces.remove(CLOCK_INTERFACE)?)))
+            .collect())
+    }
+}
+
+/// Every clock's properties in one round trip: the Manager's `GetClocks`, which the daemon
+/// answers from dictionaries built once per state; `GetManagedObjects` from a daemon older
+/// than it. Error replies keep their names (ServiceUnknown, AccessDenied, ...).
+pub async fn clocks_reply(conn: &Connection) -> zbus::fdo::Result<ClocksReply> {
+    let call = conn
+        .call_method(
+            Some(BUS_NAME),
+            MANAGER_PATH,
+            Some(MANAGER_INTERFACE),
+            "GetClocks",
+            &(),
+        )
+        .await;
+    match call.map_err(zbus::fdo::Error::from) {
+        Ok(message) => Ok(ClocksReply {
+            body: message.body(),
+            message,
+            managed: false,
+        }),
+        Err(zbus::fdo::Error::UnknownMethod(_)) => {
+            let message = managed_objects(conn).await?;
+            Ok(ClocksReply {
+                body: message.body(),
+                message,
+                managed: true,
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
 
 /// Every attached clock, in index order, in one round trip. The answer is read in place,
 /// not copied into owned values first: at 128 clocks that copy was most of the client's work.
 pub async fn all_clocks(conn: &Connection) -> Result<Vec<ClockStatus>, ReadError> {
-    let reply = managed_objects(conn).await?;
-    let body = reply.body();
-    let objects: BorrowedObjects<'_> = body.deserialize()?;
+    let reply = clocks_reply(conn).await?;
     let mut out = Vec::new();
-    for (path, ifaces) in &objects {
-        if clock_index(path.as_str()).is_none() {
-            continue;
-        }
-        let Some(props) = ifaces.get(CLOCK_INTERFACE) else {
-            continue;
-        };
+    for (path, props) in reply.clocks()? {
         let status = ClockStatus::from_lookup(path.as_str(), |name| props.get(name))
             .map_err(ReadError::Status)?;
         out.push(status);

@@ -1,6 +1,7 @@
-//! Following chessclockd on D-Bus: waits for its name, reads every clock in one
-//! `GetManagedObjects`, then applies `InterfacesAdded`/`InterfacesRemoved`,
-//! `PropertiesChanged` and the clock signals, and starts over when the daemon restarts.
+//! Following chessclockd on D-Bus: waits for its name, reads every clock in one `GetClocks`
+//! (`GetManagedObjects` from an older daemon), then applies `InterfacesAdded`,
+//! `InterfacesRemoved`, `PropertiesChanged` and the clock signals, and starts over when the
+//! daemon restarts.
 //!
 //! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]
 //! and nothing else. It never calls a method that changes anything.
@@ -13,7 +14,6 @@ use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_PATH, clock_index
 use chessclock_api::{ClockStatus, read};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use zbus::fdo::ManagedObjects;
 use zbus::{Connection, MatchRule, Message, MessageStream, OwnedObjectPath, OwnedVariant};
 
 use crate::hub::Hub;
@@ -128,13 +128,14 @@ async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
         .await?
         .version()
         .await?;
-    let reply = read::managed_objects(conn).await?;
-    let objects: ManagedObjects = reply.body().deserialize()?;
+    let reply = read::clocks_reply(conn).await?;
     let mut props = HashMap::new();
-    for (path, ifaces) in objects {
-        if let Some(p) = clock_props(ifaces.into_iter().map(|(k, v)| (k.to_string(), v))) {
-            props.insert(path.to_string(), p);
-        }
+    for (path, p) in reply.clocks()? {
+        let owned = p
+            .into_iter()
+            .map(|(k, v)| Ok((k.to_owned(), v.try_into_owned()?)))
+            .collect::<zbus::Result<Props>>()?;
+        props.insert(path.to_string(), live_as_current(owned));
     }
     let mut statuses = Vec::new();
     for (path, p) in &props {
@@ -144,21 +145,17 @@ async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
     hub.daemon_up(version, statuses);
     Ok(Clocks {
         props,
-        after: reply.primary_header().serial_num(),
+        after: reply.message.primary_header().serial_num(),
     })
 }
 
-/// The Clock interface's properties among an object's interfaces, with the live snapshot
-/// read as the current one (later changes come as `Snapshot`).
-fn clock_props(ifaces: impl Iterator<Item = (String, Props)>) -> Option<Props> {
-    let mut p = ifaces
-        .filter(|(name, _)| name == CLOCK_INTERFACE)
-        .map(|(_, p)| p)
-        .next()?;
+/// A clock's properties with the live snapshot read as the current one (later changes come
+/// as `Snapshot`).
+fn live_as_current(mut p: Props) -> Props {
     if let Some(live) = p.remove("LiveSnapshot") {
         p.insert("Snapshot".into(), live);
     }
-    Some(p)
+    p
 }
 
 fn publish(hub: &Hub, path: &str, props: &Props) {
@@ -178,10 +175,10 @@ fn apply(m: &Message, clocks: &mut Clocks, hub: &Hub) {
     match member.as_str() {
         "InterfacesAdded" => {
             type Added = (OwnedObjectPath, HashMap<String, Props>);
-            let Ok((obj, ifaces)) = body.deserialize::<Added>() else {
+            let Ok((obj, mut ifaces)) = body.deserialize::<Added>() else {
                 return;
             };
-            if let Some(p) = clock_props(ifaces.into_iter()) {
+            if let Some(p) = ifaces.remove(CLOCK_INTERFACE).map(live_as_current) {
                 publish(hub, obj.as_str(), &p);
                 clocks.props.insert(obj.to_string(), p);
             }

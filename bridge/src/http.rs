@@ -1,7 +1,7 @@
 //! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
 //! (dashboard, overlay) with their assets, embedded in the binary.
 //!
-//! Answers from the daemon (one `GetManagedObjects` per `/api/v1/clocks` request) or from the
+//! Answers from the daemon (one `GetClocks` per `/api/v1/clocks` request) or from the
 //! [`Hub`]; never changes anything: control stays on D-Bus, behind its policy.
 
 use std::convert::Infallible;

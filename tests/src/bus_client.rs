@@ -85,6 +85,11 @@ impl Client {
         Ok(Client { conn, seen, rt })
     }
 
+    /// The bus connection (for proxies this type has no helper for).
+    pub fn connection(&self) -> &zbus::Connection {
+        &self.conn
+    }
+
     /// Run a future (a proxy call) to completion.
     pub fn run<F: Future>(&self, f: F) -> F::Output {
         self.rt.block_on(f)

@@ -28,6 +28,11 @@ impl DummyManager {
         format!("attached {port}")
     }
 
+    /// Stands for the daemon's read-only bulk read (the answer's content does not matter here).
+    fn get_clocks(&self) -> String {
+        "clocks".to_owned()
+    }
+
     #[zbus(property)]
     fn version(&self) -> String {
         "policy-test".to_owned()
@@ -179,6 +184,8 @@ fn everyone_reads_only_operators_and_root_control() {
         "org.freedesktop.DBus.ObjectManager.GetManagedObjects",
     ];
     let introspect = [DEST, PATH, "org.freedesktop.DBus.Introspectable.Introspect"];
+    let get_clocks_member = format!("{MANAGER}.GetClocks");
+    let get_clocks = [DEST, PATH, &get_clocks_member];
     let attach_member = format!("{MANAGER}.Attach");
     let attach = [DEST, PATH, &attach_member, "string:/dev/ttyACM0"];
 
@@ -194,6 +201,10 @@ fn everyone_reads_only_operators_and_root_control() {
         assert_ok(
             &run(&bus, Some(user), &managed),
             &format!("{who}: GetManagedObjects"),
+        );
+        assert_ok(
+            &run(&bus, Some(user), &get_clocks),
+            &format!("{who}: Manager.GetClocks"),
         );
         assert_ok(
             &run(&bus, Some(user), &introspect),

@@ -13,8 +13,11 @@ use super::error::BusError;
 use crate::device::handle::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
 use crate::device::observe::Mode;
 
+mod bulk;
 mod dict;
 mod forward;
+pub(crate) use bulk::Clocks;
+use bulk::PropsCache;
 use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
 use dict::{SnapshotCache, SnapshotDict, dict_of};
 pub use forward::forward;
@@ -30,12 +33,15 @@ pub struct ClockIface {
     /// The `Snapshot` dictionary of the latest published state, built once for its signal
     /// and every read until the state changes.
     snapshot: SnapshotCache,
+    /// The `GetAll` dictionary of the latest published state, for the Manager's `GetClocks`.
+    props: PropsCache,
 }
 
 impl ClockIface {
     /// Serve `handle` on the bus.
     pub fn new(handle: DeviceHandle) -> Self {
         ClockIface {
+            props: PropsCache::new(handle.watch_state()),
             handle,
             snapshot: SnapshotCache::default(),
         }
@@ -45,6 +51,23 @@ impl ClockIface {
     /// properties of each). Never held across an await.
     fn st(&self) -> tokio::sync::watch::Ref<'_, ClockState> {
         self.handle.borrow_state()
+    }
+
+    /// The snapshot computed now, as `a{sv}` (the `LiveSnapshot` property).
+    async fn live_dict(&self) -> BTreeMap<String, OwnedVariant> {
+        // From the engine published with the state: no round trip to the actor, so that
+        // reading every clock (status, GetManagedObjects) costs no wait on the device thread.
+        let computed = self.st().live_at(crate::monotonic::monotonic_us());
+        if let Some((snapshot, as_of_us)) = computed {
+            return dict_of(&snapshot, as_of_us);
+        }
+        // Observe mode: ask the actor. One that does not answer at once still shows its last
+        // published state.
+        let live = tokio::time::timeout(LIVE_WAIT, self.handle.live()).await;
+        match live {
+            Ok(Ok(state)) => snapshot_dict(&state),
+            _ => snapshot_dict(&self.st()),
+        }
     }
 
     async fn ask(&self, request: Request) -> Result<(), BusError> {
@@ -200,19 +223,7 @@ impl ClockIface {
     /// `Snapshot` for changes.
     #[zbus(property(emits_changed_signal = "false"))]
     async fn live_snapshot(&self) -> BTreeMap<String, OwnedVariant> {
-        // From the engine published with the state: no round trip to the actor, so that
-        // reading every clock (status, GetManagedObjects) costs no wait on the device thread.
-        let computed = self.st().live_at(crate::monotonic::monotonic_us());
-        if let Some((snapshot, as_of_us)) = computed {
-            return dict_of(&snapshot, as_of_us);
-        }
-        // Observe mode: ask the actor. One that does not answer at once still shows its last
-        // published state.
-        let live = tokio::time::timeout(LIVE_WAIT, self.handle.live()).await;
-        match live {
-            Ok(Ok(state)) => snapshot_dict(&state),
-            _ => snapshot_dict(&self.st()),
-        }
+        self.live_dict().await
     }
 
     /// The snapshot computed now (same keys as the Snapshot property), for clients that
