@@ -192,12 +192,13 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
     let poller = spawn_poller(ctl.clone(), Arc::clone(&stop));
     sleep_sampling(cfg.duration - half, &pid, &mut peak, &mut daemon)?;
     let m2 = mark(&pid, bus_pid.as_deref(), &dbus)?;
-    let floor = probe.stop()?;
+    let floor = probe.stop();
     let _ = phase_tx.send(Phase::Serve);
     stop.store(true, Ordering::Relaxed);
     let polls = poller
         .join()
         .map_err(|_| anyhow::anyhow!("the status poller panicked"))?;
+    let floor = floor?;
     // Let the answers to the last presses arrive.
     std::thread::sleep(Duration::from_millis(1500));
     let _ = phase_tx.send(Phase::Stop);
