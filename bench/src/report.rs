@@ -48,6 +48,10 @@ pub struct Window {
     /// The daemon's instant for a press (`as_of_us` of its snapshot) minus the instant its
     /// lever change was written, ms: what the player is charged beyond the move.
     pub press_stamp_lag_ms: Summary,
+    /// The pty layer's one-way latency for a 7-byte message on a spare pty pair, probed
+    /// every 20 ms during the window (under the run's load), ms: the harness floor under
+    /// press → display.
+    pub pty_floor_ms: Summary,
     /// Display fidelity.
     pub fidelity: FidelityFigures,
     /// Display fidelity of the boards of each time control.
@@ -107,7 +111,8 @@ pub struct SizeReport {
     pub load_end: f64,
 }
 
-/// The pty layer's own latency, measured in the bench without a daemon.
+/// The pty layer's own latency, measured in the bench before the run, without a daemon or
+/// other load (see each [`Window`]'s `pty_floor_ms` for it under load).
 #[derive(Debug, Clone, Serialize)]
 pub struct Floor {
     /// One-way master → slave write → read of a 7-byte message, µs.
@@ -143,6 +148,15 @@ fn trio(s: &Summary) -> String {
     format!("{} / {} / {}", ms(s.p50), ms(s.p99), ms(s.max))
 }
 
+/// [`trio`] with 3 decimals below 1 ms (the pty floor's median is tens of µs), and the count.
+fn fine_trio(s: &Summary) -> String {
+    let f = |v: Option<f64>| match v {
+        Some(x) if x < 1.0 => format!("{x:.3}"),
+        _ => ms(v),
+    };
+    format!("{} / {} / {} ({})", f(s.p50), f(s.p99), f(s.max), s.count)
+}
+
 fn pct(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.2} %"))
 }
@@ -164,6 +178,12 @@ pub fn render(r: &Report) -> String {
     });
     row("press stamp lag ms p50/p99/max, polled", &|s| {
         trio(&s.polled.press_stamp_lag_ms)
+    });
+    row("pty floor one-way ms p50/p99/max (samples), quiet", &|s| {
+        fine_trio(&s.quiet.pty_floor_ms)
+    });
+    row("pty floor one-way ms p50/p99/max (samples), polled", &|s| {
+        fine_trio(&s.polled.pty_floor_ms)
     });
     let fid = |f: &FidelityFigures| {
         format!(

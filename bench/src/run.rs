@@ -1,7 +1,8 @@
 //! One run size end to end: a private bus with the real policy, N emulated boards on ptys,
 //! the real daemon configured with one clock per board, games started over D-Bus, a quiet
-//! window (presses only) then a polled window (presses + `status --json` back to back), then
-//! the analysis into a [`SizeReport`].
+//! window (presses only) then a polled window (presses + `status --json` back to back), with
+//! the pty floor probed throughout ([`crate::floor::Probe`]), then the analysis into a
+//! [`SizeReport`].
 //!
 //! Owns the sequence and the time windows; the board IO is [`crate::board`], the figures are
 //! [`crate::analysis`] and [`crate::fidelity`].
@@ -22,6 +23,7 @@ use crate::board::{BoardLog, Phase, ServedBoard};
 use crate::bus::{Bus, ClockSignals};
 use crate::daemon::{Ctl, Daemon, PollLog, spawn_poller};
 use crate::fidelity::{EngineSnap, Fidelity, sample_board};
+use crate::floor::{self, FloorSample, Probe};
 use crate::mono_us;
 use crate::procstat::{self, CpuTicks};
 use crate::report::{FidelityFigures, SizeReport, Window};
@@ -29,6 +31,9 @@ use crate::stats::summarize;
 
 /// Fidelity sampling step.
 const SAMPLE_US: u64 = 10_000;
+
+/// Wait between two transfers of the pty floor probe.
+const FLOOR_EVERY: Duration = Duration::from_millis(20);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -179,6 +184,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
     let mut peak = procstat::Memory::default();
     let half = cfg.duration / 2;
 
+    let probe = Probe::start(FLOOR_EVERY)?;
     let m0 = mark(&pid, bus_pid.as_deref(), &dbus)?;
     sleep_sampling(half, &pid, &mut peak, &mut daemon)?;
     let m1 = mark(&pid, bus_pid.as_deref(), &dbus)?;
@@ -186,11 +192,13 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
     let poller = spawn_poller(ctl.clone(), Arc::clone(&stop));
     sleep_sampling(cfg.duration - half, &pid, &mut peak, &mut daemon)?;
     let m2 = mark(&pid, bus_pid.as_deref(), &dbus)?;
+    let floor = probe.stop();
     let _ = phase_tx.send(Phase::Serve);
     stop.store(true, Ordering::Relaxed);
     let polls = poller
         .join()
         .map_err(|_| anyhow::anyhow!("the status poller panicked"))?;
+    let floor = floor?;
     // Let the answers to the last presses arrive.
     std::thread::sleep(Duration::from_millis(1500));
     let _ = phase_tx.send(Phase::Stop);
@@ -211,6 +219,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
         clock_of: &clock_of,
         signals: &signals,
         polls: &polls,
+        floor: &floor,
         controls: &cfg.controls,
     };
     Ok(SizeReport {
@@ -247,6 +256,7 @@ struct Analysed<'a> {
     clock_of: &'a [(String, bool)],
     signals: &'a HashMap<String, ClockSignals>,
     polls: &'a PollLog,
+    floor: &'a [FloorSample],
     controls: &'a [String],
 }
 
@@ -298,6 +308,7 @@ impl Analysed<'_> {
             seconds: secs,
             press_to_display_ms: summarize(&latencies),
             press_stamp_lag_ms: summarize(&lags),
+            pty_floor_ms: floor::in_window(self.floor, a.t_us, b.t_us),
             fidelity: fidelity.into(),
             fidelity_by_control: self
                 .controls

@@ -79,6 +79,10 @@ fn a_short_run_reports_every_figure() {
             "{w}: boards report"
         );
         num(s, &format!("/{w}/bytes_per_s_to_board"));
+        assert!(
+            num(s, &format!("/{w}/pty_floor_ms/count")) >= 1.0,
+            "{w}: the pty floor was probed during the window"
+        );
     }
     assert!(num(s, "/status_ms/count") >= 1.0, "status was polled");
     assert!(num(s, "/daemon_rss_kib") > 0.0);
