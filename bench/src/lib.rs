@@ -14,6 +14,7 @@ pub mod daemon;
 pub mod fidelity;
 pub mod floor;
 pub mod procstat;
+pub mod reader_floor;
 pub mod report;
 pub mod run;
 pub mod stats;

@@ -72,6 +72,8 @@ pub struct Window {
     pub bytes_per_s_to_board: f64,
     /// Bytes per second per board, board → host.
     pub bytes_per_s_from_board: f64,
+    /// Whole messages all boards sent per second.
+    pub messages_per_s: f64,
 }
 
 /// Every figure of one run size.
@@ -85,6 +87,9 @@ pub struct SizeReport {
     pub quiet: Window,
     /// With `chessclockctl status --json` polled back to back.
     pub polled: Window,
+    /// The least CPU per message a reader with the daemon's IO stack pays here, at the quiet
+    /// window's message rate (measured after the run, without a daemon).
+    pub reader_floor: crate::reader_floor::ReaderFloor,
     /// Lever presses made.
     pub presses_made: u64,
     /// `Pressed` signals received.
@@ -229,6 +234,12 @@ pub fn render(r: &Report) -> String {
         s.quiet
             .daemon_cpu_us_per_board_message
             .map_or("-".into(), |v| format!("{v:.0}"))
+    });
+    row("reader floor CPU µs per board message (msgs/s)", &|s| {
+        format!(
+            "{:.0} ({:.0}/s)",
+            s.reader_floor.cpu_us_per_message, s.reader_floor.rate_per_s
+        )
     });
     row("dbus-daemon CPU % quiet / polled", &|s| {
         format!(

@@ -26,11 +26,14 @@ use crate::fidelity::{EngineSnap, Fidelity, sample_board};
 use crate::floor::{self, FloorSample, Probe};
 use crate::mono_us;
 use crate::procstat::{self, CpuTicks};
+use crate::reader_floor;
 use crate::report::{FidelityFigures, SizeReport, Window};
 use crate::stats::summarize;
 
 /// Fidelity sampling step.
 const SAMPLE_US: u64 = 10_000;
+/// How long the reader floor is measured after the run.
+const READER_FLOOR_SECS: u64 = 10;
 
 /// Wait between two transfers of the pty floor probe.
 const FLOOR_EVERY: Duration = Duration::from_millis(20);
@@ -222,10 +225,18 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
         floor: &floor,
         controls: &cfg.controls,
     };
+    let quiet = input.window(m0, m1, false);
+    // At the boards' own message rate, with no daemon running any more.
+    let reader_floor = reader_floor::measure(
+        cfg.boards,
+        quiet.messages_per_s,
+        Duration::from_secs(READER_FLOOR_SECS),
+    )?;
     Ok(SizeReport {
         boards: cfg.boards,
         controls: cfg.controls.clone(),
-        quiet: input.window(m0, m1, false),
+        quiet,
+        reader_floor,
         polled: input.window(m1, m2, true),
         presses_made: logs.iter().map(|l| l.presses.len() as u64).sum(),
         presses_seen: signals.values().map(|s| s.pressed.len() as u64).sum(),
@@ -325,6 +336,7 @@ impl Analysed<'_> {
             signals_per_s: (b.signals - a.signals) as f64 / secs,
             bytes_per_s_to_board: to_board as f64 / n / secs,
             bytes_per_s_from_board: from_board as f64 / n / secs,
+            messages_per_s: messages as f64 / secs,
         }
     }
 }
