@@ -1,8 +1,9 @@
 //! The Manager's `GetClocks` (docs/dbus-api.md) through a real bus and the real daemon: it
 //! says of every clock what `GetManagedObjects` says of its Clock interface (but for
-//! `Snapshot`, which `LiveSnapshot` supersedes), its cached
-//! dictionaries follow every change of the clock, its `LiveSnapshot` is computed at each
-//! read, and a detached clock leaves it.
+//! `Snapshot`, which `LiveSnapshot` supersedes), its cached dictionaries follow every change
+//! of the clock, its `LiveSnapshot` is computed at each read, and a detached clock leaves
+//! it. Clients read a daemon from before `GetClocks` through `GetManagedObjects` (a stand-in
+//! service on the bus plays that daemon: the real one has `GetClocks`).
 //!
 //! Waits poll with a deadline; no assertion is about how long something took.
 
@@ -182,4 +183,60 @@ fn get_clocks_says_what_the_object_manager_says_and_follows_changes() -> Result<
     assert_eq!(after.keys().collect::<Vec<_>>(), [&c0]);
     agree(c)?;
     Ok(())
+}
+
+/// A daemon from before `GetClocks`: a Manager without it, the ObjectManager, one clock
+/// object and one object at a path that is no clock's.
+struct OldManager;
+
+#[zbus::interface(name = "org.chessclockd.ChessClock1.Manager")]
+impl OldManager {
+    #[zbus(property)]
+    fn version(&self) -> String {
+        "0.0.1".into()
+    }
+}
+
+struct OldClock(&'static str);
+
+#[zbus::interface(name = "org.chessclockd.ChessClock1.Clock")]
+impl OldClock {
+    #[zbus(property)]
+    fn name(&self) -> String {
+        self.0.into()
+    }
+}
+
+#[test]
+fn clients_read_an_older_daemon_through_the_object_manager() -> Result<()> {
+    let bus = chessclock_tests::PrivateBus::start_session()?;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let _service = zbus::connection::Builder::address(bus.address())
+            .name(BUS_NAME)
+            .serve_at(MANAGER_PATH, OldManager)
+            .serve_at(MANAGER_PATH, zbus::fdo::ObjectManager)
+            .serve_at(clock_path(0).as_str(), OldClock("board one"))
+            .serve_at(
+                format!("{MANAGER_PATH}/Elsewhere").as_str(),
+                OldClock("not a clock"),
+            )
+            .build()
+            .await?;
+        let client = zbus::connection::Builder::address(bus.address())
+            .build()
+            .await?;
+        let reply = chessclock_api::read::clocks_reply(&client).await?;
+        let clocks: Vec<(String, Value)> = reply
+            .clocks()?
+            .iter()
+            .map(|(p, props)| (p.to_string(), variant_to_json(&props["Name"])))
+            .collect();
+        assert_eq!(
+            clocks,
+            [(clock_path(0), Value::from("board one"))],
+            "the clock objects' Clock interface, and nothing else"
+        );
+        anyhow::Ok(())
+    })
 }
