@@ -69,18 +69,23 @@ impl ClockIface {
         conn: &Connection,
         emitter: &SignalEmitter<'_>,
     ) -> zbus::fdo::Result<Entry> {
-        let props = match self.props.current() {
-            Some(props) => props,
+        let (props, live) = match self.props.current() {
+            Some(props) => (props, None),
             None => {
                 let mut all = self.get_all(server, conn, None, emitter).await?;
-                all.remove(LIVE);
+                // Computed just now by `get_all`: used, not computed again (in observe mode
+                // that is a second round trip to the actor).
+                let live = all.remove(LIVE);
                 all.remove(PUBLISHED);
                 let props = Arc::new(all);
                 self.props.store(props.clone());
-                props
+                (props, live)
             }
         };
-        let live = OwnedVariant::from(self.live_dict().await);
+        let live = match live {
+            Some(live) => live,
+            None => OwnedVariant::from(self.live_dict().await),
+        };
         Ok(Entry { props, live })
     }
 }
