@@ -130,7 +130,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         .context("cannot start the device actors' runtime")?;
     let (sup, changes) = supervisor::start(Defaults {
         device,
-        devices: devices.handle(),
+        devices: Some(devices.handle()),
         tables: board_tables(&cfg),
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
@@ -177,7 +177,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                         device.state_dir = Some(state_dir.clone());
                         sup.set_defaults(Defaults {
                             device,
-                            devices: devices.handle(),
+                            devices: Some(devices.handle()),
                             tables: board_tables(&new),
                         }).await;
                         attach_configured(&sup, &new).await;

@@ -45,16 +45,14 @@ impl DeviceRuntime {
     }
 
     /// Where device actors are started.
-    pub fn handle(&self) -> Option<Handle> {
-        Some(self.handle.clone())
+    pub fn handle(&self) -> Handle {
+        self.handle.clone()
     }
 
     /// Stop it without waiting (the actors have been stopped by then); safe to call from
-    /// inside another runtime, which dropping a runtime is not.
-    pub fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+    /// inside another runtime: its own thread drops the runtime. Dropping it does the same.
+    pub fn shutdown(self) {
+        drop(self);
     }
 }
 
@@ -89,7 +87,7 @@ mod tests {
     #[test]
     fn actors_run_on_its_own_thread_and_it_stops_from_inside_another_runtime() {
         let devices = DeviceRuntime::start().expect("device runtime");
-        let handle = devices.handle().expect("handle");
+        let handle = devices.handle();
         let (tx, rx) = std::sync::mpsc::channel();
         handle.spawn(async move {
             let _ = tx.send(std::thread::current().name().map(str::to_owned));

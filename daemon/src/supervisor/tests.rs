@@ -209,7 +209,7 @@ async fn clocks_on_the_device_runtime_go_on_while_the_bus_side_is_hogged() {
     let dir = state_dir("runtime");
     let devices = crate::device::runtime::DeviceRuntime::start().expect("device runtime");
     let mut with_runtime = defaults(&dir);
-    with_runtime.devices = devices.handle();
+    with_runtime.devices = Some(devices.handle());
     let (sup, changes) = start(with_runtime);
     let _seen = serve(changes);
     sup.add_virtual("hogged").await.expect("added");
