@@ -20,7 +20,7 @@ use crate::mono_us;
 use crate::stats::{Summary, summarize};
 
 /// The message carried: 7 bytes, the size of a clock report frame's payload plus header.
-const MSG: [u8; 7] = [0x8d, 0x00, 0x0a, 0x01, 0x02, 0x03, 0x04];
+pub(crate) const MSG: [u8; 7] = [0x8d, 0x00, 0x0a, 0x01, 0x02, 0x03, 0x04];
 
 /// A spare pty pair (master, slave) with 1 s timeouts.
 fn pair() -> Result<(TTYPort, TTYPort)> {

@@ -21,6 +21,11 @@ pub mod stats;
 
 /// CLOCK_MONOTONIC now, µs: the time base of the daemon's `as_of_us`.
 pub fn mono_us() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    clock_us(rustix::time::ClockId::Monotonic)
+}
+
+/// Clock `id` now, µs.
+pub fn clock_us(id: rustix::time::ClockId) -> u64 {
+    let t = rustix::time::clock_gettime(id);
     (t.tv_sec as u64) * 1_000_000 + (t.tv_nsec as u64) / 1000
 }

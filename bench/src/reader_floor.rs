@@ -19,8 +19,8 @@ use serialport::TTYPort;
 use tokio::io::AsyncReadExt;
 use tokio_serial::SerialStream;
 
-/// The message written: the size of a clock report frame.
-const MSG: [u8; 7] = [0x8d, 0x00, 0x0a, 0x01, 0x02, 0x03, 0x04];
+use crate::clock_us;
+use crate::floor::MSG;
 
 /// What the reader paid.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -37,8 +37,7 @@ pub struct ReaderFloor {
 
 /// CPU time of the calling thread, µs.
 fn thread_cpu_us() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    (t.tv_sec as u64) * 1_000_000 + (t.tv_nsec as u64) / 1000
+    clock_us(rustix::time::ClockId::ThreadCPUTime)
 }
 
 /// Read `ports` ptys for `duration` while `rate_per_s` messages a second arrive on them.
