@@ -62,40 +62,40 @@ fn managed_clocks(c: &Client) -> Result<BTreeMap<String, Props>> {
         .collect())
 }
 
-/// The two answers agree: the same clocks, the same properties but `Snapshot` (left out of
-/// `GetClocks`), the same values except the live snapshot's, which is computed at each read
-/// (there, the same keys as the published snapshot's).
-#[track_caller]
-fn assert_same(bulk: &BTreeMap<String, Props>, managed: &BTreeMap<String, Props>) {
-    assert_eq!(
-        bulk.keys().collect::<Vec<_>>(),
-        managed.keys().collect::<Vec<_>>(),
-        "the same clocks"
-    );
+/// Where the two answers disagree, if they do. They must have the same clocks, the same
+/// properties but `Snapshot` (left out of `GetClocks`), the same values except the live
+/// snapshot's, which is computed at each read (there, the same keys as the published
+/// snapshot's).
+fn disagreement(
+    bulk: &BTreeMap<String, Props>,
+    managed: &BTreeMap<String, Props>,
+) -> Option<String> {
+    if !bulk.keys().eq(managed.keys()) {
+        return Some("not the same clocks".into());
+    }
+    let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
     for (path, props) in bulk {
         let other = &managed[path];
-        assert_eq!(
-            props.keys().collect::<Vec<_>>(),
-            other
-                .keys()
-                .filter(|k| *k != "Snapshot")
-                .collect::<Vec<_>>(),
-            "{path}: the same properties but Snapshot"
-        );
-        let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(
-            keys(&props["LiveSnapshot"]),
-            keys(&other["Snapshot"]),
-            "{path}: LiveSnapshot has the published snapshot's keys"
-        );
+        if !props.keys().eq(other.keys().filter(|k| *k != "Snapshot")) {
+            return Some(format!("{path}: not the same properties but Snapshot"));
+        }
+        if keys(&props["LiveSnapshot"]) != keys(&other["Snapshot"]) {
+            return Some(format!(
+                "{path}: LiveSnapshot lacks the published snapshot's keys"
+            ));
+        }
         for (name, value) in props {
-            if name == "LiveSnapshot" {
-                assert_eq!(keys(value), keys(&other[name]), "{path}: LiveSnapshot keys");
+            let same = if name == "LiveSnapshot" {
+                keys(value) == keys(&other[name])
             } else {
-                assert_eq!(value, &other[name], "{path}: {name}");
+                value == &other[name]
+            };
+            if !same {
+                return Some(format!("{path}: {name} differs"));
             }
         }
     }
+    None
 }
 
 /// Poll until both answers agree (a state published between the two calls is retried).
@@ -106,11 +106,11 @@ fn agree(c: &Client) -> Result<BTreeMap<String, Props>> {
         || {
             let bulk = get_clocks(c)?;
             let managed = managed_clocks(c)?;
-            let same = std::panic::catch_unwind(|| assert_same(&bulk, &managed)).is_ok();
-            Ok(if same {
-                ControlFlow::Break(bulk)
-            } else {
-                ControlFlow::Continue(format!("GetClocks {bulk:?}\nGetManagedObjects {managed:?}"))
+            Ok(match disagreement(&bulk, &managed) {
+                None => ControlFlow::Break(bulk),
+                Some(why) => ControlFlow::Continue(format!(
+                    "{why}\nGetClocks {bulk:?}\nGetManagedObjects {managed:?}"
+                )),
             })
         },
     )
