@@ -43,8 +43,18 @@ async fn wait_event(
     lines: &mut Lines<BufReader<ChildStdout>>,
     want: impl Fn(&Value) -> bool,
 ) -> Value {
+    wait_event_keeping(lines, want, &mut Vec::new()).await
+}
+
+/// [`wait_event`], keeping the events read before the one wanted in `seen`: events whose
+/// order the emulator does not fix (a display change and the answer to the next stdin line)
+/// may come first.
+async fn wait_event_keeping(
+    lines: &mut Lines<BufReader<ChildStdout>>,
+    want: impl Fn(&Value) -> bool,
+    seen: &mut Vec<Value>,
+) -> Value {
     let deadline = Instant::now() + Duration::from_secs(15);
-    let mut seen = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = timeout(left, lines.next_line())
@@ -276,7 +286,9 @@ async fn piece_commands_on_stdin_reach_the_host_as_field_updates() {
         .write_all(b"move e2e4\nmove e9e5\n")
         .await
         .expect("write stdin");
-    let err = wait_event(&mut lines, |v| v["event"] == "error").await;
+    // The display showing the move may come before or after the error about the next line.
+    let mut before_error = Vec::new();
+    let err = wait_event_keeping(&mut lines, |v| v["event"] == "error", &mut before_error).await;
     assert!(
         err["message"]
             .as_str()
@@ -300,13 +312,16 @@ async fn piece_commands_on_stdin_reach_the_host_as_field_updates() {
             (27, Some(chessclock_protocol::Piece::WhitePawn))
         ]
     );
-    let shown = wait_event(&mut lines, |v| {
+    let shows_pawn = |v: &Value| {
         v["event"] == "display"
             && v["pieces"]
                 .as_str()
                 .is_some_and(|p| p.as_bytes()[36] == b'P')
-    })
-    .await;
+    };
+    let shown = match before_error.into_iter().find(|v| shows_pawn(v)) {
+        Some(v) => v,
+        None => wait_event(&mut lines, shows_pawn).await,
+    };
     assert_eq!(
         shown["pieces"].as_str().map(|p| &p[48..56]),
         Some("PPPP.PPP"),
