@@ -2,7 +2,8 @@
 //!
 //! Owns argument parsing, output formatting and exit codes (0 ok, 1 the action failed,
 //! 2 usage, 3 daemon not running). It must not keep game state of its own: live data comes
-//! from the daemon over D-Bus, offline tools call the daemon's library.
+//! from the daemon over D-Bus; the offline tools run the pure crates (engine, game,
+//! protocol) in-process. It never links the daemon crate.
 
 mod client;
 mod fleet;

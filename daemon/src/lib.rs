@@ -3,11 +3,16 @@
 //! Layers, from the pure core outwards:
 //! - [`engine`]: re-export of the `chessclock-engine` crate (time-control engine and notation
 //!   parser; pure: no IO, no clock reads).
+//! - [`device`]: per board, the pure driver (the link) and session (the game over the link),
+//!   and the actor, the thin IO shell and the only code that touches a tty.
 //! - [`store`]: the crash-safe journal and snapshots in the state directory.
 //! - [`config`]: settings from defaults, `/etc/chessclockd/chessclockd.toml` and the environment.
-//! - [`device`]: one actor per board, the only code that touches a tty.
-//! - [`supervisor`]: the set of attached clocks and their D-Bus objects.
-//! - [`bus`]: the D-Bus service (objects hold handles, never locks) and client proxies.
+//! - [`supervisor`]: the registry of attached clocks; it knows no bus and announces each clock
+//!   that comes or goes.
+//! - [`bus`]: the D-Bus service, serving an object per announced clock (objects hold handles,
+//!   never locks); the names and proxies clients share are the `chessclock-api` crate's.
+//! - [`remembered`]: the boards attached at run time, attached again after a restart.
+//! - [`monotonic`]: the CLOCK_MONOTONIC stamp clients extrapolate snapshots from.
 //! - [`logging`]: the log filter, where logs go, and org.freedesktop.LogControl1.
 //! - [`service`], `demo`: process lifetime, systemd notification, signals; the demo.
 //! - `virtual_board`: the emulated board behind virtual clocks and the demo (cargo feature

@@ -8,8 +8,8 @@
 //! the path given, is renamed to the stable name so its game resumes.
 //!
 //! Owns the choice of the store name only; opening the journal is `persist`'s, and telling a
-//! different board on the same port from the same board is the actor's (by the board's serial
-//! number, recorded in the journal).
+//! different board on the same port from the same board is the session's (by the board's
+//! serial number, recorded in the journal).
 
 use std::path::{Path, PathBuf};
 
