@@ -44,3 +44,50 @@ impl From<&ClockEvent> for LogEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{FlagReason, GameResult, ResultReason, Side};
+    use crate::store;
+
+    /// The record's events are written as the bus's events were: the same JSON, variant for
+    /// variant.
+    #[test]
+    fn a_clock_event_and_its_record_event_have_the_same_json() {
+        let events = [
+            ClockEvent::Move {
+                ply: 1,
+                san: "e4".into(),
+                uci: "e2e4".into(),
+                fen: "8/8/8/8/8/8/8/8 b - - 0 1".into(),
+                mover_ms: 299_000,
+            },
+            ClockEvent::StateChanged {
+                old: "ready".into(),
+                new: "running".into(),
+                reason: "start".into(),
+            },
+            ClockEvent::Pressed {
+                side: Side::Black,
+                move_number: 3,
+                move_ms: 1500,
+                white_ms: 290_000,
+                black_ms: 280_000,
+            },
+            ClockEvent::Flag {
+                side: Side::White,
+                reason: FlagReason::Time,
+            },
+            ClockEvent::Result {
+                result: GameResult::BlackWins,
+                reason: ResultReason::Flag(FlagReason::Time),
+            },
+        ];
+        for ev in events {
+            let clock = store::to_json(&ev).expect("clock event");
+            let record = store::to_json(&LogEvent::from(&ev)).expect("record event");
+            assert_eq!(record, clock);
+        }
+    }
+}
