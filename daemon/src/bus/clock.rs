@@ -236,16 +236,17 @@ impl ClockIface {
     /// Set the time control from its notation (see docs/timecontrols.md). Mid-game the
     /// remaining times and move counters are kept.
     async fn set_time_control(&self, notation: &str) -> Result<(), BusError> {
-        // Checked here too, so a long bad notation is quoted back only in part; the actor
-        // parses it again and stays the authority.
-        chessclock_engine::notation::parse(notation).map_err(|e| {
+        // Parsed here, where the text comes in (a long bad notation is quoted back only in
+        // part); the clock gets the control.
+        let parsed = chessclock_engine::notation::parse(notation).map_err(|e| {
             BusError::InvalidArgument(format!(
                 "{}: {}",
                 chessclock_engine::words::quote(notation),
                 e.message
             ))
         })?;
-        self.ask(Request::SetTimeControl(notation.to_owned())).await
+        self.ask(Request::SetTimeControl(Box::new(parsed.control)))
+            .await
     }
 
     /// Start the game; `side` ("white" or "black") moves first.

@@ -9,8 +9,10 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
+use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot, Status,
+    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot,
+    Status, StatusCause,
 };
 
 /// Which half of the clock display shows White.
@@ -190,11 +192,11 @@ pub enum ClockEvent {
     /// Game state transition.
     StateChanged {
         /// Previous state.
-        old: String,
+        old: Status,
         /// New state.
-        new: String,
-        /// Why (`start`, `press`, `pause`, `flag`, `operator`, ...).
-        reason: String,
+        new: Status,
+        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ... on the bus).
+        reason: StatusCause,
     },
     /// A valid press ended a turn.
     Pressed {
@@ -241,11 +243,12 @@ pub struct LiveSettings {
 /// An operator or script request to a device actor.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// Set the time control (notation); mid-game it keeps times and counters.
-    SetTimeControl(String),
+    /// Set the time control (parsed from its notation where the text came in); mid-game it
+    /// keeps times and counters.
+    SetTimeControl(Box<TimeControl>),
     /// Set the time control for a game that has not started; refused (`NotAllowed`, and
     /// nothing changes) once it has, checked in the same step as the change.
-    SetControlBeforeStart(String),
+    SetControlBeforeStart(Box<TimeControl>),
     /// Start the game with `side` to move.
     Start(Side),
     /// Pause the running clock.

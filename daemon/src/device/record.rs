@@ -81,7 +81,8 @@ impl GameLog {
     /// Add an event at engine time `t_ms`.
     pub(crate) fn event(&mut self, t_ms: u64, wall_ms: u64, ev: &ClockEvent) {
         // The record begins with the start; nothing before it belongs to a game.
-        let start = matches!(ev, ClockEvent::StateChanged { reason, .. } if reason == "start");
+        let start =
+            matches!(ev, ClockEvent::StateChanged { reason, .. } if reason.as_str() == "start");
         if self.entries.is_empty() && !start {
             return;
         }
@@ -235,9 +236,9 @@ mod tests {
             0,
             1_763_892_000_000,
             &ClockEvent::StateChanged {
-                old: "ready".into(),
-                new: "running".into(),
-                reason: "start".into(),
+                old: crate::engine::Status::Ready,
+                new: crate::engine::Status::Running,
+                reason: crate::engine::StatusCause::Start,
             },
         );
         log

@@ -145,17 +145,27 @@ async fn set_control<F, Fut>(
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let canonical = crate::engine::notation::parse(control)
-        .map(|p| p.canonical)
-        .unwrap_or_else(|_| control.to_owned());
+    let parsed = match crate::engine::notation::parse(control) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            notice(format!(
+                "[[clock]] {what}: its time control {control} was not applied to clock \
+                 {index}: {}: {}",
+                crate::engine::words::quote(control),
+                e.message
+            ))
+            .await;
+            return;
+        }
+    };
     let current = handle.borrow_state().time_control.clone();
-    if current == canonical {
+    if current == parsed.canonical {
         return;
     }
     // The clock checks that its game has not started in the same step as the change: a
     // game started meanwhile keeps its control.
     match handle
-        .request(Request::SetControlBeforeStart(control.to_owned()))
+        .request(Request::SetControlBeforeStart(Box::new(parsed.control)))
         .await
     {
         Ok(()) => {}

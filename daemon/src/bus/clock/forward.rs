@@ -114,7 +114,7 @@ async fn emit_changes(
 async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {
     match ev {
         ClockEvent::StateChanged { old, new, reason } => {
-            ClockIface::state_changed(e, old, new, reason).await
+            ClockIface::state_changed(e, old.as_str(), new.as_str(), reason.as_str()).await
         }
         ClockEvent::Pressed {
             side,

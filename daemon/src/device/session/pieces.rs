@@ -58,7 +58,7 @@ impl Session {
     /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
     pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board_game.on_press(side, remaining_ms, move_ms);
-        self.pgn_changed = true;
+        self.game_record_changed();
     }
 
     fn drain_board(&mut self, t: Time) {
@@ -78,7 +78,7 @@ impl Session {
             if let BoardChange::Problem(Some(p)) = &change {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
-            self.pgn_changed = true;
+            self.game_record_changed();
             self.changed = true;
         }
     }
@@ -101,7 +101,7 @@ impl Session {
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board_game.set_info(tags).map_err(|e| e.to_string())?;
-        self.pgn_changed = true;
+        self.game_record_changed();
         self.changed = true;
         Ok(())
     }
