@@ -1,8 +1,9 @@
 //! The `org.chessclockd.ChessClock1.Clock` interface: one object per attached board.
 //!
 //! Holds a [`DeviceHandle`] only: properties read the actor's latest published state,
-//! methods become requests to the actor; [`forward`] turns state changes and events
-//! into `PropertiesChanged` and signals. No game logic here.
+//! methods become requests to the actor (their words parsed here, where they come in: a
+//! side, a time control's notation); [`forward`] turns state changes and events into
+//! `PropertiesChanged` and signals. No game logic here.
 
 use std::collections::{BTreeMap, HashMap};
 

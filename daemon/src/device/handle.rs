@@ -1,8 +1,11 @@
 //! The handle through which everything outside a device actor talks to it.
 //!
-//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream.
-//! A handle is cheap to clone and holds no lock: requests go over a channel with a oneshot
-//! reply, state comes from a watch channel the actor publishes to.
+//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream
+//! (typed: words only on the bus). A handle is cheap to clone and holds no lock: requests go
+//! over a channel with a oneshot reply (the actor forwards them to its session, which gives
+//! each its meaning), state comes from a watch channel the actor publishes the session's
+//! state to. Requests carry parsed values: text (a time control's notation) is parsed where
+//! it comes in.
 
 use std::time::Duration;
 

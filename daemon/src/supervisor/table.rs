@@ -4,9 +4,9 @@
 //! Owns the rule: a clock attached at run time (scan, udev hook, `chessclockctl attach`,
 //! D-Bus `Attach`, remembered) whose board reports the serial number of a table whose clock
 //! is not attached elsewhere gets the table's name, white side, game information and mode, and
-//! its time control only while its game has not started. A clock attached from a table by its
-//! port keeps that table; a virtual clock is never matched (its name is its journal's). It
-//! talks to the clock through its requests only and must not know the bus.
+//! its time control (parsed here) only while its game has not started. A clock attached from
+//! a table by its port keeps that table; a virtual clock is never matched (its name is its
+//! journal's). It talks to the clock through its requests only and must not know the bus.
 
 use tokio::sync::{mpsc, watch};
 

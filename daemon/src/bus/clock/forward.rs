@@ -1,5 +1,6 @@
 //! One clock's changes on the bus: the task that turns the actor's published states into
-//! `PropertiesChanged` (only the properties that changed) and its events into signals.
+//! `PropertiesChanged` (only the properties that changed) and its typed events into signals
+//! (their words: a status, a reason code).
 //!
 //! Owns the comparison of old and new state per property; holds the interface reference and
 //! the device handle, no game logic.
