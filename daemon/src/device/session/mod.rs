@@ -40,7 +40,7 @@ use super::board_game::BoardGame;
 use super::driver::{Driver, DriverConfig, Instant};
 use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
 use super::observe::{Mode, Observed};
-pub(crate) use super::persist::Note;
+use super::persist::Note;
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 
 /// Game events waiting to be shown as text, at most.

@@ -343,3 +343,39 @@ fn observe_mode_times_each_move_by_the_clock_and_sends_it_nothing() {
         "nothing for the engine to journal"
     );
 }
+
+/// A press read by `handle_input` is finished there: its event and the push of the new
+/// times come out before any `handle_timeout` (the caller need not know which call applies
+/// what).
+#[test]
+fn a_press_is_finished_by_handle_input_alone() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 1_000);
+    rig.emu.press_lever(rig.now);
+    // The board's report of the press, not fed to the session yet.
+    let mut out = rig.emu.poll_output(rig.now);
+    while out.is_empty() {
+        let t = rig.emu.poll_timeout().expect("the report is due");
+        rig.now = t;
+        rig.emu.handle_timeout(t);
+        out = rig.emu.poll_output(t);
+    }
+    let at = Instant::from_ms(rig.now);
+    rig.session.handle_input(at, &out);
+    let mut pressed = false;
+    while let Some(ev) = rig.session.poll_event() {
+        pressed |= matches!(
+            ev,
+            SessionEvent::Clock {
+                event: ClockEvent::Pressed { .. },
+                ..
+            }
+        );
+    }
+    assert!(pressed, "the press's event");
+    assert!(
+        rig.session.poll_transmit(at).is_some(),
+        "the new times to push"
+    );
+}
