@@ -221,6 +221,10 @@ impl Engine {
                     });
                 }
             }
+            Boundary::NextPeriod { periods_left } => {
+                self.events
+                    .push_back(Event::PeriodChanged { side, periods_left });
+            }
             Boundary::Flag(reason) => self.flag(side, reason, t),
             Boundary::BothMainExpired => {
                 self.flags.push(FlagRecord {

@@ -207,10 +207,13 @@ pub enum StatusCause {
     Flag,
     /// The game has a result, for this reason.
     Result(ResultReason),
+    /// A new game replaced the last one. The engine never says it (a new game is a new
+    /// engine); the device that replaced it does.
+    NewGame,
 }
 
 impl StatusCause {
-    /// The reason code (`start`, `pause`, `resume`, `flag`, or the result's reason).
+    /// The reason code (`start`, `pause`, `resume`, `flag`, `new_game`, or the result's reason).
     pub fn as_str(self) -> &'static str {
         match self {
             StatusCause::Start => "start",
@@ -218,7 +221,14 @@ impl StatusCause {
             StatusCause::Resume => "resume",
             StatusCause::Flag => "flag",
             StatusCause::Result(r) => r.as_str(),
+            StatusCause::NewGame => "new_game",
         }
+    }
+}
+
+impl Serialize for StatusCause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

@@ -309,6 +309,13 @@ pub enum Event {
         /// Black's displayed value after the press.
         black_ms: u64,
     },
+    /// A byo-yomi period ran out and the next began (the phase stays the same).
+    PeriodChanged {
+        /// Whose.
+        side: Side,
+        /// Periods left now, the new one included.
+        periods_left: u32,
+    },
     /// A side's phase changed.
     PhaseChanged {
         /// Whose.

@@ -1,5 +1,5 @@
 //! Engine events: every phase change is reported once, whether it happens at a boundary the
-//! engine arms a timer for or inside the running evolution.
+//! engine arms a timer for or inside the running evolution; so is every new byo-yomi period.
 
 use chessclock_engine::notation;
 use chessclock_engine::{Engine, Event, Input, Phase, Side, Time};
@@ -52,4 +52,26 @@ fn double_flag_first_flag_and_phased_reserve_are_phase_changes() {
         let changes = phase_changes(&mut e, 3_000, 100);
         assert_eq!(changes, vec![(Side::White, Phase::Main, new)], "{control}");
     }
+}
+
+#[test]
+fn each_new_byoyomi_period_is_an_event() {
+    let mut e = engine("G/1s byo/3x30");
+    e.handle_input(Time::from_ms(0), Input::Start { side: Side::White })
+        .expect("start");
+    let mut periods = Vec::new();
+    for t in (0..=80_000).step_by(500) {
+        e.handle_timeout(Time::from_ms(t));
+        while let Some(ev) = e.poll_event() {
+            if let Event::PeriodChanged { side, periods_left } = ev {
+                periods.push((t, side, periods_left));
+            }
+        }
+    }
+    // Main time ends at 1 s (a phase change, not a period change); the periods roll at
+    // 31 s and 61 s.
+    assert_eq!(
+        periods,
+        [(31_000, Side::White, 2), (61_000, Side::White, 1)]
+    );
 }

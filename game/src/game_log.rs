@@ -11,7 +11,9 @@
 //! returned; writing the files is the daemon's journal writer's job. It must not know the
 //! daemon's types: the daemon converts its events into [`LogEvent`]s.
 
-use chessclock_engine::{FlagReason, GameResult, ResultReason, Side, Snapshot};
+use chessclock_engine::{
+    FlagReason, GameResult, ResultReason, Side, Snapshot, Status, StatusCause,
+};
 use serde::Serialize;
 
 use crate::pgn::{self, GameInfo, PgnGame, PgnMove};
@@ -36,11 +38,11 @@ pub enum LogEvent {
     /// Game state transition (`reason` `start` begins the record).
     StateChanged {
         /// Previous state.
-        old: String,
+        old: Status,
         /// New state.
-        new: String,
-        /// Why (`start`, `press`, `pause`, `flag`, `operator`, ...).
-        reason: String,
+        new: Status,
+        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ...).
+        reason: StatusCause,
     },
     /// A valid press ended a turn.
     Pressed {
@@ -165,7 +167,7 @@ impl GameLog {
     /// Add an event at engine time `t_ms`; nothing before the start belongs to a game.
     pub fn event(&mut self, t_ms: u64, wall_ms: u64, event: impl Into<LogEvent>) {
         let event = event.into();
-        let start = matches!(&event, LogEvent::StateChanged { reason, .. } if reason == "start");
+        let start = matches!(&event, LogEvent::StateChanged { reason, .. } if *reason == StatusCause::Start);
         if self.entries.is_empty() && !start {
             return;
         }

@@ -1,8 +1,9 @@
 //! The `org.chessclockd.ChessClock1.Clock` interface: one object per attached board.
 //!
 //! Holds a [`DeviceHandle`] only: properties read the actor's latest published state,
-//! methods become requests to the actor; [`forward`] turns state changes and events
-//! into `PropertiesChanged` and signals. No game logic here.
+//! methods become requests to the actor (their words parsed here, where they come in: a
+//! side, a time control's notation); [`forward`] turns state changes and events into
+//! `PropertiesChanged` and signals. No game logic here.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -236,16 +237,17 @@ impl ClockIface {
     /// Set the time control from its notation (see docs/timecontrols.md). Mid-game the
     /// remaining times and move counters are kept.
     async fn set_time_control(&self, notation: &str) -> Result<(), BusError> {
-        // Checked here too, so a long bad notation is quoted back only in part; the actor
-        // parses it again and stays the authority.
-        chessclock_engine::notation::parse(notation).map_err(|e| {
+        // Parsed here, where the text comes in (a long bad notation is quoted back only in
+        // part); the clock gets the control.
+        let parsed = chessclock_engine::notation::parse(notation).map_err(|e| {
             BusError::InvalidArgument(format!(
                 "{}: {}",
                 chessclock_engine::words::quote(notation),
                 e.message
             ))
         })?;
-        self.ask(Request::SetTimeControl(notation.to_owned())).await
+        self.ask(Request::SetTimeControl(Box::new(parsed.control)))
+            .await
     }
 
     /// Start the game; `side` ("white" or "black") moves first.

@@ -1,16 +1,21 @@
 //! The handle through which everything outside a device actor talks to it.
 //!
-//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream.
-//! A handle is cheap to clone and holds no lock: requests go over a channel with a oneshot
-//! reply, state comes from a watch channel the actor publishes to.
+//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream
+//! (typed: words only on the bus). A handle is cheap to clone and holds no lock: requests go
+//! over a channel with a oneshot reply (the actor forwards them to its session, which gives
+//! each its meaning), state comes from a watch channel the actor publishes the session's
+//! state to. Requests carry parsed values: text (a time control's notation) is parsed where
+//! it comes in.
 
 use std::time::Duration;
 
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
+use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot, Status,
+    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot,
+    Status, StatusCause,
 };
 
 /// Which half of the clock display shows White.
@@ -190,11 +195,11 @@ pub enum ClockEvent {
     /// Game state transition.
     StateChanged {
         /// Previous state.
-        old: String,
+        old: Status,
         /// New state.
-        new: String,
-        /// Why (`start`, `press`, `pause`, `flag`, `operator`, ...).
-        reason: String,
+        new: Status,
+        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ... on the bus).
+        reason: StatusCause,
     },
     /// A valid press ended a turn.
     Pressed {
@@ -241,11 +246,12 @@ pub struct LiveSettings {
 /// An operator or script request to a device actor.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// Set the time control (notation); mid-game it keeps times and counters.
-    SetTimeControl(String),
+    /// Set the time control (parsed from its notation where the text came in); mid-game it
+    /// keeps times and counters.
+    SetTimeControl(Box<TimeControl>),
     /// Set the time control for a game that has not started; refused (`NotAllowed`, and
     /// nothing changes) once it has, checked in the same step as the change.
-    SetControlBeforeStart(String),
+    SetControlBeforeStart(Box<TimeControl>),
     /// Start the game with `side` to move.
     Start(Side),
     /// Pause the running clock.

@@ -1,12 +1,14 @@
 //! Device actors: one task per attached board, the only code that touches a tty (or the
 //! in-memory line of a virtual clock).
 //!
-//! An actor owns its port and the game's [`Engine`](crate::engine::Engine); the board link's
-//! behaviour (probe, clock command queue, keep-alive, lever decoding) is the pure
-//! `driver`, which the actor feeds bytes and time. It turns lever presses into engine
-//! presses and engine state into set-and-run pushes, and publishes a [`handle::ClockState`]
-//! for the bus. Nothing in an actor blocks: reads, writes and timers are awaited in one
-//! `select!`.
+//! Every rule of a clock is in the pure `session` (quinn-proto's `Connection`): the game's
+//! [`Engine`](crate::engine::Engine), the board link (the pure `driver`: probe, clock
+//! command queue, keep-alive, lever decoding), lever presses into engine presses, engine
+//! state into set-and-run pushes, the operators' requests and their refusals, and the
+//! published [`handle::ClockState`]. The `actor` (async quinn) is its IO shell: it owns the
+//! port, the journal and the game's record, forwards bytes, requests and wake-ups to the
+//! session, and writes, journals and publishes what the session says. Nothing in an actor
+//! blocks: reads, writes and timers are awaited in one `select!`.
 
 mod actor;
 mod announce;

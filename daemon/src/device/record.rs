@@ -64,9 +64,9 @@ mod tests {
                 mover_ms: 299_000,
             },
             ClockEvent::StateChanged {
-                old: "ready".into(),
-                new: "running".into(),
-                reason: "start".into(),
+                old: crate::engine::Status::Ready,
+                new: crate::engine::Status::Running,
+                reason: crate::engine::StatusCause::Start,
             },
             ClockEvent::Pressed {
                 side: Side::Black,

@@ -4,9 +4,9 @@
 //! Owns the rule: a clock attached at run time (scan, udev hook, `chessclockctl attach`,
 //! D-Bus `Attach`, remembered) whose board reports the serial number of a table whose clock
 //! is not attached elsewhere gets the table's name, white side, game information and mode, and
-//! its time control only while its game has not started. A clock attached from a table by its
-//! port keeps that table; a virtual clock is never matched (its name is its journal's). It
-//! talks to the clock through its requests only and must not know the bus.
+//! its time control (parsed here) only while its game has not started. A clock attached from
+//! a table by its port keeps that table; a virtual clock is never matched (its name is its
+//! journal's). It talks to the clock through its requests only and must not know the bus.
 
 use tokio::sync::{mpsc, watch};
 
@@ -145,17 +145,27 @@ async fn set_control<F, Fut>(
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let canonical = crate::engine::notation::parse(control)
-        .map(|p| p.canonical)
-        .unwrap_or_else(|_| control.to_owned());
+    let parsed = match crate::engine::notation::parse(control) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            notice(format!(
+                "[[clock]] {what}: its time control {control} was not applied to clock \
+                 {index}: {}: {}",
+                crate::engine::words::quote(control),
+                e.message
+            ))
+            .await;
+            return;
+        }
+    };
     let current = handle.borrow_state().time_control.clone();
-    if current == canonical {
+    if current == parsed.canonical {
         return;
     }
     // The clock checks that its game has not started in the same step as the change: a
     // game started meanwhile keeps its control.
     match handle
-        .request(Request::SetControlBeforeStart(control.to_owned()))
+        .request(Request::SetControlBeforeStart(Box::new(parsed.control)))
         .await
     {
         Ok(()) => {}

@@ -48,7 +48,9 @@ impl Method for Byoyomi {
         } else if s.count > 1 {
             s.count -= 1;
             s.period_rem = self.period;
-            Boundary::Continue
+            Boundary::NextPeriod {
+                periods_left: s.count,
+            }
         } else {
             Boundary::Flag(FlagReason::Time)
         }

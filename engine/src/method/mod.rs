@@ -26,6 +26,8 @@ use super::types::{AdjustField, FlagReason, InputError, Phase};
 pub(crate) enum Boundary {
     /// Play goes on (a delay window ended, or a phase changed inside the turn).
     Continue,
+    /// Play goes on in the next period (byo-yomi): `periods_left` with it.
+    NextPeriod { periods_left: u32 },
     /// The mover's time is up: flag with this reason.
     Flag(FlagReason),
     /// Double flag: the mover's main time ran out while the opponent is on extra: draw.

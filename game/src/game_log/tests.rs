@@ -30,9 +30,9 @@ fn started() -> GameLog {
         0,
         1_763_892_000_000,
         LogEvent::StateChanged {
-            old: "ready".into(),
-            new: "running".into(),
-            reason: "start".into(),
+            old: chessclock_engine::Status::Ready,
+            new: chessclock_engine::Status::Running,
+            reason: chessclock_engine::StatusCause::Start,
         },
     );
     log

@@ -1,5 +1,6 @@
 //! One clock's changes on the bus: the task that turns the actor's published states into
-//! `PropertiesChanged` (only the properties that changed) and its events into signals.
+//! `PropertiesChanged` (only the properties that changed) and its typed events into signals
+//! (their words: a status, a reason code).
 //!
 //! Owns the comparison of old and new state per property; holds the interface reference and
 //! the device handle, no game logic.
@@ -114,7 +115,7 @@ async fn emit_changes(
 async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {
     match ev {
         ClockEvent::StateChanged { old, new, reason } => {
-            ClockIface::state_changed(e, old, new, reason).await
+            ClockIface::state_changed(e, old.as_str(), new.as_str(), reason.as_str()).await
         }
         ClockEvent::Pressed {
             side,

@@ -1,14 +1,17 @@
 //! The device actor loop: serial reads, operator requests and timers in one `select!`.
 //!
 //! A thin IO shell around the pure [`Session`] (the game over the board link: the driver,
-//! the engine, the display, the board's game). It owns the port (any [`BoardIo`]: a tty, or
-//! an in-memory stream to the virtual board), reads bytes and stamps them with the time they
-//! arrived, feeds the session, writes what it polls out and sleeps until the earliest
-//! deadline. It is the only place where wall time (tokio's monotonic clock) meets the pure
-//! layers: `now` is read once per wake-up and passed down. It journals what the session
-//! says to, keeps the game's record, publishes the state and sends bus events. It must not
-//! hold game or link rules itself. Its work is split by direction: [`start`] (opening the
-//! port, resuming the journal, the first state), [`requests`] (operators), [`reconnect`] (a
+//! the engine, the display, the board's game, the requests' rules, the published state). It
+//! owns the port (any [`BoardIo`]: a tty, or an in-memory stream to the virtual board), reads
+//! bytes and stamps them with the time they arrived, hands them, requests and wake-ups to the
+//! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
+//! out, acts on its events and sleeps until the earliest deadline. It is the only place where
+//! wall time (tokio's monotonic clock) meets the pure layers: `now` is read once per wake-up
+//! and passed down. It journals what the session says to, keeps the game's record, sends
+//! the state the session publishes and the bus events, and answers a request once the
+//! journal has what it did. It must not hold game, link or request rules itself: a request
+//! is forwarded as it is (only `Shutdown`, which stops the loop, is its own). Its work is
+//! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
 //! port that vanished and came back), [`output`] (the session's events, the published
 //! state, the live PGN, writes).
 
@@ -16,7 +19,6 @@ mod output;
 mod reconnect;
 #[cfg(test)]
 mod replug_tests;
-mod requests;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -31,15 +33,14 @@ use tokio::time::Instant;
 use super::DeviceOptions;
 use super::driver;
 use super::handle::{ClockEvent, ClockState, Envelope, Reply, Request};
-use super::persist::{self, GameRecord, GameStart, Persist};
+use super::persist::{self, GameRecord, GameStart, Note, Persist};
 use super::port::{BoardIo, Opener};
 use super::session::Session;
 use crate::engine::Time;
-use crate::engine::notation;
 
 struct Actor<P> {
     /// The options it was started with; of these the actor reads the state directory and
-    /// the reopen interval (the game's settings live in the session, the state's copy).
+    /// the reopen interval (the game's settings live in the session).
     options: DeviceOptions,
     /// The byte stream to the board (`None` while it is gone).
     port: Option<P>,
@@ -52,7 +53,6 @@ struct Actor<P> {
     persist: Option<Persist>,
     /// The game's record so far (kept where the game is journaled).
     log: Option<GameLog>,
-    state: ClockState,
     state_tx: watch::Sender<ClockState>,
     events: broadcast::Sender<ClockEvent>,
     rx: mpsc::Receiver<Envelope>,
@@ -60,9 +60,6 @@ struct Actor<P> {
     reopen_at: Option<Instant>,
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
-    /// Something besides the running time changed: publish the state at the end of the
-    /// wake-up.
-    publish: bool,
     /// Kept alive as long as the actor (a virtual clock's in-memory board).
     _keep: Option<Box<dyn Send>>,
 }
@@ -84,30 +81,26 @@ impl<P: BoardIo> Actor<P> {
         self.session.time_at(self.at(now))
     }
 
-    /// Note something external (connect, disconnect, white side) in the journal and in the
-    /// game's record.
-    fn note(&mut self, now: Instant, what: &str) {
-        let t_ms = self.time(now).as_ms();
-        self.record_note(t_ms, what, true);
-    }
-
     /// Note `what` at `t_ms` in the journal, and in the game's record if `record` (the
     /// record has flags as events already).
-    fn record_note(&mut self, t_ms: u64, what: &str, record: bool) {
+    fn record_note(&mut self, t_ms: u64, what: &Note, record: bool) {
         let wall_ms = persist::wall_ms();
+        let what = what.to_string();
         if record && let Some(log) = &mut self.log {
-            log.note(t_ms, wall_ms, what);
+            log.note(t_ms, wall_ms, &what);
         }
         if let Some(p) = &self.persist {
             p.append(GameRecord::Note {
                 t_ms,
                 wall_ms,
-                what: what.to_owned(),
+                what,
             });
         }
     }
 
-    /// A fresh game with the session's control: journal compacted to its start.
+    /// The session started a new game on its control: the last game's record is written
+    /// if it was under way, and the journal is compacted to the new game's start (the notes
+    /// it must keep follow as the session's events).
     fn started_new_game(&mut self, now: Instant) {
         if self
             .log
@@ -119,9 +112,9 @@ impl<P: BoardIo> Actor<P> {
         let control = self.session.engine().control().clone();
         self.log = self.persist.as_ref().map(|_| {
             GameLog::new(
-                &self.state.name,
-                &self.state.port,
-                &notation::canonical(&control),
+                self.session.name(),
+                self.session.port(),
+                self.session.time_control(),
                 persist::wall_ms(),
             )
         });
@@ -132,16 +125,6 @@ impl<P: BoardIo> Actor<P> {
                 t_ms,
                 wall_ms: persist::wall_ms(),
             });
-        }
-        // The compacted journal must still say which half is White's, and on which board.
-        self.note(now, &persist::white_side_note(self.session.white_side()));
-        if let Some(serial) = self.session.journal_serial().map(str::to_owned) {
-            self.record_note(t_ms, &persist::board_serial_note(&serial), false);
-        }
-        // What was said about the last game is no longer news.
-        if !self.state.notices.is_empty() {
-            self.state.notices.clear();
-            self.publish = true;
         }
     }
 
@@ -185,12 +168,12 @@ impl<P: BoardIo> Actor<P> {
             match wake {
                 Wake::Request(None) => break,
                 Wake::Request(Some(env)) => {
-                    if env.request == Request::Shutdown {
+                    if matches!(env.request, Request::Shutdown) {
                         let _ = env.reply.send(Ok(Reply::Done));
                         break;
                     }
                     let read_only = env.request.is_read_only();
-                    let answer = self.handle_request(now, env.request);
+                    let answer = self.session.handle_request(self.at(now), env.request);
                     // The journal gets what the request did before its answer waits on it.
                     self.drain_session(now);
                     match &self.persist {
@@ -201,16 +184,13 @@ impl<P: BoardIo> Actor<P> {
                     }
                 }
                 Wake::Read(Ok(0)) => self.lost(now, "end of file"),
-                Wake::Read(Ok(n)) => {
-                    let at = self.at(now);
-                    self.session.handle_input(at, &buf[..n]);
-                }
+                Wake::Read(Ok(n)) => self.session.handle_input(self.at(now), &buf[..n]),
                 Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
                 Wake::Timer => {}
             }
             self.service(now).await;
         }
-        tracing::info!(clock = self.state.index, "actor stopped");
+        tracing::info!(clock = self.session.clock(), "actor stopped");
     }
 
     /// The earliest deadline of the session and of reopening the port.

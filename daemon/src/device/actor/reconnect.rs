@@ -13,31 +13,32 @@ impl<P: BoardIo> Actor<P> {
     pub(super) fn lost(&mut self, now: Instant, why: &str) {
         if self.port.take().is_some() {
             tracing::warn!(
-                clock = self.state.index,
+                clock = self.session.clock(),
                 "{} is gone ({why}); the game goes on, reopening every {:?}",
-                self.state.port,
+                self.session.port(),
                 self.options.reopen_interval
             );
         }
         let at = self.at(now);
         self.session.disconnect(at, why);
-        self.state.connected = false;
-        self.publish = true;
         self.reopen_at = Some(now + self.options.reopen_interval);
     }
 
     pub(super) fn try_reopen(&mut self, now: Instant) {
         match (self.open)() {
             Ok(stream) => {
-                tracing::info!(clock = self.state.index, "{} is back", self.state.port);
+                tracing::info!(
+                    clock = self.session.clock(),
+                    "{} is back",
+                    self.session.port()
+                );
                 self.port = Some(stream);
                 self.reopen_at = None;
-                self.state.connected = true;
                 let at = self.at(now);
                 self.session.connect(at);
             }
             Err(e) => {
-                tracing::debug!(clock = self.state.index, "reopen failed: {e}");
+                tracing::debug!(clock = self.session.clock(), "reopen failed: {e}");
                 self.reopen_at = Some(now + self.options.reopen_interval);
             }
         }

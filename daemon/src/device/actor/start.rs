@@ -1,14 +1,15 @@
 //! Starting a device actor: opening the port (or starting the virtual board), resuming the
 //! game from the journal, and building the actor's first state.
 //!
-//! Owns everything that happens once, before the run loop: parsing the time control, choosing
-//! the journal's store (a tty's by-path identity, a virtual clock's name), restoring the game
-//! and its record, and the first published [`ClockState`]. It must not handle input or time
-//! after the start: that is the run loop's ([`super::Actor::run`]).
+//! Owns everything that happens once, before the run loop: the engine on the configured
+//! control, choosing the journal's store (a tty's by-path identity, a virtual clock's name),
+//! restoring the game and its record, and the session with its first published state. It
+//! must not handle input or time after the start: that is the run loop's
+//! ([`super::Actor::run`]).
 
 use std::path::{Path, PathBuf};
 
-use chessclock_game::{GameLog, START_FEN};
+use chessclock_game::GameLog;
 #[cfg(any(test, feature = "virtual-board"))]
 use tokio::io::DuplexStream;
 use tokio::sync::{broadcast, mpsc, watch};
@@ -18,14 +19,13 @@ use tokio_serial::SerialStream;
 
 use super::Actor;
 use crate::device::driver::{self, DriverConfig};
-use crate::device::handle::{BoardView, ClockState, DeviceHandle, DeviceState};
-use crate::device::observe::Mode;
+use crate::device::handle::DeviceHandle;
 use crate::device::persist::{self, GameStart, Persist};
 use crate::device::port::{BoardIo, Opener};
 use crate::device::session::{Session, SessionConfig, clock_event};
 use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
+use crate::engine::Engine;
 use crate::engine::notation;
-use crate::engine::{Engine, Time};
 use crate::monotonic::monotonic_us;
 #[cfg(any(test, feature = "virtual-board"))]
 use crate::virtual_board::{MemoryBoard, VirtualOptions};
@@ -214,7 +214,6 @@ fn resume(
         offset_ms,
         persist,
         log,
-        time_control,
         notices,
         board_serial,
     })
@@ -227,8 +226,6 @@ pub(super) struct Game {
     pub(super) offset_ms: u64,
     pub(super) persist: Option<Persist>,
     pub(super) log: Option<GameLog>,
-    /// Canonical notation of the engine's control.
-    pub(super) time_control: String,
     /// What the operator should know about the resumed game (problems of the restore).
     pub(super) notices: Vec<String>,
     /// The serial number of the board the journaled game was played on, if it said.
@@ -251,39 +248,6 @@ pub(super) fn launch<P: BoardIo>(
 ) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
-    // A resumed game is published as it is from the first state on, not as `ready`.
-    let snapshot = game.engine.snapshot(Time::from_ms(game.offset_ms));
-    let mut state = ClockState {
-        index,
-        name,
-        port,
-        model: String::new(),
-        firmware: String::new(),
-        board_serial: String::new(),
-        connected: stream.is_some(),
-        device_state: if stream.is_some() {
-            DeviceState::Probing
-        } else {
-            DeviceState::Disconnected
-        },
-        game_state: snapshot.status,
-        time_control: game.time_control,
-        white_side: options.white_side,
-        snapshot,
-        as_of_us: monotonic_us(),
-        board: BoardView {
-            fen: START_FEN.to_owned(),
-            ..BoardView::default()
-        },
-        mode: options.mode,
-        notices: game.notices,
-        engine: crate::device::handle::EngineAt(
-            (options.mode == Mode::Drive).then(|| std::sync::Arc::new(game.engine.clone())),
-        ),
-    };
-    let (state_tx, state_rx) = watch::channel(state.clone());
-    let (events, _) = broadcast::channel(256);
-    let handle = DeviceHandle::new(tx, state_rx, events.clone());
     let link = DriverConfig {
         clock: index,
         command_timeout: options.command_timeout,
@@ -292,7 +256,9 @@ pub(super) fn launch<P: BoardIo>(
     };
     let cfg = SessionConfig {
         clock: index,
-        port: state.port.clone(),
+        name,
+        port,
+        epoch_us: monotonic_us(),
         white_side: options.white_side,
         move_source: options.move_source,
         pause_button: options.pause_button,
@@ -303,12 +269,17 @@ pub(super) fn launch<P: BoardIo>(
     if !waiting {
         session.connect_first(driver::Instant::ZERO);
     }
+    for notice in game.notices {
+        session.add_notice(notice);
+    }
     if let Err(e) = session.set_game_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
     }
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
-    state.board = session.board_view();
+    let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
+    let (events, _) = broadcast::channel(256);
+    let handle = DeviceHandle::new(tx, state_rx, events.clone());
     let reopen_interval = options.reopen_interval;
     let mut actor = Actor {
         options,
@@ -318,13 +289,11 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         log: game.log,
-        state,
         state_tx,
         events,
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
         pgn_dirty: false,
-        publish: true,
         _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });

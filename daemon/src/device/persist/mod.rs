@@ -12,6 +12,7 @@
 
 #[cfg(test)]
 mod durability_tests;
+mod note;
 mod restore;
 mod stamp;
 mod writer;
@@ -23,11 +24,12 @@ use chessclock_game::Rendered;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use super::handle::{BoardSide, DeviceError, Reply};
+use super::handle::{DeviceError, Reply};
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
 use writer::Job;
 
+pub(crate) use note::Note;
 pub(crate) use restore::Restored;
 pub(crate) use stamp::wall_ms;
 
@@ -98,20 +100,6 @@ impl Entry {
 enum SnapshotFile {
     Game { start: Entry, records: Vec<Entry> },
     Legacy(Box<GameStart>),
-}
-
-const WHITE_SIDE_NOTE: &str = "white_side ";
-
-/// The journal note that records which half of the clock is White's.
-pub(crate) fn white_side_note(side: BoardSide) -> String {
-    format!("{WHITE_SIDE_NOTE}{}", side.as_str())
-}
-
-const BOARD_SERIAL_NOTE: &str = "board_serial ";
-
-/// The journal note that records the serial number of the board the game is played on.
-pub(crate) fn board_serial_note(serial: &str) -> String {
-    format!("{BOARD_SERIAL_NOTE}{serial}")
 }
 
 /// A clock's journal, written by the journal writer thread.

@@ -6,7 +6,7 @@
 //! never hidden.
 
 use super::stamp::Now;
-use super::{BOARD_SERIAL_NOTE, Entry, GameRecord, GameStart, WHITE_SIDE_NOTE};
+use super::{Entry, GameRecord, GameStart, Note};
 use crate::device::handle::BoardSide;
 use crate::engine::{Engine, Event, Time};
 
@@ -114,11 +114,10 @@ pub(crate) fn restore(
                 }
             }
             GameRecord::Note { what, .. } => {
-                if let Some(side) = what.strip_prefix(WHITE_SIDE_NOTE) {
-                    white_side = side.parse::<BoardSide>().ok().or(white_side);
-                }
-                if let Some(serial) = what.strip_prefix(BOARD_SERIAL_NOTE) {
-                    board_serial = Some(serial.to_owned());
+                match Note::read(what) {
+                    Some(Note::WhiteSide(side)) => white_side = Some(side),
+                    Some(Note::BoardSerial(serial)) => board_serial = Some(serial),
+                    _ => {}
                 }
                 records.push(entry.clone());
             }

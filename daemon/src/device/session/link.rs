@@ -7,11 +7,10 @@
 
 use chessclock_protocol::Button;
 
-use super::{Session, SessionEvent};
+use super::{Note, Session, SessionEvent};
 use crate::device::display::side_on;
 use crate::device::driver::{DriverEvent, Instant};
 use crate::device::handle::ClockEvent;
-use crate::device::persist;
 use crate::engine::{Input, Side, Status};
 
 impl Session {
@@ -137,8 +136,7 @@ impl Session {
                  if {running} pressed while chessclockd was not running, `chessclockctl press \
                  {clock} {running}` takes the press now"
             );
-            tracing::warn!(clock, "{notice}");
-            self.events.push_back(SessionEvent::Notice(notice));
+            self.notify(notice);
             return;
         }
         if !was_in_step {
@@ -155,8 +153,7 @@ impl Session {
                      then `chessclockctl adjust {clock} {running} main_ms add MS` gives time \
                      back)"
                 );
-                tracing::warn!(clock, "{notice}");
-                self.events.push_back(SessionEvent::Notice(notice));
+                self.notify(notice);
             }
             Err(e) => tracing::debug!(clock, "unheard press not taken: {e}"),
         }
@@ -223,11 +220,9 @@ impl Session {
                  new-game {}`)",
                 self.cfg.port, self.cfg.clock
             );
-            tracing::warn!(clock = self.cfg.clock, "{notice}");
-            self.events.push_back(SessionEvent::Notice(notice));
-            self.changed = true;
+            self.notify(notice);
         }
         self.journal_serial = Some(serial.clone());
-        self.note(now, &persist::board_serial_note(&serial), false);
+        self.note(now, Note::BoardSerial(serial), false);
     }
 }

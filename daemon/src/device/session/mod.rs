@@ -2,22 +2,28 @@
 //! and above it the game: lever → engine, engine → display pushes and announcements, the
 //! clock's buttons, observe mode, and the board's pieces (the `game` crate's `GameRecorder`).
 //!
-//! Same sans-IO interface as the driver (quinn-proto style): the caller passes `now` in,
-//! feeds bytes to [`Session::handle_input`], wakes it at [`Session::poll_timeout`] with
-//! [`Session::handle_timeout`], writes what [`Session::poll_transmit`] returns and acts on
-//! [`Session::poll_event`] (journal, bus events, a dead link). Operators' requests come in
-//! through typed methods ([`Session::apply`], [`Session::show_text`], ...).
+//! Same sans-IO interface as the driver (quinn-proto's `Connection`): the caller passes
+//! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
+//! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
+//! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
+//! [`Session::poll_event`] (journal, record, bus events, a dead link) and publishes
+//! [`Session::publish`]. Every `handle_*` finishes its work (the engine's events drained, the
+//! display decided) before it returns.
 //!
-//! Owns the rules that join the link and the game: which half is whose, what the clock must
-//! show and when it is pushed (a change of the game at once, the device's seconds kept in
-//! phase with the engine's), what text the game deserves, what a press or button means.
-//! It must not do IO, read a clock, journal or publish: it says what to journal
-//! ([`SessionEvent::Input`], [`SessionEvent::Note`]) and what changed; the device actor does
-//! the rest. Its time line is the driver's [`Instant`]; the engine's time is that plus the
-//! offset of a resumed game.
+//! Owns every rule of the clock: which half is whose, what the clock must show and when it
+//! is pushed (a change of the game at once, the device's seconds kept in phase with the
+//! engine's), what text the game deserves, what a press, a button or a request means and
+//! when a request is refused, and the facts of the published state (name, control,
+//! notices). It must not do IO, read a clock, journal or publish: it says what to journal
+//! ([`SessionEvent::Input`], [`SessionEvent::Note`]), what the IO shell must do
+//! ([`SessionEvent::NewGame`], ...) and what to publish; the device actor does the rest. Its
+//! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
+//! resumed game.
 
 mod link;
 mod pieces;
+mod publish;
+mod requests;
 mod show;
 
 pub(crate) use show::clock_event;
@@ -33,8 +39,9 @@ use chessclock_game::GameRecorder;
 use super::MoveSource;
 use super::announce::Announcement;
 use super::driver::{Driver, DriverConfig, Instant};
-use super::handle::{BoardSide, ClockEvent, DeviceState, LiveSettings};
+use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
 use super::observe::{Mode, Observed};
+use super::persist::Note;
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 
 /// Game events waiting to be shown as text, at most.
@@ -45,8 +52,13 @@ const MAX_ANNOUNCEMENTS: usize = 3;
 pub(crate) struct SessionConfig {
     /// The clock's index, for log lines and messages.
     pub clock: u32,
+    /// The clock's name when it starts (a rename changes the session's).
+    pub name: String,
     /// The port's label (a tty's path, `virtual:NAME`), for messages.
     pub port: String,
+    /// CLOCK_MONOTONIC microseconds at the session's epoch: the published state's
+    /// `as_of_us` is this plus `now`.
+    pub epoch_us: u64,
     pub white_side: BoardSide,
     pub move_source: MoveSource,
     /// The clock's run/pause button pauses and resumes the game.
@@ -61,15 +73,20 @@ pub(crate) enum SessionEvent {
     Input { t_ms: u64, input: Input },
     /// Something to keep in the journal at `t_ms` (a flag, the board's serial number, a
     /// connection); `record`: in the game's record too.
-    Note {
-        t_ms: u64,
-        what: String,
-        record: bool,
-    },
+    Note { t_ms: u64, note: Note, record: bool },
     /// A bus event at engine time `t_ms` (the game's record keeps it too).
     Clock { t_ms: u64, event: ClockEvent },
-    /// Something the operator should know (shown in `notices` and logged).
+    /// A bus event the game's record does not keep (a new game's `StateChanged`).
+    Signal(ClockEvent),
+    /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
+    /// A new game started on the session's engine: the last game's record is done and the
+    /// journal starts anew (the notes it must keep follow as [`SessionEvent::Note`]s).
+    NewGame,
+    /// The time control of the game under way changed (canonical notation).
+    Reconfigured { time_control: String },
+    /// The clock was renamed from `old` (the session's name is the new one).
+    Renamed { old: String },
     /// The board stopped answering: close the port, then call [`Session::disconnect`].
     LinkDead,
 }
@@ -113,11 +130,16 @@ pub(crate) struct Session {
     /// A running game resumed from the journal, its lever not seen yet: whether it was in
     /// step before the daemon stopped is not known.
     lever_resumed: bool,
-    /// Something besides the running time changed since [`Session::take_changed`].
+    /// Something besides the running time changed since the last [`Session::publish`].
     changed: bool,
     /// The board's game (moves, information, result) changed since
     /// [`Session::take_pgn_changed`].
     pgn_changed: bool,
+    /// The board's game changed since the published state's view of it was built.
+    board_stale: bool,
+    /// The published state as of the latest [`Session::publish`]; it holds the clock's
+    /// facts the game does not (name, control, notices, connection). No engine in it.
+    state: ClockState,
     events: VecDeque<SessionEvent>,
 }
 
@@ -133,6 +155,7 @@ impl Session {
         journal_serial: Option<String>,
     ) -> Session {
         let lever_resumed = engine.status() == Status::Running && engine.moves_made() > 0;
+        let state = publish::first_state(&cfg, &engine, offset_ms);
         let mut driver = Driver::new(link);
         // Until [`Session::connect_first`]: no port.
         driver.disconnect();
@@ -155,6 +178,8 @@ impl Session {
             refresh: false,
             changed: true,
             pgn_changed: false,
+            board_stale: true,
+            state,
             events: VecDeque::new(),
         }
     }
@@ -180,6 +205,7 @@ impl Session {
         self.now = now;
         self.driver.handle_input(now, bytes);
         self.drain_driver(now);
+        self.finish(now);
     }
 
     /// Time passed (or something else happened): act on everything due by `now`, then
@@ -192,7 +218,12 @@ impl Session {
         self.driver.handle_timeout(now);
         self.drain_driver(now);
         self.board_timeout(now);
-        // Events of what the link's news did (a lever press): one push below for all.
+        self.finish(now);
+    }
+
+    /// The end of every `handle_*`: the events of what it did (a lever press, a request)
+    /// drained, then one push for all, then the text the game deserves.
+    fn finish(&mut self, now: Instant) {
         self.drain_engine(now);
         self.update_display(now);
         self.show_announcement(now);
@@ -232,12 +263,6 @@ impl Session {
         self.events.pop_front()
     }
 
-    /// Whether something besides the running time changed since the last call (the state
-    /// should be published).
-    pub(crate) fn take_changed(&mut self) -> bool {
-        std::mem::take(&mut self.changed)
-    }
-
     /// Whether the board's game (its PGN) changed since the last call.
     pub(crate) fn take_pgn_changed(&mut self) -> bool {
         std::mem::take(&mut self.pgn_changed)
@@ -250,7 +275,8 @@ impl Session {
         self.now = now;
         self.driver.connect(now);
         self.lever_unchecked = true;
-        self.note(now, "reconnected", true);
+        self.state.connected = true;
+        self.note(now, Note::Reconnected, true);
         self.state_changed();
     }
 
@@ -259,13 +285,15 @@ impl Session {
         self.now = now;
         self.driver.connect(now);
         self.lever_unchecked = true;
+        self.state.connected = true;
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
     pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
         self.now = now;
-        self.note(now, &format!("disconnected: {why}"), true);
+        self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
+        self.state.connected = false;
         self.changed = true;
     }
 
@@ -279,11 +307,6 @@ impl Session {
     /// Board/clock state.
     pub(crate) fn device_state(&self) -> DeviceState {
         self.driver.device_state()
-    }
-
-    /// The clock and board as the link identified them.
-    pub(crate) fn device_info(&self) -> &DeviceInfo {
-        &self.info
     }
 
     /// Whether the clock runs its own mode and is only followed.
@@ -331,7 +354,8 @@ impl Session {
     }
 
     /// Give the engine an input at `now`; journaled (an [`SessionEvent::Input`]) if taken.
-    pub(crate) fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
+    /// Operators' inputs come through [`Session::handle_request`].
+    fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
         let t = self.time_at(now);
         self.engine.handle_input(t, input.clone())?;
         self.events.push_back(SessionEvent::Input {
@@ -343,52 +367,52 @@ impl Session {
     }
 
     /// A new game on `engine` (a new control, or the same one afresh) at `now`; observe
-    /// mode forgets the clock's game too. Notices about the last game are the caller's.
-    pub(crate) fn new_game(&mut self, now: Instant, engine: Engine) {
+    /// mode forgets the clock's game too, and what was said about the last game is no
+    /// longer news. The journal starts anew ([`SessionEvent::NewGame`]) and must still say
+    /// which half is White's, and on which board.
+    fn new_game(&mut self, now: Instant, engine: Engine) {
         self.now = now;
         self.engine = engine;
         self.observed.reset();
+        self.state.time_control = crate::engine::notation::canonical(self.engine.control());
+        self.state.notices.clear();
         self.state_changed();
+        self.events.push_back(SessionEvent::NewGame);
+        self.note(now, Note::WhiteSide(self.cfg.white_side), true);
+        if let Some(serial) = self.journal_serial.clone() {
+            self.note(now, Note::BoardSerial(serial), false);
+        }
     }
 
     /// Show `text` for `duration` (the caller caps it) at `now`.
-    pub(crate) fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
+    fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
         self.driver.show_text(now, text, duration);
     }
 
     /// Beep for about `ms` milliseconds.
-    pub(crate) fn beep(&mut self, ms: u32) {
+    fn beep(&mut self, ms: u32) {
         self.driver.beep(ms);
     }
 
     /// New ack timeout, resend count and transport latency, and the pause button's meaning
     /// (a configuration reload).
-    pub(crate) fn set_link(&mut self, s: &LiveSettings) {
+    fn set_link(&mut self, s: &LiveSettings) {
         self.driver.set_limits(s.command_timeout, s.command_retries);
         self.driver.set_transport_latency(s.transport_latency);
         self.cfg.pause_button = s.pause_button;
     }
 
     /// White plays on `side` of the clock from `now` on (noted in the journal).
-    pub(crate) fn set_white_side(&mut self, now: Instant, side: BoardSide) {
+    fn set_white_side(&mut self, now: Instant, side: BoardSide) {
         self.cfg.white_side = side;
         // The lever's halves now mean other players: in step again only once a report says.
         self.lever_agreed = false;
-        self.note(now, &crate::device::persist::white_side_note(side), true);
+        self.note(now, Note::WhiteSide(side), true);
         self.state_changed();
     }
 
-    /// The serial number of the board the game is played on, as the journal knows it.
-    pub(crate) fn journal_serial(&self) -> Option<&str> {
-        self.journal_serial.as_deref()
-    }
-
     /// Observe mode: the arbiter records `result` at `now`; `false` if the game has one.
-    pub(crate) fn observed_result(
-        &mut self,
-        now: Instant,
-        result: crate::engine::GameResult,
-    ) -> bool {
+    fn observed_result(&mut self, now: Instant, result: crate::engine::GameResult) -> bool {
         if self.observed.result.is_some() {
             return false;
         }
@@ -400,7 +424,7 @@ impl Session {
                 reason: crate::engine::ResultReason::Board,
             },
         });
-        self.pgn_changed = true;
+        self.game_record_changed();
         self.state_changed();
         true
     }
@@ -410,13 +434,13 @@ impl Session {
         self.cfg.white_side
     }
 
-    /// Drive or observe the clock from `now` on. The caller checks that the switch is
-    /// allowed.
-    pub(crate) fn set_mode(&mut self, now: Instant, mode: Mode) {
+    /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
+    /// switch is allowed).
+    fn set_mode(&mut self, now: Instant, mode: Mode) {
         self.observed.reset();
         self.cfg.mode = mode;
         self.driver.set_observe(mode == Mode::Observe);
-        self.note(now, &format!("mode {}", mode.as_str()), true);
+        self.note(now, Note::Mode(mode), true);
         self.state_changed();
     }
 
@@ -426,11 +450,25 @@ impl Session {
         self.changed = true;
     }
 
-    /// Journal `what` at `now` (and keep it in the record if `record`).
-    fn note(&mut self, now: Instant, what: &str, record: bool) {
+    /// The board's game (its PGN and its view on the bus) changed.
+    fn game_record_changed(&mut self) {
+        self.pgn_changed = true;
+        self.board_stale = true;
+    }
+
+    /// Something the operator should know: in the published `notices`, and logged.
+    fn notify(&mut self, notice: String) {
+        tracing::warn!(clock = self.cfg.clock, "{notice}");
+        self.state.notices.push(notice.clone());
+        self.events.push_back(SessionEvent::Notice(notice));
+        self.changed = true;
+    }
+
+    /// Journal `note` at `now` (and keep it in the record if `record`).
+    fn note(&mut self, now: Instant, note: Note, record: bool) {
         self.events.push_back(SessionEvent::Note {
             t_ms: self.time_at(now).as_ms(),
-            what: what.to_owned(),
+            note,
             record,
         });
     }

@@ -60,7 +60,7 @@ impl Session {
     pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board_game
             .on_press(color(side), remaining_ms, Some(move_ms));
-        self.pgn_changed = true;
+        self.game_record_changed();
     }
 
     /// How many moves `side` has made on the board in this game.
@@ -89,7 +89,7 @@ impl Session {
             if let RecordChange::Problem(Some(p)) = &change {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
-            self.pgn_changed = true;
+            self.game_record_changed();
             self.changed = true;
         }
     }
@@ -112,7 +112,7 @@ impl Session {
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board_game.set_info(tags).map_err(|e| e.to_string())?;
-        self.pgn_changed = true;
+        self.game_record_changed();
         self.changed = true;
         Ok(())
     }

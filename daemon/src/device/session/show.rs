@@ -7,7 +7,7 @@
 
 use chessclock_protocol::ClockModel;
 
-use super::{MAX_ANNOUNCEMENTS, Session, SessionEvent};
+use super::{MAX_ANNOUNCEMENTS, Note, Session, SessionEvent};
 use crate::device::announce;
 use crate::device::display::face;
 use crate::device::driver::Instant;
@@ -48,9 +48,16 @@ impl Session {
                     self.board_press(*side, remaining, *move_ms);
                 }
                 Event::Flag { side, reason } => {
-                    self.note(now, &format!("flag {} {reason}", side.as_str()), false);
+                    self.note(
+                        now,
+                        Note::Flag {
+                            side: *side,
+                            reason: *reason,
+                        },
+                        false,
+                    );
                 }
-                Event::Result { .. } => self.pgn_changed = true,
+                Event::Result { .. } => self.game_record_changed(),
                 _ => {}
             }
             if let Some(event) = clock_event(ev) {
@@ -147,15 +154,11 @@ impl Session {
     }
 }
 
-/// The bus event for an engine event; phase changes are shown on the clock and in the
-/// snapshot, not signalled.
+/// The bus event for an engine event; phase and period changes are shown on the clock and
+/// in the snapshot (published at once: every engine event is a change), not signalled.
 pub(crate) fn clock_event(ev: Event) -> Option<ClockEvent> {
     Some(match ev {
-        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged {
-            old: old.to_string(),
-            new: new.to_string(),
-            reason: reason.to_string(),
-        },
+        Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged { old, new, reason },
         Event::Pressed {
             side,
             move_number,
@@ -171,6 +174,6 @@ pub(crate) fn clock_event(ev: Event) -> Option<ClockEvent> {
         },
         Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
         Event::Result { result, reason } => ClockEvent::Result { result, reason },
-        Event::PhaseChanged { .. } => return None,
+        Event::PhaseChanged { .. } | Event::PeriodChanged { .. } => return None,
     })
 }

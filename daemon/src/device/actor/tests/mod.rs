@@ -1,32 +1,29 @@
-//! The actor as a whole (IO shell, driver, engine) over an in-memory `tokio::io::duplex`
-//! with the sans-IO emulator on the other end, in tokio's paused time: no pty, no real
-//! waiting, exact durations.
+//! The actor as a whole (IO shell and session) over an in-memory `tokio::io::duplex` with
+//! the sans-IO emulator on the other end, in tokio's paused time: no pty, no real waiting,
+//! exact durations. Only what needs the IO shell is tested here (bytes timed where they
+//! arrive, the published engine, a port reopened, the display's seconds with the latencies
+//! of the whole actor); the rules are tested on the session (`device::session::tests`), in
+//! virtual time.
 
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chessclock_protocol::emulator::{
-    ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove, Running,
-};
+use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
 use super::start::{Game, launch};
 
-mod display;
-mod requests;
 use crate::device::DeviceOptions;
 use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
 use crate::device::port::Opener;
-use crate::engine::{Engine, Input, Side, Time, notation};
+use crate::engine::{Engine, Side, notation};
 
 /// What a test does to the emulated board.
 pub(super) enum Action {
     Lever,
-    /// A move played on the pieces (UCI), mover lifted first.
-    Move(&'static str),
 }
 
 /// Run `emu` on `stream` in tokio time until the stream closes or `actions` ends (the cable
@@ -55,11 +52,6 @@ async fn board(
             },
             a = actions.recv() => match a {
                 Some(Action::Lever) => emu.press_lever(ms()),
-                Some(Action::Move(uci)) => {
-                    let mv = PieceMove::parse(uci, emu.pieces()).expect("a move");
-                    emu.piece_action(ms(), PieceAction::Move(mv, MoveOrder::MoverFirst))
-                        .expect("legal");
-                }
                 None => return,
             },
             () = sleep => emu.handle_timeout(ms()),
@@ -111,7 +103,6 @@ pub(super) fn start_actor_with(
         offset_ms: 0,
         persist: None,
         log: None,
-        time_control: parsed.canonical,
         notices: Vec::new(),
         board_serial: None,
     };
@@ -265,89 +256,6 @@ async fn an_unplugged_board_is_reopened_probed_and_resynced() {
     );
 }
 
-/// A resumed game played on another board than the one now on the port goes on, and the
-/// operator is told (issue 10 item 2).
-#[tokio::test(start_paused = true)]
-async fn another_board_on_the_port_of_a_game_under_way_is_a_notice() {
-    let (stream, _actions, _view) = plug();
-    let parsed = notation::parse("G/5 d/0").expect("valid notation");
-    let mut engine = Engine::new(parsed.control).expect("valid control");
-    engine
-        .handle_input(Time::from_ms(0), Input::Start { side: Side::White })
-        .expect("started");
-    let game = Game {
-        engine,
-        offset_ms: 1_000,
-        persist: None,
-        log: None,
-        time_control: parsed.canonical,
-        notices: vec!["on resuming the game: a restart gap".into()],
-        board_serial: Some("13579".into()),
-    };
-    let no_replug: Opener<DuplexStream> = Box::new(|| Err(io::Error::other("no replug here")));
-    let handle = start_game(stream, no_replug, "G/5 d/0", game);
-    assert_eq!(handle.state().notices.len(), 1, "the restore's notice");
-    let mut w = handle.watch_state();
-    let st = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let st = w.borrow_and_update().clone();
-            if st.notices.len() == 2 {
-                return st;
-            }
-            w.changed().await.expect("actor alive");
-        }
-    })
-    .await
-    .expect("a notice about the board");
-    assert_eq!(st.board_serial, "24680");
-    assert!(
-        st.notices[1].contains("board 24680") && st.notices[1].contains("board 13579"),
-        "{:?}",
-        st.notices
-    );
-    assert_eq!(
-        st.game_state,
-        chessclock_engine::Status::Running,
-        "the game goes on"
-    );
-    // A new game: the notices were about the old one.
-    handle.request(Request::NewGame).await.expect("new game");
-    assert!(
-        handle.state().notices.is_empty(),
-        "{:?}",
-        handle.state().notices
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_start_against_the_lever_starts_the_side_the_lever_shows_to_move() {
-    let (stream, actions, mut view) = plug();
-    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
-    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
-    // Flipped before the start: the right end (Black's, White being left) is up.
-    actions.send(Action::Lever).expect("board alive");
-    until_view(&mut view, "lever flipped", |v| v.right_high).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut events = handle.subscribe();
-    handle
-        .request(Request::Start(Side::White))
-        .await
-        .expect("start");
-    until_view(&mut view, "black running", |v| v.running == Running::Right).await;
-    assert_eq!(handle.state().snapshot.running, Some(Side::Black));
-    // Black's press is a press (the first flip is never swallowed).
-    tokio::time::sleep(Duration::from_millis(2_000)).await;
-    actions.send(Action::Lever).expect("board alive");
-    let side = loop {
-        match events.recv().await.expect("events") {
-            ClockEvent::Pressed { side, .. } => break side,
-            _ => continue,
-        }
-    };
-    assert_eq!(side, Side::Black);
-    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
-}
-
 /// After a press the waiting side's display follows the engine's seconds (issue 11 item 1):
 /// sampled every 10 ms for 6 s, it differs only within one command round trip of the push.
 #[tokio::test(start_paused = true)]
@@ -401,58 +309,4 @@ async fn after_a_press_the_display_steps_with_the_engines_seconds() {
             "{control}: the display was off the engine's second in {off} of {samples} samples"
         );
     }
-}
-
-/// With `move_source = "board"` (the default) a multi-period control counts the moves on the
-/// pieces: an extra press without a move does not bring the period's time early.
-#[tokio::test(start_paused = true)]
-async fn the_board_counts_the_moves_of_a_multi_period_control() {
-    let (stream, actions, _view) = plug();
-    let handle = start_actor_with(
-        stream,
-        Box::new(|| Err(io::Error::other("no replug here"))),
-        "2/1 SD/1",
-    );
-    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
-    handle
-        .request(Request::Start(Side::White))
-        .await
-        .expect("start");
-    let step = Duration::from_millis(1_000);
-    for action in [
-        Action::Move("e2e4"),
-        Action::Lever,
-        Action::Move("e7e5"),
-        Action::Lever,
-        // White presses without moving: still one move on the board.
-        Action::Lever,
-        Action::Lever,
-    ] {
-        tokio::time::sleep(step).await;
-        actions.send(action).expect("board alive");
-    }
-    tokio::time::sleep(step).await;
-    let live = handle.live().await.expect("live");
-    assert_eq!(live.board.moves, ["e4", "e5"], "{:?}", live.board);
-    assert_eq!(
-        live.snapshot.moves.white, 1,
-        "the extra press is not a move"
-    );
-    assert!(
-        live.snapshot.white_ms < 60_000,
-        "no period time without the board's second move: {}",
-        live.snapshot.white_ms
-    );
-    // White's second move on the board, then the press: the period's minute is added.
-    actions.send(Action::Move("g1f3")).expect("board alive");
-    tokio::time::sleep(step).await;
-    actions.send(Action::Lever).expect("board alive");
-    tokio::time::sleep(step).await;
-    let live = handle.live().await.expect("live");
-    assert_eq!(live.snapshot.moves.white, 2);
-    assert!(
-        live.snapshot.white_ms > 60_000,
-        "{}",
-        live.snapshot.white_ms
-    );
 }

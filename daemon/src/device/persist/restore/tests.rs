@@ -225,11 +225,14 @@ fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
     let mut entries = game();
     entries.insert(
         1,
-        note(5, crate::device::persist::board_serial_note("11111")),
+        note(
+            5,
+            crate::device::persist::Note::BoardSerial("11111".into()).to_string(),
+        ),
     );
     entries.push(note(
         11_000,
-        crate::device::persist::board_serial_note("22222"),
+        crate::device::persist::Note::BoardSerial("22222".into()).to_string(),
     ));
     let r = restore(
         Some(start_at(1_000_000, Some(500_000))),

@@ -2,37 +2,16 @@
 //! and journaled, flags announced with the times back after, a press ending text at once,
 //! the run button, an unplugged clock re-synced, observe mode timing moves by the clock.
 
-use std::time::Duration;
-
 use chessclock_protocol::Button;
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
-use super::Rig;
+use super::{Rig, shows_wanted, until};
 use crate::device::announce::SHOW_FOR;
 use crate::device::driver::Instant;
-use crate::device::handle::{ClockEvent, DeviceState};
+use crate::device::handle::{ClockEvent, DeviceState, Request};
 use crate::device::observe::Mode;
 use crate::device::session::SessionEvent;
 use crate::engine::{Input, Side, Status};
-
-/// Run until `f` holds for the clock's view, at most `within_ms`; the instant it did.
-fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) -> bool) -> u64 {
-    let end = rig.now + within_ms;
-    while rig.now < end {
-        if f(rig) {
-            return rig.now;
-        }
-        let t = rig.now + 1;
-        rig.run_until(t);
-    }
-    panic!("{what}: not within {within_ms} ms");
-}
-
-/// The clock shows the engine's times (as of the last step, which advanced it to now).
-fn shows_wanted(rig: &Rig) -> bool {
-    let v = rig.emu.view();
-    v.text.is_none() && (u64::from(v.left_seconds), u64::from(v.right_seconds)) == rig.wanted()
-}
 
 #[test]
 fn a_press_is_timed_where_its_bytes_arrive_and_journaled_before_anything_else() {
@@ -113,8 +92,11 @@ fn a_press_ends_an_operators_text_within_one_round_trip() {
     let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
     rig.start();
     rig.run_until(rig.now + 500);
-    let at = Instant::from_ms(rig.now);
-    rig.session.show_text(at, "HELLO", Duration::from_secs(8));
+    rig.request(Request::ShowText {
+        text: "HELLO".into(),
+        ms: 8_000,
+    })
+    .expect("text");
     rig.run_until(rig.now + 1_000);
     assert_eq!(rig.view().text.as_deref(), Some("HELLO"));
     rig.press();
@@ -259,9 +241,10 @@ fn a_lever_after_the_sides_changed_is_not_taken_as_a_press() {
     rig.run_until(rig.now + 1_000);
     rig.press();
     rig.run_until(rig.now + 1_000);
-    let at = Instant::from_ms(rig.now);
-    rig.session
-        .set_white_side(at, crate::device::handle::BoardSide::Right);
+    rig.request(Request::SetWhiteSide(
+        crate::device::handle::BoardSide::Right,
+    ))
+    .expect("sides changed");
     rig.unplug();
     rig.run_until(rig.now + 1_000);
     rig.replug();
@@ -303,8 +286,8 @@ fn notes(rig: &Rig) -> Vec<String> {
         .iter()
         .filter_map(|(_, ev)| match ev {
             SessionEvent::Note {
-                what, record: true, ..
-            } => Some(what.clone()),
+                note, record: true, ..
+            } => Some(note.to_string()),
             _ => None,
         })
         .collect()
@@ -323,8 +306,8 @@ fn notices(rig: &Rig) -> Vec<String> {
 #[test]
 fn observe_mode_times_each_move_by_the_clock_and_sends_it_nothing() {
     let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
-    let at = Instant::from_ms(rig.now);
-    rig.session.set_mode(at, Mode::Observe);
+    rig.request(Request::SetMode(Mode::Observe))
+        .expect("observe a clock that is not running");
     rig.run_until(rig.now + 100);
     let sent_before = rig.emu.host_log().len();
     rig.emu.start_own_game(rig.now, 300);
@@ -358,5 +341,41 @@ fn observe_mode_times_each_move_by_the_clock_and_sends_it_nothing() {
     assert!(
         rig.journaled().is_empty(),
         "nothing for the engine to journal"
+    );
+}
+
+/// A press read by `handle_input` is finished there: its event and the push of the new
+/// times come out before any `handle_timeout` (the caller need not know which call applies
+/// what).
+#[test]
+fn a_press_is_finished_by_handle_input_alone() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 1_000);
+    rig.emu.press_lever(rig.now);
+    // The board's report of the press, not fed to the session yet.
+    let mut out = rig.emu.poll_output(rig.now);
+    while out.is_empty() {
+        let t = rig.emu.poll_timeout().expect("the report is due");
+        rig.now = t;
+        rig.emu.handle_timeout(t);
+        out = rig.emu.poll_output(t);
+    }
+    let at = Instant::from_ms(rig.now);
+    rig.session.handle_input(at, &out);
+    let mut pressed = false;
+    while let Some(ev) = rig.session.poll_event() {
+        pressed |= matches!(
+            ev,
+            SessionEvent::Clock {
+                event: ClockEvent::Pressed { .. },
+                ..
+            }
+        );
+    }
+    assert!(pressed, "the press's event");
+    assert!(
+        rig.session.poll_transmit(at).is_some(),
+        "the new times to push"
     );
 }

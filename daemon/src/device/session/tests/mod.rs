@@ -5,17 +5,22 @@
 //! deadlines (quinn-proto's `Pair`); a step budget turns a livelock into a failure. No ptys,
 //! no sleeps, no tokio: minutes of games run in milliseconds, the same way every time.
 
+mod display;
 mod fidelity;
 mod game;
+mod requests;
 
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
 
 use super::{Session, SessionConfig, SessionEvent};
 use crate::device::MoveSource;
 use crate::device::driver::{DriverConfig, Instant};
-use crate::device::handle::{BoardSide, ClockEvent, DeviceState};
+use crate::device::handle::{
+    BoardSide, ClockEvent, ClockState, DeviceError, DeviceState, Reply, Request,
+};
 use crate::device::observe::Mode;
 use crate::device::virtual_time::{self, Stepped};
+use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Input, Side, notation};
 
 /// Steps one [`Rig::run_until`] may take before the test fails as a livelock.
@@ -37,7 +42,9 @@ pub(super) struct Rig {
 pub(super) fn config() -> SessionConfig {
     SessionConfig {
         clock: 7,
+        name: "t".into(),
         port: "/dev/test".into(),
+        epoch_us: 0,
         white_side: BoardSide::Left,
         move_source: MoveSource::Lever,
         pause_button: true,
@@ -45,12 +52,59 @@ pub(super) fn config() -> SessionConfig {
     }
 }
 
+/// A fresh engine on `control` (notation).
+pub(super) fn engine(control: &str) -> Engine {
+    let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
+    Engine::new(parsed.control).expect("a valid control")
+}
+
+/// The parsed `control` (notation), as the bus hands it to a clock.
+pub(super) fn control(control: &str) -> Box<TimeControl> {
+    let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
+    Box::new(parsed.control)
+}
+
+/// Run until `f` holds, at most `within_ms` (1 ms steps); the instant it did.
+pub(super) fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) -> bool) -> u64 {
+    let end = rig.now + within_ms;
+    while rig.now < end {
+        if f(rig) {
+            return rig.now;
+        }
+        let t = rig.now + 1;
+        rig.run_until(t);
+    }
+    panic!("{what}: not within {within_ms} ms");
+}
+
+/// The clock shows the engine's times (as of the last step, which advanced it to now).
+pub(super) fn shows_wanted(rig: &Rig) -> bool {
+    let v = rig.emu.view();
+    v.text.is_none() && (u64::from(v.left_seconds), u64::from(v.right_seconds)) == rig.wanted()
+}
+
 impl Rig {
     /// A connected session running `control` (notation) against a board configured by `emu`.
     pub(super) fn new(control: &str, emu: EmuConfig) -> Rig {
-        let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
-        let engine = Engine::new(parsed.control).expect("a valid control");
-        let mut session = Session::new(config(), DriverConfig::default(), engine, 0, None);
+        Rig::with(config(), engine(control), 0, None, emu)
+    }
+
+    /// A connected session configured by `cfg` on `engine` at engine time `offset_ms` (a
+    /// resumed game), its journal saying it was played on board `journal_serial`.
+    pub(super) fn with(
+        cfg: SessionConfig,
+        engine: Engine,
+        offset_ms: u64,
+        journal_serial: Option<String>,
+        emu: EmuConfig,
+    ) -> Rig {
+        let mut session = Session::new(
+            cfg,
+            DriverConfig::default(),
+            engine,
+            offset_ms,
+            journal_serial,
+        );
         session.connect_first(Instant::ZERO);
         Rig {
             session,
@@ -108,7 +162,19 @@ impl Rig {
         virtual_time::run_until(self, until_ms, MAX_STEPS);
     }
 
-    /// An operator's input now (a request); it must be taken.
+    /// An operator's request now: its answer, once both sides are quiet again.
+    pub(super) fn request(&mut self, req: Request) -> Result<Reply, DeviceError> {
+        let answer = self.session.handle_request(self.at(), req);
+        self.step();
+        answer
+    }
+
+    /// The state the bus would be shown now.
+    pub(super) fn published(&mut self) -> ClockState {
+        self.session.published(self.at())
+    }
+
+    /// An engine input now, as a request would give it; it must be taken.
     pub(super) fn input(&mut self, input: Input) {
         let at = self.at();
         self.session.advance(at);
@@ -120,8 +186,8 @@ impl Rig {
 
     /// Start the game for White (or whoever the lever shows to move).
     pub(super) fn start(&mut self) {
-        let side = self.session.side_to_start(Side::White);
-        self.input(Input::Start { side });
+        self.request(Request::Start(Side::White))
+            .unwrap_or_else(|e| panic!("start refused: {e}"));
     }
 
     /// The player to move presses the lever now.

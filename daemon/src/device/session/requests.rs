@@ -1,96 +1,86 @@
-//! Operator requests (the bus's methods) turned into session calls: engine inputs, text,
-//! settings, a new game or control.
+//! Operators' requests (the bus's methods) in the session: what each [`Request`] means and
+//! when it is refused (observe mode, a game already started, a text too long, a bad name),
+//! turned into engine inputs, text, settings, a new game or control.
 //!
-//! Owns the meaning of each [`Request`] and its refusals; it must not do IO: answers go back
-//! through the run loop, which replies once the journal has what the request did.
+//! Owns every rule of a request; it must not do IO: what the IO shell must do about it (the
+//! journal's new game, the record's name or control, the old live file) it says through
+//! [`SessionEvent`]s, and the answer goes back through the actor once the journal has it.
 
 use std::time::Duration;
 
-use tokio::time::Instant;
-
-use super::Actor;
-use crate::device::driver::MAX_TEXT;
+use super::{Note, Session, SessionEvent};
+use crate::device::driver::{Instant, MAX_TEXT};
 use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::observe::Mode;
-use crate::device::port::BoardIo;
 use crate::engine::notation;
-use crate::engine::{Engine, Input, Status};
+use crate::engine::params::TimeControl;
+use crate::engine::{Engine, Input, Status, StatusCause};
 
-impl<P: BoardIo> Actor<P> {
-    pub(super) fn handle_request(
+impl Session {
+    /// An operator's request at `now`: its answer. The session has finished its work when it
+    /// returns (the engine's events drained, the display decided): the caller polls the
+    /// transmits and events.
+    pub(crate) fn handle_request(
         &mut self,
         now: Instant,
         req: Request,
     ) -> Result<Reply, DeviceError> {
-        let at = self.at(now);
-        self.session.advance(at);
-        if self.session.observing()
+        let answer = self.request(now, req);
+        self.finish(now);
+        answer
+    }
+
+    fn request(&mut self, now: Instant, req: Request) -> Result<Reply, DeviceError> {
+        self.advance(now);
+        if self.observing()
             && let Some(reply) = self.observe_request(now, &req)
         {
             return reply;
         }
         let input = match req {
-            Request::SetMode(mode) => return self.set_mode(now, mode),
+            Request::SetMode(mode) => return self.switch_mode(now, mode),
             Request::Rename(name) => return self.rename(now, name),
             Request::Notice(text) => {
                 self.state.notices.push(text);
-                self.publish = true;
+                self.changed = true;
                 return Ok(Reply::Done);
             }
-            Request::Live => {
-                self.refresh_state(now);
-                return Ok(Reply::State(Box::new(self.state.clone())));
-            }
+            Request::Live => return Ok(Reply::State(Box::new(self.published(now)))),
             Request::Shutdown => return Ok(Reply::Done),
-            Request::Pgn => return Ok(Reply::Pgn(self.session.pgn(at))),
+            Request::Pgn => return Ok(Reply::Pgn(self.pgn(now))),
             Request::SetGameInfo(tags) => {
-                self.session
-                    .set_game_info(&tags)
-                    .map_err(DeviceError::Invalid)?;
+                self.set_game_info(&tags).map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
             Request::Settings(s) => {
-                self.session.set_link(&s);
+                self.set_link(&s);
                 return Ok(Reply::Done);
             }
-            Request::SetControlBeforeStart(text) => {
-                let status = self.session.status();
+            Request::SetControlBeforeStart(control) => {
+                let status = self.status();
                 if status != Status::Ready {
                     return Err(DeviceError::NotAllowed(format!(
                         "clock {}'s game is {status}: its time control is kept",
-                        self.state.index
+                        self.cfg.clock
                     )));
                 }
-                return self.handle_request(now, Request::SetTimeControl(text));
+                return self.request(now, Request::SetTimeControl(control));
             }
-            Request::SetTimeControl(text) => {
-                let parsed = notation::parse(&text).map_err(|e| {
-                    DeviceError::Invalid(format!(
-                        "{}: {}",
-                        crate::engine::words::quote(&text),
-                        e.message
-                    ))
-                })?;
-                let game_started = self.session.status() != Status::Ready;
-                if game_started {
-                    Input::Reconfigure {
-                        control: Box::new(parsed.control.clone()),
-                    }
+            Request::SetTimeControl(control) => {
+                if self.status() != Status::Ready {
+                    Input::Reconfigure { control }
                 } else {
-                    let engine = Engine::new(parsed.control.clone())
-                        .map_err(|e| DeviceError::Invalid(format!("{text:?}: {e}")))?;
-                    self.session.new_game(at, engine);
-                    self.state.time_control = parsed.canonical;
-                    self.started_new_game(now);
+                    let engine = self.engine_for(*control)?;
+                    self.new_game(now, engine);
                     return Ok(Reply::Done);
                 }
             }
             Request::Start(side) => Input::Start {
-                side: self.session.side_to_start(side),
+                side: self.side_to_start(side),
             },
             Request::Pause => Input::Pause,
             Request::Resume => Input::Resume,
-            Request::Press(side) => self.session.press_input(side),
+            Request::Press(side) => self.press_input(side),
             Request::Adjust {
                 side,
                 field,
@@ -106,17 +96,15 @@ impl<P: BoardIo> Actor<P> {
             Request::ClaimDraw(side) => Input::ClaimDraw { side },
             Request::SetResult(result) => Input::BoardResult { result },
             Request::NewGame => {
-                let control = self.session.engine().control().clone();
-                let engine =
-                    Engine::new(control).map_err(|e| DeviceError::Invalid(e.to_string()))?;
-                let old = self.session.status();
-                self.session.new_game(at, engine);
-                self.started_new_game(now);
-                self.emit(ClockEvent::StateChanged {
-                    old: old.to_string(),
-                    new: "ready".into(),
-                    reason: "new_game".into(),
-                });
+                let engine = self.engine_for(self.engine.control().clone())?;
+                let old = self.status();
+                self.new_game(now, engine);
+                self.events
+                    .push_back(SessionEvent::Signal(ClockEvent::StateChanged {
+                        old,
+                        new: Status::Ready,
+                        reason: StatusCause::NewGame,
+                    }));
                 return Ok(Reply::Done);
             }
             Request::ShowText { text, ms } => {
@@ -128,29 +116,33 @@ impl<P: BoardIo> Actor<P> {
                         MAX_TEXT.as_millis()
                     )));
                 }
-                self.session.show_text(at, &text, duration);
+                self.show_text(now, &text, duration);
                 return Ok(Reply::Done);
             }
             Request::Beep(ms) => {
-                self.session.beep(ms);
+                self.beep(ms);
                 return Ok(Reply::Done);
             }
             Request::SetWhiteSide(side) => {
-                self.session.set_white_side(at, side);
+                self.set_white_side(now, side);
                 return Ok(Reply::Done);
             }
         };
         let is_reconfigure = matches!(input, Input::Reconfigure { .. });
-        self.session
-            .apply(at, input)
-            .map_err(DeviceError::Refused)?;
+        self.apply(now, input).map_err(DeviceError::Refused)?;
         if is_reconfigure {
-            self.state.time_control = notation::canonical(self.session.engine().control());
-            if let Some(log) = &mut self.log {
-                log.set_control(&self.state.time_control);
-            }
+            let time_control = notation::canonical(self.engine.control());
+            self.state.time_control.clone_from(&time_control);
+            self.events
+                .push_back(SessionEvent::Reconfigured { time_control });
         }
         Ok(Reply::Done)
+    }
+
+    /// A fresh engine on `control`.
+    fn engine_for(&self, control: TimeControl) -> Result<Engine, DeviceError> {
+        let canonical = notation::canonical(&control);
+        Engine::new(control).map_err(|e| DeviceError::Invalid(format!("{canonical:?}: {e}")))
     }
 
     /// A request in observe mode: answered here (refused, or the clock's game), or `None`
@@ -160,12 +152,12 @@ impl<P: BoardIo> Actor<P> {
         now: Instant,
         req: &Request,
     ) -> Option<Result<Reply, DeviceError>> {
+        let clock = self.cfg.clock;
         let refuse = |what: &str| {
             Some(Err(DeviceError::NotAllowed(format!(
-                "clock {} is in observe mode: the clock runs its own time control, so \
-                 chessclockd does not {what}; `chessclockctl mode {} drive` lets it drive the \
-                 clock",
-                self.state.index, self.state.index
+                "clock {clock} is in observe mode: the clock runs its own time control, so \
+                 chessclockd does not {what}; `chessclockctl mode {clock} drive` lets it drive \
+                 the clock"
             ))))
         };
         match req {
@@ -184,7 +176,7 @@ impl<P: BoardIo> Actor<P> {
                 refuse("write to its display or beep (it sends the clock nothing)")
             }
             Request::SetResult(result) => {
-                if !self.session.observed_result(self.at(now), *result) {
+                if !self.observed_result(now, *result) {
                     return Some(Err(DeviceError::NotAllowed(
                         "the game has its result already; start a new game with \
                          `chessclockctl new-game`"
@@ -194,7 +186,7 @@ impl<P: BoardIo> Actor<P> {
                 Some(Ok(Reply::Done))
             }
             Request::NewGame => {
-                self.note(now, "new game (observe mode)");
+                self.note(now, Note::NewObservedGame, true);
                 None
             }
             _ => None,
@@ -204,30 +196,30 @@ impl<P: BoardIo> Actor<P> {
     /// Switch between driving the clock and observing it. Observe mode is refused while
     /// chessclockd runs a game (pause it or finish it first: the clock would keep counting
     /// the pushed times as its own).
-    fn set_mode(&mut self, now: Instant, mode: Mode) -> Result<Reply, DeviceError> {
-        if mode == self.state.mode {
+    fn switch_mode(&mut self, now: Instant, mode: Mode) -> Result<Reply, DeviceError> {
+        if mode == self.cfg.mode {
             return Ok(Reply::Done);
         }
-        if mode == Mode::Observe && self.session.status() == Status::Running {
+        if mode == Mode::Observe && self.status() == Status::Running {
             return Err(DeviceError::NotAllowed(format!(
                 "clock {}'s game is running under chessclockd; pause it or end it before \
                  observing the clock",
-                self.state.index
+                self.cfg.clock
             )));
         }
         tracing::info!(
-            clock = self.state.index,
+            clock = self.cfg.clock,
             "mode {} -> {}",
-            self.state.mode.as_str(),
+            self.cfg.mode.as_str(),
             mode.as_str()
         );
-        self.session.set_mode(self.at(now), mode);
+        self.set_mode(now, mode);
         Ok(Reply::Done)
     }
 
-    /// Call the clock `name` from now on: its state, its game's record and its live PGN file
-    /// (the old file is removed). The journal is not named after the clock (a tty's follows
-    /// its port, `device::identity`), so it goes on as it is; the rename is noted in it.
+    /// Call the clock `name` from now on (noted in the journal). The journal is not named
+    /// after the clock (a tty's follows its port, `device::identity`), so it goes on as it
+    /// is; the record and the live file follow the name ([`SessionEvent::Renamed`]).
     fn rename(&mut self, now: Instant, name: String) -> Result<Reply, DeviceError> {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(DeviceError::Invalid(format!(
@@ -240,17 +232,20 @@ impl<P: BoardIo> Actor<P> {
         }
         let old = std::mem::replace(&mut self.state.name, name);
         tracing::info!(
-            clock = self.state.index,
+            clock = self.cfg.clock,
             "renamed {old:?} to {:?}",
             self.state.name
         );
-        if let Some(log) = &mut self.log {
-            log.set_name(&self.state.name);
-        }
-        self.note(now, &format!("renamed {old:?} to {:?}", self.state.name));
-        self.remove_live_pgn(&old);
-        self.pgn_dirty = true;
-        self.publish = true;
+        self.note(
+            now,
+            Note::Renamed {
+                old: old.clone(),
+                new: self.state.name.clone(),
+            },
+            true,
+        );
+        self.events.push_back(SessionEvent::Renamed { old });
+        self.changed = true;
         Ok(Reply::Done)
     }
 }

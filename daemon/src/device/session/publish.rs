@@ -1,0 +1,140 @@
+//! The published state ([`ClockState`]) of the session: built from the game, the link and
+//! the clock's facts the session keeps (name, control, notices, connection), and published
+//! only when something besides the running times changed.
+//!
+//! Part of the pure [`Session`]: it builds and compares the state; sending it (the watch
+//! channel) is the actor's. The state's `as_of_us` is the session's time line moved onto
+//! CLOCK_MONOTONIC by the config's `epoch_us`: no clock is read here.
+
+use std::sync::Arc;
+
+use super::{Session, SessionConfig};
+use crate::device::driver::Instant;
+use crate::device::handle::{BoardView, ClockState, DeviceState, EngineAt};
+use crate::engine::{Engine, Time, notation};
+
+/// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a
+/// resumed game is published as it is from the first state on, not as `ready`).
+pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) -> ClockState {
+    let snapshot = engine.snapshot(Time::from_ms(offset_ms));
+    ClockState {
+        index: cfg.clock,
+        name: cfg.name.clone(),
+        port: cfg.port.clone(),
+        model: String::new(),
+        firmware: String::new(),
+        board_serial: String::new(),
+        connected: false,
+        device_state: DeviceState::Disconnected,
+        game_state: snapshot.status,
+        time_control: notation::canonical(engine.control()),
+        white_side: cfg.white_side,
+        snapshot,
+        as_of_us: cfg.epoch_us,
+        board: BoardView::default(),
+        mode: cfg.mode,
+        notices: Vec::new(),
+        engine: EngineAt(None),
+    }
+}
+
+impl Session {
+    /// The clock's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.state.name
+    }
+
+    /// The port's label.
+    pub(crate) fn port(&self) -> &str {
+        &self.cfg.port
+    }
+
+    /// The clock's index.
+    pub(crate) fn clock(&self) -> u32 {
+        self.cfg.clock
+    }
+
+    /// Canonical notation of the game's control.
+    pub(crate) fn time_control(&self) -> &str {
+        &self.state.time_control
+    }
+
+    /// Tell the operator `notice` about this game (the problems of a resumed game).
+    pub(crate) fn add_notice(&mut self, notice: String) {
+        self.state.notices.push(notice);
+        self.changed = true;
+    }
+
+    /// The state at `now`, with the engine (drive mode) for live snapshots.
+    pub(crate) fn published(&mut self, now: Instant) -> ClockState {
+        self.refresh(now);
+        let mut state = self.state.clone();
+        state.engine = self.engine_at();
+        state
+    }
+
+    /// Write the state at `now` over `cur` (the last published) if anything besides the
+    /// running times differs, or something changed since the last call (an event happened);
+    /// whether it did. Compared in place: the state (moves, game information) is copied only
+    /// when it is published, with the engine that lets the bus compute live snapshots
+    /// without asking the actor.
+    pub(crate) fn publish(&mut self, now: Instant, cur: &mut ClockState) -> bool {
+        let changed = std::mem::take(&mut self.changed);
+        self.refresh(now);
+        let publish = changed || !same_except_time(cur, &self.state);
+        if publish {
+            cur.clone_from(&self.state);
+            cur.engine = self.engine_at();
+        }
+        publish
+    }
+
+    fn engine_at(&self) -> EngineAt {
+        EngineAt((!self.observing()).then(|| Arc::new(self.engine.clone())))
+    }
+
+    /// Bring the kept state up to `now`.
+    fn refresh(&mut self, now: Instant) {
+        if std::mem::take(&mut self.board_stale) {
+            self.state.board = self.board_view();
+        }
+        let (info, state) = (&self.info, &mut self.state);
+        if state.model != info.model {
+            state.model.clone_from(&info.model);
+        }
+        if state.firmware != info.firmware {
+            state.firmware.clone_from(&info.firmware);
+        }
+        if state.board_serial != info.board_serial {
+            state.board_serial.clone_from(&info.board_serial);
+        }
+        self.state.device_state = self.device_state();
+        self.state.mode = self.mode();
+        self.state.white_side = self.white_side();
+        let snap = self.snapshot(now);
+        self.state.game_state = snap.status;
+        self.state.snapshot = snap;
+        let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);
+        self.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
+    }
+}
+
+/// Whether two states differ only in the running clock's elapsed time: the snapshot's
+/// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
+fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
+    a.index == b.index
+        && a.name == b.name
+        && a.port == b.port
+        && a.model == b.model
+        && a.firmware == b.firmware
+        && a.board_serial == b.board_serial
+        && a.connected == b.connected
+        && a.device_state == b.device_state
+        && a.game_state == b.game_state
+        && a.time_control == b.time_control
+        && a.white_side == b.white_side
+        && a.board == b.board
+        && a.mode == b.mode
+        && a.notices == b.notices
+        && a.snapshot.same_except_time(&b.snapshot)
+}
