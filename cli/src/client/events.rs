@@ -97,7 +97,7 @@ pub(super) fn human_event(ev: &Value) -> String {
     let ms = |k: &str| {
         ev.get(k)
             .and_then(Value::as_u64)
-            .map_or_else(String::new, super::render::clock_text)
+            .map_or_else(String::new, chessclock_engine::clock_text)
     };
     let what = match g("event").as_str() {
         "state_changed" => format!("game {} -> {} ({})", g("old"), g("new"), g("reason")),
