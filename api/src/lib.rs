@@ -10,6 +10,7 @@
 //! never an engine. The CLOCK_MONOTONIC time base of `as_of_us` is [`monotonic`]'s.
 
 pub mod error;
+pub mod event;
 pub mod fleet;
 pub mod live;
 pub mod monotonic;
@@ -20,4 +21,5 @@ pub mod status;
 pub mod to_variant;
 pub mod variant;
 
+pub use event::{ClockEvent, Signal};
 pub use status::{ClockStatus, Side, Sides, StatusError};
