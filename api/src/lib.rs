@@ -5,11 +5,15 @@
 //!
 //! Shared by the daemon's bus service (names, variant conversions), `chessclockctl` and
 //! `chessclock-bridge`, so that every client prints the same JSON. Owns no behaviour of the
-//! daemon and links nothing device-side (no serial ports, no engine).
+//! daemon and links nothing device-side (no serial ports); of the engine it uses only the
+//! shared value types and rules ([`Side`], how a running clock's values move, clock text),
+//! never an engine. The CLOCK_MONOTONIC time base of `as_of_us` is [`monotonic`]'s.
 
 pub mod error;
+pub mod event;
 pub mod fleet;
 pub mod live;
+pub mod monotonic;
 pub mod names;
 pub mod proxy;
 pub mod read;
@@ -17,4 +21,5 @@ pub mod status;
 pub mod to_variant;
 pub mod variant;
 
+pub use event::{ClockEvent, Signal};
 pub use status::{ClockStatus, Side, Sides, StatusError};

@@ -4,33 +4,33 @@
 //! without asking again; the daemon publishes every change of state (a press, a phase, a
 //! flag), so only this steady run is left to draw.
 //!
-//! Owns this extrapolation only, the same rule as the bridge's page script. It never
-//! decides anything: a flag, a phase change or a result comes from the daemon.
+//! Owns reading the engine's rule ([`chessclock_engine::Run`]) from the published fields
+//! (`running`, `status`, the runner's `delay_left_ms`, `flows_ms`); never the notation. The
+//! bridge's page script reads the same fields. It never decides anything: a flag, a phase
+//! change or a result comes from the daemon.
 
+use chessclock_engine::Run;
 use serde_json::Value;
 
 use crate::status::{ClockStatus, Side};
 
 impl ClockStatus {
+    /// How the values move after the status was read, if a clock runs.
+    pub fn run(&self) -> Option<Run> {
+        let runner = self.running.filter(|_| self.status == "running")?;
+        let delay = self.detail.get(runner).get("delay_left_ms");
+        Some(Run {
+            runner,
+            delay_left_ms: delay.and_then(Value::as_u64).unwrap_or(0),
+            flows_ms: self.flows_ms.unwrap_or(0),
+        })
+    }
+
     /// Side `side`'s value `elapsed_ms` after the status was read.
     pub fn ms_after(&self, side: Side, elapsed_ms: u64) -> u64 {
         let base = self.ms(side);
-        let Some(runner) = self.running.filter(|_| self.status == "running") else {
-            return base;
-        };
-        let detail = |key: &str| self.detail.get(runner).get(key).and_then(Value::as_u64);
-        let elapsed = elapsed_ms.saturating_sub(detail("delay_left_ms").unwrap_or(0));
-        if side == runner {
-            return base.saturating_sub(elapsed);
-        }
-        let flows = if self.time_control.starts_with("HG/") {
-            elapsed.min(self.ms(runner))
-        } else if let Some(swing) = detail("swing_ms") {
-            elapsed.min(swing)
-        } else {
-            0
-        };
-        base + flows
+        self.run()
+            .map_or(base, |run| run.value_after(side, base, elapsed_ms))
     }
 }
 
@@ -66,6 +66,7 @@ mod tests {
             t_ms: 0,
             white_ms: white,
             black_ms: black,
+            flows_ms: None,
             text: Sides::default(),
             running,
             status: if running.is_some() {
@@ -116,7 +117,8 @@ mod tests {
 
     #[test]
     fn hourglass_gives_the_waiting_side_what_the_runner_loses() {
-        let st = status("HG/1", Some(Side::White), 2_000, 58_000);
+        let mut st = status("HG/1", Some(Side::White), 2_000, 58_000);
+        st.flows_ms = Some(2_000);
         assert_eq!(st.ms_after(Side::Black, 1_500), 59_500);
         assert_eq!(
             st.ms_after(Side::Black, 5_000),
@@ -126,9 +128,19 @@ mod tests {
     }
 
     #[test]
+    fn the_notation_is_not_read_only_the_published_flow() {
+        let st = status("HG/1", Some(Side::White), 2_000, 58_000);
+        assert_eq!(st.ms_after(Side::Black, 1_500), 58_000);
+        let mut st = status("G/5", Some(Side::White), 2_000, 58_000);
+        st.flows_ms = Some(1_000);
+        assert_eq!(st.ms_after(Side::Black, 1_500), 59_000);
+    }
+
+    #[test]
     fn swing_flows_up_to_the_balance() {
         let mut st = status("G/5 sw/10", Some(Side::White), 100_000, 100_000);
         st.detail.white.insert("swing_ms".into(), json!(4_000));
+        st.flows_ms = Some(4_000);
         assert_eq!(st.ms_after(Side::Black, 3_000), 103_000);
         assert_eq!(st.ms_after(Side::Black, 9_000), 104_000);
     }

@@ -1,8 +1,9 @@
 //! Client-side proxies of the daemon's interfaces, for `chessclockctl`, the bridge and the
 //! tests.
 //!
-//! Written from the same member list the service implements; a test keeps the service in
-//! step with the committed introspection XML (docs/dbus-api.md). No behaviour here.
+//! Written from the same member list the service implements; a test of the service keeps it
+//! in step with the committed introspection XML (docs/dbus-api.md), and this module's test
+//! (`proxy_tests.rs`) keeps these proxies in step with the same XML. No behaviour here.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,7 +17,7 @@ use zbus::{OwnedObjectPath, OwnedVariant, proxy};
 )]
 pub trait Manager {
     /// Daemon version.
-    #[zbus(property)]
+    #[zbus(property(emits_changed_signal = "const"))]
     fn version(&self) -> zbus::Result<String>;
     /// Attached clocks.
     #[zbus(property)]
@@ -97,6 +98,9 @@ pub trait Clock {
     /// What is wrong with the board, or empty.
     #[zbus(property)]
     fn board_problem(&self) -> zbus::Result<String>;
+    /// What the operator should know about the game that did not happen in play.
+    #[zbus(property)]
+    fn notices(&self) -> zbus::Result<Vec<String>>;
 
     /// Set game information tags (an empty value removes a tag).
     fn set_game_info(&self, tags: std::collections::HashMap<&str, &str>) -> zbus::Result<()>;
@@ -157,3 +161,7 @@ pub trait Clock {
     #[zbus(signal)]
     fn result(&self, result: &str, reason: &str) -> zbus::Result<()>;
 }
+
+#[cfg(test)]
+#[path = "proxy_tests.rs"]
+mod tests;

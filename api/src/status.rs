@@ -14,25 +14,8 @@ use zbus::{OwnedVariant, Variant};
 
 use crate::variant::variant_to_json;
 
-/// A player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// White.
-    White,
-    /// Black.
-    Black,
-}
-
-impl Side {
-    /// `white` or `black`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::White => "white",
-            Side::Black => "black",
-        }
-    }
-}
+/// A player: the engine's, spelled `white` / `black` in JSON.
+pub use chessclock_engine::Side;
 
 /// One value per player.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -103,6 +86,11 @@ pub struct ClockStatus {
     pub white_ms: u64,
     /// Black's displayed value, exact milliseconds.
     pub black_ms: u64,
+    /// While the clock runs, the most the waiting side gains as the runner's time is used
+    /// (hourglass, phased swing); left out when its value stands (the engine's
+    /// `Snapshot::flows_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows_ms: Option<u64>,
     /// What the clock shows (`M:SS` / `H:MM:SS`, rounded up).
     pub text: Sides<String>,
     /// The side whose time runs.

@@ -11,7 +11,10 @@ use crate::bus::ClockSignals;
 /// before the next press that no longer runs the half that pressed (it runs the other half,
 /// or holds both, as during a US delay); `None` when none came. A set-and-run for the
 /// pressing half is a refresh the daemon sent before it saw the press.
-pub fn press_latencies(presses: &[Press], set_and_runs: &[(u64, Half)]) -> Vec<(u64, Option<u64>)> {
+pub fn press_latencies(
+    presses: &[Press],
+    set_and_runs: &[(u64, Option<Half>)],
+) -> Vec<(u64, Option<u64>)> {
     let mut out = Vec::with_capacity(presses.len());
     let mut j = 0usize;
     for (i, p) in presses.iter().enumerate() {
@@ -22,7 +25,7 @@ pub fn press_latencies(presses: &[Press], set_and_runs: &[(u64, Half)]) -> Vec<(
         let answer = set_and_runs[j..]
             .iter()
             .take_while(|(t, _)| *t < next_press)
-            .find(|(_, half)| p.expect != Half::Neither && *half != p.expect.other())
+            .find(|(_, half)| p.expect.is_some_and(|e| *half != Some(e.other())))
             .map(|(t, _)| t - p.t_us);
         out.push((p.t_us, answer));
     }
@@ -91,23 +94,23 @@ mod tests {
     use crate::bus::PressedSignal;
     use crate::fidelity::{EngineSnap, Motion, Side};
 
-    fn press(t_us: u64, expect: Half) -> Press {
+    fn press(t_us: u64, expect: Option<Half>) -> Press {
         Press { t_us, expect }
     }
 
     #[test]
     fn each_press_is_answered_by_the_first_matching_set_and_run() {
         let presses = [
-            press(1_000, Half::Right),
-            press(10_000, Half::Left),
-            press(20_000, Half::Right),
+            press(1_000, Some(Half::Right)),
+            press(10_000, Some(Half::Left)),
+            press(20_000, Some(Half::Right)),
         ];
         let sars = [
-            (500, Half::Left),    // before the first press: not an answer
-            (1_200, Half::Left),  // a refresh of the old half: skipped
-            (1_900, Half::Right), // the answer: 900 µs
-            (2_500, Half::Right), // a later refresh: ignored
-            (25_000, Half::Left), // the wrong half for the third press
+            (500, Some(Half::Left)),    // before the first press: not an answer
+            (1_200, Some(Half::Left)),  // a refresh of the old half: skipped
+            (1_900, Some(Half::Right)), // the answer: 900 µs
+            (2_500, Some(Half::Right)), // a later refresh: ignored
+            (25_000, Some(Half::Left)), // the wrong half for the third press
         ];
         let got = press_latencies(&presses, &sars);
         assert_eq!(
@@ -118,7 +121,7 @@ mod tests {
         // An answer after the next press belongs to nobody.
         let late = press_latencies(
             &presses[..2],
-            &[(10_500, Half::Right), (10_600, Half::Left)],
+            &[(10_500, Some(Half::Right)), (10_600, Some(Half::Left))],
         );
         assert_eq!(late, vec![(1_000, None), (10_000, Some(600))]);
     }
@@ -174,7 +177,13 @@ mod tests {
     #[test]
     fn stamp_lag_uses_the_first_snapshot_with_that_many_moves() {
         let sig = signals(&[1, 1], &[(100, 0), (1_300, 1), (1_900, 1), (4_990, 2)]);
-        let lags = stamp_lags(&[press(1_000, Half::Right), press(5_000, Half::Left)], &sig);
+        let lags = stamp_lags(
+            &[
+                press(1_000, Some(Half::Right)),
+                press(5_000, Some(Half::Left)),
+            ],
+            &sig,
+        );
         assert_eq!(lags, vec![300, -10]);
     }
 

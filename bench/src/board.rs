@@ -22,34 +22,17 @@ use tokio_serial::SerialStream;
 use crate::fidelity::Shown;
 use crate::mono_us;
 
-/// Which half a set-and-run (or a press) makes run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Half {
-    /// The left half runs.
-    Left,
-    /// The right half runs.
-    Right,
-    /// Both stopped, or a run mode the bench does not follow.
-    Neither,
-}
+/// A half of the clock (the protocol's). Where the bench records which half a set-and-run
+/// or a press makes run, `None` is both stopped (or a run mode the bench does not follow).
+pub use chessclock_protocol::Half;
 
-impl Half {
-    /// The other half (`Neither` stays).
-    pub fn other(self) -> Half {
-        match self {
-            Half::Left => Half::Right,
-            Half::Right => Half::Left,
-            Half::Neither => Half::Neither,
-        }
-    }
-
-    fn of_flags(flags: u8) -> Half {
-        match flags {
-            f if f & 0x04 != 0 => Half::Neither,
-            f if f & 0x03 == 0x01 => Half::Left,
-            f if f & 0x03 == 0x02 => Half::Right,
-            _ => Half::Neither,
-        }
+/// The half a set-and-run's flags make run.
+fn run_half(flags: u8) -> Option<Half> {
+    match flags {
+        f if f & 0x04 != 0 => None,
+        f if f & 0x03 == 0x01 => Some(Half::Left),
+        f if f & 0x03 == 0x02 => Some(Half::Right),
+        _ => None,
     }
 }
 
@@ -69,8 +52,8 @@ pub enum Phase {
 pub struct Press {
     /// When the lever change was written to the pty, µs.
     pub t_us: u64,
-    /// The half that should run after it.
-    pub expect: Half,
+    /// The half that should run after it (`None`: the clock stood).
+    pub expect: Option<Half>,
 }
 
 /// Everything one board recorded.
@@ -79,7 +62,7 @@ pub struct BoardLog {
     /// Lever presses, in order.
     pub presses: Vec<Press>,
     /// Set-and-run commands received: when their last byte was read, and the half they run.
-    pub set_and_runs: Vec<(u64, Half)>,
+    pub set_and_runs: Vec<(u64, Option<Half>)>,
     /// Display changes (the first entry is the display when the board started).
     pub shown: Vec<Shown>,
     /// Bytes host → board, with the instant of each read.
@@ -195,9 +178,9 @@ impl ServedBoard {
                         let before = self.emu.view().running;
                         self.emu.press_lever(now);
                         pressed = Some(match before {
-                            Running::Left => Half::Right,
-                            Running::Right => Half::Left,
-                            Running::None => Half::Neither,
+                            Running::Left => Some(Half::Right),
+                            Running::Right => Some(Half::Left),
+                            Running::None => None,
                         });
                     }
                 }
@@ -215,16 +198,14 @@ impl ServedBoard {
     fn take_host_log(&mut self, t_us: u64) {
         for entry in self.emu.drain_host_log() {
             if let Command::Clock(ClockCommand::SetAndRun(s)) = entry.command {
-                self.log
-                    .set_and_runs
-                    .push((t_us, Half::of_flags(s.flags.0)));
+                self.log.set_and_runs.push((t_us, run_half(s.flags.0)));
             }
         }
     }
 
     /// Write due output (timestamping a press after its bytes are written), record display
     /// changes and plan the next press.
-    async fn flush(&mut self, pressed: Option<Half>, playing: bool) {
+    async fn flush(&mut self, pressed: Option<Option<Half>>, playing: bool) {
         let now = self.ms(mono_us());
         let out = self.emu.poll_output(now);
         if !out.is_empty() {

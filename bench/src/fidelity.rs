@@ -8,17 +8,11 @@
 //! extrapolation and the sample accounting (share off, longest episode); it does no IO and
 //! reads no clock: every instant is a CLOCK_MONOTONIC microsecond passed in.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A side of the game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// White.
-    White,
-    /// Black.
-    Black,
-}
+/// A side of the game (the engine's, through the API crate).
+pub use chessclock_api::Side;
 
 /// How the running side's time (and the waiting side's) moves until the next snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,14 +43,6 @@ pub struct EngineSnap {
     pub motion: Motion,
 }
 
-fn side_of(name: &str) -> Option<Side> {
-    match name {
-        "white" => Some(Side::White),
-        "black" => Some(Side::Black),
-        _ => None,
-    }
-}
-
 impl EngineSnap {
     /// Read a snapshot (`GetSnapshot`, the `Snapshot` property or one clock of
     /// `chessclockctl status --json`); `None` if it lacks `as_of_us` or the times.
@@ -64,11 +50,11 @@ impl EngineSnap {
         let as_of_us = v.get("as_of_us")?.as_u64()?;
         let white_ms = v.get("white_ms")?.as_u64()?;
         let black_ms = v.get("black_ms")?.as_u64()?;
-        let running = v.get("running").and_then(Value::as_str).and_then(side_of);
+        let running = v.get("running").and_then(|r| Side::deserialize(r).ok());
         let motion = match running {
             None => Motion::Countdown,
             Some(s) => {
-                let name = if s == Side::White { "white" } else { "black" };
+                let name = s.as_str();
                 let phase = v.pointer(&format!("/phase/{name}")).and_then(Value::as_str);
                 let detail = |k: &str| {
                     v.pointer(&format!("/detail/{name}/{k}"))

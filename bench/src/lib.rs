@@ -19,10 +19,8 @@ pub mod report;
 pub mod run;
 pub mod stats;
 
-/// CLOCK_MONOTONIC now, µs: the time base of the daemon's `as_of_us`.
-pub fn mono_us() -> u64 {
-    clock_us(rustix::time::ClockId::Monotonic)
-}
+/// CLOCK_MONOTONIC now, µs: the time base of the daemon's `as_of_us` (the API crate's).
+pub use chessclock_api::monotonic::monotonic_us as mono_us;
 
 /// Clock `id` now, µs.
 pub fn clock_us(id: rustix::time::ClockId) -> u64 {

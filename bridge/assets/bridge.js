@@ -38,8 +38,9 @@ const Bridge = {
   },
 
   // A side's value now: the snapshot's, less the time since its instant for the running side
-  // (after what is left of a delay window). Under hourglass the waiting side gains what the
-  // runner loses; under phased swing it gains what runs out of the runner's swing balance.
+  // (after what is left of a delay window). The waiting side gains as much of that time as the
+  // daemon says flows to it (flows_ms: hourglass, phased swing), the engine's rule
+  // (chessclock_engine::Run); the notation is never read.
   ms(c, side) {
     const st = c.st;
     const base = side === "white" ? st.white_ms : st.black_ms;
@@ -48,17 +49,8 @@ const Bridge = {
     let elapsed = performance.now() - c.recv + c.age;
     const delay = (st.detail[runner] || {}).delay_left_ms;
     if (delay) elapsed = Math.max(0, elapsed - delay);
-    const runnerBase = runner === "white" ? st.white_ms : st.black_ms;
     if (st.running === side) return Math.max(0, base - elapsed);
-    return base + this.flowsToWaiting(st, runner, runnerBase, elapsed);
-  },
-
-  // How much of the runner's elapsed time the waiting side gains (zero for most methods).
-  flowsToWaiting(st, runner, runnerBase, elapsed) {
-    if (/^HG\//.test(st.time_control)) return Math.min(elapsed, runnerBase);
-    const swing = (st.detail[runner] || {}).swing_ms;
-    if (swing) return Math.min(elapsed, swing);
-    return 0;
+    return base + Math.min(elapsed, st.flows_ms || 0);
   },
 
   // As the clock shows it: M:SS or H:MM:SS, seconds rounded up.

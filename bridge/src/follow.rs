@@ -1,7 +1,7 @@
 //! Following chessclockd on D-Bus: waits for its name, reads every clock in one `GetClocks`
 //! (`GetManagedObjects` from an older daemon), then applies `InterfacesAdded`,
-//! `InterfacesRemoved`, `PropertiesChanged` and the clock signals, and starts over when the
-//! daemon restarts.
+//! `InterfacesRemoved`, `PropertiesChanged` and the clock signals (decoded by
+//! `chessclock_api::event`), and starts over when the daemon restarts.
 //!
 //! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]
 //! and nothing else. It never calls a method that changes anything.
@@ -207,58 +207,21 @@ fn apply(m: &Message, clocks: &mut Clocks, hub: &Hub) {
                 publish(hub, &path, p);
             }
         }
-        other => {
-            let Some(index) = clock_index(&path) else {
+        _ => {
+            // The daemon's events, decoded as every client decodes them (a clock's coming
+            // and going is followed above, from the object manager).
+            let Some(signal) = chessclock_api::event::decode(m).filter(|s| s.event.is_game())
+            else {
                 return;
             };
-            if let Some((kind, mut data)) = game_event(other, m) {
-                if let Some(o) = data.as_object_mut() {
-                    o.insert("clock".into(), json!(path));
-                }
-                hub.game_event(kind, index, data);
-            }
+            let Some(index) = clock_index(&signal.clock) else {
+                return;
+            };
+            let mut data = signal.event.fields();
+            data.insert("clock".into(), json!(signal.clock));
+            hub.game_event(signal.event.kind(), index, Value::Object(data));
         }
     }
-}
-
-/// A clock signal as an event (the fields of `chessclockctl monitor --json`).
-fn game_event(member: &str, m: &Message) -> Option<(&'static str, Value)> {
-    let body = m.body();
-    Some(match member {
-        "StateChanged" => {
-            let (old, new, reason): (String, String, String) = body.deserialize().ok()?;
-            (
-                "state_changed",
-                json!({"old": old, "new": new, "reason": reason}),
-            )
-        }
-        "Pressed" => {
-            let (side, mv, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
-                body.deserialize().ok()?;
-            (
-                "pressed",
-                json!({"side": side, "move": mv, "move_ms": move_ms,
-                       "white_ms": white_ms, "black_ms": black_ms}),
-            )
-        }
-        "Move" => {
-            let (ply, san, uci, fen, mover_ms): (u32, String, String, String, u64) =
-                body.deserialize().ok()?;
-            (
-                "move",
-                json!({"ply": ply, "san": san, "uci": uci, "fen": fen, "mover_ms": mover_ms}),
-            )
-        }
-        "Flag" => {
-            let (side, reason): (String, String) = body.deserialize().ok()?;
-            ("flag", json!({"side": side, "reason": reason}))
-        }
-        "Result" => {
-            let (result, reason): (String, String) = body.deserialize().ok()?;
-            ("result", json!({"result": result, "reason": reason}))
-        }
-        _ => return None,
-    })
 }
 
 /// Every clock now, read live (one round trip), for `/api/v1/clocks`.

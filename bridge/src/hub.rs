@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chessclock_api::ClockStatus;
+use chessclock_api::monotonic::monotonic_us;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
@@ -73,14 +74,6 @@ pub(crate) struct Attach {
     pub(crate) first: Vec<Arc<Event>>,
     /// Live events; skip those with an id not above `first`'s last.
     pub(crate) live: broadcast::Receiver<Arc<Event>>,
-}
-
-/// CLOCK_MONOTONIC now, in microseconds (the time base of the daemon's `as_of_us`).
-pub(crate) fn monotonic_us() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    let secs = u64::try_from(t.tv_sec).unwrap_or(0);
-    let nanos = u64::try_from(t.tv_nsec).unwrap_or(0);
-    secs * 1_000_000 + nanos / 1000
 }
 
 impl Hub {

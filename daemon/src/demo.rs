@@ -15,7 +15,7 @@ use tokio::process::{Child, Command};
 
 use crate::bus::names::BUS_NAME;
 use crate::config::Config;
-use chessclock_protocol::emulator::{ClockView, format_seconds};
+use chessclock_protocol::emulator::ClockView;
 
 use crate::device::handle::{DeviceState, Request};
 use crate::engine::{Side, Snapshot, Status};
@@ -217,8 +217,8 @@ fn status_line(game: u32, shown: &ClockView, snap: &Snapshot) -> String {
         Some(t) => format!("[{t:^8}]"),
         None => format!(
             "{:>7} {:<7}",
-            format_seconds(shown.left_seconds),
-            format_seconds(shown.right_seconds)
+            seconds_text(shown.left_seconds),
+            seconds_text(shown.right_seconds)
         ),
     };
     let side = |s: Side, text: &str, phase: &str| {
@@ -253,4 +253,9 @@ fn ctl_command() -> String {
         Some(p) => p.display().to_string(),
         None => "cargo run --release --bin chessclockctl --".to_owned(),
     }
+}
+
+/// What a clock half showing `secs` whole seconds reads (`M:SS` / `H:MM:SS`).
+fn seconds_text(secs: u32) -> String {
+    crate::engine::clock_text(u64::from(secs) * 1000)
 }

@@ -24,7 +24,7 @@ pub mod demo;
 pub mod device;
 pub use chessclock_engine as engine;
 pub mod logging;
-pub mod monotonic;
+pub use chessclock_api::monotonic;
 pub mod remembered;
 pub mod service;
 pub mod store;

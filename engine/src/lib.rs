@@ -20,13 +20,15 @@ pub mod params;
 mod refusal;
 mod rules;
 mod snapshot;
+mod text;
 mod types;
 #[cfg(feature = "vectors")]
 pub mod vectors;
 pub mod words;
 
 pub use core::Engine;
-pub use snapshot::{Detail, MethodDetail, Snapshot, clock_text};
+pub use snapshot::{Detail, MethodDetail, Run, Snapshot};
+pub use text::{clock_text, hms_text};
 pub use types::{
     AdjustField, AdjustOp, ConfigError, Display, Event, FlagReason, FlagRecord, GameResult, Input,
     InputError, PerSide, Phase, ResultReason, Side, SidePhase, Status, StatusCause, Time,

@@ -1,4 +1,5 @@
-//! Read-outs of the engine at an instant: the [`Snapshot`] of spec §1.1 and the Display a
+//! Read-outs of the engine at an instant: the [`Snapshot`] of spec §1.1 (with [`Run`], how its
+//! values move until the next change of state: the rule clients redraw by) and the Display a
 //! count-down-only clock needs (spec §3). Pure: computed on a copy advanced to `now`.
 //!
 //! The snapshot is typed; it derives `Serialize` to exactly the JSON shape of spec §1.1
@@ -9,6 +10,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::core::Engine;
 use super::method::Method;
+use super::text::clock_text;
 use super::types::{
     Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
 };
@@ -23,6 +25,11 @@ pub struct Snapshot {
     /// Time events so far (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagRecord>,
+    /// While the clock runs, the most the waiting side gains, one millisecond for each the
+    /// runner uses: the runner's value under hourglass, its swing balance under phased swing
+    /// (absent when the waiting side's value stands). See [`Snapshot::value_after`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows_ms: Option<u64>,
     /// Completed moves (presses) per side.
     pub moves: PerSide<u32>,
     /// Each side's phase.
@@ -54,6 +61,7 @@ impl Snapshot {
             black_ms: _,
             detail: _,
             flags,
+            flows_ms: _,
             moves,
             phase,
             reason,
@@ -78,6 +86,50 @@ impl Snapshot {
         match side {
             Side::White => self.white_ms,
             Side::Black => self.black_ms,
+        }
+    }
+
+    /// How the values move after this snapshot while nothing changes state, if a clock runs.
+    pub fn run(&self) -> Option<Run> {
+        let runner = self.running.filter(|_| self.status == Status::Running)?;
+        Some(Run {
+            runner,
+            delay_left_ms: self.detail.get(runner).delay_left_ms.unwrap_or(0),
+            flows_ms: self.flows_ms.unwrap_or(0),
+        })
+    }
+
+    /// `side`'s value `elapsed_ms` after this snapshot, until the next change of state (a
+    /// press, a phase, a flag: those come as new snapshots).
+    pub fn value_after(&self, side: Side, elapsed_ms: u64) -> u64 {
+        let value = self.value(side);
+        self.run()
+            .map_or(value, |run| run.value_after(side, value, elapsed_ms))
+    }
+}
+
+/// How a running clock's values move between snapshots: the one rule clients use to redraw
+/// without asking again (`chessclock-api` reads it from the published snapshot fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// The side whose time runs.
+    pub runner: Side,
+    /// What is left of the runner's delay window: that much time costs nothing.
+    pub delay_left_ms: u64,
+    /// The most the waiting side gains ([`Snapshot::flows_ms`], 0 when it stands).
+    pub flows_ms: u64,
+}
+
+impl Run {
+    /// `side`'s value `elapsed_ms` after a snapshot in which it was `value`: the runner loses
+    /// the time used after the delay window (down to 0), the waiting side gains as much of it
+    /// as flows to it.
+    pub fn value_after(&self, side: Side, value: u64, elapsed_ms: u64) -> u64 {
+        let used = elapsed_ms.saturating_sub(self.delay_left_ms);
+        if side == self.runner {
+            value.saturating_sub(used)
+        } else {
+            value.saturating_add(used.min(self.flows_ms))
         }
     }
 }
@@ -243,17 +295,6 @@ impl Serialize for Detail {
     }
 }
 
-/// `M:SS` below one hour, `H:MM:SS` from one hour, seconds rounded up (C12).
-pub fn clock_text(ms: u64) -> String {
-    let secs = ms.div_ceil(1000);
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
-    } else {
-        format!("{m}:{s:02}")
-    }
-}
-
 impl Engine {
     fn at(&self, now: Time) -> Engine {
         let mut e = self.clone();
@@ -264,6 +305,21 @@ impl Engine {
     /// The state at `now` (pure: the engine itself does not change).
     pub fn snapshot(&self, now: Time) -> Snapshot {
         self.at(now).snapshot_here(now)
+    }
+
+    /// [`Snapshot::flows_ms`]: what the waiting side can gain while the runner runs.
+    fn flows_to_waiting(&self) -> Option<u64> {
+        let runner = self
+            .running_side()
+            .filter(|s| self.status == Status::Running && !self.flagged[s.idx()])?;
+        if !self.timing.waiting_side_moves(runner.idx()) {
+            return None;
+        }
+        match self.timing.detail(runner.idx()) {
+            MethodDetail::Hourglass => Some(self.value(runner)),
+            MethodDetail::Swing { swing_ms, .. } => Some(swing_ms),
+            _ => None,
+        }
     }
 
     fn side_phase(&self, side: Side) -> SidePhase {
@@ -298,6 +354,7 @@ impl Engine {
             black_ms: b,
             detail: PerSide::from_fn(|s| self.detail(s)),
             flags: self.flags.clone(),
+            flows_ms: self.flows_to_waiting(),
             moves: PerSide::from_fn(|s| self.moves[s.idx()]),
             phase: PerSide::from_fn(|s| self.side_phase(s)),
             reason: self.reason,

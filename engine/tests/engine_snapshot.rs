@@ -85,3 +85,57 @@ fn same_except_time_ignores_only_what_ticks() {
         "moves and the running side changed"
     );
 }
+
+#[test]
+fn value_after_predicts_the_later_snapshot_in_a_steady_run() {
+    // (control, elapsed): within the turn, before any change of phase or flag.
+    for (control, elapsed) in [
+        ("G/5", 1_500),
+        ("G/5 d/5", 3_000),
+        ("G/5 d/5", 7_250),
+        ("HG/1", 2_000),
+        ("G/10 swing/30:40 cap/90", 4_000),
+    ] {
+        let e = started(control);
+        let snap = e.snapshot(Time::from_ms(1_000));
+        let later = e.snapshot(Time::from_ms(1_000 + elapsed));
+        for side in [Side::White, Side::Black] {
+            assert_eq!(
+                snap.value_after(side, elapsed),
+                later.value(side),
+                "{control}, {side:?} after {elapsed} ms"
+            );
+        }
+    }
+}
+
+#[test]
+fn flows_ms_says_what_the_waiting_side_gains_and_only_while_running() {
+    let snap = started("HG/1").snapshot(Time::from_ms(1_000));
+    assert_eq!(
+        snap.flows_ms,
+        Some(snap.white_ms),
+        "hourglass: the runner's value"
+    );
+    let v = serde_json::to_value(&snap).expect("serialise");
+    assert_eq!(v["flows_ms"], snap.white_ms);
+    let snap = started("G/10 swing/30:40 cap/90").snapshot(Time::from_ms(1_000));
+    let swing = match snap.detail.white.method {
+        chessclock_engine::MethodDetail::Swing { swing_ms, .. } => swing_ms,
+        other => panic!("not swing: {other:?}"),
+    };
+    assert_eq!(snap.flows_ms, Some(swing));
+    let snap = started("G/5").snapshot(Time::from_ms(1_000));
+    assert_eq!(snap.flows_ms, None);
+    let v = serde_json::to_value(&snap).expect("serialise");
+    assert!(
+        v.get("flows_ms").is_none(),
+        "absent when nothing flows: {v}"
+    );
+    let parsed = notation::parse("HG/1").expect("valid");
+    let ready = Engine::new(parsed.control)
+        .expect("engine")
+        .snapshot(Time::ZERO);
+    assert_eq!(ready.flows_ms, None, "nothing runs before the start");
+    assert_eq!(ready.value_after(Side::White, 5_000), ready.white_ms);
+}

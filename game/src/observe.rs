@@ -8,38 +8,12 @@
 
 use chessclock_protocol::ClockReport;
 
-/// A half of the clock, as seen from its front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Half {
-    /// Left half (report bytes 6-8).
-    Left,
-    /// Right half (report bytes 3-5).
-    Right,
-}
+/// A half of the clock (the protocol's).
+pub use chessclock_protocol::Half;
 
-impl Half {
-    /// The other half.
-    pub fn other(self) -> Half {
-        match self {
-            Half::Left => Half::Right,
-            Half::Right => Half::Left,
-        }
-    }
-
-    fn seconds(self, r: &ClockReport) -> u32 {
-        match self {
-            Half::Left => r.left.total_seconds(),
-            Half::Right => r.right.total_seconds(),
-        }
-    }
-
-    fn high(r: &ClockReport) -> Half {
-        if r.right_high {
-            Half::Right
-        } else {
-            Half::Left
-        }
-    }
+/// `half`'s time in `r`, whole seconds.
+fn seconds(half: Half, r: &ClockReport) -> u32 {
+    r.half(half).total_seconds()
 }
 
 /// A lever press seen in the reports.
@@ -56,7 +30,7 @@ pub struct LeverPress {
 }
 
 /// Reads lever presses from clock reports. See the module docs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClockObserver {
     last: Option<ClockReport>,
     turn_start: [Option<u32>; 2],
@@ -82,28 +56,28 @@ impl ClockObserver {
         if !r.clock_connected {
             return None;
         }
-        let high = Half::high(r);
+        let high = r.lever_up();
         if r.running && self.first_runner.is_none() {
             self.first_runner = Some(high);
         }
         let press = match self.last.replace(*r) {
             Some(prev) if prev.right_high != r.right_high => {
-                let half = Half::high(&prev);
-                let before = half.seconds(&prev);
+                let half = prev.lever_up();
+                let before = seconds(half, &prev);
                 let elapsed = self.turn_start[slot(half)]
                     .map(|start| u64::from(start.saturating_sub(before)) * 1000);
                 self.turn_start[slot(half)] = None;
-                self.turn_start[slot(high)] = Some(high.seconds(r));
+                self.turn_start[slot(high)] = Some(seconds(high, r));
                 Some(LeverPress {
                     half,
-                    clock_ms: u64::from(half.seconds(r)) * 1000,
+                    clock_ms: u64::from(seconds(half, r)) * 1000,
                     elapsed_ms: elapsed,
                 })
             }
             _ => None,
         };
         if r.running && self.turn_start[slot(high)].is_none() {
-            self.turn_start[slot(high)] = Some(high.seconds(r));
+            self.turn_start[slot(high)] = Some(seconds(high, r));
         }
         press
     }
@@ -117,7 +91,7 @@ impl ClockObserver {
     pub fn clock_ms(&self, half: Half) -> Option<u64> {
         self.last
             .as_ref()
-            .map(|r| u64::from(half.seconds(r)) * 1000)
+            .map(|r| u64::from(seconds(half, r)) * 1000)
     }
 
     /// The half that was running in the first running report: by the clock's own rule the

@@ -190,16 +190,12 @@ pub const NO_MOVES_NOTE: &str = "Moves not recorded: move numbers and clock time
 
 /// `h:mm:ss` of a clock value, seconds rounded up as the clock's display shows them.
 pub fn clock_hms(ms: u64) -> String {
-    hms(ms.div_ceil(1000))
+    chessclock_engine::hms_text(ms.div_ceil(1000))
 }
 
 /// `h:mm:ss` of a duration, to the nearest second.
 pub fn elapsed_hms(ms: u64) -> String {
-    hms(ms.saturating_add(500) / 1000)
-}
-
-fn hms(s: u64) -> String {
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    chessclock_engine::hms_text(ms.saturating_add(500) / 1000)
 }
 
 fn tag(out: &mut String, name: &str, value: &str) {

@@ -39,7 +39,7 @@ pub use decoder::{Decoded, Decoder, Dropped};
 pub use error::{CommandError, DecodeError, PayloadError};
 pub use frame::{Frame, FrameError};
 pub use message::{BatteryStatus, Message, MessageId};
-pub use report::{ClockReport, ClockSide, ClockTime};
+pub use report::{ClockReport, ClockSide, ClockTime, Half};
 
 /// Lower-case hex of `bytes`, no separators (as used in error messages and JSON output).
 pub fn hex(bytes: &[u8]) -> String {

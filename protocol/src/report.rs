@@ -1,7 +1,8 @@
 //! Clock times and the BWTIME clock report (spec §5.2).
 //!
 //! Owns [`ClockTime`] (h:m:s as plain numbers, at most 9:59:59 because the hardware has one
-//! hours digit), the per-side flag bits, the status byte and the BCD encoding reports use.
+//! hours digit), the clock's two [`Half`]s and which one the lever raises, the per-side flag
+//! bits, the status byte and the BCD encoding reports use.
 //! Set-and-run commands encode the same [`ClockTime`] in binary instead (spec §7.10 item 10);
 //! that encoding lives with the command. This module must not interpret which half is White.
 
@@ -155,13 +156,24 @@ impl ClockSide {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Half {
+/// A half of the clock, as seen from its front. Which half is White is not in the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Half {
+    /// Left half (report bytes 6-8).
     Left,
+    /// Right half (report bytes 3-5).
     Right,
 }
 
 impl Half {
+    /// The other half.
+    pub fn other(self) -> Half {
+        match self {
+            Half::Left => Half::Right,
+            Half::Right => Half::Left,
+        }
+    }
+
     fn names(self) -> [&'static str; 3] {
         match self {
             Half::Left => ["left hours", "left minutes", "left seconds"],
@@ -218,6 +230,23 @@ impl ClockReport {
             battery_low: status & STATUS_BATTERY_LOW != 0,
             clock_connected: status & STATUS_NO_CLOCK == 0,
             status,
+        }
+    }
+
+    /// The half whose lever end is up (status bit 1): the half that runs while the clock runs.
+    pub fn lever_up(&self) -> Half {
+        if self.right_high {
+            Half::Right
+        } else {
+            Half::Left
+        }
+    }
+
+    /// The report of one half.
+    pub fn half(&self, half: Half) -> &ClockSide {
+        match half {
+            Half::Left => &self.left,
+            Half::Right => &self.right,
         }
     }
 
@@ -307,6 +336,18 @@ mod tests {
         assert!(r.running && r.right_high && r.clock_connected && !r.battery_low);
         assert!(r.right_turn() && !r.left_turn());
         assert_eq!(r.encode_payload(), LEVER_PRESSED);
+    }
+
+    #[test]
+    fn the_raised_lever_names_the_running_half() {
+        let r = ClockReport::decode_payload(LEVER_PRESSED).expect("valid report");
+        assert_eq!(r.lever_up(), Half::Right);
+        assert_eq!(r.half(Half::Right).total_seconds(), 182);
+        assert_eq!(r.half(Half::Right.other()).total_seconds(), 181);
+        let mut low = LEVER_PRESSED;
+        low[6] &= !STATUS_RIGHT_HIGH;
+        let r = ClockReport::decode_payload(low).expect("valid report");
+        assert_eq!(r.lever_up(), Half::Left);
     }
 
     #[test]

@@ -1,83 +1,45 @@
-//! What `monitor` prints of the daemon's signals: each signal as a JSON event, and the same
+//! What `monitor` prints of the daemon's signals: each signal as a JSON event (the daemon's
+//! events decoded by `chessclock_api::event`, plus device property changes), and the same
 //! event in words (device changes too, never raw JSON). No bus IO here: the caller reads the
 //! signals and adds the time and the clock's name.
 
 use serde_json::{Value, json};
-use zbus::OwnedObjectPath;
 
-/// A signal as a JSON event, or `None` for signals monitor does not show.
+/// A signal as a JSON event, or `None` for signals monitor does not show: the daemon's
+/// events as `chessclock_api::event` decodes them, and the device property changes.
 pub(super) fn describe(msg: &zbus::Message) -> Option<Value> {
-    let header = msg.header();
-    let member = header.member()?.as_str().to_owned();
-    let path = header.path()?.as_str().to_owned();
-    let body = msg.body();
-    let ev = match member.as_str() {
-        "StateChanged" => {
-            let (old, new, reason): (String, String, String) = body.deserialize().ok()?;
-            json!({"event": "state_changed", "old": old, "new": new, "reason": reason})
-        }
-        "Pressed" => {
-            let (side, mv, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
-                body.deserialize().ok()?;
-            json!({"event": "pressed", "side": side, "move": mv, "move_ms": move_ms,
-                   "white_ms": white_ms, "black_ms": black_ms})
-        }
-        "Move" => {
-            let (ply, san, uci, fen, mover_ms): (u32, String, String, String, u64) =
-                body.deserialize().ok()?;
-            json!({"event": "move", "ply": ply, "san": san, "uci": uci, "fen": fen,
-                   "mover_ms": mover_ms})
-        }
-        "Flag" => {
-            let (side, reason): (String, String) = body.deserialize().ok()?;
-            json!({"event": "flag", "side": side, "reason": reason})
-        }
-        "Result" => {
-            let (result, reason): (String, String) = body.deserialize().ok()?;
-            json!({"event": "result", "result": result, "reason": reason})
-        }
-        "ClockAdded" | "ClockRemoved" => {
-            let (clock,): (OwnedObjectPath,) = body.deserialize().ok()?;
-            let event = if member == "ClockAdded" {
-                "clock_added"
-            } else {
-                "clock_removed"
-            };
-            return Some(json!({"event": event, "clock": clock.as_str()}));
-        }
-        "PropertiesChanged" => {
-            type Changed = (
-                String,
-                std::collections::HashMap<String, zbus::OwnedVariant>,
-                Vec<String>,
-            );
-            let (_iface, changed, _inv): Changed = body.deserialize().ok()?;
-            let mut shown = serde_json::Map::new();
-            for key in [
-                "DeviceState",
-                "BoardProblem",
-                "Notices",
-                "Connected",
-                "Model",
-                "TimeControl",
-                "WhiteSide",
-            ] {
-                if let Some(v) = changed.get(key) {
-                    shown.insert(key.into(), chessclock_api::variant::variant_to_json(v));
-                }
-            }
-            if shown.is_empty() {
-                return None;
-            }
-            json!({"event": "properties_changed", "changed": shown})
-        }
-        _ => return None,
-    };
-    let mut ev = ev;
-    if let Some(o) = ev.as_object_mut() {
-        o.insert("clock".into(), json!(path));
+    if let Some(signal) = chessclock_api::event::decode(msg) {
+        return Some(signal.to_json());
     }
-    Some(ev)
+    let header = msg.header();
+    if header.member()?.as_str() != "PropertiesChanged" {
+        return None;
+    }
+    let path = header.path()?.as_str().to_owned();
+    type Changed = (
+        String,
+        std::collections::HashMap<String, zbus::OwnedVariant>,
+        Vec<String>,
+    );
+    let (_iface, changed, _inv): Changed = msg.body().deserialize().ok()?;
+    let mut shown = serde_json::Map::new();
+    for key in [
+        "DeviceState",
+        "BoardProblem",
+        "Notices",
+        "Connected",
+        "Model",
+        "TimeControl",
+        "WhiteSide",
+    ] {
+        if let Some(v) = changed.get(key) {
+            shown.insert(key.into(), chessclock_api::variant::variant_to_json(v));
+        }
+    }
+    if shown.is_empty() {
+        return None;
+    }
+    Some(json!({"event": "properties_changed", "changed": shown, "clock": path}))
 }
 
 /// The event in words, after the time and the clock's label (`clock 0 (Board 1)`).
@@ -97,7 +59,7 @@ pub(super) fn human_event(ev: &Value) -> String {
     let ms = |k: &str| {
         ev.get(k)
             .and_then(Value::as_u64)
-            .map_or_else(String::new, super::render::clock_text)
+            .map_or_else(String::new, chessclock_engine::clock_text)
     };
     let what = match g("event").as_str() {
         "state_changed" => format!("game {} -> {} ({})", g("old"), g("new"), g("reason")),

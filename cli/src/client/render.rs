@@ -3,6 +3,7 @@
 //! schema is the `chessclock-api` crate's).
 
 use chessclock_api::{ClockStatus, Side};
+use chessclock_engine::clock_text;
 use serde_json::Value;
 
 /// Secondary information for one side: the detail fields that matter to a person.
@@ -25,17 +26,6 @@ fn side_notes(v: &ClockStatus, side: Side) -> String {
         notes.push(format!("cap {}", clock_text(c)));
     }
     notes.join(", ")
-}
-
-/// `M:SS` / `H:MM:SS` with seconds rounded up, as the clock shows it.
-pub(crate) fn clock_text(ms: u64) -> String {
-    let secs = ms.div_ceil(1000);
-    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
-    if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
-    } else {
-        format!("{m}:{s:02}")
-    }
 }
 
 /// The human form of `status`.
@@ -165,14 +155,6 @@ mod tests {
         assert!(pc.contains("option 25"), "{pc}");
         assert!(device_advice("no_clock", "").is_some());
         assert_eq!(device_advice("ready", "DGT 3000"), None);
-    }
-
-    #[test]
-    fn clock_text_rounds_up_and_switches_to_hours() {
-        assert_eq!(clock_text(0), "0:00");
-        assert_eq!(clock_text(1), "0:01");
-        assert_eq!(clock_text(59_001), "1:00");
-        assert_eq!(clock_text(3_599_001), "1:00:00");
     }
 
     #[test]

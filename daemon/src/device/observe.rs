@@ -3,10 +3,14 @@
 //! reports (whole seconds), the lever says who runs, a lever press ends a move, and the
 //! result is the arbiter's.
 //!
-//! Owns what is read from the reports; pure (no IO, time passed in as driver instants). It
-//! must not decide anything about the game's time: in this mode the clock is the authority.
+//! Owns what the game is made of the reports: who runs, the move counts and turn lengths,
+//! the status, the overlay on the engine snapshot. Reading the reports themselves (the
+//! halves' times, the raised lever) is [`ClockObserver`]'s, the one reader shared with
+//! replay. Pure (no IO, time passed in as driver instants). It must not decide anything
+//! about the game's time: in this mode the clock is the authority.
 
-use chessclock_protocol::{ClockReport, ClockSide};
+use chessclock_game::ClockObserver;
+use chessclock_protocol::{ClockReport, Half};
 
 use super::display::side_on;
 use super::driver;
@@ -58,7 +62,8 @@ pub(crate) struct ObservedPress {
 /// What the clock's reports said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Observed {
-    report: Option<ClockReport>,
+    /// The reports as read (the last one: times and lever).
+    clock: ClockObserver,
     presses: PerSide<u32>,
     /// When the running player's turn began (a press, or the clock seen running first).
     turn_since: Option<driver::Instant>,
@@ -66,8 +71,26 @@ pub(crate) struct Observed {
     pub result: Option<GameResult>,
 }
 
-fn ms(side: &ClockSide) -> u64 {
-    u64::from(side.total_seconds()) * 1000
+/// The half of the clock that shows `side`'s time.
+fn half_of(side: Side, white_side: BoardSide) -> Half {
+    let white = match white_side {
+        BoardSide::Left => Half::Left,
+        BoardSide::Right => Half::Right,
+    };
+    if side == Side::White {
+        white
+    } else {
+        white.other()
+    }
+}
+
+/// The side whose time `half` shows.
+fn side_of(half: Half, white_side: BoardSide) -> Side {
+    let board_half = match half {
+        Half::Left => BoardSide::Left,
+        Half::Right => BoardSide::Right,
+    };
+    side_on(board_half, white_side)
 }
 
 impl Observed {
@@ -84,32 +107,24 @@ impl Observed {
         if !report.running {
             self.turn_since = None;
         }
-        self.report = Some(report);
+        // Presses come from the driver's lever events (read against this report), not from
+        // the observer's own comparison of reports.
+        let _ = self.clock.on_report(&report);
+    }
+
+    fn report(&self) -> Option<&ClockReport> {
+        self.clock.last()
     }
 
     /// `side`'s time as the clock shows it (ms, whole seconds), once reported.
     pub(crate) fn value(&self, side: Side, white_side: BoardSide) -> Option<u64> {
-        let r = self.report.as_ref()?;
-        Some(ms(self.half(r, side, white_side)))
-    }
-
-    fn half<'r>(&self, r: &'r ClockReport, side: Side, white_side: BoardSide) -> &'r ClockSide {
-        if side_on(BoardSide::Left, white_side) == side {
-            &r.left
-        } else {
-            &r.right
-        }
+        self.clock.clock_ms(half_of(side, white_side))
     }
 
     /// The player whose time runs (the lever's raised end), if the clock runs.
     pub(crate) fn running(&self, white_side: BoardSide) -> Option<Side> {
-        let r = self.report.as_ref().filter(|r| r.running)?;
-        let half = if r.right_high {
-            BoardSide::Right
-        } else {
-            BoardSide::Left
-        };
-        Some(side_on(half, white_side))
+        let r = self.report().filter(|r| r.running)?;
+        Some(side_of(r.lever_up(), white_side))
     }
 
     /// `side` pressed its lever at `at` (read against the report that carried it).
@@ -120,7 +135,7 @@ impl Observed {
         white_side: BoardSide,
     ) -> Option<ObservedPress> {
         // A press while the clock stands (before the arbiter starts it) ends no move.
-        if !self.report.is_some_and(|r| r.running) {
+        if !self.report().is_some_and(|r| r.running) {
             return None;
         }
         let since = self.turn_since.replace(at)?;
@@ -144,7 +159,7 @@ impl Observed {
 
     /// The game's status as the clock shows it.
     pub(crate) fn status(&self) -> Status {
-        match &self.report {
+        match self.report() {
             _ if self.result.is_some() => Status::Ended,
             None => Status::Ready,
             Some(r) if r.left.final_flag || r.right.final_flag => Status::Flagged,
@@ -175,6 +190,8 @@ impl Observed {
         snap.moves = self.presses;
         snap.result = self.result;
         snap.flags.clear();
+        // The clock runs its own mode: nothing the engine would move flows here.
+        snap.flows_ms = None;
     }
 }
 

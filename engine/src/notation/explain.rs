@@ -4,6 +4,7 @@
 //! Owns wording only; it computes nothing the engine relies on and accepts any
 //! [`TimeControl`] without panicking.
 
+use crate::clock_text;
 use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
@@ -28,16 +29,6 @@ pub(crate) fn human(ms: u64) -> String {
         parts.push(format!("{r} ms"));
     }
     parts.join(" ")
-}
-
-/// Device text: ms rounded up to whole seconds, `M:SS` or `H:MM:SS` (spec §1.1, C12).
-fn clock_text(ms: u64) -> String {
-    let s = ms.div_ceil(1000);
-    if s >= 3600 {
-        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-    } else {
-        format!("{}:{:02}", s / 60, s % 60)
-    }
 }
 
 fn ordinal(n: u64) -> String {

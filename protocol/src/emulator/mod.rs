@@ -130,16 +130,6 @@ pub struct ClockView {
     pub pieces: Board,
 }
 
-/// `H:MM:SS` for an hour or more, else `M:SS`.
-pub fn format_seconds(secs: u32) -> String {
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
-    } else {
-        format!("{m}:{s:02}")
-    }
-}
-
 /// One host command as the board received it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostEntry {

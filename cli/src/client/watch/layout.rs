@@ -8,7 +8,8 @@
 
 use chessclock_api::{ClockStatus, Side};
 
-use crate::client::render::{clock_text, truncate};
+use crate::client::render::truncate;
+use chessclock_engine::clock_text;
 
 /// Whether the daemon can be read.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,6 +25,7 @@ fn clock(index: u32) -> ClockStatus {
         t_ms: 0,
         white_ms: 5_400_000,
         black_ms: 5_123_000,
+        flows_ms: None,
         text: Sides::default(),
         running: Some(Side::White),
         status: "running".into(),

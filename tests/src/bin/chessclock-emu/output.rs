@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use chessclock_protocol::emulator::{ClockView, format_seconds};
+use chessclock_protocol::emulator::ClockView;
 use chessclock_protocol::{ClockCommand, Command};
 use serde_json::{Value, json};
 
@@ -43,8 +43,8 @@ pub(crate) fn command_json(cmd: &Command) -> Value {
 pub(crate) fn display_json(view: &ClockView) -> Value {
     json!({
         "event": "display",
-        "left": format_seconds(view.left_seconds),
-        "right": format_seconds(view.right_seconds),
+        "left": seconds_text(view.left_seconds),
+        "right": seconds_text(view.right_seconds),
         "running": view.running.name(),
         "text": view.text,
         "right_high": view.right_high,
@@ -71,10 +71,10 @@ pub(crate) fn display_text(view: &ClockView) -> String {
     } else {
         format!(
             "{:>7}{}{} | {:<7}{}{}  running: {:<5}  lever: {}  {}{}",
-            format_seconds(view.left_seconds),
+            seconds_text(view.left_seconds),
             flag(view.left_flag),
             icon(view.left_flag_icon),
-            format_seconds(view.right_seconds),
+            seconds_text(view.right_seconds),
             flag(view.right_flag),
             icon(view.right_flag_icon),
             view.running.name(),
@@ -117,4 +117,9 @@ impl Out {
             self.event(Value::Null, || display_text(view));
         }
     }
+}
+
+/// What a clock half showing `secs` whole seconds reads (`M:SS` / `H:MM:SS`).
+fn seconds_text(secs: u32) -> String {
+    chessclock_engine::clock_text(u64::from(secs) * 1000)
 }

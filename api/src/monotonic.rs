@@ -1,6 +1,7 @@
 //! CLOCK_MONOTONIC readings in microseconds, the time base of the `as_of_us` field that
-//! D-Bus clients use to extrapolate a snapshot. Only the daemon's IO layers and clients call
-//! this; the engine never reads a clock.
+//! D-Bus clients use to extrapolate a snapshot: the daemon stamps its snapshots with it and
+//! clients (the bridge's `now_us`) read the same clock. Only IO layers call this; the engine
+//! never reads a clock.
 
 /// CLOCK_MONOTONIC now, in microseconds.
 pub fn monotonic_us() -> u64 {
