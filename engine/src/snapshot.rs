@@ -10,7 +10,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::core::Engine;
 use super::method::Method;
 use super::types::{
-    Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
+    Display, FlagRecord, GameResult, PendingClaim, PerSide, ResultReason, Side, SidePhase, Status,
+    Time,
 };
 
 /// The state at an instant (spec §1.1). Fields are in the serialised (alphabetical) order.
@@ -18,6 +19,9 @@ use super::types::{
 pub struct Snapshot {
     /// Black's displayed value (ms).
     pub black_ms: u64,
+    /// A USCF 14H claim waiting for the director (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<PendingClaim>,
     /// Each side's method detail fields (spec §1.4).
     pub detail: PerSide<Detail>,
     /// Time events so far (absent when none).
@@ -40,6 +44,9 @@ pub struct Snapshot {
     pub t_ms: u64,
     /// The displayed values as `M:SS` / `H:MM:SS`.
     pub text: PerSide<String>,
+    /// The claimant the director watches after a 14H `watch` ruling (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watched: Option<Side>,
     /// White's displayed value (ms).
     pub white_ms: u64,
 }
@@ -52,6 +59,7 @@ impl Snapshot {
         // Destructured so that a new field must be placed on one side or the other.
         let Snapshot {
             black_ms: _,
+            claim,
             detail: _,
             flags,
             moves,
@@ -62,6 +70,7 @@ impl Snapshot {
             status,
             t_ms: _,
             text: _,
+            watched,
             white_ms: _,
         } = self;
         *flags == other.flags
@@ -71,6 +80,8 @@ impl Snapshot {
             && *result == other.result
             && *running == other.running
             && *status == other.status
+            && *claim == other.claim
+            && *watched == other.watched
     }
 
     /// `side`'s displayed value (ms).
@@ -296,6 +307,7 @@ impl Engine {
         let b = self.value(Side::Black);
         Snapshot {
             black_ms: b,
+            claim: self.pending,
             detail: PerSide::from_fn(|s| self.detail(s)),
             flags: self.flags.clone(),
             moves: PerSide::from_fn(|s| self.moves[s.idx()]),
@@ -309,6 +321,7 @@ impl Engine {
                 black: clock_text(b),
                 white: clock_text(w),
             },
+            watched: self.watched,
             white_ms: w,
         }
     }

@@ -36,10 +36,20 @@ pub(crate) struct Rendered {
 /// The PGN `Termination` of a result for `reason`.
 pub(crate) fn termination_of(reason: ResultReason) -> &'static str {
     match reason {
-        ResultReason::Flag(_) | ResultReason::BothMainTimesExpired => "time forfeit",
+        ResultReason::Flag(_)
+        | ResultReason::BothMainTimesExpired
+        | ResultReason::InsufficientMaterial => "time forfeit",
         ResultReason::Board
         | ResultReason::DrawClaimOpponentInExtra
-        | ResultReason::WinnerInExtraTime => "normal",
+        | ResultReason::WinnerInExtraTime
+        | ResultReason::Checkmate
+        | ResultReason::Stalemate
+        | ResultReason::BoardSignal
+        | ResultReason::FivefoldRepetition
+        | ResultReason::SeventyFiveMoves
+        | ResultReason::ThreefoldRepetition
+        | ResultReason::FiftyMoves
+        | ResultReason::InsufficientLosingChances => "normal",
     }
 }
 
