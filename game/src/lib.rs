@@ -4,6 +4,8 @@
 //! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
 //! - [`GameRecorder`] combines both into a game record (moves with clocks, result, problems).
+//! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
+//!   move counts, who can still mate.
 //! - [`pgn`] writes broadcast-grade PGN.
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
@@ -11,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod event;
+pub mod judge;
 pub mod observe;
 pub mod pgn;
 pub mod placement;
@@ -18,6 +21,7 @@ pub mod record;
 pub mod tracker;
 
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
+pub use judge::{Judgement, judge};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
 pub use record::{GameRecord, GameRecorder, Problem, RecordedMove};
