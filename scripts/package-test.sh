@@ -183,4 +183,8 @@ leftover=$(find /usr /etc -name '*chessclock*' -not -path '/usr/share/lintian/*'
 [ -z "$leftover" ] || fail "purge left: $leftover"
 ok "purge with CHESSCLOCKD_PURGE_STATE=yes leaves nothing"
 
+# --- an apt repository with all three architectures, installed from with apt-get ------------
+./scripts/apt-repo-test.sh || fail "the apt repository (scripts/apt-repo-test.sh)"
+ok "signed apt repository: built, verified, installed from, purged"
+
 echo "package-test.sh: all $pass checks passed"
