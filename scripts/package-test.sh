@@ -114,6 +114,16 @@ grep -q 'SYSTEMD_WANTS}+="chessclock-attach@%k.service"' /usr/lib/udev/rules.d/7
   fail "the udev rule does not want the attach template"
 ok "units, activation file and udev rule point at installed files"
 
+# The Bluetooth binder: installed, not enabled (one instance per board), and verified.
+[ -f /usr/lib/systemd/system/chessclock-rfcomm@.service ] || fail "the rfcomm template is missing"
+[ -x /usr/lib/chessclockd/rfcomm-bind ] || fail "/usr/lib/chessclockd/rfcomm-bind is missing"
+ls /etc/systemd/system/multi-user.target.wants/ | grep -q chessclock-rfcomm &&
+  fail "an rfcomm instance was enabled by the package"
+cp /usr/lib/systemd/system/chessclock-rfcomm@.service "$tmp/chessclock-rfcomm@0.service"
+err=$(systemd-analyze verify "$tmp/chessclock-rfcomm@0.service" 2>&1) || fail "verify rfcomm@0: $err"
+[ -z "$err" ] || fail "systemd-analyze verify chessclock-rfcomm@0: $err"
+ok "the rfcomm template and its script are installed, not enabled, and verify"
+
 for xml in /usr/share/dbus-1/interfaces/*chessclockd*.xml; do
   python3 - "$xml" <<'EOF' || fail "$xml is not an introspection <node> document"
 import sys, xml.dom.minidom
