@@ -136,7 +136,7 @@ EOF
 done
 ok "introspection files are <node> documents"
 
-for page in chessclockd.8 chessclockctl.1 chessclockd.toml.5; do
+for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5; do
   zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
 done
 /usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null ||

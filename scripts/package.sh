@@ -100,7 +100,7 @@ rm -rf "$assets"
 mkdir -p "$assets/man" "$assets/completions" "$assets/interfaces"
 "$host_bin/chessclockd" --man >"$assets/man/chessclockd.8"
 "$host_bin/chessclock-bridge" --man >"$assets/man/chessclock-bridge.8"
-"$host_bin/chessclockctl" man >"$assets/man/chessclockctl.1"
+"$host_bin/chessclockctl" man --dir "$assets/man"   # chessclockctl.1 and one page per subcommand
 "$host_bin/chessclockctl" completions bash >"$assets/completions/chessclockctl.bash"
 "$host_bin/chessclockctl" completions zsh >"$assets/completions/_chessclockctl"
 "$host_bin/chessclockctl" completions fish >"$assets/completions/chessclockctl.fish"

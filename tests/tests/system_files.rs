@@ -94,7 +94,10 @@ fn daemon_unit_has_the_required_settings() {
         let want = format!("modprobe@{module}.service");
         for key in ["Wants", "After"] {
             let got = unit["Unit"][key].join(" ");
-            assert!(got.split(' ').any(|u| u == want), "{key}= lacks {want}: {got}");
+            assert!(
+                got.split(' ').any(|u| u == want),
+                "{key}= lacks {want}: {got}"
+            );
         }
     }
 }
@@ -115,7 +118,11 @@ fn rfcomm_template_binds_a_configured_board_before_the_daemon() {
         one("Unit", "ConditionPathExists"),
         "/etc/chessclockd/rfcomm/%i.conf"
     );
-    assert_eq!(one("Service", "Restart"), "always", "bound again after a loss");
+    assert_eq!(
+        one("Service", "Restart"),
+        "always",
+        "bound again after a loss"
+    );
     assert!(one("Unit", "Before").contains("chessclockd.service"));
     assert!(one("Unit", "After").contains("bluetooth.service"));
     assert_eq!(one("Service", "CapabilityBoundingSet"), "CAP_NET_ADMIN");
