@@ -2,8 +2,8 @@
 """Read PGN games with python-chess (an independent reader) and print what it sees as JSON.
 
 Usage: pgn-read.py FILE. Prints one JSON object per game: "headers", "san", "uci", "clk"
-(seconds or null per move), "emt" (seconds or null per move), "errors" (the reader's own
-complaints) and "result". Used by game/tests/pgn_python.rs; needs `pip install chess`.
+(seconds or null per move), "emt" (seconds or null per move), "comment" (the game's comment:
+what stands before the first move), "errors" (the reader's own complaints) and "result". Used by game/tests/pgn_python.rs; needs `pip install chess`.
 """
 import json
 import sys
@@ -42,6 +42,7 @@ def main(path):
                 "uci": uci,
                 "clk": clk,
                 "emt": emt,
+                "comment": game.comment,
                 "errors": [str(e) for e in game.errors],
                 "result": game.headers.get("Result"),
             }))

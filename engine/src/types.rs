@@ -145,6 +145,16 @@ impl GameResult {
         }
     }
 
+    /// The PGN token (also what [`Display`](std::fmt::Display) writes): `1-0`, `0-1` or
+    /// `1/2-1/2`.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
     pub(crate) fn win_for(side: Side) -> GameResult {
         match side {
             Side::White => GameResult::WhiteWins,
@@ -173,11 +183,7 @@ impl std::str::FromStr for GameResult {
 
 impl std::fmt::Display for GameResult {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        })
+        f.write_str(self.pgn())
     }
 }
 

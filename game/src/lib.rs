@@ -3,27 +3,34 @@
 //!
 //! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
-//! - [`GameRecorder`] combines both into a game record (moves with clocks, result, problems).
+//! - [`GameRecorder`] is the board's game for every caller (the daemon, `chessclockctl
+//!   replay`): both combined into a [`GameRecord`] (moves with clocks, result, problems), plus
+//!   the game information and what changed.
+//! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
 //! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
 //!   move counts, who can still mate.
-//! - [`pgn`] writes broadcast-grade PGN.
+//! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer).
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
 //! recognised is written down in `docs/board-game.md`.
 #![deny(missing_docs)]
 
 pub mod event;
+pub mod game_log;
 pub mod judge;
 pub mod observe;
 pub mod pgn;
 pub mod placement;
 pub mod record;
+pub mod recorder;
 pub mod tracker;
 
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
+pub use game_log::{GameLog, LogEntry, LogEvent, Rendered};
 pub use judge::{Judgement, judge};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
-pub use record::{GameRecord, GameRecorder, Problem, RecordedMove};
+pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
+pub use recorder::{Clocks, GameRecorder};
 pub use shakmaty;
 pub use tracker::{PlayedMove, Tracker, TrackerConfig};

@@ -4,12 +4,19 @@
 //! `TimeControl` (or `?` plus `ChessclockdControl` with our canonical notation),
 //! `WhiteClock`/`BlackClock`, `Termination` and any extra tags; SAN movetext with correct
 //! move numbers (`N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
-//! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). It
-//! must not know where moves come from or render time controls (the engine does that).
+//! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). A
+//! clock's own record knows the presses but not the moves: moves without SAN are written as
+//! a note comment first, then each move's number and its clock comment only
+//! (`1. {[%clk 0:04:58]} 1... {[%clk 0:04:55]}`), which the PGN grammar allows (§18: a move
+//! number indication is an element of its own) and readers take as a game without moves
+//! (`docs/board-game.md`). It is the workspace's one PGN writer. It must not know where
+//! moves come from or render time controls (the engine does that).
 
 use std::fmt::Write as _;
 
 use shakmaty::Color;
+
+use chessclock_engine::ResultReason;
 
 use crate::event::GameResult;
 
@@ -40,6 +47,37 @@ pub enum TagError {
     /// Tag values are one line.
     #[error("the value of {0} contains a line break; tag values must be one line")]
     LineBreak(String),
+}
+
+/// Tag names whose standard spelling is used whatever the case they are given in.
+const KNOWN_TAGS: [&str; 18] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Board",
+    "Annotator",
+    "ECO",
+    "Opening",
+    "EventDate",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteTitle",
+    "BlackTitle",
+    "WhiteFideId",
+    "BlackFideId",
+    "Mode",
+];
+
+/// `name` in the PGN standard's spelling when it is a known tag (`white` is `White`).
+fn canonical_tag(name: &str) -> String {
+    let name = name.trim();
+    KNOWN_TAGS
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_owned(), |k| (*k).to_owned())
 }
 
 /// Game information: the tags a PGN carries besides the generated ones, in order of setting.
@@ -75,6 +113,17 @@ impl GameInfo {
         Ok(())
     }
 
+    /// Set several tags, all or nothing (the first bad tag is the error); known tag names
+    /// are taken in the standard's spelling whatever their case (`white` is `White`).
+    pub fn set_all(&mut self, tags: &[(String, String)]) -> Result<(), TagError> {
+        let mut info = self.clone();
+        for (name, value) in tags {
+            info.set(&canonical_tag(name), value)?;
+        }
+        *self = info;
+        Ok(())
+    }
+
     /// A tag's value.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.tags
@@ -92,8 +141,8 @@ impl GameInfo {
 /// One move for the PGN.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PgnMove {
-    /// SAN, e.g. `Nf3`.
-    pub san: String,
+    /// SAN, e.g. `Nf3`; `None` when the move is not known (a clock's record: presses only).
+    pub san: Option<String>,
     /// The mover's clock after the move, ms.
     pub clock_ms: Option<u64>,
     /// The time the move took, ms.
@@ -111,8 +160,11 @@ pub struct PgnGame {
     /// Our canonical notation of the control, written as `ChessclockdControl` when
     /// `time_control` is `None`.
     pub control_notation: Option<String>,
-    /// The moves from the start position, White first.
+    /// The moves from the start position, White first (unless `black_first`).
     pub moves: Vec<PgnMove>,
+    /// The first move is Black's: a clock's record of a game Black started (moves without
+    /// SAN; a game read from the pieces begins with White's move).
+    pub black_first: bool,
     /// White's clock now, ms (`WhiteClock`).
     pub white_clock_ms: Option<u64>,
     /// Black's clock now, ms (`BlackClock`).
@@ -122,6 +174,29 @@ pub struct PgnGame {
     /// `Termination` (e.g. `normal`, `time forfeit`, `unterminated`).
     pub termination: Option<String>,
 }
+
+/// The `Termination` tag of a game that ended for `reason`.
+pub fn termination(reason: ResultReason) -> &'static str {
+    match reason {
+        ResultReason::Flag(_)
+        | ResultReason::BothMainTimesExpired
+        | ResultReason::InsufficientMaterial => "time forfeit",
+        ResultReason::Board
+        | ResultReason::DrawClaimOpponentInExtra
+        | ResultReason::WinnerInExtraTime
+        | ResultReason::Checkmate
+        | ResultReason::Stalemate
+        | ResultReason::BoardSignal
+        | ResultReason::FivefoldRepetition
+        | ResultReason::SeventyFiveMoves
+        | ResultReason::ThreefoldRepetition
+        | ResultReason::FiftyMoves
+        | ResultReason::InsufficientLosingChances => "normal",
+    }
+}
+
+/// The note before the movetext of moves without SAN.
+pub const NO_MOVES_NOTE: &str = "Moves not recorded: move numbers and clock times only.";
 
 /// `h:mm:ss` of a clock value, seconds rounded up as the clock's display shows them.
 pub fn clock_hms(ms: u64) -> String {
@@ -191,20 +266,18 @@ pub fn write(game: &PgnGame) -> String {
 
 fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
     let mut tokens = Vec::new();
+    if game.moves.iter().any(|m| m.san.is_none()) {
+        tokens.push(format!("{{{NO_MOVES_NOTE}}}"));
+    }
     let mut after_comment = true;
     for (i, m) in game.moves.iter().enumerate() {
-        let number = i / 2 + 1;
-        let color = if i % 2 == 0 {
+        let ply = i + usize::from(game.black_first);
+        let number = ply / 2 + 1;
+        let color = if ply % 2 == 0 {
             Color::White
         } else {
             Color::Black
         };
-        // A move number stays on the line of its move.
-        tokens.push(match color {
-            Color::White => format!("{number}. {}", m.san),
-            Color::Black if after_comment => format!("{number}... {}", m.san),
-            Color::Black => m.san.clone(),
-        });
         let mut parts = Vec::new();
         if let Some(ms) = m.clock_ms {
             parts.push(format!("[%clk {}]", clock_hms(ms)));
@@ -212,10 +285,24 @@ fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
         if let Some(ms) = m.elapsed_ms {
             parts.push(format!("[%emt {}]", elapsed_hms(ms)));
         }
-        after_comment = !parts.is_empty();
-        if after_comment {
-            tokens.push(format!("{{{}}}", parts.join(" ")));
-        }
+        let comment = (!parts.is_empty()).then(|| format!("{{{}}}", parts.join(" ")));
+        // A move number stays on the line of its move (or, without a move, of its comment).
+        let Some(san) = &m.san else {
+            let dots = if color == Color::White { "." } else { "..." };
+            tokens.push(match comment {
+                Some(c) => format!("{number}{dots} {c}"),
+                None => format!("{number}{dots}"),
+            });
+            after_comment = true;
+            continue;
+        };
+        tokens.push(match color {
+            Color::White => format!("{number}. {san}"),
+            Color::Black if after_comment => format!("{number}... {san}"),
+            Color::Black => san.clone(),
+        });
+        after_comment = comment.is_some();
+        tokens.extend(comment);
     }
     tokens.push(result.to_owned());
     tokens
@@ -245,7 +332,7 @@ mod tests {
 
     fn mv(san: &str, clock: Option<u64>, emt: Option<u64>) -> PgnMove {
         PgnMove {
-            san: san.into(),
+            san: Some(san.into()),
             clock_ms: clock,
             elapsed_ms: emt,
         }
@@ -268,6 +355,7 @@ mod tests {
                 mv("Nf3", None, None),
                 mv("Nc6", None, None),
             ],
+            black_first: false,
             white_clock_ms: Some(181_000),
             black_clock_ms: Some(3_723_000),
             result: None,
@@ -325,6 +413,47 @@ mod tests {
             text.lines().all(|l| !l.ends_with('.')),
             "a number is never cut from its move: {text}"
         );
+    }
+
+    #[test]
+    fn moves_without_san_give_numbers_and_clocks_after_a_note() {
+        let press = |ms| PgnMove {
+            san: None,
+            clock_ms: Some(ms),
+            elapsed_ms: None,
+        };
+        let game = PgnGame {
+            moves: vec![press(60_000), press(59_001)],
+            result: Some(GameResult::BlackWins),
+            ..PgnGame::default()
+        };
+        let text = write(&game);
+        let movetext = text.split("\n\n").nth(1).expect("movetext");
+        assert_eq!(
+            movetext,
+            "{Moves not recorded: move numbers and clock times only.} 1. {[%clk 0:01:00]}\n\
+             1... {[%clk 0:01:00]} 0-1"
+        );
+        // Black started: its press is 1..., White's reply 2.
+        let text = write(&PgnGame {
+            black_first: true,
+            ..game
+        });
+        assert!(
+            text.replace('\n', " ")
+                .contains("1... {[%clk 0:01:00]} 2. {[%clk 0:01:00]} 0-1"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn terminations_say_how_the_game_ended() {
+        use chessclock_engine::FlagReason;
+        assert_eq!(
+            termination(ResultReason::Flag(FlagReason::Time)),
+            "time forfeit"
+        );
+        assert_eq!(termination(ResultReason::Board), "normal");
     }
 
     #[test]

@@ -9,6 +9,10 @@
 use chessclock_protocol::{Orientation, Piece as DgtPiece, Square as DgtSquare};
 use shakmaty::{Board, Color, File, Piece, Rank, Role, Square};
 
+/// A result set on the board is a game result, the engine's type (its PGN token is
+/// [`GameResult::pgn`]).
+pub use chessclock_engine::GameResult;
+
 /// The board's 64 fields as reported, field 0 first (the board's own numbering).
 pub type RawFields = [Option<DgtPiece>; 64];
 
@@ -118,28 +122,6 @@ pub fn start_orientation(raw: &RawFields) -> Option<Orientation> {
                 .all(|p| p.is_none_or(|p| chess_piece(p).is_some()))
                 && placement(raw, *o) == start
         })
-}
-
-/// A result set on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// 1-0.
-    WhiteWins,
-    /// 0-1.
-    BlackWins,
-    /// 1/2-1/2.
-    Draw,
-}
-
-impl GameResult {
-    /// The PGN form: `1-0`, `0-1` or `1/2-1/2`.
-    pub fn pgn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        }
-    }
 }
 
 /// How a result was signalled on the board.

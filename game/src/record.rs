@@ -1,25 +1,27 @@
-//! A game record from a board stream: moves with their clock times, result and problems.
+//! The board's game as a record: its moves with their clock times, result and problems, and
+//! the PGN game it makes.
 //!
-//! Owns combining the [`Tracker`]'s events with the [`ClockObserver`]'s lever presses into
-//! the record a PGN or a replay prints: each move gets the mover's time from the first report
-//! after the press that ended it (or, without a press, the mover's time when the next move
-//! was made or the input ended) and the turn's length by the clock. White's half is the half
-//! whose press ended White's move (else the half that ran first). It must not do IO or read a
-//! clock: `now` is passed in.
+//! Owns the shapes [`crate::GameRecorder`] fills and the daemon, `chessclockctl replay` and
+//! the PGN read: one move with the mover's clock ([`RecordedMove`]), a problem, one game
+//! ([`GameRecord`]), what changed ([`RecordChange`]) and the clock side of a PGN
+//! ([`PgnClocks`]). It must not decide anything about moves or clocks (the recorder's) nor
+//! write text (the [`crate::pgn`] writer's).
 
-use chessclock_protocol::{Message, Orientation};
 use shakmaty::Color;
 
-use crate::event::{GameEvent, GameResult, MoveEvent, ResultSignal};
-use crate::observe::{ClockObserver, Half};
-use crate::tracker::{Tracker, TrackerConfig};
+use crate::event::{GameResult, MoveEvent, ResultSignal};
+use crate::pgn::{GameInfo, PgnGame, PgnMove};
+
+/// The FEN of the start position (the position before any board was seen).
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// One move of the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedMove {
     /// The move as the tracker reported it.
     pub event: MoveEvent,
-    /// The mover's clock after the move, ms (from the clock's reports), if known.
+    /// The mover's clock after the move, ms, if known: from the press that ended it, else
+    /// the caller's clock when the move was seen, else the clock's next reading.
     pub clock_ms: Option<u64>,
     /// How long the move took by the clock, ms, if known.
     pub elapsed_ms: Option<u64>,
@@ -55,290 +57,94 @@ pub struct GameRecord {
     pub problems: Vec<Problem>,
 }
 
+/// What changed in the current game, for a caller that publishes it (the daemon's bus).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordChange {
+    /// A move was made (or replaced the last one: a correction before the reply).
+    Move(RecordedMove),
+    /// Moves were taken back or a new game began: the list of moves changed otherwise.
+    Rewound,
+    /// The board shows what no legal sequence explains (the operator must restore it), or
+    /// is explained again (`None`).
+    Problem(Option<String>),
+    /// A result was set on the board.
+    Result(GameResult),
+}
+
+/// What the clock side adds to a PGN when the caller runs the clock (the daemon's engine).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnClocks {
+    /// `TimeControl` in PGN form, if the control has one.
+    pub time_control: Option<String>,
+    /// Our canonical notation of the control.
+    pub control_notation: String,
+    /// White's clock now, ms.
+    pub white_ms: u64,
+    /// Black's clock now, ms.
+    pub black_ms: u64,
+    /// The clock's result, if the game ended on the clock.
+    pub result: Option<GameResult>,
+    /// `Termination`, if ended.
+    pub termination: Option<String>,
+}
+
 impl GameRecord {
     /// The result: set on the board, else from the final position.
     pub fn result(&self) -> Option<GameResult> {
         self.signalled.map(|(r, _)| r).or(self.outcome)
     }
-}
 
-/// Builds a game record from board messages and clock reports. See the module docs.
-#[derive(Debug, Clone)]
-pub struct GameRecorder {
-    tracker: Tracker,
-    observer: ClockObserver,
-    white_half: Option<Half>,
-    current: GameRecord,
-    earlier: Vec<GameRecord>,
-    moves: Vec<RecordedMove>,
-    games: u32,
-}
-
-impl GameRecorder {
-    /// A recorder with this tracker configuration.
-    pub fn new(cfg: TrackerConfig) -> GameRecorder {
-        GameRecorder {
-            tracker: Tracker::new(cfg),
-            observer: ClockObserver::new(),
-            white_half: None,
-            current: GameRecord::default(),
-            earlier: Vec::new(),
-            moves: Vec::new(),
-            games: 0,
-        }
-    }
-
-    /// Feed one decoded message that arrived at `now_ms`.
-    pub fn on_message(&mut self, now_ms: u64, message: &Message) {
-        match message {
-            Message::ClockReport(r) => {
-                if let Some(press) = self.observer.on_report(r) {
-                    self.on_press(press);
-                }
-                let fallen = [
-                    (Half::Left, r.left.final_flag),
-                    (Half::Right, r.right.final_flag),
-                ]
-                .into_iter()
-                .find_map(|(h, f)| f.then_some(h));
-                if let (Some(half), None) = (fallen, self.current.flag)
-                    && r.clock_connected
-                    && let Some(white) = self.white_half()
-                {
-                    self.current.flag = Some(if half == white {
-                        Color::White
-                    } else {
-                        Color::Black
-                    });
-                }
-            }
-            _ => self.tracker.on_message(now_ms, message),
-        }
-        self.drain();
-    }
-
-    /// When to call [`GameRecorder::handle_timeout`].
-    pub fn poll_timeout(&self) -> Option<u64> {
-        self.tracker.poll_timeout()
-    }
-
-    /// Time passed.
-    pub fn handle_timeout(&mut self, now_ms: u64) {
-        self.tracker.handle_timeout(now_ms);
-        self.drain();
-    }
-
-    /// The input ended: settle the board and give the last moves the clock's final times.
-    pub fn finish(&mut self, now_ms: u64) {
-        self.tracker.finish(now_ms);
-        self.drain();
-        let n = self.moves.len();
-        for i in n.saturating_sub(2)..n {
-            self.fill_from_reading(i);
-        }
-    }
-
-    /// The moves of the current game.
-    pub fn moves(&self) -> &[RecordedMove] {
-        &self.moves
-    }
-
-    /// The result set on the board, or mate / stalemate on the board.
-    pub fn result(&self) -> Option<GameResult> {
-        self.current.result()
-    }
-
-    /// How the result was signalled on the board (None for mate/stalemate or no result).
-    pub fn result_signal(&self) -> Option<ResultSignal> {
-        self.current.signalled.map(|(_, s)| s)
-    }
-
-    /// The current game's record (moves are also in [`GameRecorder::moves`]).
-    pub fn record(&self) -> GameRecord {
-        GameRecord {
-            moves: self.moves.clone(),
-            ..self.current.clone()
-        }
-    }
-
-    /// Games that ended with a new game after them and had moves, oldest first.
-    pub fn earlier_games(&self) -> &[GameRecord] {
-        &self.earlier
-    }
-
-    /// The game a replay shows: the current one if it has moves, else the last earlier game
-    /// with moves (players reset the pieces after a game).
-    pub fn main_game(&self) -> GameRecord {
-        if self.moves.is_empty()
-            && let Some(last) = self.earlier.last()
-        {
-            return last.clone();
-        }
-        self.record()
-    }
-
-    /// The board's orientation, once detected.
-    pub fn orientation(&self) -> Option<Orientation> {
-        self.tracker.orientation()
-    }
-
-    /// Problems seen during the current game.
-    pub fn problems(&self) -> &[Problem] {
-        &self.current.problems
-    }
-
-    /// How many games began (start positions seen with a game change).
-    pub fn games(&self) -> u32 {
-        self.games
-    }
-
-    /// The tracker (state, position, FEN).
-    pub fn tracker(&self) -> &Tracker {
-        &self.tracker
-    }
-
-    /// The half White's clock is on, once known.
-    pub fn white_half(&self) -> Option<Half> {
-        self.white_half.or(self.observer.first_runner())
-    }
-
-    fn half_of(&self, color: Color) -> Option<Half> {
-        let white = self.white_half()?;
-        Some(if color == Color::White {
-            white
-        } else {
-            white.other()
-        })
-    }
-
-    fn on_press(&mut self, press: crate::observe::LeverPress) {
-        if self.white_half.is_none() {
-            // The first press after a move ends that move: it tells which half is whose.
-            let Some(last) = self.moves.last().filter(|m| !m.from_press) else {
-                return;
-            };
-            self.white_half = Some(match last.event.color {
-                Color::White => press.half,
-                Color::Black => press.half.other(),
-            });
-        }
-        let Some(white) = self.white_half else { return };
-        let color = if press.half == white {
-            Color::White
-        } else {
-            Color::Black
+    /// The game as a PGN game with `info`. With `clocks` (a caller that runs the clock), the
+    /// clocks, control, result and termination are the clock's (the board's result if the
+    /// clock has none); without, they come from the record: each side's last clock, the
+    /// result set on the board or by the position, `time forfeit` for a fallen flag.
+    pub fn pgn(&self, info: &GameInfo, clocks: Option<PgnClocks>) -> PgnGame {
+        let moves = self
+            .moves
+            .iter()
+            .map(|m| PgnMove {
+                san: Some(m.event.san.clone()),
+                clock_ms: m.clock_ms,
+                elapsed_ms: m.elapsed_ms,
+            })
+            .collect();
+        let game = PgnGame {
+            info: info.clone(),
+            moves,
+            ..PgnGame::default()
         };
-        let n = self.moves.len();
-        if let Some(m) = self.moves[n.saturating_sub(2)..]
-            .iter_mut()
-            .rev()
-            .find(|m| m.event.color == color)
-            .filter(|m| !m.from_press)
-        {
-            m.clock_ms = Some(press.clock_ms);
-            m.elapsed_ms = press.elapsed_ms;
-            m.from_press = true;
-        }
-    }
-
-    /// Give move `i` the mover's current time if it has none.
-    fn fill_from_reading(&mut self, i: usize) {
-        let Some(color) = self.moves.get(i).map(|m| m.event.color) else {
-            return;
-        };
-        let reading = self.half_of(color).and_then(|h| self.observer.clock_ms(h));
-        if let Some(m) = self.moves.get_mut(i)
-            && m.clock_ms.is_none()
-        {
-            m.clock_ms = reading;
-        }
-    }
-
-    fn drain(&mut self) {
-        while let Some(e) = self.tracker.poll_event() {
-            match e {
-                GameEvent::NewGame { .. } => {
-                    self.games += 1;
-                    let moves = std::mem::take(&mut self.moves);
-                    let record = std::mem::take(&mut self.current);
-                    if !moves.is_empty() {
-                        self.earlier.push(GameRecord { moves, ..record });
-                    }
-                }
-                GameEvent::Move(event) => {
-                    let kept = if event.corrects.is_some() {
-                        self.moves.pop()
-                    } else {
-                        None
-                    };
-                    let (clock_ms, elapsed_ms, from_press) = kept
-                        .map_or((None, None, false), |k| {
-                            (k.clock_ms, k.elapsed_ms, k.from_press)
-                        });
-                    self.moves.push(RecordedMove {
-                        event,
-                        clock_ms,
-                        elapsed_ms,
-                        from_press,
-                    });
-                    let n = self.moves.len();
-                    if n >= 2 {
-                        self.fill_from_reading(n - 2);
-                    }
-                    self.current.outcome = self.moves.last().and_then(|m| outcome_of(&m.event.fen));
-                }
-                GameEvent::Takeback { to_ply, .. } => {
+        match clocks {
+            Some(c) => PgnGame {
+                time_control: c.time_control,
+                control_notation: Some(c.control_notation),
+                white_clock_ms: Some(c.white_ms),
+                black_clock_ms: Some(c.black_ms),
+                result: c.result.or(self.signalled.map(|(r, _)| r)),
+                termination: c.termination,
+                ..game
+            },
+            None => {
+                let last_clock = |c: Color| {
                     self.moves
-                        .truncate(usize::try_from(to_ply).unwrap_or(usize::MAX));
-                    self.current.outcome = self.moves.last().and_then(|m| outcome_of(&m.event.fen));
+                        .iter()
+                        .rev()
+                        .find(|m| m.event.color == c)
+                        .and_then(|m| m.clock_ms)
+                };
+                let result = self.result();
+                let termination = match (result, self.flag) {
+                    (Some(_), _) => "normal",
+                    (None, Some(_)) => "time forfeit",
+                    (None, None) => "unterminated",
+                };
+                PgnGame {
+                    white_clock_ms: last_clock(Color::White),
+                    black_clock_ms: last_clock(Color::Black),
+                    result,
+                    termination: Some(termination.to_owned()),
+                    ..game
                 }
-                GameEvent::Result { result, signal, .. } => {
-                    self.current.signalled = Some((result, signal))
-                }
-                GameEvent::Unexplained {
-                    ply,
-                    differences,
-                    at_ms,
-                } => {
-                    let what: Vec<String> = differences.iter().map(ToString::to_string).collect();
-                    self.current.problems.push(Problem {
-                        at_ms,
-                        ply,
-                        message: format!(
-                            "unexplained position after ply {ply}: {}",
-                            what.join("; ")
-                        ),
-                        resolved: false,
-                    });
-                }
-                GameEvent::Explained { .. } => {
-                    for p in &mut self.current.problems {
-                        p.resolved = true;
-                    }
-                }
-                GameEvent::Orientation(_) => {}
             }
         }
-    }
-}
-
-/// The result a position (as FEN) has by the rules: mate, stalemate, insufficient material.
-fn outcome_of(fen: &str) -> Option<GameResult> {
-    use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, KnownOutcome, Outcome, Position};
-    let pos: shakmaty::Chess = fen
-        .parse::<Fen>()
-        .ok()?
-        .into_position(CastlingMode::Standard)
-        .ok()?;
-    match pos.outcome() {
-        Outcome::Known(KnownOutcome::Decisive {
-            winner: Color::White,
-        }) => Some(GameResult::WhiteWins),
-        Outcome::Known(KnownOutcome::Decisive {
-            winner: Color::Black,
-        }) => Some(GameResult::BlackWins),
-        Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
-        Outcome::Unknown => None,
     }
 }

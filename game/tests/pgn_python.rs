@@ -37,7 +37,7 @@ fn random_game(seed: u64, plies: usize) -> Written {
         pos.play_unchecked(m);
         let with_clock = next() % 10 != 0;
         moves.push(PgnMove {
-            san,
+            san: Some(san),
             clock_ms: with_clock.then(|| next() % 7_200_000),
             elapsed_ms: (next() % 3 != 0).then(|| next() % 600_000),
         });
@@ -63,6 +63,7 @@ fn random_game(seed: u64, plies: usize) -> Written {
                 .then(|| "40/5400+30:1800+30".to_owned()),
             control_notation: Some("hourglass 5m".to_owned()),
             moves,
+            black_first: false,
             white_clock_ms: Some(next() % 7_200_000),
             black_clock_ms: Some(next() % 7_200_000),
             result,
@@ -73,7 +74,10 @@ fn random_game(seed: u64, plies: usize) -> Written {
 }
 
 fn read_back(text: &str) -> Vec<Value> {
-    let dir = std::env::temp_dir().join(format!("pgn-python-{}", std::process::id()));
+    // One directory per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("pgn-python-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("games.pgn");
     std::fs::write(&file, text).expect("write");
@@ -127,7 +131,12 @@ fn python_chess_reads_every_move_and_clock_back() {
             .iter()
             .map(|v| v.as_str().expect("str"))
             .collect();
-        let want_san: Vec<&str> = w.game.moves.iter().map(|m| m.san.as_str()).collect();
+        let want_san: Vec<&str> = w
+            .game
+            .moves
+            .iter()
+            .filter_map(|m| m.san.as_deref())
+            .collect();
         assert_eq!(san, want_san, "game {i}: SAN");
         for (j, m) in w.game.moves.iter().enumerate() {
             assert_eq!(
@@ -179,5 +188,69 @@ fn python_chess_reads_every_move_and_clock_back() {
             names,
             ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
         );
+    }
+}
+
+/// A clock's record: presses with the mover's clock, no moves (`docs/board-game.md`).
+fn presses(black_first: bool, clocks: &[u64], result: Option<GameResult>) -> PgnGame {
+    let mut info = GameInfo::new();
+    info.set("Event", "chessclockd: G/5 d/0").expect("tag");
+    PgnGame {
+        info,
+        control_notation: Some("G/5 d/0".to_owned()),
+        moves: clocks
+            .iter()
+            .map(|&ms| PgnMove {
+                san: None,
+                clock_ms: Some(ms),
+                elapsed_ms: None,
+            })
+            .collect(),
+        black_first,
+        result,
+        termination: Some("abandoned".to_owned()),
+        ..PgnGame::default()
+    }
+}
+
+#[test]
+fn python_chess_reads_a_game_of_presses_as_a_game_without_moves_and_errors() {
+    let games = [
+        presses(
+            false,
+            &[298_000, 297_500, 290_001],
+            Some(GameResult::BlackWins),
+        ),
+        presses(true, &[299_000, 295_000], None),
+        presses(false, &[], None),
+        presses(false, &[1_000; 120], Some(GameResult::Draw)),
+    ];
+    let text: String = games.iter().map(pgn::write).collect();
+    assert!(text.lines().all(|l| l.len() <= pgn::LINE_MAX), "{text}");
+    let read = read_back(&text);
+    assert_eq!(read.len(), games.len(), "{text}");
+    for (i, (w, r)) in games.iter().zip(&read).enumerate() {
+        assert_eq!(r["errors"], Value::Array(vec![]), "game {i}: {text}");
+        assert_eq!(r["san"], Value::Array(vec![]), "game {i}: no moves");
+        assert_eq!(
+            r["result"],
+            w.result.map_or("*", GameResult::pgn),
+            "game {i}"
+        );
+        assert_eq!(r["headers"]["Event"], "chessclockd: G/5 d/0", "game {i}");
+        // Every clock is in the game's comment, in order.
+        let comment = r["comment"].as_str().expect("comment");
+        let want: Vec<String> = w
+            .moves
+            .iter()
+            .filter_map(|m| m.clock_ms)
+            .map(|ms| format!("[%clk {}]", pgn::clock_hms(ms)))
+            .collect();
+        let got: Vec<String> = comment
+            .split("[%clk ")
+            .skip(1)
+            .map(|c| format!("[%clk {}]", c.split(']').next().unwrap_or_default()))
+            .collect();
+        assert_eq!(got, want, "game {i}: {comment}");
     }
 }

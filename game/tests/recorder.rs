@@ -42,7 +42,7 @@ fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
     let mut now = 0;
     let mut feed = |rec: &mut GameRecorder, m: Message| {
         now += 100;
-        rec.on_message(now, &m);
+        rec.on_message(now, &m, None);
     };
     feed(&mut rec, start_dump());
     feed(&mut rec, report(300, 300, false, false)); // left (White) runs
@@ -72,7 +72,7 @@ fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
     let game = rec.main_game();
     assert_eq!(game.moves.len(), 2);
     assert_eq!(game.result(), Some(GameResult::WhiteWins));
-    assert_eq!(rec.earlier_games().len(), 1);
+    assert_eq!(rec.earlier_with_moves(), 1);
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn a_final_flag_names_the_side_and_mate_is_a_result() {
     let mut now = 0;
     let mut feed = |rec: &mut GameRecorder, m: Message| {
         now += 100;
-        rec.on_message(now, &m);
+        rec.on_message(now, &m, None);
     };
     feed(&mut rec, start_dump());
     feed(&mut rec, report(60, 60, false, false));

@@ -8,6 +8,7 @@ use anyhow::Result;
 use chessclock_tests::PrivateBus;
 use chessclock_tests::e2e::{assert_shown, ctl_ok, ready, rig, started};
 use chessclock_tests::json::{s, u};
+use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{WAIT, is_set_and_run};
 use serde_json::Value;
 
@@ -119,7 +120,7 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
         .wait_status("0", WAIT, "Black's flag", |v| s(v, "/result") == "1-0")?;
     let games = r.dir.path().join("state").join("games");
     let deadline = std::time::Instant::now() + WAIT;
-    let (pgn, log) = loop {
+    let (pgn_file, pgn, log) = loop {
         let mut found = std::fs::read_dir(&games)
             .map(|d| {
                 d.filter_map(|e| e.ok().map(|e| e.path()))
@@ -129,6 +130,7 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
         found.sort();
         if let [json, pgn] = found.as_slice() {
             break (
+                pgn.clone(),
                 std::fs::read_to_string(pgn)?,
                 std::fs::read_to_string(json)?,
             );
@@ -147,6 +149,14 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
         pgn.contains("{[%clk 0:00:03]}") || pgn.contains("{[%clk 0:00:02]}"),
         "{pgn}"
     );
+    // A record of presses only is still PGN an independent reader takes: one game, no
+    // moves, no errors, the clocks in its comment (docs/board-game.md §9).
+    let read = python_reads(&pgn_file)?;
+    assert_eq!(read.len(), 1, "{pgn}");
+    assert_eq!(read[0]["errors"], Value::Array(vec![]), "{pgn}");
+    assert_eq!(read[0]["san"], Value::Array(vec![]), "{pgn}");
+    assert_eq!(s(&read[0], "/headers/Result"), "1-0", "{pgn}");
+    assert!(s(&read[0], "/comment").contains("[%clk 0:00:0"), "{pgn}");
     let log: Value = serde_json::from_str(&log)?;
     let kinds: Vec<&str> = log["events"]
         .as_array()

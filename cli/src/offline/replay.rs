@@ -9,7 +9,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use chessclock_game::pgn::{self, PgnGame, PgnMove};
+use chessclock_game::pgn::{self, GameInfo};
 use chessclock_game::shakmaty::Color;
 use chessclock_game::{GameRecord, GameRecorder, Half, TrackerConfig};
 use chessclock_protocol::{ClockReport, Decoded, Decoder, Message, Orientation};
@@ -50,11 +50,11 @@ pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let game = rec.main_game();
     let mut out = BufWriter::new(io::stdout().lock());
     if json {
-        writeln!(out, "{}", to_json(&rec, &game, &errors))?;
+        writeln!(out, "{}", to_json(&rec, game, &errors))?;
     } else if args.pgn {
-        write!(out, "{}", pgn::write(&to_pgn(&game)))?;
+        write!(out, "{}", pgn::write(&game.pgn(&GameInfo::new(), None)))?;
     } else {
-        write_text(&mut out, &rec, &game, &errors)?;
+        write_text(&mut out, &rec, game, &errors)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -90,10 +90,10 @@ fn feed(
                 if let Message::ClockReport(r) = &m {
                     time.on_report(r);
                     if rec.poll_timeout().is_some_and(|t| t <= time.now) {
-                        rec.handle_timeout(time.now);
+                        rec.handle_timeout(time.now, None);
                     }
                 }
-                rec.on_message(time.now, &m);
+                rec.on_message(time.now, &m, None);
             }
             Ok(Decoded::Dropped(d)) => errors.push(format!("{} garbage bytes dropped", d.count)),
             Err(e) => errors.push(format!("bad message: {e}")),
@@ -124,7 +124,7 @@ fn problems(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Vec<Val
     if rec.games() == 0 {
         v.push(json!({"kind": "no_game", "message": "the board never showed the start position, so no game was followed"}));
     }
-    let with_moves = rec.earlier_games().len() + usize::from(!rec.moves().is_empty());
+    let with_moves = rec.earlier_with_moves() + usize::from(!rec.moves().is_empty());
     if with_moves > 1 {
         v.push(json!({"kind": "new_game", "message": format!("{with_moves} games with moves in the recording; only the last one is shown")}));
     }
@@ -163,41 +163,6 @@ fn to_json(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Value {
         "fen": game.moves.last().map(|m| m.event.fen.clone()),
         "problems": problems(rec, game, errors),
     })
-}
-
-fn to_pgn(game: &GameRecord) -> PgnGame {
-    let moves: Vec<PgnMove> = game
-        .moves
-        .iter()
-        .map(|m| PgnMove {
-            san: m.event.san.clone(),
-            clock_ms: m.clock_ms,
-            elapsed_ms: m.elapsed_ms,
-        })
-        .collect();
-    let last_clock = |c: Color| {
-        game.moves
-            .iter()
-            .rev()
-            .find(|m| m.event.color == c)
-            .and_then(|m| m.clock_ms)
-    };
-    let result = game.result();
-    PgnGame {
-        moves,
-        white_clock_ms: last_clock(Color::White),
-        black_clock_ms: last_clock(Color::Black),
-        result,
-        termination: Some(
-            match (result, game.flag) {
-                (Some(_), _) => "normal",
-                (None, Some(_)) => "time forfeit",
-                (None, None) => "unterminated",
-            }
-            .to_owned(),
-        ),
-        ..PgnGame::default()
-    }
 }
 
 fn write_text(

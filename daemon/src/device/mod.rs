@@ -10,7 +10,6 @@
 
 mod actor;
 mod announce;
-mod board_game;
 pub mod display;
 pub(crate) mod driver;
 pub mod handle;
@@ -88,8 +87,8 @@ pub enum MoveSource {
 
 /// Check game information tags as `SetGameInfo` would (for the configuration's check).
 pub fn check_game_info(tags: &[(String, String)]) -> Result<(), String> {
-    board_game::BoardGame::new()
-        .set_info(tags)
+    chessclock_game::pgn::GameInfo::new()
+        .set_all(tags)
         .map_err(|e| e.to_string())
 }
 

@@ -158,7 +158,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
                 path: self.path.clone(),
             });
         }
-        let json = serde_json::to_string(record).map_err(|source| StoreError::Encode {
+        let json = super::line::to_json(record).map_err(|source| StoreError::Encode {
             what: "record",
             source,
         })?;
@@ -333,7 +333,7 @@ fn scan<R: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Scan<R>, Store
                 damage: Some((offset, reason)),
             });
         }
-        let data = serde_json::from_str(json).map_err(|e| StoreError::Decode {
+        let data = super::line::from_json(json).map_err(|e| StoreError::Decode {
             path: path.to_path_buf(),
             seq,
             offset,

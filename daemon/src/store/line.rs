@@ -1,6 +1,32 @@
-//! The line codec shared by journal and snapshot files: `SEQ CRC JSON\n`.
+//! The line codec shared by journal and snapshot files: `SEQ CRC JSON\n`, and the JSON of
+//! what a line holds.
 //!
-//! Owns encoding and checking one line; it knows nothing about files.
+//! Owns encoding and checking one line and the JSON text of records (the one place the
+//! daemon's stored records meet `serde_json`); it knows nothing about files.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The JSON text of a record or snapshot, as a line holds it (no raw newline).
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
+    serde_json::to_string(value)
+}
+
+/// A record or snapshot from the JSON text of a line.
+pub(crate) fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(json)
+}
+
+/// JSON lines of `items` (one per line, no sequence numbers or checksums), for records kept
+/// aside; an item that cannot be written is left out.
+pub(crate) fn json_lines<T: Serialize>(items: &[T]) -> String {
+    let mut text = String::new();
+    for line in items.iter().filter_map(|i| to_json(i).ok()) {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
 
 /// CRC-32 (IEEE 802.3, the zlib/PNG one) of the bytes `SEQ JSON`.
 fn checksum(seq: &[u8], json: &[u8]) -> u32 {

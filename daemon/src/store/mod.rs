@@ -18,11 +18,13 @@ pub mod atomic;
 mod error;
 mod journal;
 mod line;
-pub mod pgn;
 mod snapshot;
 
 pub use error::StoreError;
 #[cfg(test)]
 pub(crate) use journal::full_disk;
 pub use journal::{Journal, Record, Recovered, TailRepair};
+pub(crate) use line::json_lines;
+#[cfg(test)]
+pub(crate) use line::{from_json, to_json};
 pub use snapshot::{read_snapshot, write_snapshot};

@@ -31,7 +31,7 @@ pub fn write_snapshot<S: Serialize>(
     seq: u64,
     state: &S,
 ) -> Result<(), StoreError> {
-    let json = serde_json::to_string(state).map_err(|source| StoreError::Encode {
+    let json = super::line::to_json(state).map_err(|source| StoreError::Encode {
         what: "snapshot",
         source,
     })?;
@@ -69,7 +69,7 @@ pub fn read_snapshot<S: DeserializeOwned>(
         return Err(corrupt("it has more than one line".to_owned()));
     }
     let (seq, json) = line::decode(body).map_err(corrupt)?;
-    let state = serde_json::from_str(json).map_err(|e| StoreError::Decode {
+    let state = super::line::from_json(json).map_err(|e| StoreError::Decode {
         path: path.clone(),
         seq,
         offset: 0,

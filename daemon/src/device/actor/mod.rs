@@ -23,6 +23,7 @@ mod tests;
 
 pub(super) use start::spawn;
 
+use chessclock_game::GameLog;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
@@ -32,7 +33,6 @@ use super::driver;
 use super::handle::{ClockEvent, ClockState, Envelope, Reply, Request};
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
-use super::record::GameLog;
 use super::session::Session;
 use crate::engine::Time;
 use crate::engine::notation;
@@ -150,11 +150,11 @@ impl<P: BoardIo> Actor<P> {
     fn write_record(&self, now: Instant) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
             let at = self.at(now);
-            let mut record = log.render(Some(&self.session.snapshot(at)));
-            if self.session.has_board_moves() {
-                record.pgn = self.session.pgn(at);
-            }
-            p.write_record(record);
+            let board = self
+                .session
+                .has_board_moves()
+                .then(|| self.session.pgn_game(at));
+            p.write_record(log.render(Some(&self.session.snapshot(at)), board));
         }
     }
 

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use chessclock_game::{GameLog, START_FEN};
 #[cfg(any(test, feature = "virtual-board"))]
 use tokio::io::DuplexStream;
 use tokio::sync::{broadcast, mpsc, watch};
@@ -16,13 +17,11 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use super::Actor;
-use crate::device::board_game::START_FEN;
 use crate::device::driver::{self, DriverConfig};
 use crate::device::handle::{BoardView, ClockState, DeviceHandle, DeviceState};
 use crate::device::observe::Mode;
 use crate::device::persist::{self, GameStart, Persist};
 use crate::device::port::{BoardIo, Opener};
-use crate::device::record::GameLog;
 use crate::device::session::{Session, SessionConfig, clock_event};
 use crate::device::{DeviceOptions, PortSpec, SpawnError, identity, port};
 use crate::engine::notation;

@@ -19,11 +19,11 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc as std_mpsc;
 
+use chessclock_game::Rendered;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use super::handle::{BoardSide, DeviceError, Reply};
-use super::record::Rendered;
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
 use writer::Job;
@@ -264,6 +264,7 @@ mod tests {
     use super::*;
     use crate::engine::notation;
     use crate::engine::{AdjustOp, GameResult, Side};
+    use crate::store;
 
     #[test]
     fn journal_records_round_trip_through_json() {
@@ -288,8 +289,8 @@ mod tests {
                 wall_ms: 7,
                 input,
             };
-            let json = serde_json::to_string(&rec).expect("serialise");
-            let back: GameRecord = serde_json::from_str(&json).expect("deserialise");
+            let json = store::to_json(&rec).expect("serialise");
+            let back: GameRecord = store::from_json(&json).expect("deserialise");
             assert_eq!(back, rec, "{json}");
         }
     }
@@ -301,14 +302,14 @@ mod tests {
             wall_ms: 6,
             what: "connected".into(),
         });
-        let json = serde_json::to_string(&entry).expect("serialise");
+        let json = store::to_json(&entry).expect("serialise");
         assert!(
             json.contains("\"kind\":\"note\"") && json.contains("\"boot\""),
             "{json}"
         );
-        assert_eq!(serde_json::from_str::<Entry>(&json).expect("back"), entry);
+        assert_eq!(store::from_json::<Entry>(&json).expect("back"), entry);
         let old = r#"{"kind":"note","t_ms":5,"wall_ms":6,"what":"connected"}"#;
-        let back: Entry = serde_json::from_str(old).expect("a line from before the stamp");
+        let back: Entry = store::from_json(old).expect("a line from before the stamp");
         assert_eq!((back.rec, back.boot), (entry.rec, None));
     }
 
@@ -320,8 +321,8 @@ mod tests {
             t_ms: 1,
             wall_ms: 2,
         };
-        let old = serde_json::to_string(&start).expect("serialise");
-        let Ok(SnapshotFile::Legacy(back)) = serde_json::from_str::<SnapshotFile>(&old) else {
+        let old = store::to_json(&start).expect("serialise");
+        let Ok(SnapshotFile::Legacy(back)) = store::from_json::<SnapshotFile>(&old) else {
             panic!("an old snapshot must read as the start: {old}");
         };
         assert_eq!(*back, start);
@@ -329,9 +330,9 @@ mod tests {
             start: Entry::now(GameRecord::Start(Box::new(start))),
             records: Vec::new(),
         };
-        let json = serde_json::to_string(&new).expect("serialise");
+        let json = store::to_json(&new).expect("serialise");
         assert!(matches!(
-            serde_json::from_str::<SnapshotFile>(&json),
+            store::from_json::<SnapshotFile>(&json),
             Ok(SnapshotFile::Game { .. })
         ));
     }

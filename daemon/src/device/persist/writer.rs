@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::mpsc as std_mpsc;
 
+use chessclock_game::Rendered;
 use tokio::sync::oneshot;
 
 use super::restore::{Restored, restore};
 use super::stamp::{Now, wall_ms};
 use super::{Entry, GameRecord, GameStart, SnapshotFile};
 use crate::device::handle::{DeviceError, Reply};
-use crate::device::record::Rendered;
 use crate::store::{self, Journal, StoreError};
 
 /// Jobs handled in one batch at most (then the batch is synced and answered).
@@ -332,13 +332,7 @@ fn set_aside_snapshot(path: &Path, reason: &str) -> Result<PathBuf, StoreError> 
 /// without a trace; the log says where.
 fn keep_aside(journal: &Path, what: &str, entries: &[Entry]) -> Option<PathBuf> {
     let path = PathBuf::from(format!("{}.{what}-{}", journal.display(), wall_ms()));
-    let mut text = String::new();
-    for e in entries {
-        if let Ok(line) = serde_json::to_string(e) {
-            text.push_str(&line);
-            text.push('\n');
-        }
-    }
+    let text = store::json_lines(entries);
     match store::atomic::write_atomic(&path, text.as_bytes()) {
         Ok(()) => {
             tracing::warn!(

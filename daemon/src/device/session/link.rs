@@ -66,12 +66,7 @@ impl Session {
     /// The input for a press by `side`: with `move_source = "board"` and moves of `side` on
     /// the board, the press completes its move as the board counts them.
     pub(crate) fn press_input(&self, side: Side) -> Input {
-        let on_board = self
-            .board_game
-            .moves()
-            .iter()
-            .filter(|m| m.side == side)
-            .count();
+        let on_board = self.board_moves_of(side);
         match (self.cfg.move_source, u32::try_from(on_board)) {
             (crate::device::MoveSource::Board, Ok(n)) if n > 0 => Input::PressMove {
                 side,

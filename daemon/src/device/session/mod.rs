@@ -1,6 +1,6 @@
 //! The game over the board link, as one pure state machine: the board [`Driver`] (the link)
 //! and above it the game: lever → engine, engine → display pushes and announcements, the
-//! clock's buttons, observe mode, and the board's pieces (`BoardGame`).
+//! clock's buttons, observe mode, and the board's pieces (the `game` crate's `GameRecorder`).
 //!
 //! Same sans-IO interface as the driver (quinn-proto style): the caller passes `now` in,
 //! feeds bytes to [`Session::handle_input`], wakes it at [`Session::poll_timeout`] with
@@ -28,9 +28,10 @@ mod tests;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use chessclock_game::GameRecorder;
+
 use super::MoveSource;
 use super::announce::Announcement;
-use super::board_game::BoardGame;
 use super::driver::{Driver, DriverConfig, Instant};
 use super::handle::{BoardSide, ClockEvent, DeviceState, LiveSettings};
 use super::observe::{Mode, Observed};
@@ -92,7 +93,7 @@ pub(crate) struct Session {
     /// The latest `now` passed in.
     now: Instant,
     observed: Observed,
-    board_game: BoardGame,
+    board_game: GameRecorder,
     info: DeviceInfo,
     /// The serial number of the board this game is played on, as the journal knows it.
     journal_serial: Option<String>,
@@ -143,7 +144,7 @@ impl Session {
             offset_ms,
             now: Instant::ZERO,
             observed: Observed::default(),
-            board_game: BoardGame::new(),
+            board_game: GameRecorder::default(),
             info: DeviceInfo::default(),
             journal_serial,
             announcements: VecDeque::new(),

@@ -1,42 +1,44 @@
-//! The board's pieces in the session: board messages from the driver fed to the
-//! [`BoardGame`](crate::device::board_game::BoardGame), its moves turned into `Move` events,
-//! presses giving each move its clock, game information, and the game as PGN.
+//! The board's pieces in the session: board messages from the driver fed to the board's
+//! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
+//! into `Move` events, presses giving each move its clock, game information, and the game as
+//! PGN.
 //!
-//! Owns the glue only: move recognition is the `game` crate's, the PGN text its writer's;
-//! writing the live file is the actor's.
+//! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
+//! its writer's; writing the live file is the actor's.
 
-use chessclock_game::GameResult as BoardResult;
+use chessclock_game::pgn::{self, PgnGame};
+use chessclock_game::shakmaty::Color;
+use chessclock_game::{Clocks, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
 use super::{Session, SessionEvent};
-use crate::device::board_game::{BoardChange, PgnClocks};
 use crate::device::driver::Instant;
 use crate::device::handle::{BoardView, ClockEvent};
 use crate::engine::notation;
-use crate::engine::{GameResult, Side, Time};
+use crate::engine::{Side, Time};
 
-fn board_result(r: GameResult) -> BoardResult {
-    match r {
-        GameResult::WhiteWins => BoardResult::WhiteWins,
-        GameResult::BlackWins => BoardResult::BlackWins,
-        GameResult::Draw => BoardResult::Draw,
-    }
-}
-
-fn side_index(side: Side) -> usize {
+/// The board's colour of a clock side.
+fn color(side: Side) -> Color {
     match side {
-        Side::White => 0,
-        Side::Black => 1,
+        Side::White => Color::White,
+        Side::Black => Color::Black,
     }
 }
 
 impl Session {
+    /// Both clocks at `t`, for the board's game.
+    fn clocks(&self, t: Time) -> Clocks {
+        Clocks {
+            white_ms: self.clock_value(Side::White, t),
+            black_ms: self.clock_value(Side::Black, t),
+        }
+    }
+
     /// A board dump or field update read at `at`.
     pub(super) fn on_board_message(&mut self, at: Instant, message: &Message) {
         let t = self.time_at(at);
-        let values = [Side::White, Side::Black].map(|side| self.clock_value(side, t));
-        self.board_game
-            .on_message(t.as_ms(), message, |side| values[side_index(side)]);
+        let clocks = self.clocks(t);
+        self.board_game.on_message(t.as_ms(), message, Some(clocks));
         self.drain_board(t);
     }
 
@@ -48,34 +50,43 @@ impl Session {
             .poll_timeout()
             .is_some_and(|d| d <= t.as_ms())
         {
-            let values = [Side::White, Side::Black].map(|side| self.clock_value(side, t));
-            self.board_game
-                .handle_timeout(t.as_ms(), |side| values[side_index(side)]);
+            let clocks = self.clocks(t);
+            self.board_game.handle_timeout(t.as_ms(), Some(clocks));
             self.drain_board(t);
         }
     }
 
     /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
     pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
-        self.board_game.on_press(side, remaining_ms, move_ms);
+        self.board_game
+            .on_press(color(side), remaining_ms, Some(move_ms));
         self.pgn_changed = true;
+    }
+
+    /// How many moves `side` has made on the board in this game.
+    pub(super) fn board_moves_of(&self, side: Side) -> usize {
+        self.board_game
+            .moves()
+            .iter()
+            .filter(|m| m.event.color == color(side))
+            .count()
     }
 
     fn drain_board(&mut self, t: Time) {
         while let Some(change) = self.board_game.poll_change() {
-            if let BoardChange::Move(m) = &change {
+            if let RecordChange::Move(m) = &change {
                 self.events.push_back(SessionEvent::Clock {
                     t_ms: t.as_ms(),
                     event: ClockEvent::Move {
-                        ply: m.ply,
-                        san: m.san.clone(),
-                        uci: m.uci.clone(),
-                        fen: m.fen.clone(),
-                        mover_ms: m.clock_ms,
+                        ply: m.event.ply,
+                        san: m.event.san.clone(),
+                        uci: m.event.uci.clone(),
+                        fen: m.event.fen.clone(),
+                        mover_ms: m.clock_ms.unwrap_or_default(),
                     },
                 });
             }
-            if let BoardChange::Problem(Some(p)) = &change {
+            if let RecordChange::Problem(Some(p)) = &change {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
             self.pgn_changed = true;
@@ -86,12 +97,12 @@ impl Session {
     /// What the bus shows of the board's game.
     pub(crate) fn board_view(&self) -> BoardView {
         BoardView {
-            fen: self.board_game.fen().to_owned(),
+            fen: self.board_game.fen(),
             moves: self
                 .board_game
                 .moves()
                 .iter()
-                .map(|m| m.san.clone())
+                .map(|m| m.event.san.clone())
                 .collect(),
             game_info: self.board_game.info().tags().to_vec(),
             problem: self.board_game.problem().unwrap_or_default().to_owned(),
@@ -111,14 +122,13 @@ impl Session {
         !self.board_game.moves().is_empty()
     }
 
-    /// The game so far as PGN, clocks at `now`.
-    pub(crate) fn pgn(&self, now: Instant) -> String {
+    /// The board's game so far as a PGN game, clocks at `now`.
+    pub(crate) fn pgn_game(&self, now: Instant) -> PgnGame {
         let snap = self.snapshot(now);
-        let result = snap.result.map(board_result);
         let termination = snap
             .result
             .and(snap.reason)
-            .map(|r| crate::device::record::termination_of(r).to_owned());
+            .map(|r| pgn::termination(r).to_owned());
         // Observed, the clock runs a control of its own that chessclockd does not know.
         let (time_control, control_notation) = if self.observing() {
             (None, "observe (the clock's own mode)".to_owned())
@@ -128,13 +138,18 @@ impl Session {
                 notation::canonical(self.engine.control()),
             )
         };
-        chessclock_game::pgn::write(&self.board_game.pgn(PgnClocks {
+        self.board_game.pgn(Some(PgnClocks {
             time_control,
             control_notation,
             white_ms: snap.white_ms,
             black_ms: snap.black_ms,
-            result,
+            result: snap.result,
             termination,
         }))
+    }
+
+    /// The game so far as PGN, clocks at `now`.
+    pub(crate) fn pgn(&self, now: Instant) -> String {
+        pgn::write(&self.pgn_game(now))
     }
 }

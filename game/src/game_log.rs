@@ -1,0 +1,299 @@
+//! The record a clock's game leaves (architecture §7): its events as they happened, rendered
+//! when the game ends, or when an operator discards it with a new game, as a PGN and a JSON
+//! event log.
+//!
+//! Owns the typed event log ([`LogEntry`]: a [`LogEvent`] with its engine time `t_ms` and
+//! wall time `wall_ms`) and its two renderings. The PGN is the board's game when the caller
+//! has one with moves (read from the pieces), else the presses: each with the mover's time
+//! after it as `[%clk]` and no move (see [`crate::pgn`]). The JSON is the clock, port, time
+//! control, start, result and reason, every event and the final snapshot (the shape
+//! `docs/operations.md` describes). Pure: events and times are passed in, the texts
+//! returned; writing the files is the daemon's journal writer's job. It must not know the
+//! daemon's types: the daemon converts its events into [`LogEvent`]s.
+
+use chessclock_engine::{FlagReason, GameResult, ResultReason, Side, Snapshot};
+use serde::Serialize;
+
+use crate::pgn::{self, GameInfo, PgnGame, PgnMove};
+
+/// One event of the record, as the JSON log writes it (`"event"` names the kind).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum LogEvent {
+    /// A move was made on the board (or replaced the last one).
+    Move {
+        /// Half-move number, 1 = White's first.
+        ply: u32,
+        /// SAN.
+        san: String,
+        /// UCI.
+        uci: String,
+        /// The position after it.
+        fen: String,
+        /// The mover's clock, ms.
+        mover_ms: u64,
+    },
+    /// Game state transition (`reason` `start` begins the record).
+    StateChanged {
+        /// Previous state.
+        old: String,
+        /// New state.
+        new: String,
+        /// Why (`start`, `press`, `pause`, `flag`, `operator`, ...).
+        reason: String,
+    },
+    /// A valid press ended a turn.
+    Pressed {
+        /// Who pressed.
+        side: Side,
+        /// The presser's completed move number.
+        move_number: u32,
+        /// Time the move took, ms.
+        move_ms: u64,
+        /// White's displayed time after the press, ms.
+        white_ms: u64,
+        /// Black's displayed time after the press, ms.
+        black_ms: u64,
+    },
+    /// A flag fell.
+    Flag {
+        /// Whose flag fell.
+        side: Side,
+        /// Why.
+        reason: FlagReason,
+    },
+    /// The game has a result.
+    Result {
+        /// The result.
+        result: GameResult,
+        /// Why.
+        reason: ResultReason,
+    },
+    /// Something external (a disconnect, an arbiter action).
+    Note {
+        /// What, in words.
+        what: String,
+    },
+}
+
+/// One event with its times.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogEntry {
+    /// The event (its fields are the entry's, beside the times).
+    #[serde(flatten)]
+    pub event: LogEvent,
+    /// Engine time, ms.
+    pub t_ms: u64,
+    /// Wall time, Unix ms.
+    pub wall_ms: u64,
+}
+
+/// One game's events so far.
+#[derive(Debug, Clone)]
+pub struct GameLog {
+    name: String,
+    port: String,
+    control: String,
+    started_wall_ms: u64,
+    entries: Vec<LogEntry>,
+    result: Option<(GameResult, ResultReason)>,
+}
+
+/// The rendered record: file stem, PGN text, JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// `<YYYYmmddTHHMMSSZ>-<clock name>`, file-name safe.
+    pub stem: String,
+    /// The game as PGN.
+    pub pgn: String,
+    /// The event log as JSON.
+    pub json: String,
+}
+
+/// The JSON document of a record.
+#[derive(Serialize)]
+struct LogJson<'a> {
+    clock: &'a str,
+    port: &'a str,
+    time_control: &'a str,
+    started_wall_ms: u64,
+    result: Option<GameResult>,
+    reason: Option<ResultReason>,
+    events: &'a [LogEntry],
+    #[serde(rename = "final")]
+    final_snapshot: Option<&'a Snapshot>,
+}
+
+impl GameLog {
+    /// A new, empty game on clock `name` at `port` with the canonical `control`.
+    pub fn new(name: &str, port: &str, control: &str, wall_ms: u64) -> GameLog {
+        GameLog {
+            name: name.to_owned(),
+            port: port.to_owned(),
+            control: control.to_owned(),
+            started_wall_ms: wall_ms,
+            entries: Vec::new(),
+            result: None,
+        }
+    }
+
+    /// The clock was renamed: the record is written under the new name.
+    pub fn set_name(&mut self, name: &str) {
+        name.clone_into(&mut self.name);
+    }
+
+    /// The control changed mid-game (kept in the record as an event too).
+    pub fn set_control(&mut self, control: &str) {
+        self.control = control.to_owned();
+    }
+
+    /// Whether anything happened that is worth a record (the game was started).
+    pub fn started(&self) -> bool {
+        !self.entries.is_empty()
+    }
+
+    /// Whether the game has a result already (its record is written then).
+    pub fn finished(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// The events so far.
+    pub fn entries(&self) -> &[LogEntry] {
+        &self.entries
+    }
+
+    /// Add an event at engine time `t_ms`; nothing before the start belongs to a game.
+    pub fn event(&mut self, t_ms: u64, wall_ms: u64, event: impl Into<LogEvent>) {
+        let event = event.into();
+        let start = matches!(&event, LogEvent::StateChanged { reason, .. } if reason == "start");
+        if self.entries.is_empty() && !start {
+            return;
+        }
+        if let LogEvent::Result { result, reason } = event {
+            self.result = Some((result, reason));
+        }
+        self.entries.push(LogEntry {
+            event,
+            t_ms,
+            wall_ms,
+        });
+    }
+
+    /// Add a note (disconnects, arbiter actions) at engine time `t_ms`.
+    pub fn note(&mut self, t_ms: u64, wall_ms: u64, what: &str) {
+        if self.started() {
+            self.entries.push(LogEntry {
+                event: LogEvent::Note {
+                    what: what.to_owned(),
+                },
+                t_ms,
+                wall_ms,
+            });
+        }
+    }
+
+    /// The record as it stands; `final_snapshot` is the engine's snapshot at the end, `board`
+    /// the board's game when moves were read from the pieces (its PGN is then the record's).
+    pub fn render(&self, final_snapshot: Option<&Snapshot>, board: Option<PgnGame>) -> Rendered {
+        let (y, mo, d, h, mi, s) = utc(self.started_wall_ms);
+        let game = board.unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}")));
+        let json = LogJson {
+            clock: &self.name,
+            port: &self.port,
+            time_control: &self.control,
+            started_wall_ms: self.started_wall_ms,
+            result: self.result.map(|(r, _)| r),
+            reason: self.result.map(|(_, why)| why),
+            events: &self.entries,
+            final_snapshot,
+        };
+        let safe: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Rendered {
+            stem: format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z-{safe}"),
+            pgn: pgn::write(&game),
+            json: serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
+        }
+    }
+
+    /// The clock's own PGN game: the presses, each with the mover's time after it.
+    fn presses_pgn(&self, date: String) -> PgnGame {
+        let mut info = GameInfo::new();
+        let one_line = |v: &str| v.replace(['\n', '\r'], " ");
+        for (tag, value) in [
+            ("Event", format!("chessclockd: {}", self.control)),
+            ("Site", self.name.clone()),
+            ("Date", date),
+        ] {
+            // Names are letters and values one line: the tags cannot be refused.
+            let _ = info.set(tag, &one_line(&value));
+        }
+        let mut first = None;
+        let moves = self
+            .entries
+            .iter()
+            .filter_map(|e| match e.event {
+                LogEvent::Pressed {
+                    side,
+                    white_ms,
+                    black_ms,
+                    ..
+                } => {
+                    first.get_or_insert(side);
+                    Some(PgnMove {
+                        san: None,
+                        clock_ms: Some(match side {
+                            Side::White => white_ms,
+                            Side::Black => black_ms,
+                        }),
+                        elapsed_ms: None,
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        PgnGame {
+            info,
+            control_notation: Some(self.control.clone()),
+            moves,
+            black_first: first == Some(Side::Black),
+            result: self.result.map(|(r, _)| r),
+            termination: Some(
+                self.result
+                    .map_or("abandoned", |(_, why)| pgn::termination(why))
+                    .to_owned(),
+            ),
+            ..PgnGame::default()
+        }
+    }
+}
+
+/// Civil UTC date and time of Unix milliseconds (proleptic Gregorian; no leap seconds).
+fn utc(wall_ms: u64) -> (i64, u32, u32, u64, u64, u64) {
+    let secs = wall_ms / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d, rem / 3600, (rem / 60) % 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests;

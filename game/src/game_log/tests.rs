@@ -1,0 +1,169 @@
+//! The record of a clock's game: what it keeps, its PGN and its JSON.
+
+use chessclock_engine::{Engine, Input, Time, notation};
+use serde_json::Value;
+
+use super::*;
+
+fn press(side: Side, n: u32, white_ms: u64, black_ms: u64) -> LogEvent {
+    LogEvent::Pressed {
+        side,
+        move_number: n,
+        move_ms: 1000,
+        white_ms,
+        black_ms,
+    }
+}
+
+/// A real engine snapshot of a game lost on time.
+fn flagged_snapshot() -> Snapshot {
+    let control = notation::parse("G/1s d/0").expect("control").control;
+    let mut e = Engine::new(control).expect("engine");
+    e.handle_input(Time::ZERO, Input::Start { side: Side::White })
+        .expect("start");
+    e.snapshot(Time::from_ms(2_000))
+}
+
+fn started() -> GameLog {
+    let mut log = GameLog::new("Table 1", "/dev/ttyACM0", "G/3 inc/2", 1_763_892_000_000);
+    log.event(
+        0,
+        1_763_892_000_000,
+        LogEvent::StateChanged {
+            old: "ready".into(),
+            new: "running".into(),
+            reason: "start".into(),
+        },
+    );
+    log
+}
+
+#[test]
+fn utc_dates_are_civil_dates() {
+    assert_eq!(utc(0), (1970, 1, 1, 0, 0, 0));
+    // 2026-11-23 10:00:00 UTC
+    assert_eq!(utc(1_795_428_000_000), (2026, 11, 23, 10, 0, 0));
+    // 2024-02-29 23:59:59 UTC (a leap day)
+    assert_eq!(utc(1_709_251_199_000), (2024, 2, 29, 23, 59, 59));
+}
+
+#[test]
+fn a_finished_game_has_clk_comments_a_result_and_every_event() {
+    let mut log = started();
+    log.event(5000, 0, press(Side::White, 1, 179_000, 182_000));
+    log.event(6000, 0, press(Side::Black, 1, 179_000, 183_000));
+    log.event(
+        9000,
+        0,
+        LogEvent::Result {
+            result: GameResult::BlackWins,
+            reason: ResultReason::Flag(FlagReason::Time),
+        },
+    );
+    assert!(log.finished());
+    let r = log.render(Some(&flagged_snapshot()), None);
+    assert!(r.pgn.contains("[Result \"0-1\"]"), "{}", r.pgn);
+    assert!(
+        r.pgn.contains("[Termination \"time forfeit\"]"),
+        "{}",
+        r.pgn
+    );
+    assert!(r.pgn.contains("1. {[%clk 0:02:59]}"), "{}", r.pgn);
+    assert!(r.pgn.contains("1... {[%clk 0:03:03]}"), "{}", r.pgn);
+    assert!(r.pgn.trim_end().ends_with("0-1"), "{}", r.pgn);
+    let v: Value = serde_json::from_str(&r.json).expect("json");
+    assert_eq!(v["events"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["events"][1]["event"], "pressed");
+    assert_eq!(v["events"][1]["t_ms"], 5000);
+    assert_eq!(v["final"]["status"], "flagged");
+    assert!(r.stem.ends_with("Z-Table_1"), "{}", r.stem);
+}
+
+#[test]
+fn the_json_keeps_the_shape_of_the_untyped_log() {
+    let mut log = started();
+    log.event(5000, 7, press(Side::White, 1, 179_000, 182_000));
+    log.note(6000, 8, "disconnected: end of file");
+    log.event(
+        9000,
+        9,
+        LogEvent::Result {
+            result: GameResult::Draw,
+            reason: ResultReason::Board,
+        },
+    );
+    let v: Value = serde_json::from_str(&log.render(None, None).json).expect("json");
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        keys(&v),
+        [
+            "clock",
+            "events",
+            "final",
+            "port",
+            "reason",
+            "result",
+            "started_wall_ms",
+            "time_control"
+        ]
+    );
+    assert_eq!(
+        (&v["clock"], &v["port"], &v["time_control"], &v["final"]),
+        (
+            &Value::from("Table 1"),
+            &Value::from("/dev/ttyACM0"),
+            &Value::from("G/3 inc/2"),
+            &Value::Null
+        )
+    );
+    assert_eq!(v["result"], "1/2-1/2");
+    assert_eq!(
+        v["events"][1],
+        serde_json::json!({"event": "pressed", "side": "white", "move_number": 1,
+            "move_ms": 1000, "white_ms": 179_000, "black_ms": 182_000, "t_ms": 5000, "wall_ms": 7})
+    );
+    assert_eq!(
+        v["events"][2],
+        serde_json::json!({"event": "note", "what": "disconnected: end of file", "t_ms": 6000,
+            "wall_ms": 8})
+    );
+}
+
+#[test]
+fn nothing_is_recorded_before_the_start_and_a_discarded_game_is_abandoned() {
+    let mut log = GameLog::new("c", "/dev/x", "G/5", 0);
+    log.note(0, 0, "disconnected");
+    log.event(0, 0, press(Side::White, 1, 1, 1));
+    assert!(!log.started());
+    let mut log = started();
+    log.note(10, 0, "disconnected: end of file");
+    let r = log.render(None, None);
+    assert!(r.pgn.contains("[Result \"*\"]"), "{}", r.pgn);
+    assert!(r.pgn.contains("[Termination \"abandoned\"]"), "{}", r.pgn);
+}
+
+#[test]
+fn a_game_black_started_begins_with_black_and_a_board_game_is_the_pgn() {
+    let mut log = started();
+    log.event(5000, 0, press(Side::Black, 1, 180_000, 179_000));
+    let r = log.render(None, None);
+    assert!(
+        r.pgn.replace('\n', " ").contains("1... {[%clk 0:02:59]} *"),
+        "{}",
+        r.pgn
+    );
+    let board = PgnGame {
+        moves: vec![PgnMove {
+            san: Some("e4".into()),
+            clock_ms: Some(179_000),
+            elapsed_ms: None,
+        }],
+        ..PgnGame::default()
+    };
+    let r = log.render(None, Some(board.clone()));
+    assert_eq!(r.pgn, pgn::write(&board));
+}

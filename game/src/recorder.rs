@@ -1,0 +1,382 @@
+//! The board's game, once for every caller: board messages in, a game record out (moves with
+//! their clock times, result, problems), plus the game information and what changed.
+//!
+//! Owns combining the [`Tracker`]'s events with clock times into [`GameRecord`]s. Clock
+//! times come from one of two places. A caller that runs the clock (the daemon's engine)
+//! passes both clocks with each board message ([`Clocks`]: a move gets the mover's clock
+//! when it is seen) and each press ([`GameRecorder::on_press`]). A recording has only the
+//! clock's reports: the [`ClockObserver`] finds the lever presses in them, and a move without
+//! a press gets the mover's time when the next move is made or the input ends. Either way the
+//! press that ended a move gives it the mover's clock and the turn's length. White's half (in
+//! reports) is the half whose press ended White's move (else the half that ran first). It
+//! must not do IO or read a clock: `now` is passed in.
+
+use std::collections::VecDeque;
+
+use chessclock_protocol::{Message, Orientation};
+use shakmaty::Color;
+
+use crate::event::{GameEvent, GameResult, ResultSignal};
+use crate::observe::{ClockObserver, Half, LeverPress};
+use crate::pgn::{GameInfo, PgnGame, TagError};
+use crate::record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
+use crate::tracker::{Tracker, TrackerConfig};
+
+/// Both players' clocks at an input, ms, from a caller that runs the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clocks {
+    /// White's clock.
+    pub white_ms: u64,
+    /// Black's clock.
+    pub black_ms: u64,
+}
+
+impl Clocks {
+    fn of(self, color: Color) -> u64 {
+        match color {
+            Color::White => self.white_ms,
+            Color::Black => self.black_ms,
+        }
+    }
+}
+
+/// Builds game records from board messages and clock times. See the module docs.
+#[derive(Debug, Clone)]
+pub struct GameRecorder {
+    tracker: Tracker,
+    observer: ClockObserver,
+    white_half: Option<Half>,
+    current: GameRecord,
+    /// The last earlier game with moves, and how many there were.
+    earlier: Option<GameRecord>,
+    earlier_count: usize,
+    games: u32,
+    info: GameInfo,
+    changes: VecDeque<RecordChange>,
+}
+
+impl Default for GameRecorder {
+    fn default() -> Self {
+        GameRecorder::new(TrackerConfig::default())
+    }
+}
+
+impl GameRecorder {
+    /// A recorder with this tracker configuration.
+    pub fn new(cfg: TrackerConfig) -> GameRecorder {
+        GameRecorder {
+            tracker: Tracker::new(cfg),
+            observer: ClockObserver::new(),
+            white_half: None,
+            current: GameRecord::default(),
+            earlier: None,
+            earlier_count: 0,
+            games: 0,
+            info: GameInfo::new(),
+            changes: VecDeque::new(),
+        }
+    }
+
+    /// Feed one decoded message that arrived at `now_ms`; `clocks` are both clocks now when
+    /// the caller runs the clock (`None`: times come from the clock's reports).
+    pub fn on_message(&mut self, now_ms: u64, message: &Message, clocks: Option<Clocks>) {
+        match message {
+            Message::ClockReport(r) => {
+                if let Some(press) = self.observer.on_report(r) {
+                    self.on_lever(press);
+                }
+                let fallen = [
+                    (Half::Left, r.left.final_flag),
+                    (Half::Right, r.right.final_flag),
+                ]
+                .into_iter()
+                .find_map(|(h, f)| f.then_some(h));
+                if let (Some(half), None) = (fallen, self.current.flag)
+                    && r.clock_connected
+                    && let Some(white) = self.white_half()
+                {
+                    self.current.flag = Some(if half == white {
+                        Color::White
+                    } else {
+                        Color::Black
+                    });
+                }
+            }
+            _ => self.tracker.on_message(now_ms, message),
+        }
+        self.drain(clocks);
+    }
+
+    /// When to call [`GameRecorder::handle_timeout`] (the settle time of a problem).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.tracker.poll_timeout()
+    }
+
+    /// Time passed; `clocks` as for [`GameRecorder::on_message`].
+    pub fn handle_timeout(&mut self, now_ms: u64, clocks: Option<Clocks>) {
+        self.tracker.handle_timeout(now_ms);
+        self.drain(clocks);
+    }
+
+    /// The input ended: settle the board and give the last moves the clock's final times.
+    pub fn finish(&mut self, now_ms: u64) {
+        self.tracker.finish(now_ms);
+        self.drain(None);
+        let n = self.current.moves.len();
+        for i in n.saturating_sub(2)..n {
+            self.fill_from_reading(i);
+        }
+    }
+
+    /// `color` pressed, leaving it `clock_ms` after a move of `elapsed_ms`: its last move
+    /// (of the last two plies) gets these times, if no press gave it times yet.
+    pub fn on_press(&mut self, color: Color, clock_ms: u64, elapsed_ms: Option<u64>) {
+        let n = self.current.moves.len();
+        if let Some(m) = self.current.moves[n.saturating_sub(2)..]
+            .iter_mut()
+            .rev()
+            .find(|m| m.event.color == color)
+            .filter(|m| !m.from_press)
+        {
+            m.clock_ms = Some(clock_ms);
+            m.elapsed_ms = elapsed_ms;
+            m.from_press = true;
+        }
+    }
+
+    /// The next change of the current game, if any (a caller that does not publish changes
+    /// may leave them: they are as many as the input's events).
+    pub fn poll_change(&mut self) -> Option<RecordChange> {
+        self.changes.pop_front()
+    }
+
+    /// The moves of the current game.
+    pub fn moves(&self) -> &[RecordedMove] {
+        &self.current.moves
+    }
+
+    /// The position now with the side to move (FEN); the start position before any game.
+    pub fn fen(&self) -> String {
+        self.tracker.fen().unwrap_or_else(|| START_FEN.to_owned())
+    }
+
+    /// The result set on the board, or mate / stalemate on the board.
+    pub fn result(&self) -> Option<GameResult> {
+        self.current.result()
+    }
+
+    /// How the result was signalled on the board (None for mate/stalemate or no result).
+    pub fn result_signal(&self) -> Option<ResultSignal> {
+        self.current.signalled.map(|(_, s)| s)
+    }
+
+    /// The current game's record.
+    pub fn record(&self) -> &GameRecord {
+        &self.current
+    }
+
+    /// How many earlier games (ended by a new game) had moves.
+    pub fn earlier_with_moves(&self) -> usize {
+        self.earlier_count
+    }
+
+    /// The game a replay shows: the current one if it has moves, else the last earlier game
+    /// with moves (players reset the pieces after a game).
+    pub fn main_game(&self) -> &GameRecord {
+        match &self.earlier {
+            Some(last) if self.current.moves.is_empty() => last,
+            _ => &self.current,
+        }
+    }
+
+    /// The board's orientation, once detected.
+    pub fn orientation(&self) -> Option<Orientation> {
+        self.tracker.orientation()
+    }
+
+    /// Problems seen during the current game.
+    pub fn problems(&self) -> &[Problem] {
+        &self.current.problems
+    }
+
+    /// What is wrong with the board now, if anything.
+    pub fn problem(&self) -> Option<&str> {
+        self.current
+            .problems
+            .last()
+            .filter(|p| !p.resolved)
+            .map(|p| p.message.as_str())
+    }
+
+    /// How many games began (start positions seen with a game change).
+    pub fn games(&self) -> u32 {
+        self.games
+    }
+
+    /// The tracker (state, position, FEN).
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    /// The game information (tags); it stays from game to game.
+    pub fn info(&self) -> &GameInfo {
+        &self.info
+    }
+
+    /// Set game information tags; all or nothing (the first bad tag is the error).
+    pub fn set_info(&mut self, tags: &[(String, String)]) -> Result<(), TagError> {
+        self.info.set_all(tags)
+    }
+
+    /// The current game as a PGN game with the game information (see [`GameRecord::pgn`]).
+    pub fn pgn(&self, clocks: Option<PgnClocks>) -> PgnGame {
+        self.current.pgn(&self.info, clocks)
+    }
+
+    /// The half White's clock is on (in the clock's reports), once known.
+    pub fn white_half(&self) -> Option<Half> {
+        self.white_half.or(self.observer.first_runner())
+    }
+
+    fn half_of(&self, color: Color) -> Option<Half> {
+        let white = self.white_half()?;
+        Some(if color == Color::White {
+            white
+        } else {
+            white.other()
+        })
+    }
+
+    fn on_lever(&mut self, press: LeverPress) {
+        if self.white_half.is_none() {
+            // The first press after a move ends that move: it tells which half is whose.
+            let Some(last) = self.current.moves.last().filter(|m| !m.from_press) else {
+                return;
+            };
+            self.white_half = Some(match last.event.color {
+                Color::White => press.half,
+                Color::Black => press.half.other(),
+            });
+        }
+        let Some(white) = self.white_half else { return };
+        let color = if press.half == white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        self.on_press(color, press.clock_ms, press.elapsed_ms);
+    }
+
+    /// Give move `i` the mover's current time by the clock's reports if it has none.
+    fn fill_from_reading(&mut self, i: usize) {
+        let Some(color) = self.current.moves.get(i).map(|m| m.event.color) else {
+            return;
+        };
+        let reading = self.half_of(color).and_then(|h| self.observer.clock_ms(h));
+        if let Some(m) = self.current.moves.get_mut(i)
+            && m.clock_ms.is_none()
+        {
+            m.clock_ms = reading;
+        }
+    }
+
+    fn drain(&mut self, clocks: Option<Clocks>) {
+        while let Some(e) = self.tracker.poll_event() {
+            let change = match e {
+                GameEvent::NewGame { .. } => {
+                    self.games += 1;
+                    let record = std::mem::take(&mut self.current);
+                    if !record.moves.is_empty() {
+                        self.earlier = Some(record);
+                        self.earlier_count += 1;
+                    }
+                    RecordChange::Rewound
+                }
+                GameEvent::Move(event) => {
+                    let moves = &mut self.current.moves;
+                    // A correction keeps the times of the press that ended the move.
+                    let kept = match (&event.corrects, moves.last()) {
+                        (Some(_), Some(last)) if last.event.ply == event.ply => moves.pop(),
+                        _ => None,
+                    }
+                    .filter(|k| k.from_press);
+                    let m = RecordedMove {
+                        clock_ms: kept
+                            .as_ref()
+                            .map_or(clocks.map(|c| c.of(event.color)), |k| k.clock_ms),
+                        elapsed_ms: kept.as_ref().and_then(|k| k.elapsed_ms),
+                        from_press: kept.is_some(),
+                        event,
+                    };
+                    moves.push(m.clone());
+                    let n = moves.len();
+                    if n >= 2 {
+                        self.fill_from_reading(n - 2);
+                    }
+                    self.current.outcome = outcome_of(&m.event.fen);
+                    RecordChange::Move(m)
+                }
+                GameEvent::Takeback { to_ply, .. } => {
+                    let moves = &mut self.current.moves;
+                    moves.truncate(usize::try_from(to_ply).unwrap_or(usize::MAX));
+                    self.current.outcome = moves.last().and_then(|m| outcome_of(&m.event.fen));
+                    RecordChange::Rewound
+                }
+                GameEvent::Result { result, signal, .. } => {
+                    self.current.signalled = Some((result, signal));
+                    RecordChange::Result(result)
+                }
+                GameEvent::Unexplained {
+                    ply,
+                    differences,
+                    at_ms,
+                } => {
+                    let what: Vec<String> = differences.iter().map(ToString::to_string).collect();
+                    let message = format!(
+                        "the board does not show the game's position after ply {ply}: {}",
+                        what.join("; ")
+                    );
+                    self.current.problems.push(Problem {
+                        at_ms,
+                        ply,
+                        message: message.clone(),
+                        resolved: false,
+                    });
+                    RecordChange::Problem(Some(message))
+                }
+                GameEvent::Explained { .. } => {
+                    for p in &mut self.current.problems {
+                        p.resolved = true;
+                    }
+                    RecordChange::Problem(None)
+                }
+                GameEvent::Orientation(_) => continue,
+            };
+            self.changes.push_back(change);
+        }
+    }
+}
+
+/// The result a position (as FEN) has by the rules: mate, stalemate, insufficient material.
+fn outcome_of(fen: &str) -> Option<GameResult> {
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, KnownOutcome, Outcome, Position};
+    let pos: shakmaty::Chess = fen
+        .parse::<Fen>()
+        .ok()?
+        .into_position(CastlingMode::Standard)
+        .ok()?;
+    match pos.outcome() {
+        Outcome::Known(KnownOutcome::Decisive {
+            winner: Color::White,
+        }) => Some(GameResult::WhiteWins),
+        Outcome::Known(KnownOutcome::Decisive {
+            winner: Color::Black,
+        }) => Some(GameResult::BlackWins),
+        Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
+        Outcome::Unknown => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
