@@ -114,6 +114,16 @@ grep -q 'SYSTEMD_WANTS}+="chessclock-attach@%k.service"' /usr/lib/udev/rules.d/7
   fail "the udev rule does not want the attach template"
 ok "units, activation file and udev rule point at installed files"
 
+# The Bluetooth binder: installed, not enabled (one instance per board), and verified.
+[ -f /usr/lib/systemd/system/chessclock-rfcomm@.service ] || fail "the rfcomm template is missing"
+[ -x /usr/lib/chessclockd/rfcomm-bind ] || fail "/usr/lib/chessclockd/rfcomm-bind is missing"
+ls /etc/systemd/system/multi-user.target.wants/ | grep -q chessclock-rfcomm &&
+  fail "an rfcomm instance was enabled by the package"
+cp /usr/lib/systemd/system/chessclock-rfcomm@.service "$tmp/chessclock-rfcomm@0.service"
+err=$(systemd-analyze verify "$tmp/chessclock-rfcomm@0.service" 2>&1) || fail "verify rfcomm@0: $err"
+[ -z "$err" ] || fail "systemd-analyze verify chessclock-rfcomm@0: $err"
+ok "the rfcomm template and its script are installed, not enabled, and verify"
+
 for xml in /usr/share/dbus-1/interfaces/*chessclockd*.xml; do
   python3 - "$xml" <<'EOF' || fail "$xml is not an introspection <node> document"
 import sys, xml.dom.minidom
@@ -126,7 +136,7 @@ EOF
 done
 ok "introspection files are <node> documents"
 
-for page in chessclockd.8 chessclockctl.1 chessclockd.toml.5; do
+for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5; do
   zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
 done
 /usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null ||
@@ -182,5 +192,9 @@ as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null 2>&1
 leftover=$(find /usr /etc -name '*chessclock*' -not -path '/usr/share/lintian/*' 2>/dev/null | grep -v "^$PWD" || true)
 [ -z "$leftover" ] || fail "purge left: $leftover"
 ok "purge with CHESSCLOCKD_PURGE_STATE=yes leaves nothing"
+
+# --- an apt repository with all three architectures, installed from with apt-get ------------
+./scripts/apt-repo-test.sh || fail "the apt repository (scripts/apt-repo-test.sh)"
+ok "signed apt repository: built, verified, installed from, purged"
 
 echo "package-test.sh: all $pass checks passed"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Build the Debian packages: ./scripts/package.sh [amd64|arm64|armhf ...] (default: amd64).
+# Build the Debian packages: ./scripts/package.sh [--repo DIR --key KEY] [amd64|arm64|armhf ...]
+# (default: amd64; with --repo: all three).
 # Writes target/debian/chessclockd_<version>_<arch>.deb. What goes into the package is listed
 # in one place, [package.metadata.deb] in daemon/Cargo.toml; this script installs the tools
 # (cargo-deb, the rustup target, Debian's cross linker) where missing, generates the man pages,
 # shell completions and introspection documents into target/package-assets/, and runs cargo-deb.
+# With --repo DIR, the packages also go into a signed apt repository in DIR, signed with the
+# gpg key KEY (scripts/apt-repo.sh; docs/install.md "An apt repository").
 #
 # Environment:
 #   PROFILE      cargo profile of the binaries (default: release; CI checks use package-check,
@@ -16,8 +19,25 @@ cd "$(dirname "$0")/.."
 profile=${PROFILE:-release}
 target_dir=${CARGO_TARGET_DIR:-target}
 assets=target/package-assets
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(amd64)
+repo='' key=''
+arches=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repo) [ $# -ge 2 ] || { echo "package.sh: --repo needs a folder" >&2; exit 2; }; repo=$2; shift 2 ;;
+    --key) [ $# -ge 2 ] || { echo "package.sh: --key needs a gpg key id" >&2; exit 2; }; key=$2; shift 2 ;;
+    -*) echo "package.sh: unknown option '$1'; use --repo DIR --key KEY and architectures" >&2; exit 2 ;;
+    *) arches+=("$1"); shift ;;
+  esac
+done
+if [ -n "$repo" ] && [ -z "$key" ]; then
+  echo "package.sh: --repo needs --key KEY, the gpg key that signs the repository" \
+    "(docs/install.md \"An apt repository\" says how to make one)" >&2
+  exit 2
+fi
+[ -z "$key" ] || [ -n "$repo" ] || { echo "package.sh: --key goes with --repo DIR" >&2; exit 2; }
+if [ ${#arches[@]} -eq 0 ]; then
+  if [ -n "$repo" ]; then arches=(amd64 arm64 armhf); else arches=(amd64); fi
+fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
   echo "package.sh: need root to run: $*" >&2; return 1; fi; }
@@ -80,7 +100,7 @@ rm -rf "$assets"
 mkdir -p "$assets/man" "$assets/completions" "$assets/interfaces"
 "$host_bin/chessclockd" --man >"$assets/man/chessclockd.8"
 "$host_bin/chessclock-bridge" --man >"$assets/man/chessclock-bridge.8"
-"$host_bin/chessclockctl" man >"$assets/man/chessclockctl.1"
+"$host_bin/chessclockctl" man --dir "$assets/man"   # chessclockctl.1 and one page per subcommand
 "$host_bin/chessclockctl" completions bash >"$assets/completions/chessclockctl.bash"
 "$host_bin/chessclockctl" completions zsh >"$assets/completions/_chessclockctl"
 "$host_bin/chessclockctl" completions fish >"$assets/completions/chessclockctl.fish"
@@ -121,3 +141,11 @@ for arch in "${arches[@]}"; do
   echo "package.sh: $arch ($profile) took $(($(date +%s) - start)) s"
 done
 ls -l "$target_dir"/debian/*.deb
+if [ -n "$repo" ]; then
+  # The package of each architecture this run wrote: the newest of its name.
+  debs=()
+  for arch in "${arches[@]}"; do
+    debs+=("$(ls -t "$target_dir"/debian/chessclockd_*_"$arch".deb | head -n 1)")
+  done
+  ./scripts/apt-repo.sh "$repo" "$key" "${debs[@]}"
+fi

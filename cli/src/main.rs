@@ -8,6 +8,7 @@
 mod client;
 mod fleet;
 mod logctl;
+mod manpages;
 mod offline;
 
 use std::process::ExitCode;
@@ -51,9 +52,13 @@ enum Command {
         /// Shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff) to stdout.
+    /// Print the man page (roff) to stdout, or write every page (one per subcommand) to DIR.
     #[command(hide = true)]
-    Man,
+    Man {
+        /// Write chessclockctl.1 and chessclockctl-<subcommand>.1 here instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,11 +99,10 @@ fn main() -> ExitCode {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Man => {
+        Command::Man { dir } => {
             use clap::CommandFactory;
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut std::io::stdout())
-                .map(|()| ExitCode::SUCCESS)
+            manpages::run(Cli::command(), dir.as_deref())
+                .map(|_| ExitCode::SUCCESS)
                 .map_err(anyhow::Error::from)
         }
     };

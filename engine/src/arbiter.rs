@@ -109,15 +109,8 @@ impl Engine {
         if self.status == Status::Ended {
             return Err(InputError::AlreadyEnded);
         }
-        let mut reason = ResultReason::Board;
-        let mut result = result;
-        if let Some(winner) = result.winner()
-            && self.timing.on_extra_time(winner.idx())
-        {
-            result = GameResult::Draw;
-            reason = ResultReason::WinnerInExtraTime;
-        }
-        self.finish(result, reason, Status::Ended);
+        self.watched = None;
+        self.decide(result, ResultReason::Board);
         Ok(())
     }
 

@@ -42,6 +42,12 @@ pub struct Engine {
     pub(crate) flags: Vec<FlagRecord>,
     pub(crate) result: Option<GameResult>,
     pub(crate) reason: Option<ResultReason>,
+    /// Which sides can still checkmate ([`Input::MatingMaterial`]).
+    pub(crate) can_mate: [bool; 2],
+    /// A USCF 14H claim waiting for the director's ruling.
+    pub(crate) pending: Option<crate::verdict::PendingClaim>,
+    /// The claimant the director watches after a `watch` ruling.
+    pub(crate) watched: Option<Side>,
     events: VecDeque<Event>,
 }
 
@@ -64,6 +70,9 @@ impl Engine {
             flags: Vec::new(),
             result: None,
             reason: None,
+            can_mate: [true, true],
+            pending: None,
+            watched: None,
             events: VecDeque::new(),
         })
     }
@@ -112,7 +121,7 @@ impl Engine {
         }
     }
 
-    fn set_status(&mut self, new: Status, reason: StatusCause) {
+    pub(crate) fn set_status(&mut self, new: Status, reason: StatusCause) {
         if self.status != new {
             self.events.push_back(Event::StatusChanged {
                 old: self.status,
@@ -270,11 +279,11 @@ impl Engine {
             }
             return;
         }
-        self.finish(
-            GameResult::win_for(side.other()),
-            ResultReason::Flag(reason),
-            Status::Flagged,
-        );
+        if self.watched == Some(side) {
+            self.pause_for_ruling(side);
+            return;
+        }
+        self.flag_result(side, reason);
     }
 
     pub(crate) fn phase(&self, side: Side) -> Phase {
@@ -311,6 +320,14 @@ impl Engine {
             Input::ClaimDraw { side } => self.claim(side),
             Input::BoardResult { result } => self.board_result(result),
             Input::Reconfigure { control } => self.reconfigure(*control),
+            Input::BoardEnd { end } => self.board_end(end),
+            Input::MatingMaterial { white, black } => {
+                self.set_mating_material(white, black);
+                Ok(())
+            }
+            Input::BoardClaim { side, claim, valid } => self.board_claim(side, claim, valid),
+            Input::ClaimLosingChances { side } => self.claim_losing_chances(side),
+            Input::Ruling { ruling } => self.rule(ruling),
         }
     }
 
@@ -389,6 +406,9 @@ impl Engine {
     }
 
     fn resume(&mut self) -> Result<(), InputError> {
+        if self.pending.is_some() {
+            return Err(InputError::ClaimPending);
+        }
         match self.status {
             Status::Paused => {
                 self.set_status(Status::Running, StatusCause::Resume);

@@ -13,6 +13,7 @@
 
 mod arbiter;
 mod core;
+mod judge;
 mod method;
 pub mod notation;
 mod outcome;
@@ -24,12 +25,17 @@ mod text;
 mod types;
 #[cfg(feature = "vectors")]
 pub mod vectors;
+mod verdict;
 pub mod words;
 
 pub use core::Engine;
 pub use snapshot::{Detail, MethodDetail, Run, Snapshot};
 pub use text::{clock_text, hms_text};
 pub use types::{
-    AdjustField, AdjustOp, ConfigError, Display, Event, FlagReason, FlagRecord, GameResult, Input,
-    InputError, PerSide, Phase, ResultReason, Side, SidePhase, Status, StatusCause, Time,
+    AdjustField, AdjustOp, BoardClaim, BoardEnd, ConfigError, Display, Event, FlagReason,
+    FlagRecord, GameResult, Input, InputError, PendingClaim, PerSide, Phase, ResultReason, Ruling,
+    Side, SidePhase, Status, StatusCause, Time,
+};
+pub use verdict::{
+    DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS, WRONG_CLAIM_BONUS_MS,
 };

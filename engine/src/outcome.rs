@@ -167,6 +167,25 @@ pub enum ResultReason {
     Board,
     /// Double flag: the board winner was on extra time: draw.
     WinnerInExtraTime,
+    /// Checkmate on the board (FIDE 5.1.1).
+    Checkmate,
+    /// Stalemate on the board (FIDE 5.2.1).
+    Stalemate,
+    /// The DGT result signal on the board (both kings on the centre squares, the result
+    /// pieces).
+    BoardSignal,
+    /// A flag fell, but the opponent cannot checkmate by any legal sequence (FIDE 6.9).
+    InsufficientMaterial,
+    /// The same position a fifth time (FIDE 9.6.1).
+    FivefoldRepetition,
+    /// 75 moves each without a pawn move or a capture (FIDE 9.6.2).
+    SeventyFiveMoves,
+    /// A correct threefold-repetition claim (FIDE 9.2).
+    ThreefoldRepetition,
+    /// A correct fifty-move claim (FIDE 9.3).
+    FiftyMoves,
+    /// USCF 14H: the director upheld a claim of insufficient losing chances.
+    InsufficientLosingChances,
 }
 
 impl ResultReason {
@@ -178,6 +197,15 @@ impl ResultReason {
             ResultReason::DrawClaimOpponentInExtra => "draw_claim_opponent_in_extra",
             ResultReason::Board => "board",
             ResultReason::WinnerInExtraTime => "winner_in_extra_time",
+            ResultReason::Checkmate => "checkmate",
+            ResultReason::Stalemate => "stalemate",
+            ResultReason::BoardSignal => "board_signal",
+            ResultReason::InsufficientMaterial => "insufficient_material",
+            ResultReason::FivefoldRepetition => "fivefold_repetition",
+            ResultReason::SeventyFiveMoves => "seventy_five_moves",
+            ResultReason::ThreefoldRepetition => "threefold_repetition",
+            ResultReason::FiftyMoves => "fifty_moves",
+            ResultReason::InsufficientLosingChances => "insufficient_losing_chances",
         }
     }
 }
@@ -205,6 +233,8 @@ pub enum StatusCause {
     Resume,
     /// Both flags fell under flag/continue.
     Flag,
+    /// Paused for the director: a USCF 14H claim, or a watched claimant's flag.
+    Claim,
     /// The game has a result, for this reason.
     Result(ResultReason),
     /// A new game replaced the last one. The engine never says it (a new game is a new
@@ -220,6 +250,7 @@ impl StatusCause {
             StatusCause::Pause => "pause",
             StatusCause::Resume => "resume",
             StatusCause::Flag => "flag",
+            StatusCause::Claim => "claim",
             StatusCause::Result(r) => r.as_str(),
             StatusCause::NewGame => "new_game",
         }

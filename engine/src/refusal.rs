@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{ConfigError, Side, Status};
+use super::types::{ConfigError, Phase, Side, Status};
 
 /// An arbiter-adjustable detail field (spec §2.6; the snapshot's `detail` keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -191,6 +191,41 @@ pub enum InputError {
     /// A reconfiguration to a control that cannot be run.
     #[error("{0}")]
     InvalidControl(ConfigError),
+    /// A result on the board after a flag that decided the game (FIDE 6.9: the flag came
+    /// first).
+    #[error(
+        "the flag fell first, so the result on time stands (FIDE 6.9); an arbiter can still set another result"
+    )]
+    FlagFellFirst,
+    /// A 14H claim while another waits for its ruling, or a resume before the ruling.
+    #[error(
+        "a claim of insufficient losing chances waits for the director's ruling (draw, deny, delay or watch)"
+    )]
+    ClaimPending,
+    /// A 14H claim outside a sudden-death period.
+    #[error(
+        "insufficient losing chances can be claimed only in a sudden-death period (the claimant is in {0})"
+    )]
+    ClaimNeedsSuddenDeath(Phase),
+    /// A 14H claim with more than two minutes left.
+    #[error(
+        "insufficient losing chances can be claimed only with two minutes or less left (the claimant has {} ms)",
+        .0
+    )]
+    ClaimTooEarly(u64),
+    /// A ruling with no claim waiting.
+    #[error("no claim of insufficient losing chances waits for a ruling")]
+    NoClaimPending,
+    /// `delay` or `watch` after the watched claimant's flag fell.
+    #[error(
+        "the claimant's flag fell: rule draw (the claim stands) or deny (the flag stands), not {0}"
+    )]
+    RulingAfterFlag(&'static str),
+    /// A delay ruling under a method without segments to carry a delay.
+    #[error(
+        "a delay can be placed only on a sudden-death, Fischer, delay or multi-period control, not {0}"
+    )]
+    DelayNeedsSegments(crate::params::Method),
 }
 
 impl InputError {
@@ -207,6 +242,7 @@ impl InputError {
                 | InputError::NoMainInSwing
                 | InputError::NotInMethod { .. }
                 | InputError::InvalidControl(_)
+                | InputError::DelayNeedsSegments(_)
         )
     }
 }

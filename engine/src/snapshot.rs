@@ -12,7 +12,8 @@ use super::core::Engine;
 use super::method::Method;
 use super::text::clock_text;
 use super::types::{
-    Display, FlagRecord, GameResult, PerSide, ResultReason, Side, SidePhase, Status, Time,
+    Display, FlagRecord, GameResult, PendingClaim, PerSide, ResultReason, Side, SidePhase, Status,
+    Time,
 };
 
 /// The state at an instant (spec §1.1). Fields are in the serialised (alphabetical) order.
@@ -20,6 +21,9 @@ use super::types::{
 pub struct Snapshot {
     /// Black's displayed value (ms).
     pub black_ms: u64,
+    /// A USCF 14H claim waiting for the director (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<PendingClaim>,
     /// Each side's method detail fields (spec §1.4).
     pub detail: PerSide<Detail>,
     /// Time events so far (absent when none).
@@ -47,6 +51,9 @@ pub struct Snapshot {
     pub t_ms: u64,
     /// The displayed values as `M:SS` / `H:MM:SS`.
     pub text: PerSide<String>,
+    /// The claimant the director watches after a 14H `watch` ruling (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watched: Option<Side>,
     /// White's displayed value (ms).
     pub white_ms: u64,
 }
@@ -59,6 +66,7 @@ impl Snapshot {
         // Destructured so that a new field must be placed on one side or the other.
         let Snapshot {
             black_ms: _,
+            claim,
             detail: _,
             flags,
             flows_ms: _,
@@ -70,6 +78,7 @@ impl Snapshot {
             status,
             t_ms: _,
             text: _,
+            watched,
             white_ms: _,
         } = self;
         *flags == other.flags
@@ -79,6 +88,8 @@ impl Snapshot {
             && *result == other.result
             && *running == other.running
             && *status == other.status
+            && *claim == other.claim
+            && *watched == other.watched
     }
 
     /// `side`'s displayed value (ms).
@@ -352,6 +363,7 @@ impl Engine {
         let b = self.value(Side::Black);
         Snapshot {
             black_ms: b,
+            claim: self.pending,
             detail: PerSide::from_fn(|s| self.detail(s)),
             flags: self.flags.clone(),
             flows_ms: self.flows_to_waiting(),
@@ -366,6 +378,7 @@ impl Engine {
                 black: clock_text(b),
                 white: clock_text(w),
             },
+            watched: self.watched,
             white_ms: w,
         }
     }

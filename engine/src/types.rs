@@ -11,6 +11,7 @@ pub use super::outcome::{
     FlagReason, FlagRecord, PerSide, Phase, ResultReason, SidePhase, StatusCause,
 };
 pub use super::refusal::{AdjustField, InputError};
+pub use super::verdict::{BoardClaim, BoardEnd, PendingClaim, Ruling};
 
 /// Milliseconds since an epoch the caller chooses (the vectors' `t_ms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -281,6 +282,40 @@ pub enum Input {
     Reconfigure {
         /// The new control.
         control: Box<TimeControl>,
+    },
+    /// The game ended on the board (a mate, a stalemate, the result signal, fivefold
+    /// repetition, 75 moves), read at this instant.
+    BoardEnd {
+        /// How.
+        end: BoardEnd,
+    },
+    /// Which sides can still checkmate by some legal sequence (from the board's position;
+    /// both until told otherwise). A flag against a side that cannot be mated is a draw.
+    MatingMaterial {
+        /// White can still mate.
+        white: bool,
+        /// Black can still mate.
+        black: bool,
+    },
+    /// A threefold or fifty-move claim by `side`, judged from the board's history.
+    BoardClaim {
+        /// The claimant.
+        side: Side,
+        /// What is claimed.
+        claim: BoardClaim,
+        /// Whether the board's history bears it out.
+        valid: bool,
+    },
+    /// USCF 14H: `side` claims insufficient losing chances; the clock pauses for the
+    /// director.
+    ClaimLosingChances {
+        /// The claimant.
+        side: Side,
+    },
+    /// The director's ruling on the pending 14H claim.
+    Ruling {
+        /// The ruling.
+        ruling: Ruling,
     },
 }
 

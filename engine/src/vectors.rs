@@ -14,9 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::core::Engine;
-use super::types::{AdjustOp, GameResult, Input, Side, Time};
+use super::types::{AdjustOp, BoardClaim, BoardEnd, GameResult, Input, Ruling, Side, Time};
 use crate::notation;
 use crate::params::{Credit, DelayKind, OnFlag, Params, Scheme, Segment, TimeControl};
+use crate::verdict::DEFAULT_RULING_DELAY_MS;
 
 /// A vectors file, read loosely: each vector stays generic JSON until it is run.
 #[derive(Debug, Clone, Default)]
@@ -127,9 +128,34 @@ pub struct VectorEvent {
     /// set_moves: new count.
     #[serde(default)]
     pub moves: Option<u32>,
-    /// board_result: result.
+    /// board_result, board_end `signal`: result.
     #[serde(default)]
     pub result: Option<String>,
+    /// board_end: `checkmate` (with `winner`), `stalemate`, `signal` (with `result`),
+    /// `fivefold_repetition`, `seventy_five_moves`.
+    #[serde(default)]
+    pub end: Option<String>,
+    /// board_end `checkmate`: who mates.
+    #[serde(default)]
+    pub winner: Option<Side>,
+    /// mating_material: whether White can still mate.
+    #[serde(default)]
+    pub white: Option<bool>,
+    /// mating_material: whether Black can still mate.
+    #[serde(default)]
+    pub black: Option<bool>,
+    /// board_claim: `threefold` or `fifty_moves`.
+    #[serde(default)]
+    pub claim: Option<BoardClaim>,
+    /// board_claim: whether the board's history bears the claim out.
+    #[serde(default)]
+    pub valid: Option<bool>,
+    /// ruling: `draw`, `deny`, `delay` (with `delay_ms`, default 5000) or `watch`.
+    #[serde(default)]
+    pub ruling: Option<String>,
+    /// ruling `delay`: the delay placed on the clock.
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
 }
 
 impl VectorEvent {
@@ -167,7 +193,62 @@ impl VectorEvent {
                     .and_then(|r| r.parse::<GameResult>().ok())
                     .ok_or("board_result needs a result 1-0, 0-1 or 1/2-1/2")?,
             },
+            "board_end" => Input::BoardEnd {
+                end: self.board_end()?,
+            },
+            "mating_material" => Input::MatingMaterial {
+                white: self
+                    .white
+                    .ok_or("mating_material needs white: true|false")?,
+                black: self
+                    .black
+                    .ok_or("mating_material needs black: true|false")?,
+            },
+            "board_claim" => Input::BoardClaim {
+                side: side()?,
+                claim: self
+                    .claim
+                    .ok_or("board_claim needs a claim threefold or fifty_moves")?,
+                valid: self.valid.ok_or("board_claim needs valid: true|false")?,
+            },
+            "claim_losing_chances" => Input::ClaimLosingChances { side: side()? },
+            "ruling" => Input::Ruling {
+                ruling: match self.ruling.as_deref() {
+                    Some("draw") => Ruling::Draw,
+                    Some("deny") => Ruling::Deny,
+                    Some("delay") => Ruling::Delay {
+                        delay_ms: self.delay_ms.unwrap_or(DEFAULT_RULING_DELAY_MS),
+                    },
+                    Some("watch") => Ruling::Watch,
+                    _ => return Err("ruling needs a ruling draw, deny, delay or watch".into()),
+                },
+            },
             other => return Err(format!("unknown action {other:?}")),
+        })
+    }
+}
+
+impl VectorEvent {
+    fn board_end(&self) -> Result<BoardEnd, String> {
+        Ok(match self.end.as_deref() {
+            Some("checkmate") => BoardEnd::Checkmate {
+                winner: self.winner.ok_or("board_end checkmate needs a winner")?,
+            },
+            Some("stalemate") => BoardEnd::Stalemate,
+            Some("signal") => BoardEnd::Signal {
+                result: self
+                    .result
+                    .as_deref()
+                    .and_then(|r| r.parse::<GameResult>().ok())
+                    .ok_or("board_end signal needs a result 1-0, 0-1 or 1/2-1/2")?,
+            },
+            Some("fivefold_repetition") => BoardEnd::FivefoldRepetition,
+            Some("seventy_five_moves") => BoardEnd::SeventyFiveMoves,
+            _ => {
+                return Err("board_end needs an end checkmate, stalemate, signal, \
+                            fivefold_repetition or seventy_five_moves"
+                    .into());
+            }
         })
     }
 }
@@ -466,6 +547,19 @@ pub fn failures(file: &VectorFile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The project's own vectors for the game's end judged with the board (docs/rules.md):
+    /// the same schema as the conformance vectors, with the actions `board_end`,
+    /// `mating_material`, `board_claim`, `claim_losing_chances` and `ruling`.
+    #[test]
+    fn rules_vectors_pass() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rules-vectors.json");
+        let text = std::fs::read_to_string(path).expect("read the rules vectors");
+        let doc: Value = serde_json::from_str(&text).expect("parse the rules vectors");
+        let file = VectorFile::from_value(&doc).expect("a vectors object");
+        assert!(file.vectors.len() >= 10, "{} vectors", file.vectors.len());
+        assert_eq!(failures(&file), Vec::<String>::new());
+    }
 
     #[test]
     fn known_keys_cover_every_field() {

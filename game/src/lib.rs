@@ -7,6 +7,8 @@
 //!   replay`): both combined into a [`GameRecord`] (moves with clocks, result, problems), plus
 //!   the game information and what changed.
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
+//! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
+//!   move counts, who can still mate.
 //! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer).
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
@@ -15,6 +17,7 @@
 
 pub mod event;
 pub mod game_log;
+pub mod judge;
 pub mod observe;
 pub mod pgn;
 pub mod placement;
@@ -24,6 +27,7 @@ pub mod tracker;
 
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use game_log::{GameLog, LogEntry, LogEvent, Rendered};
+pub use judge::{Judgement, judge};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};

@@ -178,10 +178,20 @@ pub struct PgnGame {
 /// The `Termination` tag of a game that ended for `reason`.
 pub fn termination(reason: ResultReason) -> &'static str {
     match reason {
-        ResultReason::Flag(_) | ResultReason::BothMainTimesExpired => "time forfeit",
+        ResultReason::Flag(_)
+        | ResultReason::BothMainTimesExpired
+        | ResultReason::InsufficientMaterial => "time forfeit",
         ResultReason::Board
         | ResultReason::DrawClaimOpponentInExtra
-        | ResultReason::WinnerInExtraTime => "normal",
+        | ResultReason::WinnerInExtraTime
+        | ResultReason::Checkmate
+        | ResultReason::Stalemate
+        | ResultReason::BoardSignal
+        | ResultReason::FivefoldRepetition
+        | ResultReason::SeventyFiveMoves
+        | ResultReason::ThreefoldRepetition
+        | ResultReason::FiftyMoves
+        | ResultReason::InsufficientLosingChances => "normal",
     }
 }
 

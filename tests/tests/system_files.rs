@@ -89,6 +89,99 @@ fn daemon_unit_has_the_required_settings() {
         unit["Install"]["WantedBy"],
         vec!["multi-user.target".to_owned()]
     );
+    // Each tty driver whose DeviceAllow= entry the unit names is loaded before it starts.
+    for module in ["cdc_acm", "ftdi_sio", "rfcomm"] {
+        let want = format!("modprobe@{module}.service");
+        for key in ["Wants", "After"] {
+            let got = unit["Unit"][key].join(" ");
+            assert!(
+                got.split(' ').any(|u| u == want),
+                "{key}= lacks {want}: {got}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rfcomm_template_binds_a_configured_board_before_the_daemon() {
+    let unit = ini(&read("systemd/chessclock-rfcomm@.service"));
+    let one = |section: &str, key: &str| unit[section][key].join(" ");
+    assert_eq!(
+        one("Service", "ExecStart"),
+        "/usr/lib/chessclockd/rfcomm-bind %i"
+    );
+    assert_eq!(
+        one("Service", "EnvironmentFile"),
+        "/etc/chessclockd/rfcomm/%i.conf"
+    );
+    assert_eq!(
+        one("Unit", "ConditionPathExists"),
+        "/etc/chessclockd/rfcomm/%i.conf"
+    );
+    assert_eq!(
+        one("Service", "Restart"),
+        "always",
+        "bound again after a loss"
+    );
+    assert!(one("Unit", "Before").contains("chessclockd.service"));
+    assert!(one("Unit", "After").contains("bluetooth.service"));
+    assert_eq!(one("Service", "CapabilityBoundingSet"), "CAP_NET_ADMIN");
+    assert!(
+        !unit["Service"].contains_key("PrivateNetwork"),
+        "Bluetooth sockets exist only in the host's network namespace"
+    );
+}
+
+/// rfcomm-bind with a stand-in `rfcomm` that logs its arguments: what it refuses before
+/// calling the tool, the binding it makes, and that it exits (for systemd to bind again)
+/// once the device node goes away.
+#[test]
+fn rfcomm_bind_checks_its_settings_binds_and_leaves_when_the_node_goes() {
+    let dir = TempDir::new("rfcomm").expect("temp dir");
+    let log = dir.path().join("calls");
+    let fake = dir.path().join("rfcomm");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$*\" >>{}\n", log.display()),
+    )
+    .expect("fake rfcomm");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&fake)
+        .status()
+        .expect("chmod");
+    let node = dir.path().join("rfcomm3");
+    let script = repo_path("packaging/rfcomm-bind");
+    let run = |args: &[&str], address: &str| {
+        Command::new("sh")
+            .arg(&script)
+            .args(args)
+            .env("RFCOMM", &fake)
+            .env("RFCOMM_DEV", &node)
+            .env("ADDRESS", address)
+            .output()
+            .expect("run rfcomm-bind")
+    };
+    let calls = || std::fs::read_to_string(&log).unwrap_or_default();
+    for (args, address, says) in [
+        (&["x1"][..], "00:11:22:33:44:55", "rfcomm number"),
+        (&["3"][..], "00:11:22:33:44", "not a Bluetooth address"),
+        (&["3"][..], "", "not a Bluetooth address"),
+    ] {
+        let out = run(args, address);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {address}: {stderr}");
+        assert!(stderr.contains(says), "{args:?} {address}: {stderr}");
+    }
+    assert_eq!(calls(), "", "nothing bound with bad settings");
+    // The node never appears (the stand-in makes none): bound, then gone, exit 1.
+    let out = run(&["3"], "00:11:22:33:44:55");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(calls(), "release 3\nbind 3 00:11:22:33:44:55 1\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("binding it again"));
+    let out = run(&["--release", "3"], "");
+    assert!(out.status.success(), "{out:?}");
+    assert!(calls().ends_with("release 3\n"), "{}", calls());
 }
 
 #[test]
@@ -138,7 +231,8 @@ fn bridge_unit_follows_the_daemon_with_no_devices_and_its_own_user() {
 /// Copy the units to `dir` with the binaries replaced by /bin/true (verify checks that
 /// ExecStart exists, and the project's binaries are not installed here), each with the
 /// highest exposure `systemd-analyze security` may give it, in tenths: the daemon and its
-/// attach template 1.5; the bridge, which needs the network, 2.0.
+/// attach template 1.5; the bridge, which needs the network, and the Bluetooth binder, which
+/// needs root's CAP_NET_ADMIN in the host's network namespace, 2.0.
 fn staged_units(dir: &Path) -> Vec<(std::path::PathBuf, u32)> {
     let mut out = Vec::new();
     for (src, dest, threshold) in [
@@ -153,8 +247,14 @@ fn staged_units(dir: &Path) -> Vec<(std::path::PathBuf, u32)> {
             "chessclock-bridge.service",
             20,
         ),
+        (
+            "systemd/chessclock-rfcomm@.service",
+            "chessclock-rfcomm@0.service",
+            20,
+        ),
     ] {
         let text = read(src)
+            .replace("/usr/lib/chessclockd/rfcomm-bind", "/bin/true")
             .replace("/usr/bin/chessclockd", "/bin/true")
             .replace("/usr/bin/chessclockctl", "/bin/true")
             .replace("/usr/bin/chessclock-bridge", "/bin/true");

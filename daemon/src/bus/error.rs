@@ -43,7 +43,8 @@ impl From<InputError> for BusError {
             | InputError::NoCap
             | InputError::NoMainInSwing
             | InputError::NotInMethod { .. }
-            | InputError::InvalidControl(_) => BusError::InvalidArgument(msg),
+            | InputError::InvalidControl(_)
+            | InputError::DelayNeedsSegments(_) => BusError::InvalidArgument(msg),
             InputError::NothingToPause(_)
             | InputError::AlreadyStarted(_)
             | InputError::PressNotRunning(_)
@@ -56,7 +57,13 @@ impl From<InputError> for BusError {
             | InputError::AlreadyEnded
             | InputError::ClaimNeedsDoubleFlag
             | InputError::ClaimNotNow(_)
-            | InputError::ClaimNotYours => BusError::NotAllowed(msg),
+            | InputError::ClaimNotYours
+            | InputError::FlagFellFirst
+            | InputError::ClaimPending
+            | InputError::ClaimNeedsSuddenDeath(_)
+            | InputError::ClaimTooEarly(_)
+            | InputError::NoClaimPending
+            | InputError::RulingAfterFlag(_) => BusError::NotAllowed(msg),
         }
     }
 }

@@ -1,0 +1,350 @@
+//! `chessclockctl man [--dir DIR]`: the manual pages, generated from the command-line
+//! definition as git and nmcli ship theirs: `chessclockctl(1)` and one page per subcommand
+//! (`chessclockctl-status(1)`, `chessclockctl-timecontrol-parse(1)`, ...), each with its
+//! options, EXIT STATUS, FILES, ENVIRONMENT, EXAMPLES and SEE ALSO.
+//!
+//! Owns the pages' extra sections and the examples of each subcommand; the options and
+//! descriptions are clap's (the definitions in `main.rs` and the modules are the one source).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Command;
+
+/// Examples per subcommand (its page name without `chessclockctl-`): command and what it does.
+const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "chessclockctl",
+        &[
+            ("chessclockctl list", "the attached clocks"),
+            ("chessclockctl watch", "every clock live on one screen"),
+            (
+                "chessclockctl set 0 \"G/90 inc/30\"",
+                "a time control for clock 0",
+            ),
+        ],
+    ),
+    (
+        "timecontrol",
+        &[(
+            "chessclockctl timecontrol parse \"40/90 SD/30 inc/30\"",
+            "what a notation means",
+        )],
+    ),
+    (
+        "timecontrol-parse",
+        &[(
+            "chessclockctl timecontrol parse \"G/3 inc/2\" --json",
+            "the control's JSON form",
+        )],
+    ),
+    (
+        "simulate",
+        &[(
+            "chessclockctl simulate --control \"G/3 inc/2\" --script \"start; 5s press; 1s press\"",
+            "a scripted game offline",
+        )],
+    ),
+    (
+        "decode",
+        &[(
+            "chessclockctl decode --format base64-lines capture.inbytes --json",
+            "board traffic as messages",
+        )],
+    ),
+    (
+        "replay",
+        &[(
+            "chessclockctl replay --format base64-lines capture.inbytes",
+            "the moves, clocks and result of a recorded board stream",
+        )],
+    ),
+    (
+        "list",
+        &[("chessclockctl list --json", "every clock, for scripts")],
+    ),
+    (
+        "status",
+        &[
+            ("chessclockctl status 0", "clock 0 in detail"),
+            ("chessclockctl status --json", "every clock as JSON"),
+        ],
+    ),
+    (
+        "watch",
+        &[("chessclockctl watch", "a live table; space pages, q quits")],
+    ),
+    (
+        "monitor",
+        &[("chessclockctl monitor --json", "events as JSON lines")],
+    ),
+    (
+        "set",
+        &[(
+            "chessclockctl set 0 \"G/15 df/60:10:hybrid\"",
+            "a double-flag control for clock 0",
+        )],
+    ),
+    (
+        "start",
+        &[(
+            "chessclockctl start 0 --side white",
+            "start clock 0 with White to move",
+        )],
+    ),
+    (
+        "pause",
+        &[(
+            "chessclockctl pause 0",
+            "stop clock 0, keeping the turn's time",
+        )],
+    ),
+    (
+        "resume",
+        &[("chessclockctl resume 0", "continue the same turn")],
+    ),
+    (
+        "press",
+        &[(
+            "chessclockctl press 0 white",
+            "end White's turn as the lever would",
+        )],
+    ),
+    (
+        "adjust",
+        &[(
+            "chessclockctl adjust 0 black main_ms add 120000",
+            "two minutes more for Black (paused game)",
+        )],
+    ),
+    (
+        "moves",
+        &[(
+            "chessclockctl moves 0 white 39",
+            "correct White's move counter",
+        )],
+    ),
+    (
+        "claim",
+        &[(
+            "chessclockctl claim 0 white",
+            "White, on main time, claims the double-flag draw",
+        )],
+    ),
+    (
+        "result",
+        &[("chessclockctl result 0 1-0", "record White's win")],
+    ),
+    (
+        "new-game",
+        &[(
+            "chessclockctl new-game 0",
+            "a fresh game with the same control",
+        )],
+    ),
+    (
+        "mode",
+        &[(
+            "chessclockctl mode 0 observe",
+            "follow the clock's own mode instead of driving it",
+        )],
+    ),
+    (
+        "text",
+        &[(
+            "chessclockctl text 0 \"ROUND 5\" --ms 3000",
+            "text on the clock's display",
+        )],
+    ),
+    ("beep", &[("chessclockctl beep 0", "a short beep")]),
+    (
+        "attach",
+        &[(
+            "chessclockctl attach /dev/ttyACM0",
+            "drive the board on that port",
+        )],
+    ),
+    (
+        "detach",
+        &[(
+            "chessclockctl detach 0",
+            "let go of clock 0 (its game stays in the journal)",
+        )],
+    ),
+    (
+        "add-virtual",
+        &[(
+            "chessclockctl add-virtual test",
+            "a clock backed by the built-in emulator",
+        )],
+    ),
+    (
+        "pgn",
+        &[(
+            "chessclockctl pgn 0 > game.pgn",
+            "the live PGN of clock 0's game",
+        )],
+    ),
+    (
+        "board",
+        &[("chessclockctl board 0", "the position on clock 0's board")],
+    ),
+    (
+        "info",
+        &[(
+            "chessclockctl info 0 white=\"Carlsen, Magnus\" round=7",
+            "game information (PGN tags)",
+        )],
+    ),
+    (
+        "fleet",
+        &[(
+            "chessclockctl fleet --mqtt mqtt://broker.local",
+            "every board of every machine",
+        )],
+    ),
+    (
+        "log-level",
+        &[(
+            "chessclockctl log-level debug",
+            "more detail in the daemon's log (root or group chessclock)",
+        )],
+    ),
+];
+
+const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "Success."),
+    (
+        "1",
+        "The requested action failed (the daemon refused it, or it went wrong); the message says why.",
+    ),
+    ("2", "Usage: a bad argument or option."),
+    (
+        "3",
+        "The daemon is not running or the bus cannot be reached.",
+    ),
+];
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "/etc/chessclockd/chessclockd.toml",
+        "the daemon's configuration (chessclockd.toml(5)).",
+    ),
+    (
+        "/var/lib/chessclockd/",
+        "the daemon's state: journals, live PGN, finished games.",
+    ),
+    (
+        "/usr/share/dbus-1/system.d/org.chessclockd.ChessClock1.conf",
+        "who may read and who may control the clocks (group chessclock).",
+    ),
+];
+
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "DBUS_SYSTEM_BUS_ADDRESS",
+        "the system bus to use instead of the default socket.",
+    ),
+    (
+        "DBUS_SESSION_BUS_ADDRESS",
+        "the session bus, with --session.",
+    ),
+    ("NO_COLOR", "set to anything: no colour in the output."),
+];
+
+/// The examples of the page `name` (`chessclockctl` or a subcommand path like `status`).
+fn examples(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+}
+
+/// Every page: `chessclockctl` and each visible subcommand, recursively, with its page name.
+fn pages(cmd: &Command) -> Vec<(String, Command)> {
+    fn walk(cmd: &Command, path: &str, out: &mut Vec<(String, Command)>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let name = if path.is_empty() {
+                sub.get_name().to_owned()
+            } else {
+                format!("{path}-{}", sub.get_name())
+            };
+            out.push((name.clone(), sub.clone()));
+            walk(sub, &name, out);
+        }
+    }
+    let mut cmd = cmd.clone().disable_help_subcommand(true);
+    cmd.build();
+    let mut out = vec![("chessclockctl".to_owned(), cmd.clone())];
+    walk(&cmd, "", &mut out);
+    out
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+fn section(w: &mut dyn Write, title: &str, rows: &[(&str, &str)]) -> std::io::Result<()> {
+    writeln!(w, ".SH {title}")?;
+    for (term, text) in rows {
+        writeln!(w, ".TP\n\\fB{}\\fR\n{}", escape(term), escape(text))?;
+    }
+    Ok(())
+}
+
+/// Render page `name` of `cmd`: clap's sections, then ours.
+fn render(name: &str, cmd: Command, w: &mut dyn Write) -> std::io::Result<()> {
+    let title = if name == "chessclockctl" {
+        name.to_owned()
+    } else {
+        format!("chessclockctl-{name}")
+    };
+    let man = clap_mangen::Man::new(cmd.clone().display_name(title.clone())).manual("chessclockd");
+    man.render_title(w)?;
+    man.render_name_section(w)?;
+    man.render_synopsis_section(w)?;
+    man.render_description_section(w)?;
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(w)?;
+    }
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        man.render_subcommands_section(w)?;
+    }
+    section(w, "EXIT STATUS", EXIT_STATUS)?;
+    section(w, "FILES", FILES)?;
+    section(w, "ENVIRONMENT", ENVIRONMENT)?;
+    section(w, "EXAMPLES", examples(name).unwrap_or_default())?;
+    writeln!(w, ".SH SEE ALSO")?;
+    let mut see = vec![
+        "chessclockd(8)".to_owned(),
+        "chessclockd.toml(5)".to_owned(),
+    ];
+    if name != "chessclockctl" {
+        see.insert(0, "chessclockctl(1)".to_owned());
+    }
+    writeln!(w, "{}", escape(&see.join(", ")))?;
+    man.render_version_section(w)
+}
+
+/// Print the main page, or write every page into `dir`; returns the files written.
+pub(crate) fn run(cmd: Command, dir: Option<&Path>) -> std::io::Result<Vec<PathBuf>> {
+    let all = pages(&cmd);
+    let Some(dir) = dir else {
+        render("chessclockctl", cmd, &mut std::io::stdout().lock())?;
+        return Ok(Vec::new());
+    };
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for (name, cmd) in all {
+        let file = if name == "chessclockctl" {
+            dir.join("chessclockctl.1")
+        } else {
+            dir.join(format!("chessclockctl-{name}.1"))
+        };
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&file)?);
+        render(&name, cmd, &mut out)?;
+        out.flush()?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+//! The values of the game's end that the board and the arbiter bring: how a game ended on
+//! the board, a draw claim judged from the board's history, a USCF 14H claim waiting for
+//! the director and the director's ruling (docs/rules.md).
+//!
+//! Plain data, serialisable (the daemon journals them inside [`crate::Input`]); the engine's
+//! behaviour on them is `judge.rs`'s. Deciding what the position is (mate, repetition,
+//! material) is the board game's: the engine is told, and judges only the clock's part.
+
+use serde::{Deserialize, Serialize};
+
+use super::types::{GameResult, Side};
+
+/// How a game ended on the board (FIDE 5.1, 5.2, 9.6), as the board's game read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BoardEnd {
+    /// `winner` checkmated the opponent.
+    Checkmate {
+        /// Who gave mate.
+        winner: Side,
+    },
+    /// The player to move has no legal move and is not in check.
+    Stalemate,
+    /// The DGT result signal: both kings on the centre squares, or the result pieces.
+    Signal {
+        /// The result the signal says.
+        result: GameResult,
+    },
+    /// The same position for the fifth time (FIDE 9.6.1).
+    FivefoldRepetition,
+    /// 75 moves by each player without a pawn move or a capture (FIDE 9.6.2).
+    SeventyFiveMoves,
+}
+
+impl BoardEnd {
+    /// The result the board says, before the clock's rules (a winner on double-flag extra
+    /// time draws).
+    pub fn result(self) -> GameResult {
+        match self {
+            BoardEnd::Checkmate { winner } => GameResult::win_for(winner),
+            BoardEnd::Signal { result } => result,
+            BoardEnd::Stalemate | BoardEnd::FivefoldRepetition | BoardEnd::SeventyFiveMoves => {
+                GameResult::Draw
+            }
+        }
+    }
+}
+
+/// A draw a player claims from the board's history (FIDE 9.2, 9.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardClaim {
+    /// The same position for the third time, or about to be (FIDE 9.2).
+    Threefold,
+    /// 50 moves by each player without a pawn move or a capture (FIDE 9.3).
+    FiftyMoves,
+}
+
+impl BoardClaim {
+    /// `threefold` or `fifty_moves`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardClaim::Threefold => "threefold",
+            BoardClaim::FiftyMoves => "fifty_moves",
+        }
+    }
+}
+
+/// What a USCF 14H claim of insufficient losing chances waits for, shown in the snapshot
+/// (`claim`) while the clock is paused for the director.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PendingClaim {
+    /// The claimant.
+    pub side: Side,
+    /// The claimant's flag fell while the director watched the game: a ruling of `draw`
+    /// upholds the claim, `deny` lets the flag stand.
+    pub flag_fell: bool,
+}
+
+/// The director's ruling on a USCF 14H claim (14H2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "ruling", rename_all = "snake_case")]
+pub enum Ruling {
+    /// The claim is upheld: drawn.
+    Draw,
+    /// The claim is denied: one minute off the claimant, play resumes.
+    Deny,
+    /// The claimant's time is halved and a delay of `delay_ms` is on the clock for the rest
+    /// of the game (both players), play resumes.
+    Delay {
+        /// The delay per move.
+        delay_ms: u64,
+    },
+    /// Play resumes under the director's eye: the claimant's flag pauses the game for a
+    /// ruling instead of ending it.
+    Watch,
+}
+
+impl Ruling {
+    /// `draw`, `deny`, `delay` or `watch`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ruling::Draw => "draw",
+            Ruling::Deny => "deny",
+            Ruling::Delay { .. } => "delay",
+            Ruling::Watch => "watch",
+        }
+    }
+}
+
+/// FIDE 9.5.3: an incorrect claim gives the opponent two more minutes.
+pub const WRONG_CLAIM_BONUS_MS: u64 = 120_000;
+/// USCF 14H: a claim needs the claimant at two minutes or less.
+pub const LOSING_CHANCES_MAX_MS: u64 = 120_000;
+/// USCF 14H2: a denied claim costs the claimant one minute.
+pub const DENIED_CLAIM_PENALTY_MS: u64 = 60_000;
+/// USCF 14H2: the delay a director places on the clock unless told otherwise.
+pub const DEFAULT_RULING_DELAY_MS: u64 = 5_000;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The apt repository check (scripts/package-test.sh runs it last): build the three
+# architectures into a signed repository with the real command (./scripts/package.sh --repo
+# DIR --key KEY, a key made for the test), check its layout and signature, then install
+# chessclockd from it with apt-get through a `file:` source, as an operator's Pi would from a
+# hosted copy, and purge it again. Needs root (or sudo) for apt; PROFILE is passed on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+  echo "apt-repo-test.sh: need root to run: $*" >&2; return 1; fi; }
+fail() { echo "apt-repo-test.sh: FAIL: $*" >&2; exit 1; }
+ok() { echo "ok - $*"; }
+
+if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q "ok installed"; then
+  fail "chessclockd is installed on this machine; this check installs and purges it"
+fi
+need=()
+command -v gpg >/dev/null || need+=(gpg)
+command -v gpgv >/dev/null || need+=(gpgv)
+if [ ${#need[@]} -gt 0 ]; then
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# Readable by apt's sandbox user (_apt), as a hosted folder would be.
+repo=$(mktemp -d /tmp/chessclockd-repo.XXXXXX)
+gnupg=$(mktemp -d)
+sources=/etc/apt/sources.list.d/chessclockd-repo-test.sources
+cleanup() {
+  if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
+    as_root env CHESSCLOCKD_PURGE_STATE=yes apt-get purge -y -qq chessclockd >/dev/null 2>&1 || true
+  fi
+  as_root rm -f "$sources"
+  as_root find /var/lib/apt/lists -name '*chessclockd-repo*' -delete 2>/dev/null || true
+  rm -rf "$repo" "$gnupg"
+}
+trap cleanup EXIT
+chmod 0755 "$repo"
+
+export GNUPGHOME=$gnupg
+gpg --batch --quiet --passphrase '' --quick-gen-key 'chessclockd test archive <archive@chessclockd.invalid>' ed25519 sign never
+./scripts/package.sh --repo "$repo" --key archive@chessclockd.invalid
+unset GNUPGHOME
+
+for arch in amd64 arm64 armhf; do
+  packages=$repo/dists/stable/main/binary-$arch/Packages
+  grep -qx 'Package: chessclockd' "$packages" || fail "$packages does not list chessclockd"
+  grep -qx "Architecture: $arch" "$packages" || fail "$packages does not list the $arch package"
+  file=$(sed -n 's/^Filename: //p' "$packages")
+  [ -f "$repo/$file" ] || fail "$packages names $file, which is not in the repository"
+done
+ok "the repository lists the amd64, arm64 and armhf packages"
+gpgv --keyring "$repo/chessclockd-archive-keyring.gpg" "$repo/dists/stable/InRelease" 2>/dev/null ||
+  fail "InRelease is not signed by the repository's key"
+gpgv --keyring "$repo/chessclockd-archive-keyring.gpg" "$repo/dists/stable/Release.gpg" \
+  "$repo/dists/stable/Release" 2>/dev/null || fail "Release.gpg does not verify"
+ok "InRelease and Release.gpg verify against chessclockd-archive-keyring.gpg"
+
+# A `file:` source, as docs/install.md has the operators write for a hosted repository.
+as_root tee "$sources" >/dev/null <<EOT
+Types: deb
+URIs: file:$repo
+Suites: stable
+Components: main
+Signed-By: $repo/chessclockd-archive-keyring.gpg
+EOT
+as_root apt-get update -qq
+apt-cache policy chessclockd | grep -q "file:$repo stable/main" ||
+  fail "apt does not see chessclockd in the repository: $(apt-cache policy chessclockd)"
+DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends chessclockd >/dev/null
+/usr/bin/chessclockd --version >/dev/null || fail "the binary installed from the repository does not run"
+ok "apt-get install chessclockd from the signed repository"
+as_root env CHESSCLOCKD_PURGE_STATE=yes apt-get purge -y -qq chessclockd >/dev/null
+[ ! -e /usr/bin/chessclockd ] || fail "purge left /usr/bin/chessclockd"
+ok "apt-get purge chessclockd"
+
+# A repository whose Release was changed after signing is refused.
+echo "Tampered: yes" >>"$repo/dists/stable/Release"
+gpgv --keyring "$repo/chessclockd-archive-keyring.gpg" "$repo/dists/stable/Release.gpg" \
+  "$repo/dists/stable/Release" 2>/dev/null && fail "a tampered Release still verifies"
+ok "a tampered Release does not verify"
+echo "apt-repo-test.sh: all checks passed"
