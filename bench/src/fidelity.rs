@@ -210,5 +210,4 @@ pub fn sample_board(
 }
 
 #[cfg(test)]
-#[path = "fidelity_tests.rs"]
 mod tests;

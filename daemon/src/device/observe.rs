@@ -179,5 +179,4 @@ impl Observed {
 }
 
 #[cfg(test)]
-#[path = "observe_tests.rs"]
 mod tests;

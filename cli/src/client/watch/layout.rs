@@ -273,5 +273,4 @@ fn footer(clocks: &[ClockStatus], page: usize, pages: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "layout_tests.rs"]
 mod tests;
