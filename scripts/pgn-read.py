@@ -3,7 +3,8 @@
 
 Usage: pgn-read.py FILE. Prints one JSON object per game: "headers", "san", "uci", "clk"
 (seconds or null per move), "emt" (seconds or null per move), "comment" (the game's comment:
-what stands before the first move), "errors" (the reader's own complaints) and "result". Used by game/tests/pgn_python.rs; needs `pip install chess`.
+what stands before the first move), "errors" (the reader's own complaints) and "result". Used
+by game/tests/it/pgn_python.rs; needs `pip install chess`.
 """
 import json
 import sys

@@ -29,7 +29,7 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-# python-chess: the independent PGN reader of game/tests/pgn_python.rs (scripts/pgn-read.py).
+# python-chess: the independent PGN reader of game/tests/it/pgn_python.rs (scripts/pgn-read.py).
 if ! python3 -c 'import chess' 2>/dev/null; then
   echo "test.sh: installing python-chess"
   if ! python3 -m pip --version >/dev/null 2>&1; then

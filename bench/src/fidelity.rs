@@ -196,5 +196,4 @@ pub fn sample_board(
 }
 
 #[cfg(test)]
-#[path = "fidelity_tests.rs"]
 mod tests;

@@ -1,8 +1,11 @@
 //! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
 //! (dashboard, overlay) with their assets, embedded in the binary.
 //!
-//! Answers from the daemon (one `GetClocks` per `/api/v1/clocks` request) or from the
-//! [`Hub`]; never changes anything: control stays on D-Bus, behind its policy.
+//! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
+//! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
+//! the games' PGN). [`Bus`] is the real source; the tests (`http/tests.rs`) drive the router
+//! in process over a fake one. Never changes anything: control stays on D-Bus, behind its
+//! policy.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -22,24 +25,62 @@ use zbus::Connection;
 use crate::follow::read_live;
 use crate::hub::{Event, Hub};
 
-/// What every handler can reach.
+/// What the router reads from the daemon.
+pub(crate) trait ClockSource: Clone + Send + Sync + 'static {
+    /// Every clock's status, read from the daemon now.
+    fn clocks(&self) -> impl Future<Output = anyhow::Result<Vec<ClockStatus>>> + Send;
+    /// The PGN of `clocks`' games, one after the other, each ending in a blank line.
+    fn games(
+        &self,
+        clocks: &[Arc<ClockStatus>],
+    ) -> impl Future<Output = anyhow::Result<String>> + Send;
+    /// The followed state and event log.
+    fn hub(&self) -> &Arc<Hub>;
+}
+
+/// The real source: the daemon on the bus (reads only) and the hub its follower feeds.
 #[derive(Debug, Clone)]
-pub(crate) struct App {
+pub(crate) struct Bus {
     /// The bus connection (reads only).
     pub(crate) conn: Connection,
     /// The followed state and event log.
     pub(crate) hub: Arc<Hub>,
+}
+
+impl ClockSource for Bus {
+    async fn clocks(&self) -> anyhow::Result<Vec<ClockStatus>> {
+        Ok(read_live(&self.conn).await?)
+    }
+
+    async fn games(&self, clocks: &[Arc<ClockStatus>]) -> anyhow::Result<String> {
+        crate::pgn::games(&self.conn, clocks).await
+    }
+
+    fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+}
+
+/// What every handler can reach.
+#[derive(Debug, Clone)]
+pub(crate) struct Routes<S> {
+    /// Where the answers come from.
+    pub(crate) source: S,
     /// Validators of the PGN files served.
     pub(crate) pgn: Arc<crate::pgn::Validators>,
 }
 
-/// The routes.
-pub(crate) fn router(app: App) -> Router {
+/// The routes, answering from `source`.
+pub(crate) fn app<S: ClockSource>(source: S) -> Router {
+    let state = Routes {
+        source,
+        pgn: Arc::default(),
+    };
     Router::new()
-        .route("/api/v1/clocks", get(clocks))
-        .route("/api/v1/clocks/{clock}", get(one_clock))
-        .route("/api/v1/events", get(events))
-        .route("/pgn/{file}", get(crate::pgn::serve))
+        .route("/api/v1/clocks", get(clocks::<S>))
+        .route("/api/v1/clocks/{clock}", get(one_clock::<S>))
+        .route("/api/v1/events", get(events::<S>))
+        .route("/pgn/{file}", get(crate::pgn::serve::<S>))
         .route("/", get(|| page(DASHBOARD)))
         .route("/overlay/{clock}", get(|| page(OVERLAY)))
         .route(
@@ -47,7 +88,7 @@ pub(crate) fn router(app: App) -> Router {
             get(|| asset(SCRIPT, "text/javascript")),
         )
         .route("/assets/bridge.css", get(|| asset(STYLE, "text/css")))
-        .with_state(app)
+        .with_state(state)
 }
 
 const DASHBOARD: &str = include_str!("../assets/dashboard.html");
@@ -78,8 +119,8 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
         .into_response()
 }
 
-async fn clocks(State(app): State<App>) -> Response {
-    match read_live(&app.conn).await {
+async fn clocks<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
+    match app.source.clocks().await {
         Ok(all) => Json(all).into_response(),
         Err(e) => unavailable(e),
     }
@@ -93,8 +134,11 @@ pub(crate) fn find<'a>(all: &'a [ClockStatus], name: &str) -> Option<&'a ClockSt
         .or_else(|| all.iter().find(|c| c.name == name))
 }
 
-async fn one_clock(State(app): State<App>, Path(name): Path<String>) -> Response {
-    let all = match read_live(&app.conn).await {
+async fn one_clock<S: ClockSource>(
+    State(app): State<Routes<S>>,
+    Path(name): Path<String>,
+) -> Response {
+    let all = match app.source.clocks().await {
         Ok(all) => all,
         Err(e) => return unavailable(e),
     };
@@ -124,12 +168,16 @@ struct Feed {
     hub: Arc<Hub>,
 }
 
-async fn events(State(app): State<App>, headers: HeaderMap) -> impl IntoResponse {
+async fn events<S: ClockSource>(
+    State(app): State<Routes<S>>,
+    headers: HeaderMap,
+) -> impl IntoResponse {
     let last_id = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let attach = app.hub.attach(last_id);
+    let hub = app.source.hub();
+    let attach = hub.attach(last_id);
     tracing::debug!(
         "event stream client attached (resume after {last_id:?}: {} event(s) first)",
         attach.first.len()
@@ -138,7 +186,7 @@ async fn events(State(app): State<App>, headers: HeaderMap) -> impl IntoResponse
         last: 0,
         first: attach.first.into_iter(),
         live: attach.live,
-        hub: app.hub.clone(),
+        hub: hub.clone(),
     };
     let mut resp = Sse::new(feed_stream(feed))
         .keep_alive(KeepAlive::default())
@@ -177,3 +225,6 @@ fn feed_stream(feed: Feed) -> impl Stream<Item = Result<SseEvent, Infallible>> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

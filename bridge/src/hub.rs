@@ -238,10 +238,11 @@ impl Hub {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn status(index: u32, white_ms: u64) -> ClockStatus {
+    /// A ready clock's status (also the HTTP tests' clocks).
+    pub(crate) fn status(index: u32, white_ms: u64) -> ClockStatus {
         serde_json::from_value(json!({
             "clock": format!("/org/chessclockd/ChessClock1/Clock/{index}"), "index": index,
             "name": "b", "port": "/dev/x", "model": "", "firmware": "", "board_serial": "",

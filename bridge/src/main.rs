@@ -124,11 +124,7 @@ async fn run(args: Args, settings: Settings) -> Result<()> {
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));
-    let app = http::router(http::App {
-        conn,
-        hub,
-        pgn: Arc::default(),
-    });
+    let app = http::app(http::Bus { conn, hub });
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let mut term =
             match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use chessclock_api::ClockStatus;
 use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE};
 
-use crate::http::{App, find};
+use crate::http::{ClockSource, Routes, find};
 
 /// The PGN of `clocks`' games, one after the other, each ending in a blank line.
 pub(crate) async fn games(conn: &zbus::Connection, clocks: &[Arc<ClockStatus>]) -> Result<String> {
@@ -65,8 +65,8 @@ impl Validators {
 }
 
 /// `GET /pgn/all.pgn` and `GET /pgn/<clock>.pgn`.
-pub(crate) async fn serve(
-    State(app): State<App>,
+pub(crate) async fn serve<S: ClockSource>(
+    State(app): State<Routes<S>>,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -75,7 +75,7 @@ pub(crate) async fn serve(
             "{file:?} is not a PGN file; use /pgn/all.pgn or /pgn/<clock>.pgn"
         ));
     };
-    let all = app.hub.clocks();
+    let all = app.source.hub().clocks();
     let clocks: Vec<Arc<ClockStatus>> = if name == "all" {
         all
     } else {
@@ -89,7 +89,7 @@ pub(crate) async fn serve(
             }
         }
     };
-    let body = match games(&app.conn, &clocks).await {
+    let body = match app.source.games(&clocks).await {
         Ok(b) => b,
         Err(e) => {
             return (

@@ -196,5 +196,4 @@ impl Observed {
 }
 
 #[cfg(test)]
-#[path = "observe_tests.rs"]
 mod tests;

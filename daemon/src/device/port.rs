@@ -137,5 +137,4 @@ fn explain_serialport_error(path: &Path, e: tokio_serial::Error) -> io::Error {
 }
 
 #[cfg(test)]
-#[path = "port_tests.rs"]
 mod tests;

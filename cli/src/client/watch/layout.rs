@@ -274,5 +274,4 @@ fn footer(clocks: &[ClockStatus], page: usize, pages: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "layout_tests.rs"]
 mod tests;

@@ -5,7 +5,7 @@
 //! commands in ([`input`]), events out ([`output`]). All behaviour of the board and clock is
 //! the emulator's; this program must not model any. The interface is documented in
 //! `docs/emulator.md`; end-to-end tests depend on it, so change it only together with that page
-//! and `tests/tests/emu_cli.rs`.
+//! and `tests/tests/e2e/emu_cli.rs`.
 
 mod input;
 mod output;

@@ -1,13 +1,11 @@
 //! One test per board behaviour the tracker must handle (docs/board-game.md): pieces moved
 //! one at a time on a simulated board, each change fed as a field update.
 
-mod support;
-
+use crate::support::{Hand, sq};
 use chessclock_game::placement::raw_fields;
 use chessclock_game::shakmaty::{Chess, Color, Position, Square};
 use chessclock_game::{BoardState, GameEvent, GameResult, ResultSignal};
 use chessclock_protocol::Orientation;
-use support::{Hand, sq};
 
 fn moves_of(events: &[GameEvent]) -> Vec<(String, Option<String>)> {
     events

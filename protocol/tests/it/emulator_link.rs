@@ -3,13 +3,11 @@
 //! time, read back through the `Decoder`.
 #![cfg(feature = "emulator")]
 
-mod emulator_support;
-
+use crate::emulator_support::{acks, clock, nice, reports, run, send, set_and_run};
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{
     AckMeaning, ClockAck, ClockCommand, ClockCommandId, Command, Message, RunSide,
 };
-use emulator_support::{acks, clock, nice, reports, run, send, set_and_run};
 
 /// Clock requests (`0x41`) at `times`, with the emulator run in between and up to `until`;
 /// everything the board sent.

@@ -4,14 +4,12 @@
 //! Bluetooth quirks and report lag are in `emulator_link.rs`.
 #![cfg(feature = "emulator")]
 
-mod emulator_support;
-
+use crate::emulator_support::{acks, clock, nice, reports, run, send, set_and_run};
 use chessclock_protocol::emulator::{BoardMode, EmuConfig, Emulator, Running};
 use chessclock_protocol::{
     AckMeaning, Button, ClockAck, ClockCommand, ClockCommandId, ClockModel, ClockTime, Command,
     Message, RunSide, SetAndRun,
 };
-use emulator_support::{acks, clock, nice, reports, run, send, set_and_run};
 
 #[test]
 fn probe_handshake_is_answered() {

@@ -227,7 +227,7 @@ async fn the_board_answers_the_serial_number_it_is_given() {
 /// sometimes about 30 s (a tty's closing_wait?), so the emulator reports `unplugged` again.
 /// Moving the old pty's close off the task did not help; the cause is not found yet. The
 /// daemon's own unplug/replug tests (daemon_link.rs, driver tests) do not show it. Run it with
-/// `cargo test -p chessclock-tests --test emu_cli -- --ignored`.
+/// `cargo test -p chessclock-tests --test e2e emu_cli:: -- --ignored`.
 #[tokio::test]
 #[ignore = "intermittent: the virtual board sometimes applies a replug only after 10-30 s; see the doc comment"]
 async fn unplug_and_replug_from_stdin_keep_the_link() {

@@ -1,6 +1,7 @@
-//! `chessclockctl simulate --vectors` on the shared conformance file, through the real
-//! binary: its output must match every expected snapshot field and every notation result.
-//! Held-out vectors are run through exactly this command.
+//! `chessclockctl simulate --vectors` on the conformance file (the repository's copy,
+//! `engine/tests/data/timecontrol-vectors.json`), through the real binary: its output must
+//! match every expected snapshot field and every notation result. Held-out vectors are run
+//! through exactly this command.
 
 use std::process::Command;
 
@@ -10,7 +11,7 @@ use serde_json::Value;
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/timecontrol-vectors.json"
+    "/../engine/tests/data/timecontrol-vectors.json"
 );
 
 #[test]

@@ -280,11 +280,7 @@ fn pgn_files_are_served_with_validators_and_read_by_python_chess() -> Result<()>
     assert_eq!(games.len(), 2, "{body}");
     assert_eq!(s(&games[1], "/headers/White"), "Ju, Wenjun");
     let etag = headers.get("etag").context("an ETag")?.to_str()?.to_owned();
-    let modified = headers
-        .get("last-modified")
-        .context("a Last-Modified")?
-        .to_str()?
-        .to_owned();
+    headers.get("last-modified").context("a Last-Modified")?;
     assert!(
         headers.get("content-type").is_some_and(|c| c
             .to_str()
@@ -293,12 +289,10 @@ fn pgn_files_are_served_with_validators_and_read_by_python_chess() -> Result<()>
         "{headers:?}"
     );
 
-    // Unchanged: 304 for either validator, without a body.
+    // Unchanged: 304 without a body (every validator: bridge/src/http/tests.rs).
     let url = format!("{}/pgn/all.pgn", bridge.base);
     let (status, _, body) = get(&url, &[("If-None-Match", &etag)])?;
     assert_eq!((status, body.as_str()), (304, ""));
-    let (status, _, _) = get(&url, &[("If-Modified-Since", &modified)])?;
-    assert_eq!(status, 304);
 
     // A change: a new ETag and the new content.
     anyhow::ensure!(d.ctl(&["info", "1", "round=3"]).status.success());
@@ -318,7 +312,7 @@ fn pgn_files_are_served_with_validators_and_read_by_python_chess() -> Result<()>
     );
     assert_eq!(s(&python_reads(&dir, &body)?[1], "/headers/Round"), "3");
 
-    // One board, by name or index; an unknown one is a 404 that says how to list them.
+    // One board, by name or index (an unknown one: bridge/src/http/tests.rs).
     for which in ["board2", "1"] {
         let (status, _, body) = get(&format!("{}/pgn/{which}.pgn", bridge.base), &[])?;
         assert_eq!(status, 200);
@@ -326,8 +320,5 @@ fn pgn_files_are_served_with_validators_and_read_by_python_chess() -> Result<()>
         assert_eq!(games.len(), 1);
         assert_eq!(s(&games[0], "/headers/White"), "Ju, Wenjun");
     }
-    let (status, _, body) = get(&format!("{}/pgn/nope.pgn", bridge.base), &[])?;
-    assert_eq!(status, 404);
-    assert!(body.contains("/api/v1/clocks"), "{body}");
     Ok(())
 }

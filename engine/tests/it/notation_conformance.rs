@@ -8,12 +8,9 @@ use chessclock_engine::params::{Method, Params, TimeControl};
 use serde_json::Value;
 
 fn vectors() -> Value {
-    // `$CHESSCLOCK_SHARED` when set (a worktree that is not next to `shared/`).
-    let path = std::env::var_os("CHESSCLOCK_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
-        .join("conformance/timecontrol-vectors.json");
-    let text = std::fs::read_to_string(path).expect("the conformance vectors are readable");
+    // The repository's copy (checked against the shared reference file by engine_vectors).
+    let text = std::fs::read_to_string(crate::engine_vectors::VECTORS)
+        .expect("the conformance vectors are readable");
     serde_json::from_str(&text).expect("the conformance vectors are JSON")
 }
 

@@ -1,12 +1,10 @@
 //! Config loading: layering (defaults -> file -> env), real files, and error messages that
 //! name the key, the problem and the fix.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
+use crate::common::{NO_ENV, TempDir, err_text};
 use chessclockd::config::{ClockConfig, Config, WhiteSide};
-use common::{NO_ENV, TempDir, err_text};
 
 #[test]
 fn no_file_and_no_env_gives_defaults() {

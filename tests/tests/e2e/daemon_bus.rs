@@ -95,7 +95,7 @@ fn check_xml(file: &Path, served: &str) -> Result<()> {
     }
     let committed = std::fs::read_to_string(file).map_err(|e| {
         anyhow::anyhow!(
-            "{}: {e}; generate it with CHESSCLOCK_BLESS=1 cargo test -p chessclock-tests --test daemon_bus",
+            "{}: {e}; generate it with CHESSCLOCK_BLESS=1 cargo test -p chessclock-tests --test e2e daemon_bus::",
             file.display()
         )
     })?;
@@ -103,7 +103,7 @@ fn check_xml(file: &Path, served: &str) -> Result<()> {
         committed,
         served,
         "{} differs from what the daemon serves; if the change is intended, regenerate it with \
-         CHESSCLOCK_BLESS=1 cargo test -p chessclock-tests --test daemon_bus",
+         CHESSCLOCK_BLESS=1 cargo test -p chessclock-tests --test e2e daemon_bus::",
         file.display()
     );
     Ok(())

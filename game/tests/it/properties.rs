@@ -3,14 +3,12 @@
 //! over every square on their way and flickering squares, reconstruct exactly, in either
 //! orientation.
 
-mod support;
-
+use crate::support::Hand;
 use chessclock_game::placement::dgt_piece;
 use chessclock_game::shakmaty::{Chess, Move, Position, Role, Square};
 use chessclock_game::{BoardState, GameEvent};
 use chessclock_protocol::Orientation;
 use proptest::prelude::*;
-use support::Hand;
 
 /// A small deterministic generator for the orders and noise (seeded by proptest).
 struct Lcg(u64);

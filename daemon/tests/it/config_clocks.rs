@@ -1,10 +1,8 @@
 //! Config of `[[clock]]` tables: game information, mode, sides, unknown keys, and the
 //! board that names a table (its port, its board serial number, or both).
 
-mod common;
-
+use crate::common::{NO_ENV, err_text};
 use chessclockd::config::Config;
-use common::{NO_ENV, err_text};
 
 #[test]
 fn game_info_is_read_per_clock_and_bad_tags_name_the_key() {

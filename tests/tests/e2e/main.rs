@@ -1,0 +1,32 @@
+//! The end-to-end tests, one binary: real binaries, a real dbus-daemon, emulated boards on ptys,
+//! chromium and mosquitto. One module per former test file; the shared pieces are the
+//! `chessclock_tests` library (tests/src). Tests run in parallel threads of this one process:
+//! none may change the process's environment, working directory or any global.
+
+mod board_game;
+mod board_observe;
+mod bridge_http;
+mod bridge_mqtt;
+mod bridge_pages;
+mod bridge_pgn;
+mod bus_clock;
+mod bus_get_clocks;
+mod bus_manager;
+mod bus_policy;
+mod bus_words;
+mod cli_live;
+mod cli_watch;
+mod daemon_bus;
+mod daemon_e2e;
+mod daemon_link;
+mod daemon_scan;
+mod daemon_waiting;
+mod demo;
+mod emu_cli;
+mod faults_boards;
+mod faults_files;
+mod faults_kill;
+mod harness;
+mod log_control;
+mod packaging;
+mod system_files;
