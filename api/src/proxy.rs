@@ -163,5 +163,4 @@ pub trait Clock {
 }
 
 #[cfg(test)]
-#[path = "proxy_tests.rs"]
 mod tests;

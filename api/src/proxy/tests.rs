@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 /// One interface's members as `kind name` → what identifies it (`arg:type ...`).
 type Members = BTreeMap<String, String>;
 
-const PROXY_SOURCE: &str = include_str!("proxy.rs");
+const PROXY_SOURCE: &str = include_str!("../proxy.rs");
 const XML: [&str; 2] = [
-    include_str!("../../dbus/org.chessclockd.ChessClock1.Manager.xml"),
-    include_str!("../../dbus/org.chessclockd.ChessClock1.Clock.xml"),
+    include_str!("../../../dbus/org.chessclockd.ChessClock1.Manager.xml"),
+    include_str!("../../../dbus/org.chessclockd.ChessClock1.Clock.xml"),
 ];
 
 /// A start or empty tag: its name and attributes.
