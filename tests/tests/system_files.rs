@@ -126,7 +126,9 @@ fn bridge_unit_follows_the_daemon_with_no_devices_and_its_own_user() {
     assert_eq!(one("BusName"), "org.chessclockd.Bridge1");
     let policy = read("dbus/org.chessclockd.Bridge1.conf");
     assert!(
-        policy.contains("<policy user=\"chessclock-bridge\">\n    <allow own=\"org.chessclockd.Bridge1\"/>"),
+        policy.contains(
+            "<policy user=\"chessclock-bridge\">\n    <allow own=\"org.chessclockd.Bridge1\"/>"
+        ),
         "{policy}"
     );
     assert_eq!(one("User"), "chessclock-bridge");
