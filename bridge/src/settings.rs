@@ -259,6 +259,11 @@ impl Origin<'_> {
             .split_once("missing field `")
             .and_then(|(_, rest)| rest.split_once('`'))
             .map(|(field, _)| field)
+            .or_else(|| {
+                // The config crate's words: missing configuration field "lichess[0]round".
+                let path = inner.split_once("missing configuration field \"")?.1;
+                path.split_once('"')?.0.rsplit([']', '.']).next()
+            })
         {
             key = format!("{key}.{field}").trim_start_matches('.').to_owned();
             message = "is missing".to_owned();
@@ -368,6 +373,9 @@ mod tests {
         let e = err("replay", "", &[("10.toml", "replay = 0\n")], &[]);
         assert!(e.starts_with("replay must be at least 1"), "{e}");
         assert!(e.ends_with("10.toml, line 1)"), "{e}");
+        let e = err("missing", "\n[[lichess]]\nclocks = []\n", &[], &[]);
+        assert!(e.starts_with("lichess[0].round: is missing ("), "{e}");
+        assert!(e.ends_with("bridge.toml, line 2)"), "{e}");
         let e = err("syntax", "", &[("10.toml", "listen = \n")], &[]);
         assert!(
             e.contains("10.toml is not valid TOML: line 1, column "),
