@@ -82,28 +82,37 @@ for path in \
   /usr/lib/systemd/system/chessclockd.service /usr/lib/systemd/system/chessclock-attach@.service \
   /usr/lib/sysusers.d/chessclockd.conf /usr/lib/udev/rules.d/70-chessclockd.rules \
   /usr/share/dbus-1/system.d/org.chessclockd.ChessClock1.conf \
+  /usr/share/dbus-1/system.d/org.chessclockd.Bridge1.conf \
   /usr/share/dbus-1/system-services/org.chessclockd.ChessClock1.service \
   /usr/share/dbus-1/interfaces/org.chessclockd.ChessClock1.Manager.xml \
   /usr/share/dbus-1/interfaces/org.chessclockd.ChessClock1.Clock.xml \
-  /etc/chessclockd/chessclockd.toml \
+  /etc/chessclockd/chessclockd.toml /etc/chessclockd/bridge.toml \
+  /usr/bin/chessclock-bridge /usr/lib/systemd/system/chessclock-bridge.service \
   /usr/share/man/man8/chessclockd.8.gz /usr/share/man/man1/chessclockctl.1.gz \
-  /usr/share/man/man5/chessclockd.toml.5.gz \
+  /usr/share/man/man8/chessclock-bridge.8.gz \
+  /usr/share/man/man5/chessclockd.toml.5.gz /usr/share/man/man5/bridge.toml.5.gz \
   /usr/share/bash-completion/completions/chessclockctl \
   /usr/share/zsh/vendor-completions/_chessclockctl \
   /usr/share/fish/vendor_completions.d/chessclockctl.fish \
-  /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md; do
+  /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md \
+  /usr/share/doc/chessclockd/bridge.md; do
   [ -f "$path" ] || fail "$path is missing"
   dpkg -S "$path" >/dev/null 2>&1 || fail "$path is not owned by the package"
 done
 ok "every promised file is installed"
-dpkg-query -W -f='${Conffiles}\n' chessclockd | grep -q '/etc/chessclockd/chessclockd.toml' ||
-  fail "the configuration is not a conffile"
-ok "/etc/chessclockd/chessclockd.toml is a conffile"
+for conf in /etc/chessclockd/chessclockd.toml /etc/chessclockd/bridge.toml; do
+  dpkg-query -W -f='${Conffiles}\n' chessclockd | grep -q " $conf " || fail "$conf is not a conffile"
+done
+ok "/etc/chessclockd/chessclockd.toml and bridge.toml are conffiles"
+# The packaged settings are valid as shipped (everything commented out: the defaults).
+/usr/bin/chessclockd --check-config >/dev/null || fail "chessclockd --check-config on the packaged file"
+/usr/bin/chessclock-bridge --check-config >/dev/null || fail "chessclock-bridge --check-config on the packaged file"
+ok "the packaged configurations pass --check-config"
 
 # What the units, the bus and udev name exists at the installed paths.
-for unit in chessclockd.service chessclock-attach@.service; do
-  grep -E '^ExecStart=' "/usr/lib/systemd/system/$unit" | sed 's/^ExecStart=[-@!+:]*//' | awk '{print $1}' |
-    while read -r exe; do [ -x "$exe" ] || fail "$unit: ExecStart $exe is not installed"; done
+for unit in chessclockd.service chessclock-attach@.service chessclock-bridge.service; do
+  grep -E '^Exec(Start|Reload)=' "/usr/lib/systemd/system/$unit" | sed -E 's/^Exec(Start|Reload)=[-@!+:]*//' | awk '{print $1}' |
+    while read -r exe; do [ -x "$exe" ] || fail "$unit: Exec $exe is not installed"; done
   grep -E '^Documentation=file://' "/usr/lib/systemd/system/$unit" | sed 's|^Documentation=file://||' |
     while read -r doc; do [ -f "$doc" ] || fail "$unit: Documentation $doc is not installed"; done
 done
@@ -136,7 +145,7 @@ EOF
 done
 ok "introspection files are <node> documents"
 
-for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5; do
+for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5 chessclock-bridge.8 bridge.toml.5; do
   zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
 done
 /usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null ||
@@ -153,7 +162,8 @@ ok "chessclockd.service is enabled"
 
 # systemd-analyze verify against the installed paths (a template is verified as an instance).
 cp /usr/lib/systemd/system/chessclock-attach@.service "$tmp/chessclock-attach@ttyACM0.service"
-for unit in /usr/lib/systemd/system/chessclockd.service "$tmp/chessclock-attach@ttyACM0.service"; do
+for unit in /usr/lib/systemd/system/chessclockd.service /usr/lib/systemd/system/chessclock-bridge.service \
+  "$tmp/chessclock-attach@ttyACM0.service"; do
   err=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify $unit: $err"
   [ -z "$err" ] || fail "systemd-analyze verify $unit: $err"
 done
@@ -163,6 +173,7 @@ ok "systemd-analyze verify passes on the installed units"
 as_root install -d -o chessclockd -g chessclockd -m 0750 /var/lib/chessclockd
 echo "game record" | as_root tee /var/lib/chessclockd/marker.journal >/dev/null
 echo "# local edit" | as_root tee -a /etc/chessclockd/chessclockd.toml >/dev/null
+echo "# local edit" | as_root tee -a /etc/chessclockd/bridge.toml >/dev/null
 as_root dpkg -i "$amd64" >/dev/null
 newer="${version%-*}-$(( ${version##*-} + 1 ))"
 # Keep the first package: packaging the newer version replaces it in target/debian/.
@@ -173,12 +184,14 @@ as_root dpkg -i --force-confold "$debs/chessclockd_${newer}_amd64.deb" >/dev/nul
 [ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$newer" ] || fail "upgrade to $newer"
 [ -f /var/lib/chessclockd/marker.journal ] || fail "upgrade lost /var/lib/chessclockd"
 grep -q '^# local edit' /etc/chessclockd/chessclockd.toml || fail "upgrade lost the local configuration"
+grep -q '^# local edit' /etc/chessclockd/bridge.toml || fail "upgrade lost the local bridge settings"
 ok "reinstall and upgrade to $newer keep the state and the local configuration"
 
 # --- remove, purge -------------------------------------------------------------------------
 as_root dpkg --remove chessclockd >/dev/null
 [ ! -e /usr/bin/chessclockd ] || fail "remove left /usr/bin/chessclockd"
 [ -f /etc/chessclockd/chessclockd.toml ] || fail "remove deleted the configuration"
+[ -f /etc/chessclockd/bridge.toml ] || fail "remove deleted the bridge settings"
 [ -f /var/lib/chessclockd/marker.journal ] || fail "remove deleted the state"
 ok "remove keeps configuration and state"
 as_root dpkg --purge chessclockd >/dev/null 2>&1

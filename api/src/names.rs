@@ -14,8 +14,12 @@ pub const CLOCK_INTERFACE: &str = "org.chessclockd.ChessClock1.Clock";
 pub const ERROR_PREFIX: &str = "org.chessclockd.ChessClock1.Error";
 /// Prefix of clock object paths; the clock's index follows.
 pub const CLOCK_PATH_PREFIX: &str = "/org/chessclockd/ChessClock1/Clock/";
-/// Where the daemon serves `org.freedesktop.LogControl1` (run-time log level).
+/// Where the daemon and the bridge serve `org.freedesktop.LogControl1` (run-time log level).
 pub const LOG_CONTROL_PATH: &str = "/org/freedesktop/LogControl1";
+/// Well-known bus name of `chessclock-bridge` (its unit's `BusName=`): it serves only
+/// `org.freedesktop.LogControl1`, so that `systemctl service-log-level chessclock-bridge`
+/// works. The bridge is otherwise a client of [`BUS_NAME`].
+pub const BRIDGE_BUS_NAME: &str = "org.chessclockd.Bridge1";
 
 /// Object path of the clock with index `n`.
 pub fn clock_path(n: u32) -> String {

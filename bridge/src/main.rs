@@ -2,8 +2,9 @@
 //! access. A D-Bus client of the daemon (through `chessclock-api`) that serves read-only
 //! HTTP (JSON, Server-Sent Events, a dashboard and a broadcast overlay) and publishes to MQTT.
 //!
-//! This file wires the parts: settings, the bus connection, the follower, HTTP and MQTT.
-//! See docs/bridge.md.
+//! This file wires the parts: settings, logging (the daemon's module, with
+//! `org.freedesktop.LogControl1` under the bus name `org.chessclockd.Bridge1`), the bus
+//! connection, the follower, HTTP and MQTT. See docs/bridge.md.
 
 mod follow;
 mod http;
@@ -20,7 +21,9 @@ use anyhow::{Context, Result};
 use clap::Parser;
 
 use chessclock_api::fleet::parse_broker;
-use settings::{Args, Settings};
+use chessclock_api::names::{BRIDGE_BUS_NAME, LOG_CONTROL_PATH};
+use chessclock_system::logging::LogControl;
+use settings::{Args, LOG, Settings};
 
 /// Render chessclock-bridge(8) from the command-line definition.
 fn print_man() -> ExitCode {
@@ -49,21 +52,30 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let filter = match tracing_subscriber::EnvFilter::try_new(&settings.log) {
-        Ok(f) => f,
+    if args.check_config {
+        let files: Vec<String> = settings
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        let read = match files.is_empty() {
+            true => "no file, the defaults".to_owned(),
+            false => files.join(", "),
+        };
+        println!("chessclock-bridge: settings OK ({read})");
+        return ExitCode::SUCCESS;
+    }
+    // Settings::load has checked the filter: this fails only if logging cannot be set up.
+    let log = match LOG
+        .startup_filter(args.log_level.as_deref(), (&settings.log, "log"))
+        .and_then(|filter| LOG.init(filter))
+    {
+        Ok(log) => log,
         Err(e) => {
-            eprintln!(
-                "chessclock-bridge: log = {:?} is not a log filter ({e}); try \"info\" or \
-                 \"chessclock_bridge=debug\"",
-                settings.log
-            );
+            eprintln!("chessclock-bridge: {e}");
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -75,7 +87,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(args, settings)) {
+    match runtime.block_on(run(args, settings, log)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("chessclock-bridge: {e:#}");
@@ -102,9 +114,35 @@ async fn connect(args: &Args) -> Result<zbus::Connection> {
         .with_context(|| format!("cannot connect to {label}; is D-Bus running?"))
 }
 
-async fn run(args: Args, settings: Settings) -> Result<()> {
+/// Serve `org.freedesktop.LogControl1` and own the bridge's bus name, so that
+/// `systemctl service-log-level chessclock-bridge debug` (the unit's `BusName=`) reaches it.
+/// Not fatal: without the name (a bus policy without the bridge's file) the bridge does its
+/// work and says how to change its level otherwise. While another bridge owns the name on the
+/// same bus, this one waits in the bus's queue and takes the name when that one stops.
+async fn serve_log_control(conn: &zbus::Connection, log: LogControl) {
+    if let Err(e) = conn.object_server().at(LOG_CONTROL_PATH, log).await {
+        tracing::warn!("cannot serve the log control object: {e}");
+        return;
+    }
+    let flags = zbus::fdo::RequestNameFlags::empty();
+    match conn.request_name_with_flags(BRIDGE_BUS_NAME, flags).await {
+        Ok(zbus::fdo::RequestNameReply::InQueue) => tracing::warn!(
+            "{BRIDGE_BUS_NAME} belongs to another bridge on this bus; this one takes it when \
+             that one stops (until then, its log level is set at start only)"
+        ),
+        Ok(_) => tracing::debug!("serving {BRIDGE_BUS_NAME} (org.freedesktop.LogControl1)"),
+        Err(e) => tracing::warn!(
+            "cannot own {BRIDGE_BUS_NAME} ({e}); is the bus policy \
+             org.chessclockd.Bridge1.conf installed? The log level is then set at start only \
+             (--log-level, CHESSCLOCK_BRIDGE_LOG, log in bridge.toml)"
+        ),
+    }
+}
+
+async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     let listen = settings.listen_addr()?;
     let conn = connect(&args).await?;
+    serve_log_control(&conn, log).await;
     let hub = Arc::new(hub::Hub::new(settings.replay));
     let listener = tokio::net::TcpListener::bind(listen)
         .await

@@ -1,18 +1,34 @@
 //! The bridge's settings: defaults, then `/etc/chessclockd/bridge.toml` (or `--config`), then
-//! `CHESSCLOCK_BRIDGE_*` environment variables, then command-line flags. Owns loading and
-//! checking them with clear errors; nothing here talks to the bus or the network.
+//! its drop-ins (`bridge.toml.d/*.toml`, lexical order, later files win:
+//! [`chessclock_system::conffile`]), then `CHESSCLOCK_BRIDGE_*` environment variables, then
+//! command-line flags. Owns loading and checking them with errors that name the key and
+//! where it was set (file and line, variable or flag); nothing here talks to the bus or the
+//! network.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use chessclock_api::fleet::parse_broker;
+use chessclock_system::conffile::{self, Layer};
+use chessclock_system::logging::Program;
 
 use crate::push::RoundSettings;
 use serde::Deserialize;
 
 /// Where the settings file is looked for by default.
 pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
+/// Prefix of the environment variables that override settings.
+const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
+/// The settings' keys, for messages.
+const KEYS: &str = "listen, mqtt, host, replay, log, [[lichess]]";
+
+/// The bridge as the logging module knows it.
+pub(crate) const LOG: Program = Program {
+    identifier: "chessclock-bridge",
+    env: "CHESSCLOCK_BRIDGE_LOG",
+    example: "info,chessclock_bridge=debug",
+};
 
 /// Command-line options (`chessclock-bridge --help`).
 #[derive(Debug, clap::Parser)]
@@ -36,6 +52,17 @@ pub(crate) struct Args {
     /// This machine's name in MQTT topics (default: the host name).
     #[arg(long, value_name = "NAME")]
     pub(crate) host: Option<String>,
+    /// Log filter: a level (err, warning, info, debug, trace) or tracing directives such as
+    /// info,chessclock_bridge=debug [default: $CHESSCLOCK_BRIDGE_LOG, $RUST_LOG, `log` in the
+    /// settings file, or info]. It can be changed at run time through
+    /// org.freedesktop.LogControl1 (systemctl service-log-level chessclock-bridge debug).
+    #[arg(long, value_name = "FILTER")]
+    pub(crate) log_level: Option<String>,
+    /// Check the settings (the file, its drop-ins in bridge.toml.d/, the CHESSCLOCK_BRIDGE_*
+    /// variables and these flags) as a start would, then exit: 0 and one line "settings OK"
+    /// if they are valid, 2 and the key, the problem and where it was set if not.
+    #[arg(long)]
+    pub(crate) check_config: bool,
     /// Print the manual page chessclock-bridge(8) (roff) to stdout and exit; packaging uses it.
     #[arg(long, hide = true)]
     pub(crate) man: bool,
@@ -63,6 +90,9 @@ pub(crate) struct Settings {
     /// The tokens of `lichess`, read when the settings are loaded.
     #[serde(skip)]
     pub(crate) lichess_tokens: Vec<String>,
+    /// The files read, in the order they apply (the file, then its drop-ins).
+    #[serde(skip)]
+    pub(crate) files: Vec<PathBuf>,
 }
 
 /// `text` as an error message quotes it: at most 100 characters.
@@ -76,28 +106,34 @@ pub(crate) fn shorten(text: &str) -> String {
 impl Settings {
     /// Load the settings for `args`.
     pub(crate) fn load(args: &Args) -> Result<Settings> {
-        let mut b = config::Config::builder()
-            .set_default("listen", "127.0.0.1:7380")?
-            .set_default("replay", 1024)?
-            .set_default("log", "info")?;
         let (file, required) = match &args.config {
             Some(p) => (p.clone(), true),
             None => (PathBuf::from(DEFAULT_CONFIG), false),
         };
-        if required || Path::new(&file).exists() {
-            b = b.add_source(config::File::from(file.as_path()).format(config::FileFormat::Toml));
+        let layers = conffile::read_layers(&file, required)?;
+        let origin = Origin {
+            layers: &layers,
+            args,
+        };
+        let mut b = config::Config::builder()
+            .set_default("listen", "127.0.0.1:7380")?
+            .set_default("replay", 1024)?
+            .set_default("log", "info")?;
+        for layer in &layers {
+            if let Some(detail) = chessclock_system::locate::syntax_error(&layer.text) {
+                bail!("{} is not valid TOML: {detail}", layer.path.display());
+            }
+            b = b.add_source(config::File::from_str(
+                &layer.text,
+                config::FileFormat::Toml,
+            ));
         }
-        b = b.add_source(config::Environment::with_prefix("CHESSCLOCK_BRIDGE"));
-        let mut s: Settings = b
-            .build()
-            .and_then(config::Config::try_deserialize)
-            .with_context(|| {
-                format!(
-                    "bad settings (from {}, CHESSCLOCK_BRIDGE_* variables); keys are listen, \
-                     mqtt, host, replay, log, [[lichess]] (docs/bridge.md)",
-                    file.display()
-                )
-            })?;
+        b = b.add_source(config::Environment::with_prefix(
+            ENV_PREFIX.trim_end_matches('_'),
+        ));
+        let merged = b.build().map_err(|e| anyhow!("bad settings: {e}"))?;
+        let mut s: Settings =
+            serde_path_to_error::deserialize(merged).map_err(|e| origin.explain(&e))?;
         if let Some(l) = &args.listen {
             s.listen = l.clone();
         }
@@ -107,20 +143,32 @@ impl Settings {
         if let Some(h) = &args.host {
             s.host = Some(h.clone());
         }
-        s.listen_addr()?;
+        s.listen_addr().map_err(|e| origin.at("listen", e))?;
         if let Some(m) = &s.mqtt {
-            parse_broker(m).map_err(anyhow::Error::msg)?;
+            parse_broker(m).map_err(|e| origin.at("mqtt", anyhow!(e)))?;
         }
+        LOG.startup_filter(args.log_level.as_deref(), (&s.log, &origin.name("log")))
+            .map_err(anyhow::Error::msg)?;
         s.lichess_tokens = s
             .lichess
             .iter()
-            .map(RoundSettings::token)
+            .enumerate()
+            .map(|(i, round)| {
+                round
+                    .token()
+                    .map_err(|e| origin.at(&format!("lichess[{i}]"), e))
+            })
             .collect::<Result<_>>()?;
         if s.replay == 0 {
-            bail!(
-                "replay must be at least 1 (how many events a reconnecting client catches up on)"
-            );
+            return Err(origin.at(
+                "replay",
+                anyhow!(
+                    "replay must be at least 1 (how many events a reconnecting client catches \
+                     up on)"
+                ),
+            ));
         }
+        s.files = layers.into_iter().map(|l| l.path).collect();
         Ok(s)
     }
 
@@ -142,5 +190,196 @@ impl Settings {
                 .to_string_lossy()
                 .into_owned()
         })
+    }
+}
+
+/// Where a setting came from, for messages: a flag, a variable, or a file and line.
+struct Origin<'a> {
+    layers: &'a [Layer],
+    args: &'a Args,
+}
+
+impl Origin<'_> {
+    /// The flag, the variable or the file and line that set `key` (`lichess[1]`), if any.
+    fn place(&self, key: &str) -> Option<String> {
+        let top = key.split(['.', '[']).next().unwrap_or_default();
+        let flag = match top {
+            "listen" => self.args.listen.is_some(),
+            "mqtt" => self.args.mqtt.is_some(),
+            "host" => self.args.host.is_some(),
+            _ => false,
+        };
+        if flag {
+            return Some(format!("--{top}"));
+        }
+        let var = format!("{ENV_PREFIX}{}", top.to_ascii_uppercase());
+        if std::env::var_os(&var).is_some() {
+            return Some(var);
+        }
+        conffile::where_set(self.layers, key)
+    }
+
+    /// `key` named with where it was set: `log (/etc/chessclockd/bridge.toml, line 3)`.
+    fn name(&self, key: &str) -> String {
+        match self.place(key) {
+            Some(place) => format!("{key} ({place})"),
+            None => key.to_owned(),
+        }
+    }
+
+    /// `err` about `key`, followed by where the key was set.
+    fn at(&self, key: &str, err: anyhow::Error) -> anyhow::Error {
+        match self.place(key) {
+            Some(place) => anyhow!("{err:#} ({place})"),
+            None => err,
+        }
+    }
+
+    /// serde's error as the key, the problem and where the key was set.
+    fn explain(&self, err: &serde_path_to_error::Error<config::ConfigError>) -> anyhow::Error {
+        let full = err.inner().to_string();
+        // The config crate appends where it was reading; we say that ourselves.
+        let inner = full.split(" for key `").next().unwrap_or_default();
+        let mut key = err.path().to_string();
+        let mut message = inner.to_owned();
+        if let Some(field) = inner
+            .split_once("unknown field `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(field, _)| field)
+        {
+            let parent = key
+                .strip_suffix(field)
+                .map_or(key.as_str(), |p| p.trim_end_matches('.'));
+            key = match parent {
+                "" | "." => field.to_owned(),
+                p => format!("{p}.{field}"),
+            };
+            message = format!("is not a known setting; keys are {KEYS} (docs/bridge.md)");
+        } else if let Some(field) = inner
+            .split_once("missing field `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(field, _)| field)
+            .or_else(|| {
+                // The config crate's words: missing configuration field "lichess[0]round".
+                let path = inner.split_once("missing configuration field \"")?.1;
+                path.split_once('"')?.0.rsplit([']', '.']).next()
+            })
+        {
+            key = format!("{key}.{field}").trim_start_matches('.').to_owned();
+            message = "is missing".to_owned();
+        }
+        let key = key.trim_start_matches('.');
+        match self.place(key) {
+            Some(place) => anyhow!("{key}: {message} ({place})"),
+            None => anyhow!("{key}: {message}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Settings from `main` and drop-ins (name, text) in a fresh directory, with `flags`.
+    fn load(tag: &str, main: &str, drop_ins: &[(&str, &str)], flags: &[&str]) -> Result<Settings> {
+        let dir =
+            std::env::temp_dir().join(format!("bridge-settings-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("bridge.toml.d"))?;
+        let file = dir.join("bridge.toml");
+        std::fs::write(&file, main)?;
+        for (name, text) in drop_ins {
+            std::fs::write(dir.join("bridge.toml.d").join(name), text)?;
+        }
+        let mut argv = vec!["chessclock-bridge", "--config"];
+        let path = file.display().to_string();
+        argv.push(&path);
+        argv.extend(flags);
+        let result = Settings::load(&Args::parse_from(argv));
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    #[test]
+    fn drop_ins_override_the_file_in_lexical_order_and_flags_override_both() {
+        let s = load(
+            "order",
+            "listen = \"127.0.0.1:1\"\nreplay = 5\n",
+            &[
+                ("20-b.toml", "listen = \"0.0.0.0:7380\"\n"),
+                ("10-a.toml", "listen = \"127.0.0.1:2\"\nreplay = 7\n"),
+                ("30-c.toml.dpkg-new", "replay = 9\n"),
+            ],
+            &[],
+        )
+        .expect("loads");
+        assert_eq!(s.listen, "0.0.0.0:7380");
+        assert_eq!(s.replay, 7);
+        assert_eq!(s.files.len(), 3, "{:?}", s.files);
+        let s = load(
+            "flag",
+            "",
+            &[("10.toml", "mqtt = \"mqtt://a\"\n")],
+            &["--mqtt", "mqtt://b"],
+        )
+        .expect("loads");
+        assert_eq!(s.mqtt.as_deref(), Some("mqtt://b"));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_file_and_line_that_set_it() {
+        let err = |tag, main, drop_ins: &[(&str, &str)], flags: &[&str]| {
+            format!(
+                "{:#}",
+                load(tag, main, drop_ins, flags).expect_err("refused")
+            )
+        };
+        let e = err(
+            "type",
+            "replay = 5\n",
+            &[("10.toml", "\nreplay = \"many\"\n")],
+            &[],
+        );
+        assert!(e.starts_with("replay: "), "{e}");
+        assert!(e.ends_with("bridge.toml.d/10.toml, line 2)"), "{e}");
+        let e = err(
+            "unknown",
+            "listen = \"127.0.0.1:1\"\nreplya = 3\n",
+            &[],
+            &[],
+        );
+        assert!(
+            e.starts_with("replya: is not a known setting; keys are listen"),
+            "{e}"
+        );
+        assert!(e.ends_with("bridge.toml, line 2)"), "{e}");
+        let e = err("listen", "", &[("10.toml", "listen = \"nowhere\"\n")], &[]);
+        assert!(
+            e.contains("listen = \"nowhere\" is not an ADDR:PORT"),
+            "{e}"
+        );
+        assert!(e.ends_with("10.toml, line 1)"), "{e}");
+        let e = err("listen-flag", "", &[], &["--listen", "nowhere"]);
+        assert!(e.ends_with("(--listen)"), "{e}");
+        let e = err("log", "\n\nlog = \"loud\"\n", &[], &[]);
+        assert!(e.starts_with("log ("), "{e}");
+        assert!(
+            e.contains("bridge.toml, line 3): \"loud\" is neither a level"),
+            "{e}"
+        );
+        let e = err("log-flag", "", &[], &["--log-level", "debgu"]);
+        assert!(e.starts_with("--log-level: \"debgu\""), "{e}");
+        let e = err("replay", "", &[("10.toml", "replay = 0\n")], &[]);
+        assert!(e.starts_with("replay must be at least 1"), "{e}");
+        assert!(e.ends_with("10.toml, line 1)"), "{e}");
+        let e = err("missing", "\n[[lichess]]\nclocks = []\n", &[], &[]);
+        assert!(e.starts_with("lichess[0].round: is missing ("), "{e}");
+        assert!(e.ends_with("bridge.toml, line 2)"), "{e}");
+        let e = err("syntax", "", &[("10.toml", "listen = \n")], &[]);
+        assert!(
+            e.contains("10.toml is not valid TOML: line 1, column "),
+            "{e}"
+        );
     }
 }

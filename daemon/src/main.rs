@@ -38,6 +38,11 @@ struct Args {
     /// changed at run time with `chessclockctl log-level`.
     #[arg(long, value_name = "FILTER")]
     log_level: Option<String>,
+    /// Check the configuration (the file, its drop-ins in chessclockd.toml.d/ and the
+    /// CHESSCLOCKD_* variables) as a start or reload would, then exit: 0 and one line
+    /// "configuration OK" if it is valid, 1 and the file, line, key and problem if not.
+    #[arg(long, conflicts_with = "demo")]
+    check_config: bool,
     /// Print the manual page chessclockd(8) (roff) to stdout and exit; packaging uses it.
     #[arg(long, hide = true)]
     man: bool,
@@ -58,10 +63,32 @@ fn print_man() -> ExitCode {
     }
 }
 
+/// `--check-config`: the configuration's first error, or one line saying it is valid.
+fn check_config(path: Option<&std::path::Path>) -> ExitCode {
+    match service::check_config(path) {
+        Ok((_, files)) => {
+            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            let read = match files.is_empty() {
+                true => "no file, the defaults".to_owned(),
+                false => files.join(", "),
+            };
+            println!("chessclockd: configuration OK ({read})");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("chessclockd: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     if args.man {
         return print_man();
+    }
+    if args.check_config {
+        return check_config(args.config.as_deref());
     }
     // The demo's status line shares the terminal: only warnings, unless asked otherwise.
     let quiet_demo = args.demo
@@ -73,7 +100,10 @@ fn main() -> ExitCode {
     } else {
         args.log_level.as_deref()
     };
-    let log = match chessclockd::logging::startup_filter(level).and_then(chessclockd::logging::init)
+    let program = chessclockd::logging::PROGRAM;
+    let log = match program
+        .startup_filter(level, (chessclockd::logging::DEFAULT_FILTER, "the default"))
+        .and_then(|filter| program.init(filter))
     {
         Ok(log) => log,
         Err(e) => {

@@ -207,9 +207,15 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
 /// Read and check the configuration, time controls included: a bad file stops the start (or
 /// a reload) with the key and the problem, before anything is attached.
 fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<Config> {
-    let cfg = Config::load(path).context("configuration")?;
+    check_config(path).map(|(cfg, _)| cfg)
+}
+
+/// What `chessclockd --check-config` and every start and reload check: the configuration
+/// and the files it came from (the file, then its drop-ins).
+pub fn check_config(path: Option<&std::path::Path>) -> anyhow::Result<(Config, Vec<PathBuf>)> {
+    let (cfg, files) = Config::load_files(path).context("configuration")?;
     cfg.validate().context("configuration")?;
-    Ok(cfg)
+    Ok((cfg, files))
 }
 
 /// The opt-in scan: attach every port matching `patterns` that answers the DGT handshake and

@@ -1,6 +1,8 @@
 //! Daemon configuration: built-in defaults, then the TOML file
-//! (`/etc/chessclockd/chessclockd.toml` unless another path is given), then `CHESSCLOCKD_*`
-//! environment variables, merged with the `config` crate and checked into a typed [`Config`].
+//! (`/etc/chessclockd/chessclockd.toml` unless another path is given), then its drop-ins
+//! (`chessclockd.toml.d/*.toml` in lexical order, later files overriding earlier keys:
+//! [`chessclock_system::conffile`]), then `CHESSCLOCKD_*` environment variables, merged with
+//! the `config` crate and checked into a typed [`Config`].
 //!
 //! Owns reading and checking settings only. It must not open devices, touch the state
 //! directory or start anything. Every error names the key, the problem and the fix;
@@ -9,9 +11,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use chessclock_system::conffile::{self, Layer};
+use chessclock_system::locate;
 use serde::{Deserialize, Serialize};
 
-mod locate;
 mod value;
 
 /// Where the daemon looks for its file when no path is given.
@@ -158,11 +161,19 @@ fn invalid(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
 }
 
 impl Config {
-    /// Load defaults, then the file, then `CHESSCLOCKD_*` variables of this process.
+    /// Load defaults, then the file and its drop-ins, then `CHESSCLOCKD_*` variables of this
+    /// process.
     ///
     /// `path` (or else `$CHESSCLOCKD_CONFIG`) is an explicit file and must exist; without
-    /// either, [`DEFAULT_CONFIG_PATH`] is read if it exists.
+    /// either, [`DEFAULT_CONFIG_PATH`] is read if it exists. The drop-ins are the `*.toml`
+    /// files in `<file>.d/`, read whether the file exists or not.
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        Self::load_files(path).map(|(config, _)| config)
+    }
+
+    /// [`Config::load`], and the files it read, in the order they apply (for
+    /// `chessclockd --check-config`).
+    pub fn load_files(path: Option<&Path>) -> Result<(Config, Vec<PathBuf>), ConfigError> {
         let env: Vec<(String, String)> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
@@ -171,24 +182,14 @@ impl Config {
                 .find(|(k, _)| k == CONFIG_PATH_ENV)
                 .map(|(_, v)| PathBuf::from(v))
         });
-        let (file, text) = match explicit {
-            Some(p) => {
-                let text = std::fs::read_to_string(&p).map_err(|source| ConfigError::Read {
-                    path: p.clone(),
-                    source,
-                })?;
-                (p, Some(text))
-            }
-            None => {
-                let p = PathBuf::from(DEFAULT_CONFIG_PATH);
-                match std::fs::read_to_string(&p) {
-                    Ok(text) => (p, Some(text)),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => (p, None),
-                    Err(source) => return Err(ConfigError::Read { path: p, source }),
-                }
-            }
-        };
-        Self::merge(text.as_deref(), &file.display().to_string(), env)
+        let required = explicit.is_some();
+        let file = explicit.unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG_PATH));
+        let layers = conffile::read_layers(&file, required).map_err(|e| ConfigError::Read {
+            path: e.path,
+            source: e.source,
+        })?;
+        let config = Self::merge(&layers, env)?;
+        Ok((config, layers.into_iter().map(|l| l.path).collect()))
     }
 
     /// Build from TOML text (None = no file) and environment pairs; for tests and tools.
@@ -198,50 +199,62 @@ impl Config {
         K: Into<String>,
         V: Into<String>,
     {
-        Self::merge(
-            file_text,
-            "config text",
-            env.into_iter().map(|(k, v)| (k.into(), v.into())),
-        )
+        let layers: Vec<Layer> = file_text
+            .map(|text| Layer {
+                path: PathBuf::from("config text"),
+                text: text.to_owned(),
+            })
+            .into_iter()
+            .collect();
+        Self::merge(&layers, env.into_iter().map(|(k, v)| (k.into(), v.into())))
     }
 
     fn merge(
-        file_text: Option<&str>,
-        origin: &str,
+        layers: &[Layer],
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
-        let syntax = |detail: String| ConfigError::Syntax {
-            origin: origin.to_owned(),
-            detail,
-        };
         // Our own variables that are not settings; the rest map to keys by name.
         let env: BTreeMap<String, String> = env
             .into_iter()
             .filter(|(k, _)| k.starts_with(ENV_PREFIX) && k != CONFIG_PATH_ENV && k != LOG_ENV)
             .collect();
-        if let Some(text) = file_text
-            && let Some(detail) = locate::syntax_error(text)
-        {
+        for (i, layer) in layers.iter().enumerate() {
+            let text = layer.text.as_str();
+            let Some(detail) = locate::syntax_error(text) else {
+                continue;
+            };
             // A number beyond TOML's 64 bits: read it again as a string, so the key's
             // own reader names the key, its range and the line. Only its error is used.
             if let Some(span) = locate::too_large_number(text) {
-                let quoted = format!(
+                let mut quoted = layers.to_vec();
+                quoted[i].text = format!(
                     "{}\"{}\"{}",
                     &text[..span.start],
                     &text[span.clone()],
                     &text[span.end..]
                 );
-                if let Err(e @ ConfigError::Invalid { .. }) =
-                    Self::merge(Some(&quoted), origin, env.clone())
-                {
+                if let Err(e @ ConfigError::Invalid { .. }) = Self::merge(&quoted, env.clone()) {
                     return Err(e);
                 }
             }
-            return Err(syntax(detail));
+            return Err(ConfigError::Syntax {
+                origin: layer.path.display().to_string(),
+                detail,
+            });
         }
+        let syntax = |detail: String| ConfigError::Syntax {
+            origin: layers.last().map_or_else(
+                || "the environment".to_owned(),
+                |l| l.path.display().to_string(),
+            ),
+            detail,
+        };
         let mut builder = config::Config::builder();
-        if let Some(text) = file_text {
-            builder = builder.add_source(config::File::from_str(text, config::FileFormat::Toml));
+        for layer in layers {
+            builder = builder.add_source(config::File::from_str(
+                &layer.text,
+                config::FileFormat::Toml,
+            ));
         }
         // Environment values are strings; each key's reader converts and checks them. Two
         // names need help: the short alias of the latency, and the comma-separated list.
@@ -269,8 +282,8 @@ impl Config {
                 .map_err(|e| syntax(e.to_string()))?;
         }
         let merged = builder.build().map_err(|e| syntax(e.to_string()))?;
-        let config: Config = serde_path_to_error::deserialize(merged)
-            .map_err(|e| explain(&e, file_text, origin, &env))?;
+        let config: Config =
+            serde_path_to_error::deserialize(merged).map_err(|e| explain(&e, layers, &env))?;
         config.check_ports()?;
         Ok(config)
     }
@@ -376,11 +389,11 @@ fn env_var_for<'a>(key: &str, env: &'a BTreeMap<String, String>) -> Option<&'a s
 }
 
 /// Turn serde's error at `path` into a message that names the key (or the environment
-/// variable) and the file line, and says what to do.
+/// variable) and the file and line that set it (the last of the file and its drop-ins that
+/// has the key), and says what to do.
 fn explain(
     err: &serde_path_to_error::Error<config::ConfigError>,
-    file_text: Option<&str>,
-    origin: &str,
+    layers: &[Layer],
     env: &BTreeMap<String, String>,
 ) -> ConfigError {
     let full = err.inner().to_string();
@@ -442,8 +455,8 @@ fn explain(
         };
         return invalid(var, message);
     }
-    match file_text.and_then(|t| locate::line_of(t, &key)) {
-        Some(line) => invalid(key, format!("{message} ({origin}, line {line})")),
+    match conffile::where_set(layers, &key) {
+        Some(place) => invalid(key, format!("{message} ({place})")),
         None => invalid(key, message),
     }
 }

@@ -196,6 +196,69 @@ fn load_reads_a_real_file_and_missing_explicit_file_is_an_error() {
 }
 
 #[test]
+fn drop_ins_apply_in_lexical_order_after_the_file_and_errors_name_the_drop_in() {
+    let dir = TempDir::new("cfg-dropins");
+    let file = dir.path().join("chessclockd.toml");
+    let d = dir.path().join("chessclockd.toml.d");
+    std::fs::create_dir(&d).expect("drop-in dir");
+    std::fs::write(d.join("10-scan.toml"), "scan = true\ncommand_retries = 1\n").expect("write");
+    std::fs::write(&file, "command_retries = 5\ncommand_timeout_ms = 900\n").expect("write");
+    let (c, files) = Config::load_files(Some(&file)).expect("loads");
+    assert_eq!(files, [file.clone(), d.join("10-scan.toml")]);
+    assert!(c.scan, "from the drop-in");
+    assert_eq!(c.command_retries, 1, "the drop-in overrides the file");
+    assert_eq!(c.command_timeout_ms, 900, "the file's other keys stay");
+
+    // Later names win; other files and dotfiles are ignored; a [[clock]] list is replaced
+    // as a whole by the last file that has one.
+    std::fs::write(
+        &file,
+        "[[clock]]\nport = \"/dev/a\"\n[[clock]]\nport = \"/dev/b\"\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("20-retries.toml"), "command_retries = 7\n").expect("write");
+    std::fs::write(d.join("05-early.toml"), "command_retries = 2\n").expect("write");
+    std::fs::write(d.join("30-retries.toml.dpkg-old"), "command_retries = 9\n").expect("write");
+    std::fs::write(d.join(".40-hidden.toml"), "command_retries = 9\n").expect("write");
+    std::fs::write(d.join("50-clock.toml"), "[[clock]]\nport = \"/dev/c\"\n").expect("write");
+    let c = Config::load(Some(&file)).expect("loads");
+    assert_eq!(c.command_retries, 7);
+    let ports: Vec<_> = c.clocks.iter().map(|c| c.port.clone()).collect();
+    assert_eq!(ports, [Some(PathBuf::from("/dev/c"))]);
+
+    // A bad value names the drop-in and its line, not the main file.
+    std::fs::write(
+        d.join("20-retries.toml"),
+        "\n# retries\ncommand_retries = 99\n",
+    )
+    .expect("write");
+    let msg = err_text(Config::load(Some(&file)));
+    let place = format!("({}, line 3)", d.join("20-retries.toml").display());
+    assert!(msg.starts_with("command_retries: "), "{msg}");
+    assert!(msg.ends_with(&place), "{msg}");
+    std::fs::write(d.join("20-retries.toml"), "command_retries = 3\n").expect("write");
+    std::fs::write(
+        d.join("50-clock.toml"),
+        "[[clock]]\nport = \"/dev/c\"\nwhite_side = \"up\"\n",
+    )
+    .expect("write");
+    let msg = err_text(Config::load(Some(&file)));
+    let place = format!("({}, line 3)", d.join("50-clock.toml").display());
+    assert!(msg.starts_with("clock[0].white_side: "), "{msg}");
+    assert!(msg.ends_with(&place), "{msg}");
+    // A syntax error names the drop-in, the line and the column.
+    std::fs::write(d.join("50-clock.toml"), "scan = [\n").expect("write");
+    let msg = err_text(Config::load(Some(&file)));
+    assert!(
+        msg.starts_with(&format!(
+            "{} is not valid TOML: line 1, column ",
+            d.join("50-clock.toml").display()
+        )),
+        "{msg}"
+    );
+}
+
+#[test]
 fn validate_with_names_the_clock_whose_time_control_is_bad() {
     let text =
         "[[clock]]\nport = \"/dev/a\"\n[[clock]]\nport = \"/dev/b\"\ntime_control = \"bogus\"\n";

@@ -1,11 +1,18 @@
 //! The Debian package's sources (daemon/Cargo.toml `[package.metadata.deb]`, packaging/):
-//! every asset exists and every shipped system file is packaged; the packaged configuration
-//! runs on the defaults and documents every key; the chessclockd.toml(5) page agrees with
-//! docs/configuration.md. scripts/package-test.sh checks the built packages themselves.
+//! every asset exists and every shipped system file is packaged; the packaged configurations
+//! (chessclockd.toml, bridge.toml) run on the defaults and document every key; the man pages
+//! agree with the references; `--check-config` of both binaries passes the packaged files and
+//! names the drop-in, line and key of an error. scripts/package-test.sh checks the built
+//! packages themselves.
 
 use std::collections::BTreeSet;
 
+use std::path::Path;
+use std::process::{Command, Output};
+
+use chessclock_tests::TempDir;
 use chessclock_tests::paths::repo_path;
+use chessclock_tests::rig::workspace_bin;
 use chessclockd::config::Config;
 
 const NO_ENV: [(&str, &str); 0] = [];
@@ -192,4 +199,139 @@ fn debian_changelog_names_the_workspace_version() {
         "packaging/debian/changelog starts with {first:?}; add an entry for {version} \
          (the package's version is the workspace's)"
     );
+}
+
+/// `program --check-config --config FILE`, without the variables that would override it.
+fn check_config(program: &str, file: &Path) -> Output {
+    let mut cmd = Command::new(workspace_bin(program).expect("built binary"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("CHESSCLOCKD_") || k.starts_with("CHESSCLOCK_BRIDGE_") || k == "RUST_LOG" {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd.arg("--check-config")
+        .arg("--config")
+        .arg(file)
+        .output()
+        .expect("run --check-config")
+}
+
+#[test]
+fn check_config_passes_the_packaged_files_and_names_the_drop_in_line_and_key_of_an_error() {
+    let dir = TempDir::new("check-config").expect("temp dir");
+    // (program, packaged file, a good drop-in, a bad line, its key, the failure's exit code)
+    let cases = [
+        (
+            "chessclockd",
+            "packaging/chessclockd.toml",
+            "command_retries = 5\n",
+            "command_retries = 99",
+            "command_retries: ",
+            1,
+        ),
+        (
+            "chessclock-bridge",
+            "packaging/bridge.toml",
+            "listen = \"0.0.0.0:7380\"\n",
+            "replay = \"many\"",
+            "replay: ",
+            2,
+        ),
+    ];
+    for (program, packaged, good, bad, key, code) in cases {
+        let name = Path::new(packaged).file_name().expect("name");
+        let file = dir.path().join(name);
+        std::fs::copy(repo_path(packaged), &file).expect("copy");
+        let out = check_config(program, &file);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{program}: {out:?}");
+        assert_eq!(stdout.lines().count(), 1, "{program}: one line: {stdout}");
+        assert!(stdout.contains(" OK ("), "{program}: {stdout}");
+        assert!(out.stderr.is_empty(), "{program}: {out:?}");
+
+        let d = dir.path().join(format!("{}.d", name.to_string_lossy()));
+        std::fs::create_dir_all(&d).expect("drop-in dir");
+        std::fs::write(d.join("10-good.toml"), good).expect("write");
+        std::fs::write(d.join("20-bad.toml"), format!("# a comment\n{bad}\n")).expect("write");
+        let out = check_config(program, &file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{program}: {stderr}");
+        assert!(out.stdout.is_empty(), "{program}: {out:?}");
+        assert_eq!(stderr.lines().count(), 1, "{program}: one line: {stderr}");
+        assert!(stderr.contains(key), "{program} names the key: {stderr}");
+        let place = format!("{}, line 2)", d.join("20-bad.toml").display());
+        assert!(
+            stderr.contains(&place),
+            "{program} names file and line: {stderr}"
+        );
+
+        // dpkg's and editors' leftovers are not drop-ins.
+        std::fs::rename(d.join("20-bad.toml"), d.join("20-bad.toml.dpkg-old")).expect("rename");
+        let out = check_config(program, &file);
+        assert!(out.status.success(), "{program}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("10-good.toml"),
+            "{program} lists the drop-in it read: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
+    let text = read("packaging/bridge.toml");
+    let dir = TempDir::new("bridge-settings").expect("temp dir");
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_token\n").expect("token");
+    // Every `# key = value` and `# [[lichess]]` line uncommented: still valid.
+    let all: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(rest)
+                if rest == "[[lichess]]"
+                    || rest.split_once(" = ").is_some_and(|(k, _)| {
+                        k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                    }) =>
+            {
+                rest.replace(
+                    "/etc/chessclockd/lichess.token",
+                    &token.display().to_string(),
+                )
+            }
+            _ => l.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let keys: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
+        .filter(|k| k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        .collect();
+    let file = dir.path().join("bridge.toml");
+    std::fs::write(&file, &all).expect("write");
+    let out = check_config("chessclock-bridge", &file);
+    assert!(out.status.success(), "the commented values load: {out:?}");
+    let page = read("packaging/man/bridge.toml.5");
+    let doc = read("docs/bridge.md");
+    for key in [
+        "listen",
+        "mqtt",
+        "host",
+        "replay",
+        "log",
+        "round",
+        "token_file",
+        "clocks",
+        "server",
+    ] {
+        assert!(keys.contains(&key), "{key} is not in packaging/bridge.toml");
+        assert!(
+            page.contains(&format!(".BR {key} ")),
+            "bridge.toml.5 does not describe {key}"
+        );
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "docs/bridge.md does not name {key}"
+        );
+    }
 }

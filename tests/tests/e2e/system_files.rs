@@ -74,6 +74,16 @@ fn daemon_unit_has_the_required_settings() {
         );
     }
     assert!(service.contains_key("WatchdogSec"), "watchdog configured");
+    // A reload checks the configuration first: a bad file fails `systemctl reload` with the
+    // file, line and key instead of being signalled to the daemon.
+    assert_eq!(
+        service["ExecReload"],
+        [
+            "/usr/bin/chessclockd --check-config",
+            "/bin/kill -HUP $MAINPID"
+        ],
+        "--check-config, then the signal"
+    );
     assert!(
         !service.contains_key("DynamicUser"),
         "DynamicUser breaks the bus policy's user rule"
@@ -205,6 +215,15 @@ fn bridge_unit_follows_the_daemon_with_no_devices_and_its_own_user() {
     let service = &unit["Service"];
     let one = |key: &str| service.get(key).map(|v| v.join(" ")).unwrap_or_default();
     assert_eq!(one("ExecStart"), "/usr/bin/chessclock-bridge");
+    // Its name serves LogControl1 (systemctl service-log-level); its policy lets it own it.
+    assert_eq!(one("BusName"), "org.chessclockd.Bridge1");
+    let policy = read("dbus/org.chessclockd.Bridge1.conf");
+    assert!(
+        policy.contains(
+            "<policy user=\"chessclock-bridge\">\n    <allow own=\"org.chessclockd.Bridge1\"/>"
+        ),
+        "{policy}"
+    );
     assert_eq!(one("User"), "chessclock-bridge");
     assert_eq!(one("DevicePolicy"), "closed");
     assert_eq!(one("PrivateDevices"), "yes");

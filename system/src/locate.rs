@@ -1,13 +1,15 @@
 //! Where in the TOML file a setting or a syntax error is: line numbers for messages.
 //!
 //! Owns reading positions out of the file text only (with the `toml` crate's spanned
-//! parser); it must not decide what is valid.
+//! parser); it must not decide what is valid. Both programs' settings use it (the daemon's
+//! `config`, the bridge's `settings`).
 
+use chessclock_engine::words::quote;
 use toml::de::{DeTable, DeValue};
 
 /// A syntax error of the file, as one line: position, the offending line's text (cut), and
 /// the parser's words. `None` if the text parses.
-pub(super) fn syntax_error(text: &str) -> Option<String> {
+pub fn syntax_error(text: &str) -> Option<String> {
     let err = toml::from_str::<toml::Table>(text).err()?;
     let mut message = err.message().trim().to_owned();
     if is_too_large(&message) {
@@ -20,7 +22,7 @@ pub(super) fn syntax_error(text: &str) -> Option<String> {
             let source = text.lines().nth(line - 1).unwrap_or_default().trim();
             format!(
                 "line {line}, column {column} ({}): {message}",
-                super::value::quote(source)
+                quote(source)
             )
         }
         None => message,
@@ -30,7 +32,7 @@ pub(super) fn syntax_error(text: &str) -> Option<String> {
 /// Where the integer literal is that TOML cannot hold (beyond 64 bits), if that is why the
 /// text does not parse: the caller reads it again as a string to say which range the key
 /// allows.
-pub(super) fn too_large_number(text: &str) -> Option<std::ops::Range<usize>> {
+pub fn too_large_number(text: &str) -> Option<std::ops::Range<usize>> {
     let err = toml::from_str::<toml::Table>(text).err()?;
     if !is_too_large(err.message()) {
         return None;
@@ -48,7 +50,7 @@ fn is_too_large(message: &str) -> bool {
 
 /// The 1-based line of the value of `path` (`scan`, `clock[1].white_side`, `scan_ports[0]`),
 /// or of the nearest enclosing item that is in the file.
-pub(super) fn line_of(text: &str, path: &str) -> Option<usize> {
+pub fn line_of(text: &str, path: &str) -> Option<usize> {
     let root = DeTable::parse(text).ok()?;
     let mut table = root.get_ref();
     let mut best = None;
