@@ -28,5 +28,7 @@ mod faults_files;
 mod faults_kill;
 mod harness;
 mod log_control;
+mod log_control_bridge;
 mod packaging;
 mod system_files;
+mod udev_boards;
