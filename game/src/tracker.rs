@@ -6,7 +6,9 @@
 //! unexplained position (`docs/board-game.md`). It must not do IO or read a clock: every call
 //! takes `now` (milliseconds of any monotonic clock), quinn-proto style; the caller wakes it
 //! at [`Tracker::poll_timeout`]. It never guesses: a board that no legal sequence explains
-//! changes nothing in the game and is reported once it has stood for the settle time.
+//! changes nothing in the game and is reported once it has stood for the settle time; a new
+//! game or takeback that only the side to move's pieces show (maybe its move half made) waits
+//! for the settle time too.
 
 use std::collections::VecDeque;
 
@@ -22,7 +24,8 @@ use crate::placement::{RawFields, placement, signalled_result, start_orientation
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TrackerConfig {
     /// How long a board nothing explains must stand unchanged before it is reported (and
-    /// before two-ply sequences are considered, for a field update that was lost).
+    /// before two-ply sequences are considered, for a field update that was lost, and before a
+    /// new game or takeback that only the side to move's pieces show is accepted).
     pub settle_ms: u64,
     /// Accept only this orientation (None: detect it from the start position).
     pub orientation: Option<Orientation>,
@@ -84,17 +87,18 @@ impl Tracker {
     }
 
     /// A full board dump arrived at `now_ms` (fields in the board's own order). A dump is a
-    /// settled view: two-ply sequences are considered at once.
+    /// settled view: two-ply sequences are considered at once (a new game or takeback that
+    /// waits, waits for the settle time all the same).
     pub fn on_board_dump(&mut self, now_ms: u64, fields: &RawFields) {
         if self.seen && self.raw == *fields && self.state != BoardState::NoGame {
-            self.settle(now_ms);
+            self.settle(now_ms, false);
             return;
         }
         self.raw = *fields;
         self.seen = true;
         self.last_change = now_ms;
         self.evaluate(now_ms);
-        self.settle(now_ms);
+        self.settle(now_ms, false);
     }
 
     /// A field update arrived at `now_ms`: raw `field` (0..=63, board order) now holds `piece`.
@@ -133,13 +137,13 @@ impl Tracker {
     /// Time passed: a board unexplained for the settle time is looked at once more and reported.
     pub fn handle_timeout(&mut self, now_ms: u64) {
         if now_ms >= self.last_change.saturating_add(self.cfg.settle_ms) {
-            self.settle(now_ms);
+            self.settle(now_ms, false);
         }
     }
 
     /// The input has ended (a replay's end): settle whatever the board shows now.
     pub fn finish(&mut self, now_ms: u64) {
-        self.settle(now_ms);
+        self.settle(now_ms, true);
     }
 
     /// The next event, oldest first.
@@ -258,26 +262,13 @@ impl Tracker {
             self.push_move(now, &prev, m, Some(last.event.san));
             return;
         }
-        if let Some(o) = start {
-            self.new_game(now, o);
-            return;
-        }
-        if let Some(k) = (1..=n).find(|k| {
-            self.positions
-                .get(n - k)
-                .is_some_and(|p| *p.board() == board)
-        }) {
-            self.explained(now);
-            self.positions.truncate(n - k + 1);
-            self.moves.truncate(n - k);
-            self.state = BoardState::Synced;
-            let fen = self.fen().unwrap_or_default();
-            self.emit(GameEvent::Takeback {
-                plies: u32::try_from(k).unwrap_or(u32::MAX),
-                to_ply: u32::try_from(n - k).unwrap_or(u32::MAX),
-                fen,
-                at_ms: now,
-            });
+        // A jump out of the game's line that only the side to move's pieces made may be that
+        // side's move half made (a piece set down on a wrong square that happens to be where it
+        // stood earlier): it waits for the board to settle.
+        if !only_pieces_of(cur.turn(), cur.board(), &board)
+            && let Some(jump) = self.jump_target(start, &board)
+        {
+            self.jump(now, jump);
             return;
         }
         let cur_board = cur.board();
@@ -298,8 +289,10 @@ impl Tracker {
         };
     }
 
-    /// The board has stood unchanged: try a two-ply sequence (one update lost), then report.
-    fn settle(&mut self, now: u64) {
+    /// The board has stood unchanged: try a new game or takeback that waited, then a two-ply
+    /// sequence (one update lost), then report.
+    /// `force`: the input has ended, a waiting new game or takeback is accepted now.
+    fn settle(&mut self, now: u64, force: bool) {
         let (BoardState::Unexplained { differences }, Some(o), Some(cur)) = (
             &self.state,
             self.orientation,
@@ -309,6 +302,15 @@ impl Tracker {
         };
         let differences = differences.clone();
         let board = placement(&self.raw, o);
+        let start =
+            start_orientation(&self.raw).filter(|o| self.cfg.orientation.is_none_or(|f| f == *o));
+        if let Some(jump) = self.jump_target(start, &board) {
+            // Only time tells a jump from a move half made (a dump comes 0.25 s after a move).
+            if force || now >= self.last_change.saturating_add(self.cfg.settle_ms) {
+                self.jump(now, jump);
+            }
+            return;
+        }
         let mut found = Vec::new();
         for m in cur.legal_moves() {
             let mut next = cur.clone();
@@ -335,6 +337,41 @@ impl Tracker {
         }
     }
 
+    /// Rules 4 and 5: the start position is a new game, a position earlier in the game a
+    /// takeback to there.
+    fn jump_target(&self, start: Option<Orientation>, board: &Board) -> Option<Jump> {
+        if let Some(o) = start {
+            return Some(Jump::NewGame(o));
+        }
+        let n = self.moves.len();
+        (1..=n)
+            .find(|k| {
+                self.positions
+                    .get(n - k)
+                    .is_some_and(|p| p.board() == board)
+            })
+            .map(Jump::Takeback)
+    }
+
+    fn jump(&mut self, now: u64, jump: Jump) {
+        let k = match jump {
+            Jump::NewGame(o) => return self.new_game(now, o),
+            Jump::Takeback(k) => k,
+        };
+        let n = self.moves.len();
+        self.explained(now);
+        self.positions.truncate(n - k + 1);
+        self.moves.truncate(n - k);
+        self.state = BoardState::Synced;
+        let fen = self.fen().unwrap_or_default();
+        self.emit(GameEvent::Takeback {
+            plies: u32::try_from(k).unwrap_or(u32::MAX),
+            to_ply: u32::try_from(n - k).unwrap_or(u32::MAX),
+            fen,
+            at_ms: now,
+        });
+    }
+
     fn push_move(&mut self, now: u64, before: &Chess, m: Move, corrects: Option<String>) {
         let san = SanPlus::from_move(before.clone(), m).to_string();
         let mut after = before.clone();
@@ -356,6 +393,15 @@ impl Tracker {
         self.state = BoardState::Synced;
         self.emit(GameEvent::Move(event));
     }
+}
+
+/// A board that leaves the game's line (rules 4 and 5).
+#[derive(Debug, Clone, Copy)]
+enum Jump {
+    /// The start position, in this orientation: a new game.
+    NewGame(Orientation),
+    /// The position this many plies back: a takeback.
+    Takeback(usize),
 }
 
 /// The position as FEN (en passant square only where a capture is legal).
@@ -380,6 +426,15 @@ fn unique_child(pos: &Chess, board: &Board, except: Option<Move>) -> Option<Move
         }
     }
     found
+}
+
+/// Whether every square where `found` differs from `expected` held and holds nothing but
+/// pieces of `color` (the other side's pieces all stand as expected).
+fn only_pieces_of(color: Color, expected: &Board, found: &Board) -> bool {
+    shakmaty::Square::ALL.into_iter().all(|sq| {
+        let (e, f) = (expected.piece_at(sq), found.piece_at(sq));
+        e == f || [e, f].into_iter().flatten().all(|p| p.color == color)
+    })
 }
 
 fn differences(expected: &Board, found: &Board) -> Vec<Difference> {

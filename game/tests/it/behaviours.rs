@@ -269,6 +269,63 @@ fn takebacks_go_back_one_ply_at_a_time_or_several_at_once() {
 }
 
 #[test]
+fn a_piece_set_down_where_it_stood_earlier_is_a_move_in_progress_until_it_settles() {
+    // 1. e4 e5 2. Nf3 Qf6 3. Ng1 Qg6 4. Nf3: White stands as after 2. Nf3, Black to move.
+    let game = [
+        ("e2", "e4"),
+        ("e7", "e5"),
+        ("g1", "f3"),
+        ("d8", "f6"),
+        ("f3", "g1"),
+        ("f6", "g6"),
+        ("g1", "f3"),
+    ];
+    let mut h = Hand::start(Orientation::Normal);
+    play(&mut h, &game);
+    h.drain();
+    // Black's queen set down on d8 on its way: the board is the position after 2. Nf3
+    // (no legal move from g6 leads there). Only Black's pieces changed, so it may be
+    // Black's move half made: no takeback yet.
+    h.slide("g6", "d8");
+    assert!(h.drain().is_empty());
+    assert!(matches!(h.tracker.state(), BoardState::Unexplained { .. }));
+    h.slide("d8", "h6");
+    assert_eq!(
+        h.ucis(),
+        [
+            "e2e4", "e7e5", "g1f3", "d8f6", "f3g1", "f6g6", "g1f3", "g6h6"
+        ]
+    );
+    assert_eq!(h.tracker.state(), &BoardState::Synced);
+    assert!(!h.events.iter().any(|e| matches!(
+        e,
+        GameEvent::Takeback { .. } | GameEvent::Unexplained { .. }
+    )));
+
+    // The same board left standing for the settle time is the takeback it shows.
+    let mut h = Hand::start(Orientation::Normal);
+    play(&mut h, &game);
+    h.drain();
+    h.slide("g6", "d8");
+    // The board's dump a moment later shows the same board: still no takeback, no report.
+    h.now += 250;
+    h.dump(h.raw);
+    assert!(h.drain().is_empty());
+    assert_eq!(h.tracker.poll_timeout(), Some(h.now - 250 + 1_500));
+    h.wait(1_250);
+    assert!(matches!(
+        h.drain().as_slice(),
+        [GameEvent::Takeback {
+            plies: 4,
+            to_ply: 3,
+            ..
+        }]
+    ));
+    assert_eq!(h.ucis(), ["e2e4", "e7e5", "g1f3"]);
+    assert_eq!(h.tracker.state(), &BoardState::Synced);
+}
+
+#[test]
 fn a_rotated_board_is_detected_from_the_start_position() {
     let mut h = Hand::start(Orientation::Rotated);
     assert_eq!(h.events[0], GameEvent::Orientation(Orientation::Rotated));
