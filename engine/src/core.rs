@@ -92,6 +92,12 @@ impl Engine {
         self.turn
     }
 
+    /// Which sides can still checkmate, as last told ([`Input::MatingMaterial`]; both until
+    /// then): `(white, black)`.
+    pub fn mating_material(&self) -> (bool, bool) {
+        (self.can_mate[0], self.can_mate[1])
+    }
+
     /// Moves completed by both players together.
     pub fn moves_made(&self) -> u32 {
         self.moves[0].saturating_add(self.moves[1])

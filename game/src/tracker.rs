@@ -166,6 +166,12 @@ impl Tracker {
         &self.moves
     }
 
+    /// The game's positions since its start, oldest first (empty before a start position was
+    /// seen): what the rules judge ([`crate::judge`]).
+    pub fn positions(&self) -> &[Chess] {
+        &self.positions
+    }
+
     /// The game's current position (`None` before a start position was seen).
     pub fn position(&self) -> Option<&Chess> {
         self.positions.last()

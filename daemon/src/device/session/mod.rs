@@ -20,6 +20,7 @@
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
 
+mod judging;
 mod link;
 mod pieces;
 mod publish;

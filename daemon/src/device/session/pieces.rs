@@ -39,7 +39,7 @@ impl Session {
         let t = self.time_at(at);
         let clocks = self.clocks(t);
         self.board_game.on_message(t.as_ms(), message, Some(clocks));
-        self.drain_board(t);
+        self.drain_board(at);
     }
 
     /// Time passed for the tracker (the settle time of a problem).
@@ -52,7 +52,7 @@ impl Session {
         {
             let clocks = self.clocks(t);
             self.board_game.handle_timeout(t.as_ms(), Some(clocks));
-            self.drain_board(t);
+            self.drain_board(now);
         }
     }
 
@@ -72,8 +72,14 @@ impl Session {
             .count()
     }
 
-    fn drain_board(&mut self, t: Time) {
+    fn drain_board(&mut self, at: Instant) {
+        let t = self.time_at(at);
         while let Some(change) = self.board_game.poll_change() {
+            match &change {
+                RecordChange::Move(_) => self.judge_board(at),
+                RecordChange::Result(result) => self.board_signal(at, *result),
+                RecordChange::Rewound | RecordChange::Problem(_) => {}
+            }
             if let RecordChange::Move(m) = &change {
                 self.events.push_back(SessionEvent::Clock {
                     t_ms: t.as_ms(),

@@ -8,6 +8,7 @@
 mod display;
 mod fidelity;
 mod game;
+mod judging;
 mod requests;
 
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};

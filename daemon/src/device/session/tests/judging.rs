@@ -1,0 +1,92 @@
+//! The board judges the timed game (docs/rules.md), in virtual time against the emulated
+//! board: a mate read on the pieces ends the game at once, journaled; one read after the flag
+//! is a notice and the flag stands; fivefold is off under double flag.
+
+use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
+
+use super::Rig;
+use crate::engine::{BoardEnd, GameResult, Input, ResultReason, Side, Status};
+
+fn play(rig: &mut Rig, uci: &str) {
+    let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
+    rig.emu
+        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
+        .expect("legal");
+}
+
+/// Fool's mate (f3 e5 g4 Qh4#), each move followed by its press, `gap_ms` apart; the
+/// mating move comes `last_gap_ms` after the one before.
+fn fools_mate(rig: &mut Rig, gap_ms: u64, last_gap_ms: u64, press_last: bool) {
+    let moves = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    for (i, uci) in moves.iter().enumerate() {
+        rig.run_until(
+            rig.now
+                + if i + 1 < moves.len() {
+                    gap_ms
+                } else {
+                    last_gap_ms
+                },
+        );
+        play(rig, uci);
+        rig.run_until(rig.now + 300);
+        if i + 1 < moves.len() || press_last {
+            rig.press();
+        }
+    }
+}
+
+#[test]
+fn a_mate_on_the_board_ends_the_timed_game_unpressed() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    fools_mate(&mut rig, 1_000, 1_000, false);
+    rig.run_until(rig.now + 5_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::BlackWins));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::Checkmate));
+    assert_eq!(live.snapshot.running, None, "White's clock stopped");
+    let white = live.snapshot.white_ms;
+    rig.run_until(rig.now + 10_000);
+    assert_eq!(
+        rig.published().snapshot.white_ms,
+        white,
+        "and stays stopped"
+    );
+    assert!(
+        rig.journaled().contains(&Input::BoardEnd {
+            end: BoardEnd::Checkmate {
+                winner: Side::Black
+            }
+        }),
+        "journaled: {:?}",
+        rig.journaled()
+    );
+}
+
+#[test]
+fn a_mate_after_the_flag_is_a_notice_and_the_flag_stands() {
+    // 5 s each: Black thinks 6 s over the mate, so Black's flag falls before it is read.
+    let mut rig = Rig::ready("G/5s", EmuConfig::default());
+    rig.start();
+    fools_mate(&mut rig, 500, 6_000, true);
+    rig.run_until(rig.now + 3_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Flagged, "{:?}", live.snapshot);
+    assert_eq!(
+        live.snapshot.result,
+        Some(GameResult::WhiteWins),
+        "the flag stands"
+    );
+    assert!(
+        live.notices.iter().any(|n| n.contains("flag fell first")),
+        "{:?}",
+        live.notices
+    );
+    assert!(
+        !rig.journaled()
+            .iter()
+            .any(|i| matches!(i, Input::BoardEnd { .. })),
+        "no board end taken after the flag"
+    );
+}
