@@ -1,7 +1,8 @@
 //! End to end: a game played piece by piece on an emulated DGT board (the real
 //! `chessclock-emu` on a pty) under the real `chessclockd`: the moves on D-Bus (`Move`
 //! signals, `Fen`, `Moves`), in `status --json`, in `chessclockctl pgn` and in the live PGN
-//! files, each PGN read back by python-chess with every move and every `[%clk]`.
+//! files, each PGN read back by python-chess with every move and every `[%clk]`; the mate on
+//! the board ends the timed game by itself (docs/rules.md).
 
 use std::time::Duration;
 
@@ -150,9 +151,16 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         );
     }
 
-    // The result: the finished game in games/ is the board's game, moves and clocks.
-    ctl_ok(&d, &["pause", "0"]);
-    ctl_ok(&d, &["result", "0", "1-0"]);
+    // The mate on the board ended the timed game by itself, unpressed (docs/rules.md): the
+    // clocks stopped with the result and its reason, and the record is written.
+    let st = d.wait_status("0", WAIT, "the game ended by the mate", |v| {
+        s(v, "/status") == "ended"
+    })?;
+    assert_eq!(s(&st, "/result"), "1-0", "{st}");
+    assert_eq!(s(&st, "/reason"), "checkmate", "{st}");
+    assert!(st["running"].is_null(), "no clock runs: {st}");
+    let err = d.ctl(&["pause", "0"]);
+    assert!(!err.status.success(), "nothing to pause after the mate");
     let games_dir = dir.path().join("state/games");
     let mut finished = None;
     for _ in 0..100 {
@@ -173,6 +181,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     let games = python_reads(&finished)?;
     assert_eq!(sans(&games[0]), want, "{}", finished.display());
     assert_eq!(s(&games[0], "/headers/Result"), "1-0");
+    assert_eq!(s(&games[0], "/headers/Termination"), "normal");
     assert_eq!(s(&games[0], "/headers/White"), "Carlsen, Magnus");
 
     // The position drawn in the terminal.

@@ -100,9 +100,15 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
             assert_eq!(s(&st, "/running"), next, "the lever decides who runs: {st}");
         }
     }
-    ctl_ok(&d, &["result", "0", "1-0"]);
+    // The mate on the board is the observed game's result (the clock is not driven); an
+    // arbiter's result after it is refused.
     let st = d.wait_status("0", WAIT, "the result", |v| s(v, "/game_state") == "ended")?;
     assert_eq!(s(&st, "/result"), "1-0");
+    let again = d.ctl(&["result", "0", "0-1"]);
+    assert!(
+        !again.status.success(),
+        "the game has its result from the board"
+    );
     assert_eq!(st["moves_san"].as_array().map(Vec::len), Some(want.len()));
     // The position on D-Bus is the board's, with Black to move after the mate.
     assert_eq!(
