@@ -23,4 +23,4 @@ pub mod users;
 pub use bus::PrivateBus;
 pub use notify::NotifySocket;
 pub use tempdir::TempDir;
-pub use users::{TestUser, ensure_test_user, is_root};
+pub use users::{PolicyUsers, TestUser, ensure_test_user, is_root, policy_users};

@@ -82,6 +82,30 @@ pub fn ensure_group(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The two callers the bus policy tells apart: a reader (in no group) and an operator (in
+/// group `chessclock`).
+#[derive(Debug, Clone)]
+pub struct PolicyUsers {
+    /// `cctest-reader`: may read, not control.
+    pub reader: TestUser,
+    /// `cctest-operator`, in group `chessclock`: may control.
+    pub operator: TestUser,
+}
+
+/// The reader and the operator of [`PolicyUsers`], created if missing; `None`, with the
+/// reason printed, when this process is not root (the policy tests then skip; CI runs as
+/// root).
+pub fn policy_users() -> Result<Option<PolicyUsers>> {
+    if !is_root() {
+        eprintln!("SKIP: needs root to create test users and switch to them (CI runs as root)");
+        return Ok(None);
+    }
+    Ok(Some(PolicyUsers {
+        reader: ensure_test_user("cctest-reader", &[])?,
+        operator: ensure_test_user("cctest-operator", &["chessclock"])?,
+    }))
+}
+
 /// Make sure system user `name` exists and is a member of each of `groups` (created if
 /// missing). Needs root: call [`is_root`] first and skip the test when it is false.
 pub fn ensure_test_user(name: &str, groups: &[&str]) -> Result<TestUser> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Result;
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{Daemon, write_config};
-use chessclock_tests::{NotifySocket, PrivateBus, TempDir, ensure_test_user, is_root};
+use chessclock_tests::{NotifySocket, PolicyUsers, PrivateBus, TempDir, policy_users};
 
 fn text(out: &Output) -> String {
     format!(
@@ -28,12 +28,9 @@ fn ctl_as(bus: &PrivateBus, user: &chessclock_tests::TestUser, args: &[&str]) ->
 
 #[test]
 fn an_unprivileged_user_reads_but_cannot_control() -> Result<()> {
-    if !is_root() {
-        eprintln!("SKIP: needs root to create test users and switch to them (CI runs as root)");
+    let Some(PolicyUsers { reader, operator }) = policy_users()? else {
         return Ok(());
-    }
-    let reader = ensure_test_user("cctest-reader", &[])?;
-    let operator = ensure_test_user("cctest-operator", &["chessclock"])?;
+    };
     let bus = PrivateBus::start_system_like(&repo_path("dbus"))?;
     let dir = TempDir::new("bus-policy")?;
     let config = write_config(dir.path(), &[], "")?;

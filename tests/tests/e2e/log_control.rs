@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{workspace_bin, write_config};
-use chessclock_tests::{PrivateBus, TempDir, TestUser, ensure_test_user, is_root};
+use chessclock_tests::{PolicyUsers, PrivateBus, TempDir, TestUser, policy_users};
 
 pub(super) const LOG_CONTROL: &str = "org.freedesktop.LogControl1";
 pub(super) const LOG_PATH: &str = "/org/freedesktop/LogControl1";
@@ -242,12 +242,9 @@ fn an_invalid_log_filter_stops_the_start() -> Result<()> {
 
 #[test]
 fn only_root_and_operators_may_set_the_log_level() -> Result<()> {
-    if !is_root() {
-        eprintln!("SKIP: needs root to create test users and switch to them (CI runs as root)");
+    let Some(PolicyUsers { reader, operator }) = policy_users()? else {
         return Ok(());
-    }
-    let reader = ensure_test_user("cctest-reader", &[])?;
-    let operator = ensure_test_user("cctest-operator", &["chessclock"])?;
+    };
     let bus = PrivateBus::start_system_like(&repo_path("dbus"))?;
     let dir = TempDir::new("log-policy")?;
     let daemon = LoggingDaemon::spawn(bus.address(), dir.path(), "info")?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{workspace_bin, write_config};
-use chessclock_tests::{PrivateBus, TempDir, ensure_test_user, is_root};
+use chessclock_tests::{PolicyUsers, PrivateBus, TempDir, policy_users};
 
 use super::log_control::{BRIDGE, Case, get_property, read, set_property, text};
 
@@ -238,12 +238,9 @@ fn both_programs_colour_a_terminal_unless_no_color_is_set() -> Result<()> {
 
 #[test]
 fn only_root_and_operators_may_set_the_bridge_log_level() -> Result<()> {
-    if !is_root() {
-        eprintln!("SKIP: needs root to create test users and switch to them (CI runs as root)");
+    let Some(PolicyUsers { reader, operator }) = policy_users()? else {
         return Ok(());
-    }
-    let reader = ensure_test_user("cctest-reader", &[])?;
-    let operator = ensure_test_user("cctest-operator", &["chessclock"])?;
+    };
     // The shipped policy files, the bridge's among them: root may own its name.
     let bus = PrivateBus::start_system_like(&repo_path("dbus"))?;
     let dir = TempDir::new("bridge-log-policy")?;
