@@ -98,6 +98,9 @@ pub trait Clock {
     /// What is wrong with the board, or empty.
     #[zbus(property)]
     fn board_problem(&self) -> zbus::Result<String>;
+    /// The draws the player to move may claim now.
+    #[zbus(property)]
+    fn draw_claimable(&self) -> zbus::Result<Vec<String>>;
     /// What the operator should know about the game that did not happen in play.
     #[zbus(property)]
     fn notices(&self) -> zbus::Result<Vec<String>>;
@@ -125,6 +128,10 @@ pub trait Clock {
     fn set_moves(&self, side: &str, n: u32) -> zbus::Result<()>;
     /// Claim a draw.
     fn claim_draw(&self, side: &str) -> zbus::Result<()>;
+    /// Claim of a kind (double-flag, threefold, fifty-moves, insufficient-losing-chances).
+    fn claim(&self, side: &str, kind: &str) -> zbus::Result<()>;
+    /// The director's ruling on a USCF 14H claim.
+    fn rule(&self, ruling: &str, delay_seconds: u32) -> zbus::Result<()>;
     /// Board result.
     fn set_result(&self, result: &str) -> zbus::Result<()>;
     /// New game.

@@ -16,6 +16,7 @@ use crate::variant::variant_to_json;
 
 /// A player: the engine's, spelled `white` / `black` in JSON.
 pub use chessclock_engine::Side;
+use chessclock_engine::PendingClaim;
 
 /// One value per player.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -111,6 +112,16 @@ pub struct ClockStatus {
     /// Time events so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagEvent>,
+    /// A USCF 14H claim waiting for the director's ruling (the clock is paused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<PendingClaim>,
+    /// The claimant the director watches after a 14H `watch` ruling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watched: Option<Side>,
+    /// The draws the player to move may claim now from the board's history (`threefold`,
+    /// `fifty_moves`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draw_claimable: Vec<String>,
     /// The position on the board, with the side to move (FEN).
     #[serde(default)]
     pub fen: String,
@@ -165,12 +176,13 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
 ];
 
 /// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 6] = [
+const BOARD_PROPERTIES: [(&str, &str); 7] = [
     ("Mode", "mode"),
     ("Fen", "fen"),
     ("Moves", "moves_san"),
     ("GameInfo", "game_info"),
     ("BoardProblem", "board_problem"),
+    ("DrawClaimable", "draw_claimable"),
     ("Notices", "notices"),
 ];
 
@@ -278,6 +290,34 @@ mod tests {
             "phase": {"white": "main", "black": "main"}, "moves": {"white": 0, "black": 0},
             "detail": {"white": {"main_ms": 299_000}, "black": {"main_ms": 300_000}},
             "result": null})
+    }
+
+    #[test]
+    fn a_pending_claim_the_watched_side_and_the_draws_claimable_are_read() {
+        let mut snap = snapshot();
+        snap["claim"] = json!({"side": "black", "flag_fell": true});
+        snap["watched"] = json!("white");
+        let mut p = props(snap);
+        p.insert(
+            "DrawClaimable".into(),
+            OwnedVariant::try_from(zbus::Variant::from(vec!["threefold".to_owned()]))
+                .expect("variant"),
+        );
+        let st = ClockStatus::from_properties("/c/1", &p).expect("status");
+        assert_eq!(
+            st.claim,
+            Some(PendingClaim {
+                side: Side::Black,
+                flag_fell: true
+            })
+        );
+        assert_eq!(st.watched, Some(Side::White));
+        assert_eq!(st.draw_claimable, vec!["threefold".to_owned()]);
+        let plain = ClockStatus::from_properties("/c/1", &props(snapshot())).expect("status");
+        let v = serde_json::to_value(&plain).expect("json");
+        for key in ["claim", "watched", "draw_claimable"] {
+            assert!(v.get(key).is_none(), "{key} left out when absent: {v}");
+        }
     }
 
     #[test]

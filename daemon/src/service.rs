@@ -74,6 +74,7 @@ fn table_spec(c: &crate::config::ClockConfig) -> ClockSpec {
             .collect(),
         move_source: c.move_source,
         mode: c.mode,
+        draw_rules: c.draw_rules,
         remember: false,
         // A configured board that is not plugged in yet is waited for.
         wait_for_port: true,

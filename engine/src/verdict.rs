@@ -116,3 +116,68 @@ pub const LOSING_CHANCES_MAX_MS: u64 = 120_000;
 pub const DENIED_CLAIM_PENALTY_MS: u64 = 60_000;
 /// USCF 14H2: the delay a director places on the clock unless told otherwise.
 pub const DEFAULT_RULING_DELAY_MS: u64 = 5_000;
+
+/// What a player claims (`chessclockctl claim --kind`, D-Bus `Claim`): the double-flag
+/// draw (the seed's rule, judged by the clock), a draw from the board's history, or the
+/// USCF 14H claim the director rules on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// The double-flag draw: the side still on main time claims once the opponent's main
+    /// time is out (spec §4.10).
+    DoubleFlag,
+    /// A threefold repetition or fifty-move draw, judged from the board's history.
+    Board(BoardClaim),
+    /// USCF 14H: insufficient losing chances; the clock pauses for the director.
+    LosingChances,
+}
+
+impl ClaimKind {
+    /// The spellings [`str::parse`] accepts (the CLI's `--kind`, D-Bus `Claim`'s `kind`).
+    pub const NAMES: [&'static str; 4] = [
+        "double-flag",
+        "threefold",
+        "fifty-moves",
+        "insufficient-losing-chances",
+    ];
+    const ALL: [ClaimKind; 4] = [
+        ClaimKind::DoubleFlag,
+        ClaimKind::Board(BoardClaim::Threefold),
+        ClaimKind::Board(BoardClaim::FiftyMoves),
+        ClaimKind::LosingChances,
+    ];
+
+    /// The kind's spelling, as accepted.
+    pub fn as_str(self) -> &'static str {
+        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        Self::NAMES[i]
+    }
+}
+
+impl std::str::FromStr for ClaimKind {
+    type Err = crate::words::WordError;
+
+    /// One of [`ClaimKind::NAMES`], exactly.
+    fn from_str(s: &str) -> Result<ClaimKind, Self::Err> {
+        crate::words::parse_word(s, "a kind of claim", &Self::NAMES, &Self::ALL)
+    }
+}
+
+impl Ruling {
+    /// The spellings of [`Ruling::parse`].
+    pub const NAMES: [&'static str; 4] = ["draw", "deny", "delay", "watch"];
+
+    /// The director's ruling spelled `word`; `delay_ms` is the delay a `delay` ruling puts
+    /// on the clock ([`DEFAULT_RULING_DELAY_MS`] when `None`).
+    pub fn parse(word: &str, delay_ms: Option<u64>) -> Result<Ruling, crate::words::WordError> {
+        let delay = Ruling::Delay {
+            delay_ms: delay_ms.unwrap_or(DEFAULT_RULING_DELAY_MS),
+        };
+        crate::words::parse_word(
+            word,
+            "a ruling",
+            &Self::NAMES,
+            &[Ruling::Draw, Ruling::Deny, delay, Ruling::Watch],
+        )
+    }
+}

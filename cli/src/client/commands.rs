@@ -5,7 +5,7 @@ use std::io::Write;
 use chessclock_api::ClockStatus;
 use chessclock_api::error::ErrorName;
 use chessclock_api::proxy::{ClockProxy, ManagerProxy};
-use chessclock_engine::{AdjustOp, GameResult, Side};
+use chessclock_engine::{AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use zbus::Connection;
 
 use super::render::{list_header, list_line, status_text};
@@ -90,13 +90,29 @@ pub(crate) enum BusCommand {
         /// New counter.
         n: u32,
     },
-    /// Double-flag: the side on main time claims the draw.
+    /// A player claims a draw: the double-flag draw (default), a threefold repetition or
+    /// fifty moves judged from the board, or USCF 14H insufficient losing chances.
     Claim {
         /// Clock.
         clock: ClockName,
-        /// white or black.
+        /// The claimant: white or black.
         #[arg(value_parser = Side::NAMES)]
         side: String,
+        /// What is claimed.
+        #[arg(long, default_value = "double-flag", value_parser = ClaimKind::NAMES)]
+        kind: String,
+    },
+    /// The director's ruling on a pending insufficient-losing-chances claim (USCF 14H).
+    Ruling {
+        /// Clock.
+        clock: ClockName,
+        /// draw, deny (a minute off the claimant), delay (the claimant's time halved and a
+        /// delay for the rest of the game) or watch (play on; the claimant's flag pauses).
+        #[arg(value_parser = Ruling::NAMES)]
+        ruling: String,
+        /// The delay of a `delay` ruling, seconds.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60))]
+        seconds: u32,
     },
     /// Record the result reached on the board.
     Result {
@@ -220,7 +236,8 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
                 Action::Press(side) => clock.press(&side).await,
                 Action::Adjust(side, field, op, ms) => clock.adjust(&side, &field, &op, ms).await,
                 Action::Moves(side, n) => clock.set_moves(&side, n).await,
-                Action::Claim(side) => clock.claim_draw(&side).await,
+                Action::Claim(side, kind) => clock.claim(&side, &kind).await,
+                Action::Ruling(ruling, seconds) => clock.rule(&ruling, seconds).await,
                 Action::Result(r) => clock.set_result(&r).await,
                 Action::NewGame => clock.new_game().await,
                 Action::Text(t, ms) => clock.show_text(&t, ms).await,
@@ -240,7 +257,8 @@ enum Action {
     Press(String),
     Adjust(String, String, String, i64),
     Moves(String, u32),
-    Claim(String),
+    Claim(String, String),
+    Ruling(String, u32),
     Result(String),
     NewGame,
     Text(String, u32),
@@ -263,7 +281,12 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
             ms,
         } => (clock, Action::Adjust(side, field, op, ms)),
         BusCommand::Moves { clock, side, n } => (clock, Action::Moves(side, n)),
-        BusCommand::Claim { clock, side } => (clock, Action::Claim(side)),
+        BusCommand::Claim { clock, side, kind } => (clock, Action::Claim(side, kind)),
+        BusCommand::Ruling {
+            clock,
+            ruling,
+            seconds,
+        } => (clock, Action::Ruling(ruling, seconds)),
         BusCommand::Result { clock, result } => (clock, Action::Result(result)),
         BusCommand::NewGame { clock } => (clock, Action::NewGame),
         BusCommand::Text { clock, text, ms } => (clock, Action::Text(text, ms)),

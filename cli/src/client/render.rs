@@ -78,6 +78,32 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
             v.reason.as_deref().unwrap_or("")
         ));
     }
+    if let Some(claim) = &v.claim {
+        let what = if claim.flag_fell {
+            "flag fell while watched"
+        } else {
+            "claims insufficient losing chances"
+        };
+        out.push_str(&format!(
+            "  claim    {} {what}: waiting for the director (`chessclockctl ruling {} \
+             draw|deny|delay|watch`)\n",
+            claim.side.as_str(),
+            v.index
+        ));
+    }
+    if let Some(side) = v.watched {
+        out.push_str(&format!(
+            "  watched  {}: the director watches its claim; its flag pauses the game\n",
+            side.as_str()
+        ));
+    }
+    if !v.draw_claimable.is_empty() {
+        out.push_str(&format!(
+            "  claimable {} (`chessclockctl claim {} SIDE --kind ...`)\n",
+            v.draw_claimable.join(", ").replace('_', "-"),
+            v.index
+        ));
+    }
     for notice in &v.notices {
         out.push_str(&format!("  notice   {notice}\n"));
     }
@@ -178,5 +204,30 @@ mod tests {
             t.contains("  notice   on resuming the game: the wall clock was set back 3 s\n"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn status_text_says_a_pending_claim_and_the_draws_claimable() {
+        let mut v: ClockStatus = serde_json::from_value(serde_json::json!({
+            "clock": "/c/4", "index": 4, "name": "b4", "port": "/dev/x", "model": "DGT 3000",
+            "firmware": "2.0", "board_serial": "", "connected": true, "device_state": "ready",
+            "white_side": "left", "time_control": "G/5", "game_state": "paused",
+            "status": "paused", "as_of_us": 1, "t_ms": 1, "white_ms": 90_000,
+            "black_ms": 200_000, "running": null, "text": {"white": "1:30", "black": "3:20"},
+            "phase": {"white": "sd", "black": "sd"}, "moves": {"white": 30, "black": 30},
+            "detail": {"white": {}, "black": {}}, "result": null,
+            "claim": {"side": "white", "flag_fell": false}}))
+        .expect("status");
+        let t = status_text(&v);
+        assert!(
+            t.contains("claim    white claims insufficient losing chances"),
+            "{t}"
+        );
+        assert!(t.contains("chessclockctl ruling 4"), "{t}");
+        assert!(!t.contains("claimable"), "{t}");
+        v.claim = None;
+        v.draw_claimable = vec!["threefold".into(), "fifty_moves".into()];
+        let t = status_text(&v);
+        assert!(t.contains("claimable threefold, fifty-moves"), "{t}");
     }
 }

@@ -19,7 +19,7 @@ mod dict;
 mod forward;
 pub(crate) use bulk::Clocks;
 use bulk::PropsCache;
-use chessclock_engine::{AdjustField, AdjustOp, GameResult, Side};
+use chessclock_engine::{AdjustField, AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use dict::{SnapshotCache, SnapshotDict, dict_of};
 pub use forward::forward;
 
@@ -203,6 +203,18 @@ impl ClockIface {
         self.st().board.problem.clone()
     }
 
+    /// The draws the player to move may claim now from the board's history: `threefold`,
+    /// `fifty_moves`; empty unless a game runs (or is paused) under FIDE's draw rules.
+    #[zbus(property)]
+    fn draw_claimable(&self) -> Vec<String> {
+        self.st()
+            .board
+            .draw_claimable
+            .iter()
+            .map(|c| c.as_str().to_owned())
+            .collect()
+    }
+
     /// What the operator should know about this game that did not happen in play: problems
     /// found when it was resumed after a restart, another board on its port. Cleared by a
     /// new game.
@@ -296,7 +308,31 @@ impl ClockIface {
     /// Double-flag: the side still on main time claims the draw.
     async fn claim_draw(&self, side: &str) -> Result<(), BusError> {
         let side = parse_arg::<Side>(side)?;
-        self.ask(Request::ClaimDraw(side)).await
+        self.ask(Request::Claim {
+            side,
+            kind: ClaimKind::DoubleFlag,
+        })
+        .await
+    }
+
+    /// `side` claims: `kind` is "double-flag" (as ClaimDraw), "threefold" or "fifty-moves"
+    /// (judged from the board's history at once: right, drawn; wrong, two minutes more for
+    /// the opponent) or "insufficient-losing-chances" (USCF 14H: the clock pauses for
+    /// Rule).
+    async fn claim(&self, side: &str, kind: &str) -> Result<(), BusError> {
+        let side = parse_arg::<Side>(side)?;
+        let kind = parse_arg::<ClaimKind>(kind)?;
+        self.ask(Request::Claim { side, kind }).await
+    }
+
+    /// The director's ruling on a pending USCF 14H claim: "draw", "deny", "delay" (the
+    /// claimant's time halved and `delay_seconds` of delay for the rest of the game, 0 for
+    /// the default 5) or "watch".
+    async fn rule(&self, ruling: &str, delay_seconds: u32) -> Result<(), BusError> {
+        let delay_ms = (delay_seconds > 0).then(|| u64::from(delay_seconds) * 1000);
+        let ruling = Ruling::parse(ruling, delay_ms)
+            .map_err(|e| BusError::InvalidArgument(e.to_string()))?;
+        self.ask(Request::Rule(ruling)).await
     }
 
     /// Result reached on the board: "1-0", "0-1" or "1/2-1/2".

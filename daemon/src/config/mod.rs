@@ -68,6 +68,10 @@ pub struct ClockConfig {
     /// its own mode; chessclockd follows it and sends it nothing).
     #[serde(default, deserialize_with = "value::mode")]
     pub mode: crate::device::observe::Mode,
+    /// `fide` or `none`: whether the board's repetitions and move counts draw the game
+    /// (default: `fide`, except under a double-flag control).
+    #[serde(default, deserialize_with = "value::draw_rules")]
+    pub draw_rules: Option<crate::device::DrawRules>,
 }
 
 /// The daemon's settings after defaults, file and environment are merged.
@@ -495,6 +499,7 @@ const CLOCK_KEYS: &[&str] = &[
     "game_info",
     "move_source",
     "mode",
+    "draw_rules",
 ];
 
 fn unknown_key(key: &str, known: &[&str]) -> String {

@@ -168,6 +168,26 @@ pub(super) fn opt_serial<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Strin
     Ok(Some(text))
 }
 
+/// `"fide"` or `"none"`.
+pub(super) fn draw_rules<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<crate::device::DrawRules>, D::Error> {
+    use crate::device::DrawRules;
+    match raw(d)? {
+        Value::String(s) if s == "fide" => Ok(Some(DrawRules::Fide)),
+        Value::String(s) if s == "none" => Ok(Some(DrawRules::None)),
+        Value::String(s) => Err(D::Error::custom(format!(
+            "{} is not a set of draw rules; use \"fide\" (threefold and fifty moves \
+             claimable, fivefold and 75 moves drawn) or \"none\" (play on)",
+            quote(&s)
+        ))),
+        other => Err(D::Error::custom(format!(
+            "expected \"fide\" or \"none\", found {}",
+            describe(&other)
+        ))),
+    }
+}
+
 /// `"board"` or `"lever"`.
 pub(super) fn move_source<'de, D: Deserializer<'de>>(
     d: D,

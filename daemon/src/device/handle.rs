@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, FlagReason, GameResult, InputError, ResultReason, Side, Snapshot,
+    AdjustField, AdjustOp, BoardClaim, ClaimKind, FlagReason, GameResult, InputError, ResultReason, Ruling, Side, Snapshot,
     Status, StatusCause,
 };
 
@@ -173,6 +173,9 @@ pub struct BoardView {
     pub game_info: Vec<(String, String)>,
     /// What is wrong with the board now (a position no legal move explains), or empty.
     pub problem: String,
+    /// The draws the player to move may claim now (FIDE 9.2, 9.3), judged from the board's
+    /// history; empty unless the game is running or paused under FIDE's draw rules.
+    pub draw_claimable: Vec<BoardClaim>,
 }
 
 /// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`.
@@ -278,8 +281,16 @@ pub enum Request {
         /// New counter value.
         moves: u32,
     },
-    /// Double-flag draw claim.
-    ClaimDraw(Side),
+    /// A player's claim: the double-flag draw, a draw from the board's history (judged at
+    /// once) or USCF 14H (the clock pauses for the director).
+    Claim {
+        /// The claimant.
+        side: Side,
+        /// What is claimed.
+        kind: ClaimKind,
+    },
+    /// The director's ruling on a pending USCF 14H claim.
+    Rule(Ruling),
     /// Result on the board.
     SetResult(GameResult),
     /// Discard the current game (explicit operator command) and set up a fresh one.

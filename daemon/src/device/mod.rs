@@ -70,6 +70,8 @@ pub struct DeviceOptions {
     pub move_source: MoveSource,
     /// Drive the clock, or observe it running its own mode.
     pub mode: observe::Mode,
+    /// Which draw rules the board judges (`None`: by the time control, see [`DrawRules`]).
+    pub draw_rules: Option<DrawRules>,
     /// A tty that does not exist (yet) starts the actor `disconnected` (its journaled game
     /// resumed), and is opened when it appears; otherwise a missing tty fails the spawn.
     pub wait_for_port: bool,
@@ -85,6 +87,18 @@ pub enum MoveSource {
     Board,
     /// The lever presses.
     Lever,
+}
+
+/// Which of FIDE's draw rules the board's history decides (docs/rules.md): fivefold
+/// repetition and 75 moves end the game, threefold repetition and 50 moves may be claimed.
+/// Unset, they are on except under a double-flag control, whose seed abolishes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawRules {
+    /// FIDE 9.2, 9.3 and 9.6.
+    Fide,
+    /// None of them: a repetition or a long game is played on.
+    None,
 }
 
 /// Check game information tags as `SetGameInfo` would (for the configuration's check).
@@ -108,6 +122,7 @@ impl Default for DeviceOptions {
             game_info: Vec::new(),
             move_source: MoveSource::Board,
             mode: observe::Mode::Drive,
+            draw_rules: None,
             wait_for_port: false,
         }
     }

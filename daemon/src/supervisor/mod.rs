@@ -40,6 +40,8 @@ pub struct ClockSpec {
     pub move_source: crate::device::MoveSource,
     /// Drive the clock or observe it.
     pub mode: crate::device::observe::Mode,
+    /// The board's draw rules (`None`: by the time control).
+    pub draw_rules: Option<crate::device::DrawRules>,
     /// Attached at run time (not configured): remembered across restarts.
     pub remember: bool,
     /// A port that does not exist (yet) still gets its clock, `disconnected`, resuming its

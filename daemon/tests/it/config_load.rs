@@ -50,6 +50,7 @@ fn file_values_override_defaults_and_env_overrides_file() {
             game_info: Default::default(),
             move_source: Default::default(),
             mode: Default::default(),
+            draw_rules: None,
         }]
     );
 }

@@ -163,7 +163,9 @@ pub(super) fn alert(c: &ClockStatus) -> Option<&'static str> {
         "not_responding" => "clock silent",
         "opening" | "probing" => return None,
         _ if !c.board_problem.is_empty() => "board problem",
+        _ if c.claim.is_some() => "claim: ruling",
         _ if c.status == "flagged" => "flag",
+        _ if !c.draw_claimable.is_empty() => "draw claimable",
         _ => return None,
     })
 }
@@ -177,7 +179,9 @@ fn short_state(c: &ClockStatus) -> String {
         ("not_responding", _) => "MUTE",
         ("opening" | "probing", _) => "open",
         _ if !c.board_problem.is_empty() => "BOARD",
+        _ if c.claim.is_some() => "CLAIM",
         (_, "flagged") => "FLAG",
+        (_, "running") if !c.draw_claimable.is_empty() => "DRAW?",
         (_, "running") => "run",
         (_, "paused") => "pause",
         (_, "ended") => match c.result.as_deref() {

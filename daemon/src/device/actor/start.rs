@@ -263,6 +263,7 @@ pub(super) fn launch<P: BoardIo>(
         move_source: options.move_source,
         pause_button: options.pause_button,
         mode: options.mode,
+        draw_rules: options.draw_rules,
     };
     let waiting = stream.is_none();
     let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);

@@ -7,12 +7,16 @@
 //! Part of the pure [`Session`]: it owns when the board's verdicts reach the engine, not the
 //! rules themselves (the game crate's) nor what they do to the clock (the engine's).
 
+use chessclock_game::event::BoardState;
 use chessclock_game::judge;
+use chessclock_game::tracker::side_to_move;
 
 use super::Session;
+use crate::device::DrawRules;
 use crate::device::driver::Instant;
+use crate::device::handle::DeviceError;
 use crate::engine::params::Method;
-use crate::engine::{BoardEnd, GameResult, Input, InputError};
+use crate::engine::{BoardClaim, BoardEnd, GameResult, Input, InputError, Side};
 
 impl Session {
     /// A move was read at `at`: judge the position.
@@ -34,15 +38,87 @@ impl Session {
         let Some(end) = verdict.end else {
             return;
         };
-        // The double-flag clock abolishes the automatic draws by repetition and move count.
         let draw_rule = matches!(
             end,
             BoardEnd::FivefoldRepetition | BoardEnd::SeventyFiveMoves
         );
-        if draw_rule && self.engine.control().method == Method::DoubleFlag {
+        if draw_rule && !self.draw_rules() {
             return;
         }
         self.end_on_board(at, end);
+    }
+
+    /// Whether FIDE's draw rules (9.2, 9.3, 9.6) apply to this clock's game: as configured
+    /// (`draw_rules`), else on except under the double-flag clock, whose seed abolishes them.
+    pub(super) fn draw_rules(&self) -> bool {
+        match self.cfg.draw_rules {
+            Some(DrawRules::Fide) => true,
+            Some(DrawRules::None) => false,
+            None => self.engine.control().method != Method::DoubleFlag,
+        }
+    }
+
+    /// The draws the player to move may claim in the board's position now (drive mode, the
+    /// draw rules on, the board's game known): the published `draw_claimable`.
+    pub(super) fn claimable_now(&self) -> Vec<BoardClaim> {
+        if self.observing() || !self.draw_rules() || !self.board_known() {
+            return Vec::new();
+        }
+        let Some(verdict) = judge(self.board_game.tracker().positions()) else {
+            return Vec::new();
+        };
+        [BoardClaim::Threefold, BoardClaim::FiftyMoves]
+            .into_iter()
+            .filter(|c| verdict.claim_holds(*c))
+            .collect()
+    }
+
+    /// Whether the board's game is known now: a start position seen and the board showing
+    /// the game's position (pieces in the air at most).
+    fn board_known(&self) -> bool {
+        let tracker = self.board_game.tracker();
+        !tracker.positions().is_empty()
+            && matches!(
+                tracker.state(),
+                BoardState::Synced | BoardState::PiecesInAir { .. }
+            )
+    }
+
+    /// `side` claims `claim` (FIDE 9.2, 9.3): the engine input judging it from the board's
+    /// history, or why the claim cannot be judged (nothing changes then).
+    pub(super) fn board_claim(&self, side: Side, claim: BoardClaim) -> Result<Input, DeviceError> {
+        let clock = self.cfg.clock;
+        if !self.draw_rules() {
+            return Err(DeviceError::NotAllowed(format!(
+                "clock {clock} plays without FIDE's draw rules (draw_rules = \"none\", or its \
+                 double-flag control's default): there is no {} claim; set draw_rules = \
+                 \"fide\" in its [[clock]] table to allow it",
+                claim.as_str()
+            )));
+        }
+        if !self.board_known() {
+            return Err(DeviceError::NotAllowed(format!(
+                "clock {clock}'s board does not show a game it followed from the start position \
+                 (no board, or a position no legal move explains): the arbiter judges the \
+                 claim; set the result with `chessclockctl result {clock} 1/2-1/2`"
+            )));
+        }
+        let positions = self.board_game.tracker().positions();
+        if let Some(last) = positions.last() {
+            let to_move = match side_to_move(last) {
+                chessclock_game::shakmaty::Color::White => Side::White,
+                chessclock_game::shakmaty::Color::Black => Side::Black,
+            };
+            if to_move != side {
+                return Err(DeviceError::NotAllowed(format!(
+                    "it is {}'s move on clock {clock}'s board: only the player to move claims \
+                     a draw (FIDE 9.2, 9.3)",
+                    to_move.as_str()
+                )));
+            }
+        }
+        let valid = judge(positions).is_some_and(|v| v.claim_holds(claim));
+        Ok(Input::BoardClaim { side, claim, valid })
     }
 
     /// The DGT result signal (kings on the centre squares, result pieces) read at `at`.

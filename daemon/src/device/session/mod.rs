@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use chessclock_game::GameRecorder;
 
-use super::MoveSource;
+use super::{DrawRules, MoveSource};
 use super::announce::Announcement;
 use super::driver::{Driver, DriverConfig, Instant};
 use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
@@ -65,6 +65,8 @@ pub(crate) struct SessionConfig {
     /// The clock's run/pause button pauses and resumes the game.
     pub pause_button: bool,
     pub mode: Mode,
+    /// The board's draw rules (`None`: FIDE's, except under a double-flag control).
+    pub draw_rules: Option<DrawRules>,
 }
 
 /// What the caller must act on.
@@ -138,6 +140,8 @@ pub(crate) struct Session {
     pgn_changed: bool,
     /// The board's game changed since the published state's view of it was built.
     board_stale: bool,
+    /// The draws the board's position lets the player to move claim, as of the last view.
+    claimable: Vec<crate::engine::BoardClaim>,
     /// The published state as of the latest [`Session::publish`]; it holds the clock's
     /// facts the game does not (name, control, notices, connection). No engine in it.
     state: ClockState,
@@ -180,6 +184,7 @@ impl Session {
             changed: true,
             pgn_changed: false,
             board_stale: true,
+            claimable: Vec::new(),
             state,
             events: VecDeque::new(),
         }

@@ -112,6 +112,8 @@ impl Session {
                 .collect(),
             game_info: self.board_game.info().tags().to_vec(),
             problem: self.board_game.problem().unwrap_or_default().to_owned(),
+            // Set with the game's status when the state is refreshed.
+            draw_claimable: Vec::new(),
         }
     }
 

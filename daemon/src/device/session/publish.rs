@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{Session, SessionConfig};
 use crate::device::driver::Instant;
 use crate::device::handle::{BoardView, ClockState, DeviceState, EngineAt};
-use crate::engine::{Engine, Time, notation};
+use crate::engine::{BoardClaim, Engine, Status, Time, notation};
 
 /// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a
 /// resumed game is published as it is from the first state on, not as `ready`).
@@ -97,6 +97,7 @@ impl Session {
     fn refresh(&mut self, now: Instant) {
         if std::mem::take(&mut self.board_stale) {
             self.state.board = self.board_view();
+            self.claimable = self.claimable_now();
         }
         let (info, state) = (&self.info, &mut self.state);
         if state.model != info.model {
@@ -112,6 +113,11 @@ impl Session {
         self.state.mode = self.mode();
         self.state.white_side = self.white_side();
         let snap = self.snapshot(now);
+        let open = matches!(snap.status, Status::Running | Status::Paused);
+        let claimable: &[BoardClaim] = if open { &self.claimable } else { &[] };
+        if self.state.board.draw_claimable != claimable {
+            self.state.board.draw_claimable = claimable.to_vec();
+        }
         self.state.game_state = snap.status;
         self.state.snapshot = snap;
         let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);

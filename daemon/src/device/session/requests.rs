@@ -14,7 +14,7 @@ use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::observe::Mode;
 use crate::engine::notation;
 use crate::engine::params::TimeControl;
-use crate::engine::{Engine, Input, Status, StatusCause};
+use crate::engine::{ClaimKind, Engine, Input, Status, StatusCause};
 
 impl Session {
     /// An operator's request at `now`: its answer. The session has finished its work when it
@@ -93,7 +93,12 @@ impl Session {
                 ms,
             },
             Request::SetMoves { side, moves } => Input::SetMoves { side, moves },
-            Request::ClaimDraw(side) => Input::ClaimDraw { side },
+            Request::Claim { side, kind } => match kind {
+                ClaimKind::DoubleFlag => Input::ClaimDraw { side },
+                ClaimKind::LosingChances => Input::ClaimLosingChances { side },
+                ClaimKind::Board(claim) => self.board_claim(side, claim)?,
+            },
+            Request::Rule(ruling) => Input::Ruling { ruling },
             Request::SetResult(result) => Input::BoardResult { result },
             Request::NewGame => {
                 let engine = self.engine_for(self.engine.control().clone())?;
@@ -171,7 +176,9 @@ impl Session {
             Request::Adjust { .. } | Request::SetMoves { .. } => {
                 refuse("correct its times or moves (correct them on the clock)")
             }
-            Request::ClaimDraw(_) => refuse("take double-flag claims"),
+            Request::Claim { .. } | Request::Rule(_) => {
+                refuse("judge claims (the arbiter sets the result with `chessclockctl result`)")
+            }
             Request::ShowText { .. } | Request::Beep(_) => {
                 refuse("write to its display or beep (it sends the clock nothing)")
             }

@@ -50,6 +50,7 @@ pub(super) fn config() -> SessionConfig {
         move_source: MoveSource::Lever,
         pause_button: true,
         mode: Mode::Drive,
+        draw_rules: None,
     }
 }
 
