@@ -419,3 +419,30 @@ fn the_new_inputs_survive_the_journal() {
         assert_eq!(back, input, "{json}");
     }
 }
+
+#[test]
+fn claim_kinds_and_rulings_are_spelled_one_way_each() {
+    use crate::{BoardClaim, ClaimKind, DEFAULT_RULING_DELAY_MS, Ruling};
+    for name in ClaimKind::NAMES {
+        let kind: ClaimKind = name.parse().expect("a kind");
+        assert_eq!(kind.as_str(), name);
+    }
+    assert_eq!(
+        "fifty-moves".parse::<ClaimKind>(),
+        Ok(ClaimKind::Board(BoardClaim::FiftyMoves))
+    );
+    let err = "fifty_moves".parse::<ClaimKind>().expect_err("one spelling");
+    assert!(err.to_string().contains("\"fifty-moves\""), "{err}");
+    assert_eq!(
+        Ruling::parse("delay", None),
+        Ok(Ruling::Delay {
+            delay_ms: DEFAULT_RULING_DELAY_MS
+        })
+    );
+    assert_eq!(
+        Ruling::parse("delay", Some(8_000)),
+        Ok(Ruling::Delay { delay_ms: 8_000 })
+    );
+    assert_eq!(Ruling::parse("watch", Some(8_000)), Ok(Ruling::Watch));
+    assert!(Ruling::parse("uphold", None).is_err());
+}

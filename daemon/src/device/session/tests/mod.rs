@@ -5,6 +5,7 @@
 //! deadlines (quinn-proto's `Pair`); a step budget turns a livelock into a failure. No ptys,
 //! no sleeps, no tokio: minutes of games run in milliseconds, the same way every time.
 
+mod claims;
 mod display;
 mod fidelity;
 mod game;
