@@ -14,9 +14,9 @@ use zbus::{OwnedVariant, Variant};
 
 use crate::variant::variant_to_json;
 
+use chessclock_engine::PendingClaim;
 /// A player: the engine's, spelled `white` / `black` in JSON.
 pub use chessclock_engine::Side;
-use chessclock_engine::PendingClaim;
 
 /// One value per player.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -126,10 +126,30 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "claim",
-        &[(
-            "chessclockctl claim 0 white",
-            "White, on main time, claims the double-flag draw",
-        )],
+        &[
+            (
+                "chessclockctl claim 0 white",
+                "White, on main time, claims the double-flag draw",
+            ),
+            (
+                "chessclockctl claim 0 black --kind threefold",
+                "Black, to move, claims a threefold repetition: judged from the board at once",
+            ),
+            (
+                "chessclockctl claim 0 white --kind insufficient-losing-chances",
+                "USCF 14H: the clock pauses for the director's ruling",
+            ),
+        ],
+    ),
+    (
+        "ruling",
+        &[
+            (
+                "chessclockctl ruling 0 delay --seconds 5",
+                "the claimant's time halved, 5 s delay for the rest of the game",
+            ),
+            ("chessclockctl ruling 0 draw", "the 14H claim upheld"),
+        ],
     ),
     (
         "result",

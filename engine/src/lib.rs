@@ -37,5 +37,6 @@ pub use types::{
     Side, SidePhase, Status, StatusCause, Time,
 };
 pub use verdict::{
-    ClaimKind, DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS, WRONG_CLAIM_BONUS_MS,
+    ClaimKind, DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS,
+    WRONG_CLAIM_BONUS_MS,
 };

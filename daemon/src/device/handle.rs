@@ -14,8 +14,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, BoardClaim, ClaimKind, FlagReason, GameResult, InputError, ResultReason, Ruling, Side, Snapshot,
-    Status, StatusCause,
+    AdjustField, AdjustOp, BoardClaim, ClaimKind, FlagReason, GameResult, InputError, ResultReason,
+    Ruling, Side, Snapshot, Status, StatusCause,
 };
 
 /// Which half of the clock display shows White.

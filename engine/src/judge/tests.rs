@@ -431,7 +431,9 @@ fn claim_kinds_and_rulings_are_spelled_one_way_each() {
         "fifty-moves".parse::<ClaimKind>(),
         Ok(ClaimKind::Board(BoardClaim::FiftyMoves))
     );
-    let err = "fifty_moves".parse::<ClaimKind>().expect_err("one spelling");
+    let err = "fifty_moves"
+        .parse::<ClaimKind>()
+        .expect_err("one spelling");
     assert!(err.to_string().contains("\"fifty-moves\""), "{err}");
     assert_eq!(
         Ruling::parse("delay", None),

@@ -3,6 +3,7 @@
 //! `chessclock_tests` library (tests/src). Tests run in parallel threads of this one process:
 //! none may change the process's environment, working directory or any global.
 
+mod board_claims;
 mod board_game;
 mod board_observe;
 mod bridge_http;

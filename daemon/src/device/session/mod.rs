@@ -37,12 +37,12 @@ use std::time::Duration;
 
 use chessclock_game::GameRecorder;
 
-use super::{DrawRules, MoveSource};
 use super::announce::Announcement;
 use super::driver::{Driver, DriverConfig, Instant};
 use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
 use super::observe::{Mode, Observed};
 use super::persist::Note;
+use super::{DrawRules, MoveSource};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 
 /// Game events waiting to be shown as text, at most.

@@ -133,10 +133,10 @@ impl Session {
                 return Ok(Reply::Done);
             }
         };
-        let is_reconfigure = matches!(input, Input::Reconfigure { .. });
         self.apply(now, input).map_err(DeviceError::Refused)?;
-        if is_reconfigure {
-            let time_control = notation::canonical(self.engine.control());
+        // A reconfiguration, or a ruling that put a delay on the clock.
+        let time_control = notation::canonical(self.engine.control());
+        if time_control != self.state.time_control {
             self.state.time_control.clone_from(&time_control);
             self.events
                 .push_back(SessionEvent::Reconfigured { time_control });

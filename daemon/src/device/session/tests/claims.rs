@@ -82,7 +82,11 @@ fn a_wrong_claim_gives_the_opponent_two_minutes_and_play_goes_on() {
     claim(&mut rig, Side::White, threefold()).expect("claim taken");
     let live = rig.published();
     assert_eq!(live.snapshot.status, Status::Running);
-    assert_eq!(live.snapshot.black_ms, before + 120_000, "Black waits: +2 min");
+    assert_eq!(
+        live.snapshot.black_ms,
+        before + 120_000,
+        "Black waits: +2 min"
+    );
     let fifty = ClaimKind::Board(BoardClaim::FiftyMoves);
     claim(&mut rig, Side::White, fifty).expect("claim taken");
     assert_eq!(rig.published().snapshot.black_ms, before + 240_000);
@@ -179,9 +183,25 @@ fn the_14h_claim_pauses_for_the_director_and_each_ruling_does_its_part() {
         live.snapshot.reason,
         Some(ResultReason::InsufficientLosingChances)
     );
+    assert!(rig.journaled().contains(&Input::Ruling {
+        ruling: Ruling::Draw
+    }));
+}
+
+#[test]
+fn a_delay_ruling_publishes_the_control_with_its_delay() {
+    let mut rig = Rig::ready("G/2", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 10_000);
+    claim(&mut rig, Side::White, ClaimKind::LosingChances).expect("claim taken");
+    rig.request(Request::Rule(Ruling::Delay { delay_ms: 5_000 }))
+        .expect("ruled");
+    let live = rig.published();
+    assert!(live.time_control.contains("d/5"), "{}", live.time_control);
     assert!(
-        rig.journaled()
-            .contains(&Input::Ruling { ruling: Ruling::Draw })
+        rig.events
+            .iter()
+            .any(|(_, e)| matches!(e, crate::device::session::SessionEvent::Reconfigured { .. }))
     );
 }
 
