@@ -84,7 +84,12 @@ const Bridge = {
     if (st.device_state === "not_in_pc_mode")
       p.push([1, `not in PC mode: select option ${st.model === "DGT XL" ? 23 : 25} on the clock`]);
     if (st.device_state === "no_clock") p.push([1, "no clock on the board"]);
-    if (st.status === "paused") p.push([2, "paused mid-game"]);
+    if (st.claim)
+      p.push([1, `${st.claim.side} claims insufficient losing chances: the director rules`]);
+    else if (st.status === "paused") p.push([2, "paused mid-game"]);
+    if (st.watched) p.push([4, `${st.watched} watched by the director (USCF 14H)`]);
+    if ((st.draw_claimable || []).length)
+      p.push([4, "draw claimable: " + st.draw_claimable.join(", ").replaceAll("_", "-")]);
     if (st.status === "flagged" || (st.flags || []).length)
       p.push([3, "flag: " + (st.flags || []).map((f) => `${f.side} (${f.reason})`).join(", ")]);
     return p;

@@ -352,6 +352,18 @@ fn dashboard_puts_the_paused_board_first_and_renders() -> Result<()> {
     let shots = shots_dir()?;
     page.screenshot(900, 260, false, &shots.join("dashboard.png"))?;
     page.screenshot(390, 400, true, &shots.join("dashboard-phone.png"))?;
+    // A claim waiting for the director and the draws claimable, as the status says them.
+    let claim = page.eval(
+        "JSON.stringify(Bridge.problems({status: 'paused', connected: true, device_state: \
+         'ready', claim: {side: 'white', flag_fell: false}, draw_claimable: ['fifty_moves']}))",
+    )?;
+    let claim = claim.as_str().unwrap_or_default();
+    assert!(
+        claim.contains("white claims insufficient losing chances: the director rules")
+            && claim.contains("draw claimable: fifty-moves")
+            && !claim.contains("paused mid-game"),
+        "{claim}"
+    );
     // Live: a flag-free board that starts shows as running on the page.
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     page.wait(
