@@ -417,3 +417,25 @@ fn a_number_beyond_64_bits_names_key_range_and_line_in_file_and_environment() {
     ));
     assert!(msg.contains("default_time_control"), "{msg}");
 }
+
+#[test]
+fn draw_rules_are_fide_or_none_and_a_wrong_word_says_both() {
+    let c = Config::from_sources(
+        Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"none\"\n[[clock]]\nport = \"/dev/b\"\n"),
+        NO_ENV,
+    )
+    .expect("loads");
+    assert_eq!(
+        c.clocks[0].draw_rules,
+        Some(chessclockd::device::DrawRules::None)
+    );
+    assert_eq!(c.clocks[1].draw_rules, None, "unset: by the control");
+    let msg = err_text(Config::from_sources(
+        Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"uscf\"\n"),
+        NO_ENV,
+    ));
+    assert!(
+        msg.contains("\"uscf\" is not a set of draw rules") && msg.contains("\"none\""),
+        "{msg}"
+    );
+}
