@@ -15,9 +15,9 @@ use std::collections::VecDeque;
 use chessclock_protocol::{Message, Orientation, Piece as DgtPiece};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
-use crate::event::{BoardState, Difference, GameEvent, MoveEvent};
+use crate::event::{BoardState, Difference, GameEvent, MoveEvent, ResultSignal};
 use crate::placement::{RawFields, placement, signalled_result, start_orientation};
 
 /// How the tracker behaves.
@@ -227,6 +227,9 @@ impl Tracker {
         };
         if let Some((result, signal)) = signalled_result(&self.raw, o) {
             if self.state != BoardState::Finished(result) {
+                if signal == ResultSignal::KingsInCentre {
+                    self.drop_trailing_king_move(now);
+                }
                 self.explained(now);
                 self.state = BoardState::Finished(result);
                 self.emit(GameEvent::Result {
@@ -357,6 +360,31 @@ impl Tracker {
                     .is_some_and(|p| p.board() == board)
             })
             .map(Jump::Takeback)
+    }
+
+    /// The kings-in-the-centre signal completed within the settle time of a king move to a
+    /// centre square: that move was the first king set down for the signal, not a move of the
+    /// game (lila #11783). It is taken back before the result.
+    fn drop_trailing_king_move(&mut self, now: u64) {
+        let centre = [Square::D4, Square::E4, Square::D5, Square::E5];
+        let Some(last) = self.moves.last() else {
+            return;
+        };
+        let trailing = last.mv.role() == Role::King
+            && centre.contains(&last.mv.to())
+            && now <= last.event.at_ms.saturating_add(self.cfg.settle_ms);
+        if !trailing {
+            return;
+        }
+        self.moves.pop();
+        self.positions.pop();
+        let fen = self.fen().unwrap_or_default();
+        self.emit(GameEvent::Takeback {
+            plies: 1,
+            to_ply: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
+            fen,
+            at_ms: now,
+        });
     }
 
     fn jump(&mut self, now: u64, jump: Jump) {

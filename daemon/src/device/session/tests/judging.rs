@@ -2,6 +2,7 @@
 //! board: a mate read on the pieces ends the game at once, journaled; one read after the flag
 //! is a notice and the flag stands; fivefold is off under double flag.
 
+use chessclock_protocol::board::Piece;
 use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
 
 use super::Rig;
@@ -89,4 +90,42 @@ fn a_mate_after_the_flag_is_a_notice_and_the_flag_stands() {
             .any(|i| matches!(i, Input::BoardEnd { .. })),
         "no board end taken after the flag"
     );
+}
+
+/// The kings walked to d3 and d6, each move pressed: White's king can step to e4 legally.
+fn kings_walked_up(rig: &mut Rig) {
+    for uci in ["e2e3", "e7e6", "e1e2", "e8e7", "e2d3", "e7d6"] {
+        rig.run_until(rig.now + 1_000);
+        play(rig, uci);
+        rig.run_until(rig.now + 300);
+        rig.press();
+    }
+}
+
+#[test]
+fn the_kings_signal_ends_the_game_without_its_trailing_king_move() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    kings_walked_up(&mut rig);
+    rig.run_until(rig.now + 1_000);
+    // The arbiter sets White's king on e4 (a legal move, read as one), then Black's on d5.
+    play(&mut rig, "d3e4");
+    rig.run_until(rig.now + 400);
+    let d6 = "d6".parse().expect("a square");
+    let d5 = "d5".parse().expect("a square");
+    rig.emu
+        .piece_action(rig.now, PieceAction::Lift(d6))
+        .expect("lifted");
+    rig.emu
+        .piece_action(rig.now + 100, PieceAction::Place(d5, Piece::BlackKing))
+        .expect("placed");
+    rig.run_until(rig.now + 3_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::WhiteWins));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::BoardSignal));
+    assert_eq!(live.board.moves.len(), 6, "{:?}", live.board.moves);
+    let pgn = rig.session.pgn(rig.at());
+    assert!(!pgn.contains("Ke4"), "{pgn}");
+    assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
 }

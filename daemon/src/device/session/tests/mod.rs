@@ -126,7 +126,7 @@ impl Rig {
         rig
     }
 
-    fn at(&self) -> Instant {
+    pub(super) fn at(&self) -> Instant {
         Instant::from_ms(self.now)
     }
 
