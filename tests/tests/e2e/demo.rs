@@ -86,3 +86,66 @@ fn the_demo_plays_on_in_80_columns_and_cleans_up_on_sighup() -> Result<()> {
     }
     Ok(())
 }
+
+/// The demo plays real games piece by piece and the daemon judges them: the first ends in
+/// a mate on the board, the second in the kings' result signal (a draw), each shown on the
+/// status line with its last move while it runs.
+#[test]
+fn the_demo_games_end_in_a_mate_and_in_the_kings_signal() -> Result<()> {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+
+    let daemon = workspace_bin("chessclockd")?;
+    let mut child = Command::new(&daemon)
+        .arg("--demo")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("chessclockd --demo")?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout)
+            .lines()
+            .map_while(std::io::Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let mut seen = Vec::new();
+    let (mut mate, mut signal, mut moves) = (false, false, false);
+    while !(mate && signal) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            let _ = child.kill();
+            bail!(
+                "the demo did not end its games on the board:\n{}",
+                seen.join("\n")
+            );
+        };
+        moves |= line.starts_with("#1 ") && line.ends_with("running Bxf7+");
+        mate |= line.starts_with("#1 ") && line.ends_with("ended 1-0 checkmate");
+        signal |= line.starts_with("#2 ") && line.ends_with("ended 1/2-1/2 board signal");
+        seen.push(line);
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert!(
+        moves,
+        "the last move on the status line:\n{}",
+        seen.join("\n")
+    );
+    assert!(
+        seen.iter().any(|l| l.starts_with("game 2: ")),
+        "each game named:\n{}",
+        seen.join("\n")
+    );
+    Ok(())
+}

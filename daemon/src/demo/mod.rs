@@ -1,8 +1,11 @@
 //! `chessclockd --demo`: the daemon, an emulated DGT board with a DGT 3000 on a real pty, and
-//! an auto-played game under a double-flag control that no clock has built in.
+//! real games played piece by piece on it ([`play`]) under a double-flag control that no
+//! clock has built in: one ends in a mate, one in the kings' result signal, one on the clock.
 //!
 //! Uses the session bus, or starts a private bus when there is none, and shows the emulated
 //! clock's display live. Owns nothing the normal service does not also use.
+
+mod play;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -21,7 +24,8 @@ use crate::device::handle::{DeviceState, Request};
 use crate::engine::{Side, Snapshot, Status};
 use crate::service::{self, BusChoice};
 use crate::supervisor::{self, ClockSpec, Defaults};
-use crate::virtual_board::{VirtualBoard, VirtualOptions};
+use crate::virtual_board::{VirtualBoard, VirtualControl, VirtualOptions};
+use play::{Act, Player};
 
 /// The demo's time control: 1 minute of main time, then double-flag extra time of 20 s with
 /// a hybrid 5 s bonus, so both flags are seen within a few minutes.
@@ -110,11 +114,8 @@ pub async fn run(
         bail!("{BUS_NAME} is already owned on this bus: is another chessclockd running?");
     }
     // The emulated board + DGT 3000 on a real pty; it flips its own lever (autoplay).
-    let board = VirtualBoard::start(VirtualOptions {
-        autoplay: true,
-        ..VirtualOptions::default()
-    })
-    .context("cannot start the emulated board")?;
+    let board = VirtualBoard::start(VirtualOptions::default())
+        .context("cannot start the emulated board")?;
     let index = sup
         .attach_spec(ClockSpec {
             port: board.path().to_path_buf(),
@@ -157,9 +158,13 @@ pub async fn run(
     println!("Watch it from another terminal:");
     println!("  {} --address '{address}' watch", ctl_command());
     println!("A finished game is followed by a new one. Ctrl-C stops the demo.\n");
+    let mut player = Player::new();
+    let pieces = board.control();
+    let started = tokio::time::Instant::now();
+    println!("game 1: {}", player.game().name);
     let tty = std::io::stdout().is_terminal();
     let mut view = board.view();
-    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     // A closed terminal (SIGHUP) stops the demo as cleanly as Ctrl-C: its private bus too.
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
@@ -176,10 +181,23 @@ pub async fn run(
         }
         let Ok(live) = clock.live().await else { break };
         let over = matches!(live.game_state, Status::Flagged | Status::Ended);
+        let to_move = (live.game_state == Status::Running)
+            .then_some(live.snapshot.running)
+            .flatten();
+        let now_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        for act in player.poll(now_ms, to_move, live.board.moves.len()) {
+            let _ = pieces.send(match act {
+                Act::Pieces(action) => VirtualControl::Pieces(action),
+                Act::Lever => VirtualControl::Lever,
+            });
+        }
         match next_game {
             None if over => next_game = Some(tokio::time::Instant::now() + NEXT_GAME_AFTER),
             Some(at) if tokio::time::Instant::now() >= at => {
                 next_game = None;
+                if let Act::Pieces(setup) = player.next_game() {
+                    let _ = pieces.send(VirtualControl::Pieces(setup));
+                }
                 for request in [Request::NewGame, Request::Start(Side::White)] {
                     if let Err(e) = clock.request(request).await {
                         tracing::warn!("demo: cannot start the next game: {e}");
@@ -187,13 +205,13 @@ pub async fn run(
                 }
                 game += 1;
                 if !tty {
-                    println!("game {game}");
+                    println!("game {game}: {}", player.game().name);
                 }
             }
             _ => {}
         }
         let shown = view.borrow_and_update().clone();
-        let line = status_line(game, &shown, &live.snapshot);
+        let line = status_line(game, &shown, &live.snapshot, live.board.moves.last());
         if line != last {
             if tty {
                 print!("\r\x1b[K{line}");
@@ -212,7 +230,7 @@ pub async fn run(
 /// The demo's one-line status, at most [`LINE_MAX`] characters (an 80-column terminal):
 /// the game, what the DGT 3000 shows (times or text), the engine's times with the side to
 /// move marked, any phase beyond main time, the state and the result.
-fn status_line(game: u32, shown: &ClockView, snap: &Snapshot) -> String {
+fn status_line(game: u32, shown: &ClockView, snap: &Snapshot, last: Option<&String>) -> String {
     let display = match &shown.text {
         Some(t) => format!("[{t:^8}]"),
         None => format!(
@@ -230,7 +248,11 @@ fn status_line(game: u32, shown: &ClockView, snap: &Snapshot) -> String {
         };
         format!("{text:>7}{mark}{phase}")
     };
-    let result = snap.result.map(|r| format!(" {r}")).unwrap_or_default();
+    let result = match (snap.result, snap.reason) {
+        (Some(r), Some(why)) => format!(" {r} {}", why.as_str().replace('_', " ")),
+        (Some(r), None) => format!(" {r}"),
+        (None, _) => last.map(|san| format!(" {san}")).unwrap_or_default(),
+    };
     let line = format!(
         "#{game} DGT 3000 {display} | W {} B {} | {}{result}",
         side(Side::White, &snap.text.white, &snap.phase.white.to_string()),
