@@ -140,7 +140,7 @@ impl Player {
         };
         match self.phase {
             Phase::Idle => {
-                let mover = if self.ply % 2 == 0 {
+                let mover = if self.ply.is_multiple_of(2) {
                     Side::White
                 } else {
                     Side::Black
