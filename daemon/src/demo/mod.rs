@@ -113,7 +113,8 @@ pub async fn run(
     if conn.request_name(BUS_NAME).await.is_err() {
         bail!("{BUS_NAME} is already owned on this bus: is another chessclockd running?");
     }
-    // The emulated board + DGT 3000 on a real pty; it flips its own lever (autoplay).
+    // The emulated board + DGT 3000 on a real pty; the players below move its pieces and
+    // press its lever.
     let board = VirtualBoard::start(VirtualOptions::default())
         .context("cannot start the emulated board")?;
     let index = sup
