@@ -213,3 +213,47 @@ fn a_14h_claim_with_more_than_two_minutes_is_refused_with_the_reason() {
     assert!(matches!(err, DeviceError::Refused(_)), "{err:?}");
     assert_eq!(rig.published().snapshot.status, Status::Running);
 }
+
+#[test]
+fn fivefold_repetition_ends_the_game_but_not_under_the_double_flag_clock() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    for _ in 0..4 {
+        play_pressed(&mut rig, &SHUFFLE[..4]);
+    }
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::Draw));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::FivefoldRepetition));
+
+    let mut rig = Rig::ready("G/15 df/60:10", EmuConfig::default());
+    rig.start();
+    for _ in 0..4 {
+        play_pressed(&mut rig, &SHUFFLE[..4]);
+    }
+    assert_eq!(rig.published().snapshot.status, Status::Running);
+}
+
+#[test]
+fn a_mate_by_a_player_on_double_flag_extra_time_only_draws() {
+    // Ten seconds of main time; Black spends eleven on its first move and mates on extra
+    // time while White is still on main time.
+    let mut rig = Rig::ready("G/10s df/60:10", EmuConfig::default());
+    rig.start();
+    play_pressed(&mut rig, &["f2f3"]);
+    rig.run_until(rig.now + 11_000);
+    play_pressed(&mut rig, &["e7e5", "g2g4"]);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Running, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.phase.black.to_string(), "extra");
+    rig.run_until(rig.now + 1_000);
+    let mv = PieceMove::parse("d8h4", rig.emu.pieces()).expect("a move");
+    rig.emu
+        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
+        .expect("legal");
+    rig.run_until(rig.now + 2_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::Draw));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::WinnerInExtraTime));
+}
