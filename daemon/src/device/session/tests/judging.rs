@@ -129,3 +129,40 @@ fn the_kings_signal_ends_the_game_without_its_trailing_king_move() {
     assert!(!pgn.contains("Ke4"), "{pgn}");
     assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
 }
+
+#[test]
+fn a_flag_against_a_lone_king_is_a_draw() {
+    // Black loses every piece (a game found by search, checked by python-chess: 31 plies,
+    // Black left with a lone king), moves its king, and White's flag falls.
+    let game = [
+        "e2e4", "d7d5", "e4d5", "a7a6", "f1a6", "e7e6", "a6b7", "d8h4", "b7a8", "c7c5", "d5e6",
+        "h4h6", "e6f7", "e8e7", "f7g8q", "h6h4", "g8h8", "c8e6", "h8f8", "e7d7", "f8b8", "h4b4",
+        "b8b4", "h7h5", "b4c5", "e6c4", "c5c4", "d7d8", "d1h5", "g7g5", "h5g5", "d8d7",
+    ];
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    for uci in game {
+        rig.run_until(rig.now + 500);
+        play(&mut rig, uci);
+        rig.run_until(rig.now + 300);
+        rig.press();
+    }
+    let live = rig.published();
+    assert_eq!(live.board.moves.len(), game.len(), "{:?}", live.board);
+    assert!(
+        rig.journaled().contains(&Input::MatingMaterial {
+            white: true,
+            black: false
+        }),
+        "the lone king told to the engine: {:?}",
+        rig.journaled()
+    );
+    rig.run_until(rig.now + 300_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Flagged, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::Draw));
+    assert_eq!(
+        live.snapshot.reason,
+        Some(ResultReason::InsufficientMaterial)
+    );
+}
