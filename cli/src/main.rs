@@ -6,6 +6,7 @@
 //! protocol) in-process. It never links the daemon crate.
 
 mod client;
+mod doctor;
 mod fleet;
 mod logctl;
 mod manpages;
@@ -46,6 +47,9 @@ enum Command {
     Fleet(fleet::Args),
     /// Show or change the daemon's log level (org.freedesktop.LogControl1).
     LogLevel(logctl::Args),
+    /// Check that this machine is ready to run games: daemon, permission, boards, udev
+    /// rules, state directory, clock synchronisation, bridge, MQTT, Bluetooth.
+    Doctor(doctor::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
     Completions {
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Command::Fleet(args) => fleet::run(args, cli.json),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd, cli.json),
         Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
+        Command::Doctor(args) => doctor::run(&cli.bus, &args, cli.json),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

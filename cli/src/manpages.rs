@@ -142,6 +142,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "doctor",
+        &[
+            (
+                "chessclockctl doctor",
+                "is this machine ready to run games?",
+            ),
+            (
+                "chessclockctl doctor -J",
+                "the same as a JSON list of {check, ok, detail}, for monitoring",
+            ),
+        ],
+    ),
+    (
         "ruling",
         &[
             (

@@ -53,6 +53,20 @@ fn an_unprivileged_user_reads_but_cannot_control() -> Result<()> {
         "an operator may control: {}",
         text(&out)
     );
+    // `doctor` tells the reader to join the operators' group, and the operator nothing.
+    for (user, allowed) in [(&reader, false), (&operator, true)] {
+        let out = ctl_as(&bus, user, &["doctor", "-J"])?;
+        let checks: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout)?;
+        let perm = checks
+            .iter()
+            .find(|c| c["check"] == "permission")
+            .ok_or_else(|| anyhow::anyhow!("no permission check: {}", text(&out)))?;
+        assert_eq!(perm["ok"], allowed, "{}: {perm}", user.name);
+        if !allowed {
+            assert!(perm["detail"].to_string().contains("chessclock"), "{perm}");
+            assert_eq!(out.status.code(), Some(1), "a failed check fails doctor");
+        }
+    }
     Ok(())
 }
 

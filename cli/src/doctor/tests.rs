@@ -1,0 +1,91 @@
+//! The checks that read files and sockets, against temporary ones.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+
+use super::*;
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("doctor-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// A one-shot HTTP server answering `code`; its address.
+fn http_server(code: u16) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = listener.accept() {
+            let mut line = String::new();
+            let _ = BufReader::new(&s).read_line(&mut line);
+            let _ = write!(s, "HTTP/1.1 {code} X\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    addr
+}
+
+#[test]
+fn udev_rules_are_found_by_name_in_any_of_the_dirs() {
+    let empty = tempdir("udev-empty");
+    let full = tempdir("udev-full");
+    assert!(!udev(std::slice::from_ref(&empty)).ok);
+    std::fs::write(full.join("60-chessclockd.rules"), "").expect("write");
+    let c = udev(&[empty, full]);
+    assert!(c.ok, "{c:?}");
+    assert!(c.detail.contains("60-chessclockd.rules"), "{c:?}");
+}
+
+#[test]
+fn a_missing_state_directory_fails_and_an_existing_one_reports_its_free_space() {
+    let dir = tempdir("state");
+    let c = state(&dir.join("nope"));
+    assert!(!c.ok && c.detail.contains("does not exist"), "{c:?}");
+    let c = state(&dir);
+    assert!(c.detail.contains("MiB free"), "{c:?}");
+}
+
+#[test]
+fn the_bridge_is_skipped_without_its_file_and_asked_with_it() {
+    let dir = tempdir("bridge");
+    let none = bridge(&dir.join("bridge.toml"));
+    assert_eq!(none.len(), 1);
+    assert!(none[0].ok && none[0].detail.contains("skipped"), "{none:?}");
+
+    let file = dir.join("bridge.toml");
+    let up = http_server(200);
+    std::fs::write(&file, format!("listen = \"{up}\"\n")).expect("write");
+    let c = bridge(&file);
+    assert!(c[0].ok, "{c:?}");
+
+    let failing = http_server(503);
+    let broker = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let mqtt = broker.local_addr().expect("addr");
+    std::fs::write(
+        &file,
+        format!("listen = \"{failing}\"\nmqtt = \"mqtt://user@{mqtt}\"\n"),
+    )
+    .expect("write");
+    let c = bridge(&file);
+    assert!(!c[0].ok && c[0].detail.contains("503"), "{c:?}");
+    assert_eq!(c[1].check, "mqtt");
+    assert!(c[1].ok, "{c:?}");
+    drop(broker);
+    let c = broker_check(&format!("mqtt://{mqtt}"));
+    assert!(!c.ok && c.detail.contains("not reachable"), "{c:?}");
+
+    std::fs::write(&file, "listen = [").expect("write");
+    let c = bridge(&file);
+    assert!(!c[0].ok && c[0].detail.contains("--check-config"), "{c:?}");
+}
+
+fn broker_check(url: &str) -> Check {
+    super::broker(url)
+}
+
+#[test]
+fn bluetooth_is_checked_only_for_rfcomm_ports() {
+    assert!(bluetooth(None).ok);
+    assert!(bluetooth(Some(&[])).detail.contains("skipped"));
+}

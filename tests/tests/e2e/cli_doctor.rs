@@ -1,0 +1,98 @@
+//! `chessclockctl doctor` against the real daemon on a private bus: every check in its JSON,
+//! the exit status 0 only when all pass, a daemon that is not there and a board that is
+//! gone named with what to do.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use chessclock_tests::rig::{Daemon, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+fn doctor(address: &str, dir: &std::path::Path, extra: &[&str]) -> Result<(i32, Vec<Value>)> {
+    let state = dir.join("state");
+    let udev = dir.join("udev");
+    std::fs::create_dir_all(&state)?;
+    std::fs::create_dir_all(&udev)?;
+    let args: Vec<String> = [
+        "--address",
+        address,
+        "doctor",
+        "-J",
+        "--state-dir",
+        &state.display().to_string(),
+        "--udev-dir",
+        &udev.display().to_string(),
+        "--bridge-config",
+        &dir.join("bridge.toml").display().to_string(),
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .chain(extra.iter().map(|s| (*s).to_owned()))
+    .collect();
+    let out = std::process::Command::new(chessclock_tests::rig::workspace_bin("chessclockctl")?)
+        .args(&args)
+        .output()
+        .context("chessclockctl doctor")?;
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("doctor -J: {}", String::from_utf8_lossy(&out.stdout)))?;
+    Ok((out.status.code().unwrap_or(-1), checks))
+}
+
+fn find<'a>(checks: &'a [Value], name: &str) -> &'a Value {
+    checks
+        .iter()
+        .find(|c| c["check"] == name)
+        .unwrap_or_else(|| panic!("no {name} check in {checks:?}"))
+}
+
+#[test]
+fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("doctor")?;
+    // No daemon yet: it says so, with what to do, and fails.
+    let (code, checks) = doctor(bus.address(), dir.path(), &[])?;
+    assert_eq!(code, 1);
+    let daemon = find(&checks, "daemon");
+    assert_eq!(daemon["ok"], false);
+    assert!(
+        daemon["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("systemctl start chessclockd")),
+        "{daemon}"
+    );
+
+    let config = write_config(dir.path(), &[], "")?;
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    assert!(d.ctl(&["add-virtual", "board one"]).status.success());
+    d.wait_status("0", Duration::from_secs(10), "a ready board", |v| {
+        v["device_state"] == "ready"
+    })?;
+    let (_, checks) = doctor(bus.address(), dir.path(), &[])?;
+    for name in [
+        "daemon",
+        "permission",
+        "boards",
+        "state",
+        "bridge",
+        "bluetooth",
+    ] {
+        assert_eq!(find(&checks, name)["ok"], true, "{name}: {checks:?}");
+    }
+    let udev = find(&checks, "udev");
+    assert_eq!(udev["ok"], false, "no rules in the empty dir: {udev}");
+    std::fs::write(dir.path().join("udev/60-chessclockd.rules"), "")?;
+    let (code, checks) = doctor(bus.address(), dir.path(), &[])?;
+    assert_eq!(find(&checks, "udev")["ok"], true);
+    // The exit status follows every check, the time check included (it depends on the
+    // machine: timedatectl may be missing here).
+    let all_ok = checks.iter().all(|c| c["ok"] == true);
+    assert_eq!(code == 0, all_ok, "{checks:?}");
+    for c in &checks {
+        assert!(
+            c["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "every check says what it found: {c}"
+        );
+    }
+    Ok(())
+}
