@@ -175,8 +175,9 @@ pub struct SupervisorHandle {
     round: watch::Receiver<u32>,
 }
 
-/// What the supervisor publishes besides the numbers of the clocks.
+/// What the supervisor publishes for its handles to read without asking it.
 pub(crate) struct Published {
+    /// The numbers of the attached clocks.
     pub(crate) numbers: watch::Sender<Vec<u32>>,
     /// Board number by clock number.
     pub(crate) boards: watch::Sender<BTreeMap<u32, u32>>,

@@ -1,5 +1,6 @@
 //! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
-//! remembered set, and the [`Change`]s it announces.
+//! remembered set, the clocks' board numbers and the current round (both published), and the
+//! [`Change`]s it announces.
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
 //! announced, then remembered; detached: actor stopped, then announced, then forgotten). It

@@ -253,7 +253,10 @@ fn format_names() {
 
 proptest! {
     #[test]
-    fn no_input_makes_a_parser_panic(text in "(?s).{0,400}", round in 0u32..20) {
+    fn no_input_makes_a_parser_panic(
+        text in "(?s).{0,400}",
+        round in prop_oneof![0u32..20, any::<u32>()],
+    ) {
         for format in [None, Some(Format::Csv), Some(Format::Pgn), Some(Format::Trf)] {
             let _ = parse(&text, format, round);
         }

@@ -40,7 +40,11 @@ struct Line {
 
 /// The pairings of round `round` in `content`; problems go to `errors`.
 pub(super) fn parse(content: &str, round: u32, errors: &mut Vec<LineError>) -> Vec<Pairing> {
-    let start = 92 + 10 * (round.max(1) as usize - 1);
+    // Saturating: a round past any line's end is a round without pairings, never a panic.
+    let start = usize::try_from(round.max(1) - 1)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(10)
+        .saturating_add(92);
     let mut players: HashMap<u32, Line> = HashMap::new();
     let mut order = Vec::new();
     let mut rounds_seen = false;
@@ -161,15 +165,13 @@ fn player_line(chars: &[char], start: usize) -> Result<(u32, Player, u32, char),
         )?),
         team: String::new(),
     };
-    let opponent = col(chars, start, start + 3);
-    let colour = col(chars, start + 5, start + 5).to_ascii_lowercase();
+    let (end, at) = (start.saturating_add(3), start.saturating_add(5));
+    let opponent = col(chars, start, end);
+    let colour = col(chars, at, at).to_ascii_lowercase();
     let opponent = match opponent.as_str() {
         "" => 0,
         o => o.parse::<u32>().map_err(|_| {
-            format!(
-                "the opponent {o:?} (columns {start}-{}) is not a starting rank",
-                start + 3
-            )
+            format!("the opponent {o:?} (columns {start}-{end}) is not a starting rank")
         })?,
     };
     let colour = match (opponent, colour.as_str()) {
@@ -177,10 +179,7 @@ fn player_line(chars: &[char], start: usize) -> Result<(u32, Player, u32, char),
         (_, "w") => 'w',
         (_, "b") => 'b',
         (_, c) => {
-            return Err(format!(
-                "the colour {c:?} (column {}) is not w or b",
-                start + 5
-            ));
+            return Err(format!("the colour {c:?} (column {at}) is not w or b"));
         }
     };
     Ok((id, player, opponent, colour))
