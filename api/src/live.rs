@@ -47,6 +47,7 @@ mod tests {
         ClockStatus {
             clock: "/org/chessclockd/ChessClock1/Clock/0".into(),
             index: 0,
+            board: 1,
             name: "board 1".into(),
             port: String::new(),
             model: "DGT 3000".into(),

@@ -30,6 +30,11 @@ pub trait Manager {
     fn get_clocks(&self) -> zbus::Result<HashMap<OwnedObjectPath, HashMap<String, OwnedVariant>>>;
     /// Add an emulated clock.
     fn add_virtual(&self, name: &str) -> zbus::Result<OwnedObjectPath>;
+    /// The current round.
+    #[zbus(property)]
+    fn round(&self) -> zbus::Result<u32>;
+    /// Load a round's pairings (file content, format, round; 0: the current round).
+    fn load_pairings(&self, content: &str, format: &str, round: u32) -> zbus::Result<Vec<String>>;
     /// A clock was attached.
     #[zbus(signal)]
     fn clock_added(&self, clock: zbus::ObjectPath<'_>) -> zbus::Result<()>;
@@ -50,6 +55,9 @@ pub trait Clock {
     /// Index.
     #[zbus(property(emits_changed_signal = "const"))]
     fn index(&self) -> zbus::Result<u32>;
+    /// Board number.
+    #[zbus(property)]
+    fn board(&self) -> zbus::Result<u32>;
     /// tty path.
     #[zbus(property)]
     fn port(&self) -> zbus::Result<String>;

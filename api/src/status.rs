@@ -58,6 +58,10 @@ pub struct ClockStatus {
     pub clock: String,
     /// Index of the clock (last element of its path).
     pub index: u32,
+    /// The board number of a round's pairings (`[[clock]] board`, else index + 1; 0 from a
+    /// daemon without board numbers).
+    #[serde(default)]
+    pub board: u32,
     /// Operator-given name.
     pub name: String,
     /// tty path of the board.
@@ -176,7 +180,8 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
 ];
 
 /// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 7] = [
+const BOARD_PROPERTIES: [(&str, &str); 8] = [
+    ("Board", "board"),
     ("Mode", "mode"),
     ("Fen", "fen"),
     ("Moves", "moves_san"),

@@ -354,7 +354,7 @@ fn connect_tcp(addr: &str) -> std::io::Result<TcpStream> {
 fn http_status(addr: &str, path: &str) -> std::io::Result<u16> {
     let mut s = connect_tcp(addr)?;
     s.set_read_timeout(Some(NET_TIMEOUT))?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
+    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())?;
     let mut head = [0u8; 12];
     s.read_exact(&mut head)?;
     std::str::from_utf8(&head[9..12])

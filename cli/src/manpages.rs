@@ -230,6 +230,40 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "round",
+        &[
+            ("chessclockctl round show", "the current round"),
+            (
+                "chessclockctl round load round3.csv --round 3",
+                "round 3's pairings onto the boards",
+            ),
+        ],
+    ),
+    (
+        "round-show",
+        &[(
+            "chessclockctl round show --json",
+            "the current round as JSON",
+        )],
+    ),
+    (
+        "round-load",
+        &[
+            (
+                "chessclockctl round load pairings.csv",
+                "the current round's pairings (board,white,black,... header)",
+            ),
+            (
+                "chessclockctl round load tournament.trf --round 5",
+                "round 5 from a Swiss-Manager TRF export",
+            ),
+            (
+                "chessclockctl round load round2.pgn --format pgn --round 2",
+                "a tags-only PGN, one game per board",
+            ),
+        ],
+    ),
+    (
         "fleet",
         &[(
             "chessclockctl fleet --mqtt mqtt://broker.local",

@@ -72,6 +72,7 @@ fn table_spec(c: &crate::config::ClockConfig) -> ClockSpec {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
+        board: c.board,
         move_source: c.move_source,
         mode: c.mode,
         draw_rules: c.draw_rules,

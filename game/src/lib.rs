@@ -9,6 +9,8 @@
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
 //! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
 //!   move counts, who can still mate.
+//! - [`pairings`] reads a round's pairings (CSV, tags-only PGN, FIDE TRF-16) into boards and
+//!   the game information tags they give.
 //! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer).
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
@@ -19,6 +21,7 @@ pub mod event;
 pub mod game_log;
 pub mod judge;
 pub mod observe;
+pub mod pairings;
 pub mod pgn;
 pub mod placement;
 pub mod record;

@@ -50,7 +50,7 @@ pub enum TagError {
 }
 
 /// Tag names whose standard spelling is used whatever the case they are given in.
-const KNOWN_TAGS: [&str; 18] = [
+const KNOWN_TAGS: [&str; 20] = [
     "Event",
     "Site",
     "Date",
@@ -68,6 +68,8 @@ const KNOWN_TAGS: [&str; 18] = [
     "BlackTitle",
     "WhiteFideId",
     "BlackFideId",
+    "WhiteTeam",
+    "BlackTeam",
     "Mode",
 ];
 

@@ -175,6 +175,9 @@ pub(crate) enum BusCommand {
     },
     #[command(flatten)]
     Game(super::game::GameCommand),
+    /// The current round, and a round's pairings loaded onto the boards (docs/relay.md).
+    #[command(subcommand)]
+    Round(super::round::RoundCommand),
 }
 
 /// Run a bus subcommand; `json` prints JSON for scripts (stable schemas, docs/cli.md).
@@ -208,6 +211,7 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
             }
         }
         BusCommand::Game(cmd) => super::game::run(&conn, bus, cmd).await,
+        BusCommand::Round(cmd) => super::round::run(&conn, bus, cmd, json).await,
         BusCommand::AddVirtual { name } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             let path = mgr.add_virtual(&name).await.map_err(f)?;
@@ -300,7 +304,8 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
         | BusCommand::AddVirtual { .. }
-        | BusCommand::Game(_) => (String::new(), Action::Pause),
+        | BusCommand::Game(_)
+        | BusCommand::Round(_) => (String::new(), Action::Pause),
     }
 }
 

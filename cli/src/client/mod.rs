@@ -8,6 +8,7 @@ pub(crate) mod game;
 mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
+mod round;
 mod watch;
 
 use std::process::ExitCode;

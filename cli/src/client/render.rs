@@ -114,8 +114,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
 pub(crate) fn list_line(v: &ClockStatus) -> String {
     let mark = |side: Side| if v.running == Some(side) { "*" } else { " " };
     format!(
-        "{:>3}  {:<14} {:<16} {:<9} {:<14} {:<8} {}{:>8} {}{:>8}  {}",
+        "{:>3} {:>5}  {:<14} {:<16} {:<9} {:<14} {:<8} {}{:>8} {}{:>8}  {}",
         v.index,
+        v.board,
         truncate(&v.name, 14),
         truncate(&v.port, 16),
         truncate(&v.model, 9),
@@ -153,8 +154,8 @@ pub(crate) fn device_advice(state: &str, model: &str) -> Option<String> {
 /// Header of `list` / `watch`.
 pub(crate) fn list_header() -> String {
     format!(
-        "{:>3}  {:<14} {:<16} {:<9} {:<14} {:<8} {:>9} {:>9}  {}",
-        "#", "NAME", "PORT", "MODEL", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
+        "{:>3} {:>5}  {:<14} {:<16} {:<9} {:<14} {:<8} {:>9} {:>9}  {}",
+        "#", "BOARD", "NAME", "PORT", "MODEL", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
     )
 }
 

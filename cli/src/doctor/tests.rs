@@ -18,8 +18,12 @@ fn http_server(code: u16) -> String {
     let addr = listener.local_addr().expect("addr").to_string();
     std::thread::spawn(move || {
         if let Ok((mut s, _)) = listener.accept() {
+            // The whole request, up to its blank line, before the answer.
+            let mut reader = BufReader::new(&s);
             let mut line = String::new();
-            let _ = BufReader::new(&s).read_line(&mut line);
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                line.clear();
+            }
             let _ = write!(s, "HTTP/1.1 {code} X\r\ncontent-length: 0\r\n\r\n");
         }
     });

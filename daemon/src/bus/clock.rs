@@ -36,6 +36,8 @@ pub struct ClockIface {
     snapshot: SnapshotCache,
     /// The `GetAll` dictionary of the latest published state, for the Manager's `GetClocks`.
     props: PropsCache,
+    /// Board number by clock number, as the supervisor publishes them (`None`: number + 1).
+    boards: Option<tokio::sync::watch::Receiver<BTreeMap<u32, u32>>>,
 }
 
 impl ClockIface {
@@ -45,7 +47,14 @@ impl ClockIface {
             props: PropsCache::new(handle.watch_state()),
             handle,
             snapshot: SnapshotCache::default(),
+            boards: None,
         }
+    }
+
+    /// Take the clock's board number from the supervisor's `boards`.
+    pub fn with_boards(mut self, boards: tokio::sync::watch::Receiver<BTreeMap<u32, u32>>) -> Self {
+        self.boards = Some(boards);
+        self
     }
 
     /// The published state, borrowed (not copied: a `status` of every clock reads some 20
@@ -113,6 +122,17 @@ impl ClockIface {
     #[zbus(property(emits_changed_signal = "const"))]
     fn index(&self) -> u32 {
         self.st().index
+    }
+
+    /// The board number (`[[clock]] board`, else the clock's index + 1): the board of a
+    /// round's pairings whose game this clock's is (see the Manager's `LoadPairings`).
+    #[zbus(property)]
+    fn board(&self) -> u32 {
+        let index = self.st().index;
+        self.boards
+            .as_ref()
+            .and_then(|b| b.borrow().get(&index).copied())
+            .unwrap_or(index.saturating_add(1))
     }
 
     /// The board's tty as it was given (a /dev/dgt/ link stays a link), or `virtual:NAME` for

@@ -1,7 +1,7 @@
 //! The `org.chessclockd.ChessClock1.Manager` interface at `/org/chessclockd/ChessClock1`.
 //!
 //! Holds a [`SupervisorHandle`] and the list of served clock paths only; attaching and
-//! detaching happen in the supervisor task, and `bus::objects` serves the clock objects. Owns
+//! detaching, the round and applying its pairings happen in the supervisor, and `bus::objects` serves the clock objects. Owns
 //! the mapping of object paths to clock numbers and of supervisor refusals to D-Bus errors.
 
 use tokio::sync::watch;
@@ -53,6 +53,36 @@ impl ManagerIface {
     #[zbus(property(emits_changed_signal = "const"))]
     fn version(&self) -> String {
         env!("CARGO_PKG_VERSION").to_owned()
+    }
+
+    /// The current round: 1 until a round's pairings are loaded (`LoadPairings`), kept in the
+    /// state directory across restarts.
+    #[zbus(property)]
+    fn round(&self) -> u32 {
+        self.sup.round()
+    }
+
+    /// Load a round's pairings: `content` is the file's text (CSV with a header
+    /// `board,white,black,...`, tags-only PGN, or FIDE TRF-16), `format` is `csv`, `pgn`,
+    /// `trf` or `auto` (empty: detected), `round` the round they are for (0: the current
+    /// round; TRF holds every round). Each paired board's clock (by its `Board`) gets the
+    /// players, FIDE ids, ratings, titles, teams and `Round "R.B"` as game information, and
+    /// the round becomes current. A malformed line, a board without a clock or a board two
+    /// clocks share is `InvalidArgument` naming the lines, and nothing is changed. Returns
+    /// one line per board, and one per clock the pairings leave out.
+    async fn load_pairings(
+        &self,
+        content: &str,
+        format: &str,
+        round: u32,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<Vec<String>, BusError> {
+        let before = self.sup.round();
+        let report = self.sup.load_pairings(content, format, round).await?;
+        if self.sup.round() != before {
+            let _ = self.round_changed(&emitter).await;
+        }
+        Ok(report)
     }
 
     /// Object paths of the attached clocks, by index.

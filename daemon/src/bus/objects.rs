@@ -3,7 +3,7 @@
 //!
 //! Owns the D-Bus side of a clock's lifetime: a [`Change::Attached`] becomes a registered
 //! object, its property/signal forwarder and a `ClockAdded` signal; a [`Change::Detached`]
-//! removes them. Each object is held by a [`ClockObject`] guard that unregisters it when
+//! removes them; a clock's new board number is signalled as its `Board` change. Each object is held by a [`ClockObject`] guard that unregisters it when
 //! dropped, so no path outlives its clock. It must not start or stop clocks (that is the
 //! supervisor's) nor keep game state.
 
@@ -29,14 +29,22 @@ struct ClockObject {
 
 impl ClockObject {
     /// Register `handle`'s object at its path and start forwarding its changes.
-    async fn serve(conn: &Connection, index: u32, handle: DeviceHandle) -> zbus::Result<Self> {
+    async fn serve(
+        conn: &Connection,
+        index: u32,
+        handle: DeviceHandle,
+        boards: watch::Receiver<BTreeMap<u32, u32>>,
+    ) -> zbus::Result<Self> {
         let path = clock_path(index);
         let server = conn.object_server();
         // The state the object is registered with: a change made before the forwarder starts
         // is signalled too.
         let initial = handle.state();
         server
-            .at(path.as_str(), ClockIface::new(handle.clone()))
+            .at(
+                path.as_str(),
+                ClockIface::new(handle.clone()).with_boards(boards),
+            )
             .await?;
         let iface = server.interface::<_, ClockIface>(path.as_str()).await?;
         let forwarder = tokio::spawn(forward(iface, handle, initial));
@@ -86,6 +94,8 @@ pub async fn serve(
     mut changes: mpsc::Receiver<Change>,
 ) -> zbus::Result<JoinHandle<()>> {
     let (paths_tx, paths_rx) = watch::channel(Vec::new());
+    let boards = sup.watch_boards();
+    tokio::spawn(signal_boards(conn.clone(), boards.clone()));
     conn.object_server()
         .at(MANAGER_PATH, ManagerIface::new(sup, paths_rx))
         .await?;
@@ -101,7 +111,7 @@ pub async fn serve(
                     handle,
                     done,
                 } => {
-                    match ClockObject::serve(&conn, index, handle).await {
+                    match ClockObject::serve(&conn, index, handle, boards.clone()).await {
                         Ok(object) => {
                             objects.insert(index, object);
                             publish(&conn, &paths_tx, &objects).await;
@@ -125,6 +135,33 @@ pub async fn serve(
             }
         }
     }))
+}
+
+/// Signal `Board` of each served clock whose board number changes (a `[[clock]]` table
+/// matched by serial number), until the supervisor stops.
+async fn signal_boards(conn: Connection, mut boards: watch::Receiver<BTreeMap<u32, u32>>) {
+    let mut last = boards.borrow_and_update().clone();
+    while boards.changed().await.is_ok() {
+        let now = boards.borrow_and_update().clone();
+        for (index, board) in &now {
+            if last.get(index).is_none_or(|b| b == board) {
+                continue;
+            }
+            let path = clock_path(*index);
+            if let Ok(iface) = conn
+                .object_server()
+                .interface::<_, ClockIface>(path.as_str())
+                .await
+            {
+                let _ = iface
+                    .get()
+                    .await
+                    .board_changed(iface.signal_emitter())
+                    .await;
+            }
+        }
+        last = now;
+    }
 }
 
 /// Update the Manager's `Clocks` property and signal its change.

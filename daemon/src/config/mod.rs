@@ -61,6 +61,10 @@ pub struct ClockConfig {
     /// Game information for the PGN (tag name to value: White, Black, Event, Round, Board...).
     #[serde(default)]
     pub game_info: BTreeMap<String, String>,
+    /// The board number a round's pairings give this clock's game (1 to 9999); `None`: the
+    /// clock's number + 1.
+    #[serde(default, deserialize_with = "value::opt_board")]
+    pub board: Option<u32>,
     /// What counts the moves of a multi-period control: `board` (default) or `lever`.
     #[serde(default, deserialize_with = "value::move_source")]
     pub move_source: crate::device::MoveSource,
@@ -326,6 +330,14 @@ impl Config {
                 }
                 (None, Some(_)) => {}
             }
+            if let Some(board) = clock.board
+                && let Some(j) = before.iter().position(|c| c.board == Some(board))
+            {
+                return Err(invalid(
+                    format!("clock[{i}].board"),
+                    format!("board {board} is already clock[{j}]'s; give each [[clock]] its own"),
+                ));
+            }
             if let Some(serial) = &clock.board_serial
                 && let Some(j) = before
                     .iter()
@@ -497,6 +509,7 @@ const CLOCK_KEYS: &[&str] = &[
     "white_side",
     "time_control",
     "game_info",
+    "board",
     "move_source",
     "mode",
     "draw_rules",

@@ -108,6 +108,11 @@ pub(super) fn whole_u32<'de, D: Deserializer<'de>, const MIN: u64, const MAX: u6
     whole::<D, MIN, MAX>(d).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
+/// An optional board number, 1 to 9999.
+pub(super) fn opt_board<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    whole_u32::<D, 1, 9999>(d).map(Some)
+}
+
 fn text_of<E: serde::de::Error>(value: Value) -> Result<String, E> {
     match value {
         Value::String(s) if !s.trim().is_empty() => Ok(s),

@@ -5,15 +5,19 @@
 //! [`crate::remembered`], and announces every clock that comes and goes as a [`Change`] for
 //! whoever serves them (the bus layer, `bus::objects`). It knows no bus: clocks are numbered,
 //! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
-//! does no serial IO itself and holds no game state.
+//! does no serial IO itself and holds no game state. It also owns the clocks' board numbers
+//! and the current round (`round.rs`: persisted, and a round's pairings applied to the
+//! boards).
 
 mod registry;
+pub mod round;
 mod table;
 #[cfg(test)]
 mod table_tests;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -36,6 +40,8 @@ pub struct ClockSpec {
     pub time_control: Option<String>,
     /// Game information (PGN tags) for the clock's games.
     pub game_info: Vec<(String, String)>,
+    /// The board number (`[[clock]] board`); `None`: the clock's number + 1.
+    pub board: Option<u32>,
     /// What counts the moves of a multi-period control.
     pub move_source: crate::device::MoveSource,
     /// Drive the clock or observe it.
@@ -149,6 +155,10 @@ pub(crate) enum Msg {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+    SetRound {
+        round: u32,
+        reply: oneshot::Sender<()>,
+    },
 }
 
 /// Sent to the supervisor by a clock's serial watch (`table::watch_serial`).
@@ -163,6 +173,18 @@ pub(crate) struct SerialSeen {
 pub struct SupervisorHandle {
     tx: mpsc::Sender<Msg>,
     clocks: watch::Receiver<Vec<u32>>,
+    boards: watch::Receiver<BTreeMap<u32, u32>>,
+    round: watch::Receiver<u32>,
+}
+
+/// What the supervisor publishes for its handles to read without asking it.
+pub(crate) struct Published {
+    /// The numbers of the attached clocks.
+    pub(crate) numbers: watch::Sender<Vec<u32>>,
+    /// Board number by clock number.
+    pub(crate) boards: watch::Sender<BTreeMap<u32, u32>>,
+    /// The current round.
+    pub(crate) round: watch::Sender<u32>,
 }
 
 /// Start the supervisor. The returned receiver gets every [`Change`]; serve it (or drop it).
@@ -170,11 +192,21 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
     let (tx, rx) = mpsc::channel(32);
     let (changes_tx, changes_rx) = mpsc::channel(32);
     let (clocks_tx, clocks_rx) = watch::channel(Vec::new());
-    tokio::spawn(registry::run(defaults, rx, changes_tx, clocks_tx));
+    let (boards_tx, boards_rx) = watch::channel(BTreeMap::new());
+    let first_round = defaults.device.state_dir.as_deref().map_or(1, round::load);
+    let (round_tx, round_rx) = watch::channel(first_round);
+    let published = Published {
+        numbers: clocks_tx,
+        boards: boards_tx,
+        round: round_tx,
+    };
+    tokio::spawn(registry::run(defaults, rx, changes_tx, published));
     (
         SupervisorHandle {
             tx,
             clocks: clocks_rx,
+            boards: boards_rx,
+            round: round_rx,
         },
         changes_rx,
     )
@@ -202,6 +234,28 @@ impl SupervisorHandle {
     /// Follow the numbers of the attached clocks as they change.
     pub fn watch_clocks(&self) -> watch::Receiver<Vec<u32>> {
         self.clocks.clone()
+    }
+
+    /// Board number by clock number (`[[clock]] board`, else the clock's number + 1).
+    pub fn boards(&self) -> BTreeMap<u32, u32> {
+        self.boards.borrow().clone()
+    }
+
+    /// Follow the board numbers as they change.
+    pub fn watch_boards(&self) -> watch::Receiver<BTreeMap<u32, u32>> {
+        self.boards.clone()
+    }
+
+    /// The current round (1 until a round's pairings are loaded; kept across restarts).
+    pub fn round(&self) -> u32 {
+        *self.round.borrow()
+    }
+
+    /// Make `round` the current round (written to the state directory).
+    pub async fn set_round(&self, round: u32) -> Result<(), SupervisorError> {
+        self.ask(|reply| Msg::SetRound { round, reply })
+            .await
+            .ok_or(SupervisorError::Gone)
     }
 
     /// Attach a tty with default settings, at run time: it is remembered, and attached

@@ -1,5 +1,6 @@
 //! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
-//! remembered set, and the [`Change`]s it announces.
+//! remembered set, the clocks' board numbers and the current round (both published), and the
+//! [`Change`]s it announces.
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
 //! announced, then remembered; detached: actor stopped, then announced, then forgotten). It
@@ -8,11 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::table::{self, Match};
-use super::{Change, ClockSpec, Defaults, Msg, SerialSeen, SupervisorError, same_port};
+use super::{Change, ClockSpec, Defaults, Msg, Published, SerialSeen, SupervisorError, same_port};
 use crate::device::handle::{DeviceHandle, Request};
 use crate::device::runtime::run_on;
 use crate::device::{self, PortSpec};
@@ -36,6 +37,8 @@ struct Entry {
     /// Tells the supervisor the serial numbers its board reports (clocks attached at run
     /// time only).
     serial_watch: Option<JoinHandle<()>>,
+    /// Its board number.
+    board: u32,
 }
 
 struct Supervisor {
@@ -43,7 +46,7 @@ struct Supervisor {
     clocks: BTreeMap<u32, Entry>,
     next: u32,
     changes: mpsc::Sender<Change>,
-    numbers: watch::Sender<Vec<u32>>,
+    published: Published,
     /// Ports attached at run time and virtual clocks (the remembered file's contents).
     remembered: Remembered,
     /// Where the clocks' serial watches report.
@@ -55,7 +58,7 @@ pub(super) async fn run(
     defaults: Defaults,
     mut rx: mpsc::Receiver<Msg>,
     changes: mpsc::Sender<Change>,
-    numbers: watch::Sender<Vec<u32>>,
+    published: Published,
 ) {
     let remembered = defaults
         .device
@@ -69,7 +72,7 @@ pub(super) async fn run(
         clocks: BTreeMap::new(),
         next: 0,
         changes,
-        numbers,
+        published,
         remembered,
         serials,
     };
@@ -99,6 +102,10 @@ pub(super) async fn run(
                 sup.set_defaults(*defaults);
                 let _ = reply.send(());
             }
+            Msg::SetRound { round, reply } => {
+                sup.set_round(round);
+                let _ = reply.send(());
+            }
             Msg::Handles { reply } => {
                 let _ = reply.send(sup.clocks.values().map(|e| e.handle.clone()).collect());
             }
@@ -115,6 +122,19 @@ pub(super) async fn run(
 }
 
 impl Supervisor {
+    fn set_round(&mut self, round: u32) {
+        self.published.round.send_replace(round);
+        if let Some(dir) = &self.defaults.device.state_dir
+            && let Err(e) = super::round::save(dir, round)
+        {
+            tracing::warn!(
+                "cannot write {}: {e}; the round may be {} again after a restart",
+                dir.join(super::round::FILE).display(),
+                super::round::load(dir)
+            );
+        }
+    }
+
     fn save_remembered(&self) {
         if let Some(dir) = &self.defaults.device.state_dir
             && let Err(e) = remembered::save(dir, &self.remembered)
@@ -185,7 +205,11 @@ impl Supervisor {
                 let handle = entry.handle.clone();
                 if let Some(entry) = self.clocks.get_mut(&index) {
                     entry.table = Some(board.board_serial.clone());
+                    if let Some(number) = board.spec.board {
+                        entry.board = number;
+                    }
                 }
+                self.publish();
                 tokio::spawn(table::apply(index, handle, board));
             }
         }
@@ -268,6 +292,7 @@ impl Supervisor {
         });
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
+        let board = spec.board.unwrap_or(index.saturating_add(1));
         let spawn = device::spawn(index, name, port.clone(), options);
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await
@@ -292,6 +317,7 @@ impl Supervisor {
                 configured,
                 table,
                 serial_watch,
+                board,
             },
         );
         let (done, served) = oneshot::channel();
@@ -366,7 +392,10 @@ impl Supervisor {
     }
 
     fn publish(&self) {
-        self.numbers
+        let boards = self.clocks.iter().map(|(i, e)| (*i, e.board)).collect();
+        self.published.boards.send_replace(boards);
+        self.published
+            .numbers
             .send_replace(self.clocks.keys().copied().collect());
     }
 }

@@ -48,6 +48,7 @@ fn file_values_override_defaults_and_env_overrides_file() {
             white_side: WhiteSide::Left,
             time_control: None,
             game_info: Default::default(),
+            board: None,
             move_source: Default::default(),
             mode: Default::default(),
             draw_rules: None,
@@ -83,6 +84,14 @@ fn wrong_types_and_ranges_are_errors() {
             "default_time_control: is empty",
         ),
         ("clock = 1", "clock: expected [[clock]] tables"),
+        (
+            "[[clock]]\nport = \"/dev/a\"\nboard = 0",
+            "clock[0].board: 0 is out of range; use a whole number from 1 to 9999",
+        ),
+        (
+            "[[clock]]\nport = \"/dev/a\"\nboard = 3\n[[clock]]\nport = \"/dev/b\"\nboard = 3",
+            "clock[1].board: board 3 is already clock[0]'s; give each [[clock]] its own",
+        ),
     ];
     for (text, want) in cases {
         let msg = err_text(Config::from_sources(Some(text), NO_ENV));

@@ -32,5 +32,6 @@ mod harness;
 mod log_control;
 mod log_control_bridge;
 mod packaging;
+mod relay_round;
 mod system_files;
 mod udev_boards;

@@ -11,6 +11,7 @@ fn clock(index: u32) -> ClockStatus {
     ClockStatus {
         clock: format!("/org/chessclockd/ChessClock1/Clock/{index}"),
         index,
+        board: index + 1,
         name: format!("Board {}", index + 1),
         port: format!("/dev/ttyACM{index}"),
         model: "DGT 3000".into(),
