@@ -2,7 +2,7 @@
 //! access. A D-Bus client of the daemon (through `chessclock-api`) that serves read-only
 //! HTTP (JSON, Server-Sent Events, a dashboard and a broadcast overlay) and publishes to MQTT.
 //!
-//! This file wires the parts: settings, logging (the daemon's module, with
+//! This file wires the parts: settings (with their secrets and TLS set-up), logging (the daemon's module, with
 //! `org.freedesktop.LogControl1` under the bus name `org.chessclockd.Bridge1`), the bus
 //! connection, the follower, HTTP and MQTT. See docs/bridge.md.
 
@@ -12,7 +12,9 @@ mod hub;
 mod mqtt;
 mod pgn;
 mod push;
+mod secrets;
 mod settings;
+mod tls;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,7 +22,6 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use chessclock_api::fleet::parse_broker;
 use chessclock_api::names::{BRIDGE_BUS_NAME, LOG_CONTROL_PATH};
 use chessclock_system::logging::LogControl;
 use settings::{Args, LOG, Settings};
@@ -148,9 +149,8 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    if let Some(url) = &settings.mqtt {
-        let broker = parse_broker(url).map_err(anyhow::Error::msg)?;
-        tokio::spawn(mqtt::run(broker, settings.host_name(), hub.clone()));
+    if let Some(target) = settings.mqtt_target.clone() {
+        tokio::spawn(mqtt::run(target, settings.host_name(), hub.clone()));
     }
     for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
         tracing::info!(round = %round.round, "pushing to {}", round.server);
@@ -159,6 +159,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             hub.clone(),
             round.clone(),
             token.clone(),
+            settings.lichess_tls.clone(),
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));
