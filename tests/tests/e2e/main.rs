@@ -7,6 +7,7 @@ mod board_game;
 mod board_observe;
 mod bridge_http;
 mod bridge_mqtt;
+mod bridge_mqtt_tls;
 mod bridge_pages;
 mod bridge_pgn;
 mod bus_clock;
