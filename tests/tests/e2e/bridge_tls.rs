@@ -4,14 +4,19 @@
 //! credential directory and the CA from `mqtt.ca_file`, and `mosquitto_sub` (same CA and
 //! password) reads it back; a wrong password and a certificate from a CA the bridge does not
 //! trust are refused with messages that say what to fix; no log line holds the password;
-//! `--check-config` names a missing password file. In CI a missing program fails.
+//! `--check-config` names a missing password file. And the Lichess push over https (a local
+//! Python server with the test CA's certificate standing in for lichess.org) trusts what the
+//! system's store trusts (`SSL_CERT_FILE` here), with the token from the credential
+//! `lichess-token`. In CI a missing program fails.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
-use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Collector, Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 use crate::bridge_mqtt::{Broker, Sub};
@@ -334,5 +339,137 @@ fn a_certificate_from_an_untrusted_ca_is_refused() -> Result<()> {
         &[("SSL_CERT_FILE", &s(&other_ca))],
     )?;
     bridge.wait_log(0, "set mqtt.ca_file to it")?;
+    Ok(())
+}
+
+/// An https server on a free port standing in for lichess.org: it answers every POST with
+/// `{"games":[]}` and prints `METHOD PATH AUTHORIZATION` for each. Killed on drop.
+struct HttpsStandIn {
+    child: Child,
+    port: u16,
+    requests: Collector<String>,
+}
+
+const HTTPS_STAND_IN: &str = r#"
+import http.server, ssl, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        print(self.command, self.path, self.headers.get("Authorization"), flush=True)
+        body = b'{"games":[]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+server.socket = ctx.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"#;
+
+impl HttpsStandIn {
+    fn start(python: &Path, crt: &Path, key: &Path) -> Result<HttpsStandIn> {
+        let mut child = Command::new(python)
+            .args(["-c", HTTPS_STAND_IN, &s(crt), &s(key)])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("cannot start python3")?;
+        let out = child.stdout.take().context("stdout")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut requests = Collector::new(rx, "https stand-in");
+        let (_, port) = requests.wait_for(0, WAIT, "its port", |_| true)?;
+        let port = port.parse().context("the stand-in's port")?;
+        Ok(HttpsStandIn {
+            child,
+            port,
+            requests,
+        })
+    }
+}
+
+impl Drop for HttpsStandIn {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn lichess_over_https_trusts_the_system_store_and_takes_the_token_from_the_credential() -> Result<()>
+{
+    let (Some(openssl), Some(python)) = (have("openssl", "openssl")?, have("python3", "python3")?)
+    else {
+        return Ok(());
+    };
+    let dir = TempDir::new("lichess-tls")?;
+    let ca = make_ca(&openssl, dir.path(), "test-ca")?;
+    let (crt, key) = server_cert(&openssl, dir.path(), &ca)?;
+    let other = TempDir::new("lichess-tls-other-ca")?;
+    let (other_ca, _) = make_ca(&openssl, other.path(), "other-ca")?;
+    let mut server = HttpsStandIn::start(&python, &crt, &key)?;
+    let token = "lip_fromTheCredential";
+    let creds = dir.path().join("credentials");
+    std::fs::create_dir_all(&creds)?;
+    std::fs::write(creds.join("lichess-token"), format!("{token}\n"))?;
+    let config = dir.path().join("bridge.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[lichess]]\nround = \"AbCd1234\"\nserver = \"https://127.0.0.1:{}\"\n",
+            server.port
+        ),
+    )?;
+    let (bus, d) = daemon(&dir)?;
+    let info = d.ctl(&["info", "0", "white=Carlsen, Magnus", "black=Ding, Liren"]);
+    anyhow::ensure!(info.status.success(), "{info:?}");
+    let args = ["--config", &s(&config)];
+    let creds = s(&creds);
+
+    // A store without the test CA: the handshake fails, and the log says what to do.
+    let mut bridge = Bridge::spawn_env(
+        bus.address(),
+        &args,
+        &[
+            ("SSL_CERT_FILE", &s(&other_ca)),
+            ("CREDENTIALS_DIRECTORY", &creds),
+        ],
+    )?;
+    bridge.wait_log(
+        0,
+        "push failed, will retry: the server's TLS certificate is not signed",
+    )?;
+    assert_not_logged(&mut bridge, token);
+    drop(bridge);
+
+    // The test CA in the store: the push goes through, with the credential's token.
+    let mut bridge = Bridge::spawn_env(
+        bus.address(),
+        &args,
+        &[
+            ("SSL_CERT_FILE", &s(&ca.0)),
+            ("CREDENTIALS_DIRECTORY", &creds),
+        ],
+    )?;
+    let (_, request) = server.requests.wait_for(1, WAIT, "a push", |_| true)?;
+    assert_eq!(
+        request,
+        format!("POST /api/broadcast/round/AbCd1234/push Bearer {token}")
+    );
+    bridge.wait_log(0, "pushed")?;
+    assert_not_logged(&mut bridge, token);
     Ok(())
 }
