@@ -56,10 +56,12 @@ pub fn parse_broker(url: &str) -> Result<Broker, String> {
     let (tls, default_port) = match scheme {
         "mqtt" => (false, 1883),
         "mqtts" => (true, 8883),
-        _ => {
-            let shown = url.split_once('@').map_or(url, |(_, host)| host);
+        // Not the URL itself: it may hold a password.
+        "" => return Err(format!("MQTT broker URL has no scheme; write {SHAPE}")),
+        other => {
             return Err(format!(
-                "MQTT broker {shown:?} is not an {SHAPE} URL (the scheme is mqtt or mqtts)"
+                "MQTT broker URL: the scheme {:?} is neither mqtt nor mqtts; write {SHAPE}",
+                other.chars().take(20).collect::<String>()
             ));
         }
     };
@@ -192,7 +194,12 @@ mod tests {
         assert_eq!((b.host.as_str(), b.port), ("::1", 18883));
         assert_eq!(b.redacted(), "mqtts://u@[::1]:18883");
         let e = parse_broker("ssl://user:hunter2@x").expect_err("scheme");
-        assert!(e.contains("mqtts://") && !e.contains("hunter2"), "{e}");
+        assert!(
+            e.contains("\"ssl\" is neither") && !e.contains("hunter2"),
+            "{e}"
+        );
+        let e = parse_broker("pi:hunter2@broker").expect_err("no scheme");
+        assert!(e.contains("no scheme") && !e.contains("hunter2"), "{e}");
         let e = parse_broker("mqtts://:hunter2@x").expect_err("no user");
         assert!(e.contains("no user name") && !e.contains("hunter2"), "{e}");
         let e = parse_broker("mqtt://x/topic").expect_err("path");

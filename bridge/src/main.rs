@@ -2,9 +2,10 @@
 //! access. A D-Bus client of the daemon (through `chessclock-api`) that serves read-only
 //! HTTP (JSON, Server-Sent Events, a dashboard and a broadcast overlay) and publishes to MQTT.
 //!
-//! This file wires the parts: settings (with their secrets and TLS set-up), logging (the daemon's module, with
-//! `org.freedesktop.LogControl1` under the bus name `org.chessclockd.Bridge1`), the bus
-//! connection, the follower, HTTP and MQTT. See docs/bridge.md.
+//! This file wires the parts: settings (with their secrets and TLS set-up), logging (the
+//! daemon's module, with `org.freedesktop.LogControl1` under the bus name
+//! `org.chessclockd.Bridge1`), the bus connection, the follower, HTTP, MQTT and the Lichess
+//! push. See docs/bridge.md.
 
 mod follow;
 mod http;

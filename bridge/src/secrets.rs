@@ -49,8 +49,8 @@ impl Credentials {
 pub(crate) fn read(path: &Path, what: &str) -> Result<String> {
     let text = std::fs::read_to_string(path).with_context(|| {
         format!(
-            "cannot read {what} from {}: check that the file exists and that the bridge's user \
-             (chessclock-bridge) may read it, or pass it with LoadCredential=",
+            "cannot read {what} from {} (check that the file exists and that the bridge's user \
+             chessclock-bridge may read it, or pass it with LoadCredential=)",
             path.display()
         )
     })?;

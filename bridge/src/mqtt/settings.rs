@@ -69,7 +69,8 @@ impl MqttSettings {
         &self,
         creds: &Credentials,
     ) -> Result<Target, (&'static str, anyhow::Error)> {
-        let mut broker = parse_broker(&self.url).map_err(|e| ("mqtt.url", anyhow!(e)))?;
+        let mut broker =
+            parse_broker(&self.url).map_err(|e| ("mqtt.url", anyhow!("mqtt.url: {e}")))?;
         match (&self.password_file, &broker.password) {
             (Some(_), Some(_)) => {
                 return Err((

@@ -2,8 +2,10 @@
 //! from chessclockd with `GetPgn`) is sent to `POST /api/broadcast/round/{id}/push` after
 //! every change, with a bearer token, one request at a time, with retry and backoff.
 //!
-//! Owns the round settings, the HTTP requests and what their answers mean; when to push is
-//! the pure [`schedule`]. It never controls a clock.
+//! Owns the round settings (the token from `token_file` or systemd's credential, through
+//! [`crate::secrets`]), the HTTP requests (TLS from [`crate::tls`]: the system's CA store) and
+//! what their answers mean; when to push is the pure [`schedule`]. It never controls a clock
+//! and never logs the token.
 
 pub(crate) mod schedule;
 
@@ -78,9 +80,10 @@ impl RoundSettings {
             None => match creds.get(secrets::LICHESS_TOKEN)? {
                 Some(token) => (token, "the credential lichess-token".to_owned()),
                 None => bail!(
-                    "no Lichess token for round {}: set token_file = \"/etc/chessclockd/lichess.token\" \
-                     or pass the credential with LoadCredential=lichess-token:/etc/chessclockd/lichess.token \
-                     in a drop-in of chessclock-bridge.service (docs/bridge.md)",
+                    "no Lichess token for round {}: set token_file = \
+                     \"/etc/chessclockd/lichess.token\" or pass it as a credential, \
+                     LoadCredential=lichess-token:/etc/chessclockd/lichess.token in a drop-in \
+                     of chessclock-bridge.service (docs/bridge.md)",
                     self.round
                 ),
             },
