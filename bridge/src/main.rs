@@ -64,7 +64,13 @@ fn main() -> ExitCode {
             true => "no file, the defaults".to_owned(),
             false => files.join(", "),
         };
-        println!("chessclock-bridge: settings OK ({read})");
+        let unseen = match std::env::var_os("CREDENTIALS_DIRECTORY").is_none()
+            && settings.lichess.iter().any(|r| r.token_file.is_none())
+        {
+            true => "; the credential lichess-token is the unit's, not checked here",
+            false => "",
+        };
+        println!("chessclock-bridge: settings OK ({read}{unseen})");
         return ExitCode::SUCCESS;
     }
     // Settings::load has checked the filter: this fails only if logging cannot be set up.

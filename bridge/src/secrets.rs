@@ -17,18 +17,27 @@ pub(crate) const LICHESS_TOKEN: &str = "lichess-token";
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Credentials {
     dir: Option<PathBuf>,
+    /// Only checking the settings (`--check-config`).
+    check_only: bool,
 }
 
 impl Credentials {
     /// The credentials systemd passed (`$CREDENTIALS_DIRECTORY`, set when the unit has
-    /// `LoadCredential=`), or none.
-    pub(crate) fn from_env() -> Credentials {
-        Credentials::in_dir(std::env::var_os("CREDENTIALS_DIRECTORY").map(PathBuf::from))
+    /// `LoadCredential=`), or none; `check_only` for `--check-config`.
+    pub(crate) fn from_env(check_only: bool) -> Credentials {
+        let dir = std::env::var_os("CREDENTIALS_DIRECTORY").map(PathBuf::from);
+        Credentials::new(dir, check_only)
     }
 
-    /// The credentials in `dir` (tests), or none.
-    pub(crate) fn in_dir(dir: Option<PathBuf>) -> Credentials {
-        Credentials { dir }
+    /// The credentials in `dir`, or none (tests: no environment).
+    pub(crate) fn new(dir: Option<PathBuf>, check_only: bool) -> Credentials {
+        Credentials { dir, check_only }
+    }
+
+    /// Whether this is `--check-config` run outside the service, which cannot see the
+    /// credentials its unit passes: a missing credential is then not an error.
+    pub(crate) fn outside_service(&self) -> bool {
+        self.check_only && self.dir.is_none()
     }
 
     /// The credential `name`, trimmed of its final line break, if systemd passed it.
@@ -78,7 +87,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join(MQTT_PASSWORD), "s3cret pass\n").expect("write");
         std::fs::write(dir.join(LICHESS_TOKEN), "lip_abc\nlip_def\n").expect("write");
-        let creds = Credentials::in_dir(Some(dir.clone()));
+        let creds = Credentials::new(Some(dir.clone()), false);
         assert_eq!(
             creds.get(MQTT_PASSWORD).expect("read").as_deref(),
             Some("s3cret pass")

@@ -118,7 +118,7 @@ pub(crate) fn shorten(text: &str) -> String {
 impl Settings {
     /// Load the settings for `args`, with systemd's credentials if it passed any.
     pub(crate) fn load(args: &Args) -> Result<Settings> {
-        Settings::load_with(args, &Credentials::from_env())
+        Settings::load_with(args, &Credentials::from_env(args.check_config))
     }
 
     /// Load the settings for `args`, with the credentials `creds`.
@@ -454,13 +454,16 @@ mod tests {
         let lichess = "[[lichess]]\nround = \"abcdefgh\"\nserver = \"http://127.0.0.1:1\"\n";
         let e = err("no-token", lichess, &[]);
         assert!(e.contains("no Lichess token for round abcdefgh"), "{e}");
+        // --check-config by hand cannot see the unit's credentials: not an error there.
+        let outside = Credentials::new(None, true);
+        load_in("check-no-token", lichess, &[], &[], &outside).expect("check only");
 
         let dir = std::env::temp_dir().join(format!("bridge-creds-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join("mqtt-password"), "cred-pw\n").expect("write");
         std::fs::write(dir.join("lichess-token"), "lip_token\n").expect("write");
-        let creds = Credentials::in_dir(Some(dir.clone()));
+        let creds = Credentials::new(Some(dir.clone()), false);
         let main = format!("[mqtt]\nurl = \"mqtt://pi@h\"\n\n{lichess}");
         let s = load_in("creds", &main, &[], &[], &creds).expect("loads");
         let broker = s.mqtt_target.map(|t| t.broker).expect("broker");

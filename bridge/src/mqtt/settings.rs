@@ -142,7 +142,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join("pw"), "from-file\n").expect("write");
         std::fs::write(dir.join(secrets::MQTT_PASSWORD), "from-cred\n").expect("write");
-        let creds = Credentials::in_dir(Some(dir.clone()));
+        let creds = Credentials::new(Some(dir.clone()), false);
         let none = Credentials::default();
         let pw = |s: &MqttSettings, c: &Credentials| s.resolve(c).map(|t| t.broker.password);
 
