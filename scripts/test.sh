@@ -22,6 +22,8 @@ command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v chromium >/dev/null || need+=(chromium)
 command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
 command -v mosquitto_sub >/dev/null || need+=(mosquitto-clients)
+# The bridge's MQTT over TLS: a test CA made with openssl (tests/tests/e2e/bridge_mqtt_tls.rs).
+command -v openssl >/dev/null || need+=(openssl)
 command -v tmux >/dev/null || need+=(tmux)
 # The manual pages are read by groff in the CLI's tests (warnings fail them).
 command -v groff >/dev/null || need+=(groff-base)

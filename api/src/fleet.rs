@@ -1,39 +1,112 @@
 //! The fleet's MQTT schema, shared by the bridge (which publishes) and `chessclockctl fleet`
-//! (which reads): broker URLs and topic names (docs/bridge.md). Payloads are
+//! (which reads): broker URLs (`mqtt://`, `mqtts://user:password@host`) and topic names
+//! (docs/bridge.md). Payloads are
 //! [`crate::ClockStatus`] JSON. Pure: no MQTT client here.
 
-/// An MQTT broker address.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An MQTT broker address: where, whether over TLS, and as whom.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Broker {
     /// Host name or address.
     pub host: String,
     /// TCP port.
     pub port: u16,
+    /// `mqtts://`: TLS (port 8883 by default).
+    pub tls: bool,
+    /// The user name of the URL (`mqtts://user@host`), percent-decoded.
+    pub user: Option<String>,
+    /// The password of the URL (`mqtts://user:password@host`), percent-decoded. Never
+    /// printed: [`Broker`]'s `Debug` and [`Broker::redacted`] leave it out.
+    pub password: Option<String>,
 }
 
-/// `mqtt://host[:port]` as a broker address (port 1883 by default).
+impl std::fmt::Debug for Broker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Broker")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("tls", &self.tls)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl Broker {
+    /// The URL without its password, for messages: `mqtts://user@host:8883`.
+    pub fn redacted(&self) -> String {
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
+        let user = self
+            .user
+            .as_deref()
+            .map(|u| format!("{u}@"))
+            .unwrap_or_default();
+        let host = match self.host.contains(':') {
+            true => format!("[{}]", self.host),
+            false => self.host.clone(),
+        };
+        format!("{scheme}://{user}{host}:{}", self.port)
+    }
+}
+
+/// `mqtt://` or `mqtts://[user[:password]@]host[:port]` as a broker address (port 1883, or
+/// 8883 for `mqtts://`, by default). Errors say what is wrong without quoting a password.
 pub fn parse_broker(url: &str) -> Result<Broker, String> {
-    let Some(rest) = url.strip_prefix("mqtt://") else {
-        return Err(format!(
-            "MQTT broker {url:?} is not an mqtt://host[:port] URL"
-        ));
+    const SHAPE: &str = "mqtt://host[:port] or mqtts://[user@]host[:port]";
+    let (scheme, _) = url.split_once("://").unwrap_or_default();
+    let (tls, default_port) = match scheme {
+        "mqtt" => (false, 1883),
+        "mqtts" => (true, 8883),
+        // Not the URL itself: it may hold a password.
+        "" => return Err(format!("MQTT broker URL has no scheme; write {SHAPE}")),
+        other => {
+            return Err(format!(
+                "MQTT broker URL: the scheme {:?} is neither mqtt nor mqtts; write {SHAPE}",
+                other.chars().take(20).collect::<String>()
+            ));
+        }
     };
-    let rest = rest.trim_end_matches('/');
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
-            h,
-            p.parse::<u16>()
-                .map_err(|_| format!("MQTT broker {url:?}: {p:?} is not a port number"))?,
-        ),
-        _ => (rest, 1883),
-    };
+    let parsed = url::Url::parse(url).map_err(|e| match e {
+        url::ParseError::InvalidPort => {
+            format!("MQTT broker URL: the port is not a port number (1 to 65535); write {SHAPE}")
+        }
+        url::ParseError::EmptyHost => format!("MQTT broker URL names no host; write {SHAPE}"),
+        e => format!("MQTT broker URL is not a URL ({e}); write {SHAPE}"),
+    })?;
+    let host = parsed.host_str().unwrap_or_default();
     let host = host.trim_start_matches('[').trim_end_matches(']');
     if host.is_empty() {
-        return Err(format!("MQTT broker {url:?} names no host"));
+        return Err(format!("MQTT broker URL names no host; write {SHAPE}"));
+    }
+    if !matches!(parsed.path(), "" | "/") || parsed.query().is_some() {
+        return Err(format!(
+            "MQTT broker URL has a path or a query, which MQTT does not use; write {SHAPE}"
+        ));
+    }
+    let decode = |part: &str, what: &str| {
+        percent_encoding::percent_decode_str(part)
+            .decode_utf8()
+            .map(|s| s.into_owned())
+            .map_err(|_| format!("MQTT broker URL: the {what} is not UTF-8 once decoded"))
+    };
+    let user = match parsed.username() {
+        "" => None,
+        u => Some(decode(u, "user name")?),
+    };
+    let password = parsed
+        .password()
+        .map(|p| decode(p, "password"))
+        .transpose()?;
+    if password.is_some() && user.is_none() {
+        return Err(format!(
+            "MQTT broker URL has a password but no user name; write {SHAPE} with user:password@"
+        ));
     }
     Ok(Broker {
         host: host.to_owned(),
-        port,
+        port: parsed.port().unwrap_or(default_port),
+        tls,
+        user,
+        password,
     })
 }
 
@@ -103,6 +176,34 @@ mod tests {
         let e = parse_broker("mqtt://x:99999").expect_err("port");
         assert!(e.contains("not a port"), "{e}");
         assert!(parse_broker("mqtt://").is_err());
+        assert!(!b.tls && b.user.is_none() && b.password.is_none());
+    }
+
+    #[test]
+    fn mqtts_urls_carry_tls_and_credentials_and_never_print_the_password() {
+        let b = parse_broker("mqtts://pi%40club:s%3Acr%40t@broker.local").expect("mqtts");
+        assert_eq!(
+            (b.host.as_str(), b.port, b.tls),
+            ("broker.local", 8883, true)
+        );
+        assert_eq!(b.user.as_deref(), Some("pi@club"));
+        assert_eq!(b.password.as_deref(), Some("s:cr@t"));
+        assert_eq!(b.redacted(), "mqtts://pi@club@broker.local:8883");
+        assert!(!format!("{b:?}").contains("s:cr@t"), "{b:?}");
+        let b = parse_broker("mqtts://u@[::1]:18883").expect("ipv6");
+        assert_eq!((b.host.as_str(), b.port), ("::1", 18883));
+        assert_eq!(b.redacted(), "mqtts://u@[::1]:18883");
+        let e = parse_broker("ssl://user:hunter2@x").expect_err("scheme");
+        assert!(
+            e.contains("\"ssl\" is neither") && !e.contains("hunter2"),
+            "{e}"
+        );
+        let e = parse_broker("pi:hunter2@broker").expect_err("no scheme");
+        assert!(e.contains("no scheme") && !e.contains("hunter2"), "{e}");
+        let e = parse_broker("mqtts://:hunter2@x").expect_err("no user");
+        assert!(e.contains("no user name") && !e.contains("hunter2"), "{e}");
+        let e = parse_broker("mqtt://x/topic").expect_err("path");
+        assert!(e.contains("path"), "{e}");
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! access. A D-Bus client of the daemon (through `chessclock-api`) that serves read-only
 //! HTTP (JSON, Server-Sent Events, a dashboard and a broadcast overlay) and publishes to MQTT.
 //!
-//! This file wires the parts: settings, logging (the daemon's module, with
-//! `org.freedesktop.LogControl1` under the bus name `org.chessclockd.Bridge1`), the bus
-//! connection, the follower, HTTP and MQTT. See docs/bridge.md.
+//! This file wires the parts: settings (with their secrets and TLS set-up), logging (the
+//! daemon's module, with `org.freedesktop.LogControl1` under the bus name
+//! `org.chessclockd.Bridge1`), the bus connection, the follower, HTTP, MQTT and the Lichess
+//! push. See docs/bridge.md.
 
 mod follow;
 mod http;
@@ -12,7 +13,9 @@ mod hub;
 mod mqtt;
 mod pgn;
 mod push;
+mod secrets;
 mod settings;
+mod tls;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,7 +23,6 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use chessclock_api::fleet::parse_broker;
 use chessclock_api::names::{BRIDGE_BUS_NAME, LOG_CONTROL_PATH};
 use chessclock_system::logging::LogControl;
 use settings::{Args, LOG, Settings};
@@ -62,7 +64,13 @@ fn main() -> ExitCode {
             true => "no file, the defaults".to_owned(),
             false => files.join(", "),
         };
-        println!("chessclock-bridge: settings OK ({read})");
+        let unseen = match std::env::var_os("CREDENTIALS_DIRECTORY").is_none()
+            && settings.lichess.iter().any(|r| r.token_file.is_none())
+        {
+            true => "; the credential lichess-token is the unit's, not checked here",
+            false => "",
+        };
+        println!("chessclock-bridge: settings OK ({read}{unseen})");
         return ExitCode::SUCCESS;
     }
     // Settings::load has checked the filter: this fails only if logging cannot be set up.
@@ -148,9 +156,8 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    if let Some(url) = &settings.mqtt {
-        let broker = parse_broker(url).map_err(anyhow::Error::msg)?;
-        tokio::spawn(mqtt::run(broker, settings.host_name(), hub.clone()));
+    if let Some(target) = settings.mqtt_target.clone() {
+        tokio::spawn(mqtt::run(target, settings.host_name(), hub.clone()));
     }
     for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
         tracing::info!(round = %round.round, "pushing to {}", round.server);
@@ -159,6 +166,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             hub.clone(),
             round.clone(),
             token.clone(),
+            settings.lichess_tls.clone(),
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));

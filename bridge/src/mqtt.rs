@@ -3,19 +3,28 @@
 //! `chessclockd/<host>/status`. The same JSON as the HTTP API.
 //!
 //! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
-//! the retained state of every clock.
+//! the retained state of every clock. The broker may want TLS (`mqtts://`) and a password:
+//! [`settings`] resolves both when the settings load; here a refusal (a bad password, an
+//! untrusted certificate) is logged as what to fix, never with the password.
+
+pub(crate) mod settings;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
+use rumqttc::{
+    AsyncClient, ConnectReturnCode, ConnectionError, Event, LastWill, MqttOptions, Packet, QoS,
+    TlsConfiguration, Transport,
+};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::hub::Hub;
-use chessclock_api::fleet::{Broker, Topics};
+use chessclock_api::fleet::Topics;
+use settings::Target;
 
-/// Publish the hub to `broker` until the process ends.
-pub(crate) async fn run(broker: Broker, host: String, hub: Arc<Hub>) {
+/// Publish the hub to the broker of `target` until the process ends.
+pub(crate) async fn run(target: Target, host: String, hub: Arc<Hub>) {
+    let Target { broker, tls } = target;
     let topics = Topics::new(&host);
     let mut opts = MqttOptions::new(
         format!("chessclock-bridge-{host}-{}", std::process::id()),
@@ -23,6 +32,13 @@ pub(crate) async fn run(broker: Broker, host: String, hub: Arc<Hub>) {
         broker.port,
     );
     opts.set_keep_alive(Duration::from_secs(15));
+    if let Some(tls) = tls {
+        opts.set_transport(Transport::tls_with_config(TlsConfiguration::Rustls(tls)));
+    }
+    if let Some(user) = &broker.user {
+        opts.set_credentials(user, broker.password.as_deref().unwrap_or_default());
+    }
+    let name = broker.redacted();
     opts.set_last_will(LastWill::new(
         topics.status(),
         "offline",
@@ -50,22 +66,41 @@ pub(crate) async fn run(broker: Broker, host: String, hub: Arc<Hub>) {
         loop {
             match eventloop.poll().await {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                    tracing::info!("connected to MQTT broker {}:{}", broker.host, broker.port);
+                    tracing::info!("connected to MQTT broker {name}");
                     republish(&client, &topics, &hub).await;
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    tracing::warn!(
-                        "MQTT broker {}:{}: {e}; retrying in 2 s",
-                        broker.host,
-                        broker.port
-                    );
+                    match refusal(&e) {
+                        Some(why) => tracing::error!("MQTT broker {name}: {why}; retrying in 2 s"),
+                        None => tracing::warn!("MQTT broker {name}: {e}; retrying in 2 s"),
+                    }
                     tokio::time::sleep(Duration::from_secs(2)).await;
                 }
             }
         }
     };
     tokio::join!(publisher, connection);
+}
+
+/// What to fix when the broker refused us, if it did (rather than being away).
+fn refusal(e: &ConnectionError) -> Option<String> {
+    match e {
+        ConnectionError::ConnectionRefused(
+            ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized,
+        ) => Some(
+            "the broker refused the user name or password: check the user in mqtt.url and the \
+             password in mqtt.password_file (or the credential mqtt-password) against the \
+             broker's password_file"
+                .to_owned(),
+        ),
+        ConnectionError::ConnectionRefused(code) => {
+            Some(format!("the broker refused the connection ({code:?})"))
+        }
+        e => {
+            crate::tls::explain(e, "mqtt.ca_file").map(|why| format!("TLS handshake failed: {why}"))
+        }
+    }
 }
 
 async fn send(client: &AsyncClient, topic: String, retain: bool, payload: Vec<u8>) {

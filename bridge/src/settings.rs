@@ -2,18 +2,21 @@
 //! its drop-ins (`bridge.toml.d/*.toml`, lexical order, later files win:
 //! [`chessclock_system::conffile`]), then `CHESSCLOCK_BRIDGE_*` environment variables, then
 //! command-line flags. Owns loading and checking them with errors that name the key and
-//! where it was set (file and line, variable or flag); nothing here talks to the bus or the
-//! network.
+//! where it was set (file and line, variable or flag), and reads the secrets they name
+//! ([`crate::secrets`]: files and systemd's credentials) and the TLS roots ([`crate::tls`]);
+//! nothing here talks to the bus or the network.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use chessclock_api::fleet::parse_broker;
 use chessclock_system::conffile::{self, Layer};
 use chessclock_system::logging::Program;
 
+use crate::mqtt::settings::{MqttSettings, Target};
 use crate::push::RoundSettings;
+use crate::secrets::Credentials;
 use serde::Deserialize;
 
 /// Where the settings file is looked for by default.
@@ -21,7 +24,8 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 /// Prefix of the environment variables that override settings.
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
-const KEYS: &str = "listen, mqtt, host, replay, log, [[lichess]]";
+const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
+     [[lichess]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -46,7 +50,8 @@ pub(crate) struct Args {
     /// Address and port of the HTTP server (default 127.0.0.1:7380).
     #[arg(long, value_name = "ADDR:PORT")]
     pub(crate) listen: Option<String>,
-    /// Publish to this MQTT broker: mqtt://host[:port].
+    /// Publish to this MQTT broker: mqtt://host[:port] or mqtts://user@host[:port] (the
+    /// password from password_file or the credential mqtt-password; see bridge.toml(5)).
     #[arg(long, value_name = "URL")]
     pub(crate) mqtt: Option<String>,
     /// This machine's name in MQTT topics (default: the host name).
@@ -74,9 +79,12 @@ pub(crate) struct Args {
 pub(crate) struct Settings {
     /// HTTP listen address.
     pub(crate) listen: String,
-    /// MQTT broker URL, if any.
-    #[serde(default)]
-    pub(crate) mqtt: Option<String>,
+    /// The MQTT broker, if any: its URL, or a `[mqtt]` table.
+    #[serde(default, deserialize_with = "crate::mqtt::settings::url_or_table")]
+    pub(crate) mqtt: Option<MqttSettings>,
+    /// `mqtt` resolved when the settings are loaded: the password read, TLS set up.
+    #[serde(skip)]
+    pub(crate) mqtt_target: Option<Target>,
     /// Name of this machine in MQTT topics.
     #[serde(default)]
     pub(crate) host: Option<String>,
@@ -90,6 +98,10 @@ pub(crate) struct Settings {
     /// The tokens of `lichess`, read when the settings are loaded.
     #[serde(skip)]
     pub(crate) lichess_tokens: Vec<String>,
+    /// TLS for https Lichess servers (the system's CA store), set up when the settings are
+    /// loaded if a round needs it.
+    #[serde(skip)]
+    pub(crate) lichess_tls: Option<Arc<rustls::ClientConfig>>,
     /// The files read, in the order they apply (the file, then its drop-ins).
     #[serde(skip)]
     pub(crate) files: Vec<PathBuf>,
@@ -104,8 +116,13 @@ pub(crate) fn shorten(text: &str) -> String {
 }
 
 impl Settings {
-    /// Load the settings for `args`.
+    /// Load the settings for `args`, with systemd's credentials if it passed any.
     pub(crate) fn load(args: &Args) -> Result<Settings> {
+        Settings::load_with(args, &Credentials::from_env(args.check_config))
+    }
+
+    /// Load the settings for `args`, with the credentials `creds`.
+    pub(crate) fn load_with(args: &Args, creds: &Credentials) -> Result<Settings> {
         let (file, required) = match &args.config {
             Some(p) => (p.clone(), true),
             None => (PathBuf::from(DEFAULT_CONFIG), false),
@@ -137,15 +154,20 @@ impl Settings {
         if let Some(l) = &args.listen {
             s.listen = l.clone();
         }
-        if let Some(m) = &args.mqtt {
-            s.mqtt = Some(m.clone());
+        if let Some(url) = &args.mqtt {
+            let table = s.mqtt.take().unwrap_or_default();
+            s.mqtt = Some(MqttSettings {
+                url: url.clone(),
+                ..table
+            });
         }
         if let Some(h) = &args.host {
             s.host = Some(h.clone());
         }
         s.listen_addr().map_err(|e| origin.at("listen", e))?;
         if let Some(m) = &s.mqtt {
-            parse_broker(m).map_err(|e| origin.at("mqtt", anyhow!(e)))?;
+            let target = m.resolve(creds).map_err(|(key, e)| origin.at(key, e))?;
+            s.mqtt_target = Some(target);
         }
         LOG.startup_filter(args.log_level.as_deref(), (&s.log, &origin.name("log")))
             .map_err(anyhow::Error::msg)?;
@@ -155,10 +177,15 @@ impl Settings {
             .enumerate()
             .map(|(i, round)| {
                 round
-                    .token()
+                    .token(creds)
                     .map_err(|e| origin.at(&format!("lichess[{i}]"), e))
             })
             .collect::<Result<_>>()?;
+        if s.lichess.iter().any(|r| r.server.starts_with("https://")) {
+            let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
+                .map_err(|e| origin.at("lichess", e))?;
+            s.lichess_tls = Some(tls);
+        }
         if s.replay == 0 {
             return Err(origin.at(
                 "replay",
@@ -205,7 +232,7 @@ impl Origin<'_> {
         let top = key.split(['.', '[']).next().unwrap_or_default();
         let flag = match top {
             "listen" => self.args.listen.is_some(),
-            "mqtt" => self.args.mqtt.is_some(),
+            "mqtt" => self.args.mqtt.is_some() && matches!(key, "mqtt" | "mqtt.url"),
             "host" => self.args.host.is_some(),
             _ => false,
         };
@@ -283,6 +310,17 @@ mod tests {
 
     /// Settings from `main` and drop-ins (name, text) in a fresh directory, with `flags`.
     fn load(tag: &str, main: &str, drop_ins: &[(&str, &str)], flags: &[&str]) -> Result<Settings> {
+        load_in(tag, main, drop_ins, flags, &Credentials::default())
+    }
+
+    /// [`load`] with the credentials `creds`.
+    fn load_in(
+        tag: &str,
+        main: &str,
+        drop_ins: &[(&str, &str)],
+        flags: &[&str],
+        creds: &Credentials,
+    ) -> Result<Settings> {
         let dir =
             std::env::temp_dir().join(format!("bridge-settings-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -296,7 +334,7 @@ mod tests {
         let path = file.display().to_string();
         argv.push(&path);
         argv.extend(flags);
-        let result = Settings::load(&Args::parse_from(argv));
+        let result = Settings::load_with(&Args::parse_from(argv), creds);
         let _ = std::fs::remove_dir_all(&dir);
         result
     }
@@ -324,7 +362,7 @@ mod tests {
             &["--mqtt", "mqtt://b"],
         )
         .expect("loads");
-        assert_eq!(s.mqtt.as_deref(), Some("mqtt://b"));
+        assert_eq!(s.mqtt.map(|m| m.url).as_deref(), Some("mqtt://b"));
     }
 
     #[test]
@@ -381,5 +419,70 @@ mod tests {
             e.contains("10.toml is not valid TOML: line 1, column "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn mqtt_is_a_url_or_a_table_and_secrets_come_from_files_or_credentials() {
+        let err = |tag, main, flags: &[&str]| {
+            format!("{:#}", load(tag, main, &[], flags).expect_err("refused"))
+        };
+        let e = err(
+            "pw-file",
+            "[mqtt]\nurl = \"mqtt://pi@127.0.0.1\"\npassword_file = \"/nonexistent/pw\"\n",
+            &[],
+        );
+        assert!(e.contains("cannot read the MQTT password"), "{e}");
+        assert!(e.ends_with("bridge.toml, line 3)"), "{e}");
+        let e = err(
+            "mqtt-key",
+            "[mqtt]\nurl = \"mqtt://h\"\npasword_file = \"x\"\n",
+            &[],
+        );
+        assert!(
+            e.starts_with("mqtt.pasword_file: is not a known setting"),
+            "{e}"
+        );
+        assert!(e.ends_with("bridge.toml, line 3)"), "{e}");
+        let e = err(
+            "scheme",
+            "[mqtt]\nurl = \"mqtt://h\"\n",
+            &["--mqtt", "ssl://h"],
+        );
+        assert!(e.contains("mqtts://") && e.ends_with("(--mqtt)"), "{e}");
+        let e = err("scheme-file", "\nmqtt = \"tcp://h\"\n", &[]);
+        assert!(e.ends_with("bridge.toml, line 2)"), "{e}");
+        let lichess = "[[lichess]]\nround = \"abcdefgh\"\nserver = \"http://127.0.0.1:1\"\n";
+        let e = err("no-token", lichess, &[]);
+        assert!(e.contains("no Lichess token for round abcdefgh"), "{e}");
+        // --check-config by hand cannot see the unit's credentials: not an error there.
+        let outside = Credentials::new(None, true);
+        load_in("check-no-token", lichess, &[], &[], &outside).expect("check only");
+
+        let dir = std::env::temp_dir().join(format!("bridge-creds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join("mqtt-password"), "cred-pw\n").expect("write");
+        std::fs::write(dir.join("lichess-token"), "lip_token\n").expect("write");
+        let creds = Credentials::new(Some(dir.clone()), false);
+        let main = format!("[mqtt]\nurl = \"mqtt://pi@h\"\n\n{lichess}");
+        let s = load_in("creds", &main, &[], &[], &creds).expect("loads");
+        let broker = s.mqtt_target.map(|t| t.broker).expect("broker");
+        assert_eq!(broker.password.as_deref(), Some("cred-pw"));
+        assert_eq!(s.lichess_tokens, ["lip_token"]);
+        // The flag replaces the URL and keeps the rest of the table.
+        let s = load_in(
+            "flag-creds",
+            &main,
+            &[],
+            &["--mqtt", "mqtt://op@h2"],
+            &creds,
+        )
+        .expect("loads");
+        let broker = s.mqtt_target.map(|t| t.broker).expect("broker");
+        assert_eq!(
+            (broker.user.as_deref(), broker.host.as_str()),
+            (Some("op"), "h2")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,7 +21,7 @@ use crate::client::render::truncate;
 /// Options of `fleet`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The broker the bridges publish to: mqtt://host[:port].
+    /// The broker the bridges publish to: mqtt://[user:password@]host[:port].
     #[arg(long, value_name = "URL")]
     mqtt: String,
 }
@@ -123,12 +123,21 @@ pub(crate) fn run(args: Args, json: bool) -> Result<ExitCode> {
 
 async fn follow(args: Args, json: bool) -> Result<ExitCode> {
     let broker = parse_broker(&args.mqtt).map_err(anyhow::Error::msg)?;
+    if broker.tls {
+        anyhow::bail!(
+            "chessclockctl fleet speaks plain mqtt:// only, not mqtts://: use a plain listener \
+             of the broker (the bridge publishes over TLS)"
+        );
+    }
     let mut opts = MqttOptions::new(
         format!("chessclockctl-fleet-{}", std::process::id()),
         broker.host.clone(),
         broker.port,
     );
     opts.set_keep_alive(Duration::from_secs(15));
+    if let Some(user) = &broker.user {
+        opts.set_credentials(user, broker.password.as_deref().unwrap_or_default());
+    }
     let (client, mut events) = AsyncClient::new(opts, 64);
     let json = json || !std::io::stdout().is_terminal();
     let mut fleet = Fleet::default();

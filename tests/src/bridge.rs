@@ -54,6 +54,12 @@ pub struct Bridge {
 impl Bridge {
     /// Start the bridge on the bus at `address` with `args`, and wait until it answers.
     pub fn spawn(address: &str, args: &[&str]) -> Result<Bridge> {
+        Bridge::spawn_env(address, args, &[])
+    }
+
+    /// [`Bridge::spawn`] with the environment variables `env` set too (they win over the
+    /// harness's own, such as `CHESSCLOCK_BRIDGE_LOG`).
+    pub fn spawn_env(address: &str, args: &[&str], env: &[(&str, &str)]) -> Result<Bridge> {
         let port = free_port()?;
         let listen = format!("127.0.0.1:{port}");
         let mut child = Command::new(workspace_bin("chessclock-bridge")?)
@@ -61,6 +67,7 @@ impl Bridge {
             .args(args)
             .env("CHESSCLOCK_BRIDGE_LOG", "chessclock_bridge=debug")
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -122,6 +129,11 @@ impl Bridge {
             .log
             .wait_for(from, WAIT, needle, |l| l.contains(needle))?
             .0)
+    }
+
+    /// Every log line so far.
+    pub fn log_lines(&mut self) -> &[String] {
+        self.log.seen()
     }
 
     /// Index of the next log line.

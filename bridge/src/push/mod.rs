@@ -2,8 +2,10 @@
 //! from chessclockd with `GetPgn`) is sent to `POST /api/broadcast/round/{id}/push` after
 //! every change, with a bearer token, one request at a time, with retry and backoff.
 //!
-//! Owns the round settings, the HTTP requests and what their answers mean; when to push is
-//! the pure [`schedule`]. It never controls a clock.
+//! Owns the round settings (the token from `token_file` or systemd's credential, through
+//! [`crate::secrets`]), the HTTP requests (TLS from [`crate::tls`]: the system's CA store) and
+//! what their answers mean; when to push is the pure [`schedule`]. It never controls a clock
+//! and never logs the token.
 
 pub(crate) mod schedule;
 
@@ -11,13 +13,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use chessclock_api::ClockStatus;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::hub::Hub;
+use crate::secrets::{self, Credentials};
 use crate::settings::shorten;
 use schedule::{Outcome, Schedule};
 
@@ -35,8 +38,9 @@ pub(crate) struct RoundSettings {
     /// The broadcast round's id (8 letters and digits, from the round's URL).
     pub(crate) round: String,
     /// A file holding the API token (scope `study:write`; the token's owner must be a
-    /// contributor of the broadcast).
-    pub(crate) token_file: PathBuf,
+    /// contributor of the broadcast). Without it, systemd's credential `lichess-token`.
+    #[serde(default)]
+    pub(crate) token_file: Option<PathBuf>,
     /// The clocks whose games make up the round, by name or index; all clocks when empty.
     #[serde(default)]
     pub(crate) clocks: Vec<String>,
@@ -50,8 +54,10 @@ fn default_server() -> String {
 }
 
 impl RoundSettings {
-    /// Check the round id and the server URL, and read the token.
-    pub(crate) fn token(&self) -> Result<String> {
+    /// Check the round id and the server URL, and read the token (from `token_file`, or the
+    /// credential `lichess-token` in `creds`; empty when only checking the settings outside
+    /// the service, which cannot read its unit's credentials).
+    pub(crate) fn token(&self, creds: &Credentials) -> Result<String> {
         let id_ok = self.round.len() == 8 && self.round.chars().all(|c| c.is_ascii_alphanumeric());
         if !id_ok {
             bail!(
@@ -66,19 +72,28 @@ impl RoundSettings {
                 shorten(&self.server)
             );
         }
-        let token = std::fs::read_to_string(&self.token_file).with_context(|| {
-            format!(
-                "cannot read the Lichess token for round {} from {} (token_file)",
-                self.round,
-                self.token_file.display()
-            )
-        })?;
+        let what = format!(
+            "the Lichess token for round {} (token_file or LoadCredential=lichess-token:...)",
+            self.round
+        );
+        let (token, source) = match &self.token_file {
+            Some(file) => (secrets::read(file, &what)?, file.display().to_string()),
+            None => match creds.get(secrets::LICHESS_TOKEN)? {
+                Some(token) => (token, "the credential lichess-token".to_owned()),
+                // `--check-config` by hand: the unit's credential is not there to read.
+                None if creds.outside_service() => return Ok(String::new()),
+                None => bail!(
+                    "no Lichess token for round {}: set token_file = \
+                     \"/etc/chessclockd/lichess.token\" or pass it as a credential, \
+                     LoadCredential=lichess-token:/etc/chessclockd/lichess.token in a drop-in \
+                     of chessclock-bridge.service (docs/bridge.md)",
+                    self.round
+                ),
+            },
+        };
         let token = token.trim().to_owned();
         if token.is_empty() || token.contains(char::is_whitespace) {
-            bail!(
-                "{} must hold one Lichess API token (scope study:write) and nothing else",
-                self.token_file.display()
-            );
+            bail!("{source} must hold one Lichess API token (scope study:write) and nothing else");
         }
         Ok(token)
     }
@@ -109,18 +124,22 @@ fn changes_pgn(kind: &str) -> bool {
     )
 }
 
-/// Push `round` for as long as the bridge runs.
+/// Push `round` for as long as the bridge runs; `tls` for an https server.
 pub(crate) async fn run(
     conn: zbus::Connection,
     hub: Arc<Hub>,
     round: RoundSettings,
     token: String,
+    tls: Option<Arc<rustls::ClientConfig>>,
 ) {
-    let client = match reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .user_agent(concat!("chessclock-bridge/", env!("CARGO_PKG_VERSION")))
-        .timeout(Duration::from_secs(20))
-        .build()
-    {
+        .timeout(Duration::from_secs(20));
+    if let Some(tls) = tls {
+        // The system's CA store (crate::tls): reqwest compiles no roots in here.
+        builder = builder.use_preconfigured_tls(rustls::ClientConfig::clone(&tls));
+    }
+    let client = match builder.build() {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(round = %round.round, "cannot make an HTTP client: {e}");
@@ -204,7 +223,12 @@ async fn push(client: &reqwest::Client, round: &RoundSettings, token: &str, pgn:
     let resp = match sent {
         Ok(r) => r,
         Err(e) => {
-            tracing::warn!(round = %round.round, "push failed, will retry: {e}");
+            match crate::tls::explain(&e, "SSL_CERT_FILE") {
+                Some(why) => {
+                    tracing::error!(round = %round.round, "push failed, will retry: {why}")
+                }
+                None => tracing::warn!(round = %round.round, "push failed, will retry: {e}"),
+            }
             return Outcome::Failed;
         }
     };

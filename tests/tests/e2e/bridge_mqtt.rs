@@ -18,18 +18,24 @@ use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
 /// A private mosquitto, killed on drop.
-struct Broker {
+pub(crate) struct Broker {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Broker {
+    /// An anonymous broker on a plain listener.
     fn start(exe: &Path, dir: &TempDir) -> Result<Broker> {
+        Broker::start_with(exe, dir, "allow_anonymous true\n")
+    }
+
+    /// A broker whose config is its listener on a free port followed by `settings`.
+    pub(crate) fn start_with(exe: &Path, dir: &TempDir, settings: &str) -> Result<Broker> {
         let port = free_port()?;
         let conf = dir.path().join("mosquitto.conf");
         std::fs::write(
             &conf,
-            format!("listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"),
+            format!("listener {port} 127.0.0.1\n{settings}persistence false\n"),
         )?;
         let child = Command::new(exe)
             .arg("-c")
@@ -62,13 +68,18 @@ impl Drop for Broker {
 }
 
 /// `mosquitto_sub -v` on `topic`, its lines (`TOPIC PAYLOAD`) collected; killed on drop.
-struct Sub {
+pub(crate) struct Sub {
     child: Child,
     lines: Collector<String>,
 }
 
 impl Sub {
     fn start(exe: &Path, port: u16, topic: &str) -> Result<Sub> {
+        Sub::start_with(exe, port, topic, &[])
+    }
+
+    /// `mosquitto_sub` with `extra` arguments (TLS, user and password).
+    pub(crate) fn start_with(exe: &Path, port: u16, topic: &str, extra: &[&str]) -> Result<Sub> {
         let mut child = Command::new(exe)
             .args([
                 "-h",
@@ -79,6 +90,7 @@ impl Sub {
                 "-t",
                 topic,
             ])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
@@ -100,7 +112,7 @@ impl Sub {
     }
 
     /// The payload of the first message on `topic` from line `from` on that `pred` accepts.
-    fn wait(
+    pub(crate) fn wait(
         &mut self,
         from: usize,
         topic: &str,

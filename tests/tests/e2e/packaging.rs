@@ -334,4 +334,19 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
             "docs/bridge.md does not name {key}"
         );
     }
+    // The [mqtt] table's keys, shown in the file as an example to copy, not commented out.
+    for key in ["url", "password_file", "ca_file"] {
+        assert!(
+            text.contains(&format!("#   {key} = ")),
+            "{key} is not in packaging/bridge.toml"
+        );
+        assert!(
+            page.contains(&format!(".BR {key} ")),
+            "bridge.toml.5 does not describe {key}"
+        );
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "docs/bridge.md does not name {key}"
+        );
+    }
 }
