@@ -1,31 +1,32 @@
 //! Device actors: one task per attached board, the only code that touches a tty (or the
 //! in-memory line of a virtual clock).
 //!
-//! Every rule of a clock is in the pure `session` (quinn-proto's `Connection`): the game's
-//! [`Engine`](crate::engine::Engine), the board link (the pure `driver`: probe, clock
-//! command queue, keep-alive, lever decoding), lever presses into engine presses, engine
-//! state into set-and-run pushes, the operators' requests and their refusals, and the
-//! published [`handle::ClockState`]. The `actor` (async quinn) is its IO shell: it owns the
-//! port, the journal and the game's record, forwards bytes, requests and wake-ups to the
-//! session, and writes, journals and publishes what the session says. Nothing in an actor
-//! blocks: reads, writes and timers are awaited in one `select!`.
+//! Three layers, each a folder, each importing only the layers below it:
+//! - [`link`]: the board link as a pure state machine (the `driver`: probe, clock command
+//!   queue, keep-alive, lever decoding) and the display's halves. Pure (no IO, no clock); it
+//!   must not import `session` or `io`.
+//! - [`session`]: the game over the link, one pure state machine (quinn-proto's
+//!   `Connection`): the game's [`Engine`](crate::engine::Engine), lever presses into engine
+//!   presses, engine state into set-and-run pushes and announcements, observe mode, the
+//!   board's pieces, the operators' requests and their refusals, and the published
+//!   [`handle::ClockState`]. Pure; it must not import `io`.
+//! - [`io`]: the IO shell (async quinn): the `actor` owns the port, the journal and the
+//!   game's record, forwards bytes, requests and wake-ups to the session, and writes,
+//!   journals and publishes what the session says; ports, scanning, the runtime, journal
+//!   and live files. Nothing in an actor blocks: reads, writes and timers are awaited in one
+//!   `select!`. It holds no game, link or request rule.
+//!
+//! The files at this level are what the rest of the daemon sees: the [`handle`] (requests,
+//! replies, events, the published state), the options of a device and [`spawn`].
+//! `layers_tests` checks the import graph of this folder.
 
-mod actor;
-mod announce;
-pub mod display;
-pub(crate) mod driver;
 pub mod handle;
-mod identity;
-mod live;
-pub mod observe;
-mod persist;
-pub(crate) mod port;
-mod record;
-pub mod runtime;
-pub mod scan;
-mod session;
-#[cfg(test)]
-mod virtual_time;
+pub mod io;
+pub mod link;
+pub mod session;
+
+pub use io::{runtime, scan};
+pub use session::observe;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -152,5 +153,5 @@ pub async fn spawn(
     port: PortSpec,
     options: DeviceOptions,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    actor::spawn(index, name, port, options).await
+    io::actor::spawn(index, name, port, options).await
 }

@@ -10,7 +10,7 @@
 use chessclock_game::judge;
 
 use super::Session;
-use crate::device::driver::Instant;
+use crate::device::link::driver::Instant;
 use crate::engine::params::Method;
 use crate::engine::{BoardEnd, GameResult, Input, InputError};
 

@@ -8,9 +8,9 @@
 use chessclock_protocol::Button;
 
 use super::{Note, Session, SessionEvent};
-use crate::device::display::side_on;
-use crate::device::driver::{DriverEvent, Instant};
 use crate::device::handle::ClockEvent;
+use crate::device::link::display::side_on;
+use crate::device::link::driver::{DriverEvent, Instant};
 use crate::engine::{Input, Side, Status};
 
 impl Session {

@@ -19,11 +19,17 @@
 //! ([`SessionEvent::NewGame`], ...) and what to publish; the device actor does the rest. Its
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
+//!
+//! The session layer's folder also holds its pure helpers: the announcements of engine
+//! events ([`announce`]), observe mode ([`observe`]) and the record's events (`record`).
 
+pub(crate) mod announce;
 mod judging;
 mod link;
+pub mod observe;
 mod pieces;
 mod publish;
+mod record;
 mod requests;
 mod show;
 
@@ -38,12 +44,12 @@ use std::time::Duration;
 use chessclock_game::GameRecorder;
 
 use super::MoveSource;
-use super::announce::Announcement;
-use super::driver::{Driver, DriverConfig, Instant};
 use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
-use super::observe::{Mode, Observed};
-use super::persist::Note;
+use crate::device::io::persist::Note;
+use crate::device::link::driver::{Driver, DriverConfig, Instant};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
+use announce::Announcement;
+use observe::{Mode, Observed};
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;

@@ -12,8 +12,8 @@ use chessclock_game::{Clocks, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
 use super::{Session, SessionEvent};
-use crate::device::driver::Instant;
 use crate::device::handle::{BoardView, ClockEvent};
+use crate::device::link::driver::Instant;
 use crate::engine::notation;
 use crate::engine::{Side, Time};
 

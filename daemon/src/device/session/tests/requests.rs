@@ -148,7 +148,7 @@ fn a_new_byoyomi_period_is_published_when_it_begins() {
     let mut rolled = None;
     while rig.now < started + 7_000 {
         rig.run_until(rig.now + 100);
-        let at = crate::device::driver::Instant::from_ms(rig.now);
+        let at = crate::device::link::driver::Instant::from_ms(rig.now);
         if rig.session.publish(at, &mut published) && periods_left(&published) == 2 {
             rolled = Some(rig.now - started);
             break;
