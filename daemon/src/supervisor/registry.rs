@@ -13,9 +13,9 @@ use tokio::task::JoinHandle;
 
 use super::table::{self, Match};
 use super::{Change, ClockSpec, Defaults, Msg, SerialSeen, SupervisorError, same_port};
-use crate::device::handle::{DeviceHandle, Request};
 use crate::device::runtime::run_on;
 use crate::device::{self, PortSpec};
+use crate::device::{DeviceHandle, Request};
 use crate::remembered::{self, Remembered};
 
 /// At most this many emulated clocks (each is a task and a board emulation in memory).

@@ -1,14 +1,13 @@
 //! What the clock hardware shows, and when it must be told again.
 //!
-//! Maps the engine's per-colour display values onto the clock's left/right halves and
+//! Owns [`BoardSide`] (which half of the display is White). Maps the engine's per-colour display values onto the clock's left/right halves and
 //! predicts what the device shows on its own (it counts the running half down once a second
 //! from the last set-and-run). The session pushes whenever the engine's value differs from
 //! that prediction. Pure: `now` is passed in.
 
 use std::time::Duration;
 
-use super::driver::Instant;
-use crate::device::handle::BoardSide;
+use super::instant::Instant;
 use crate::engine::Side;
 
 /// The largest time a DGT clock can show: 9:59:59 (one hours nibble), as the protocol says.
@@ -84,6 +83,44 @@ pub(crate) fn next_device_tick(p: &Pushed, now: Instant) -> Option<Instant> {
     p.face.run?;
     let elapsed = now.saturating_since(p.at).as_secs();
     Some(p.at + Duration::from_secs(elapsed + 1))
+}
+
+/// Which half of the clock display shows White.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardSide {
+    /// Left half (bytes 6-8 of a report), the default.
+    #[default]
+    Left,
+    /// Right half (bytes 3-5 of a report).
+    Right,
+}
+
+impl BoardSide {
+    /// `left` or `right`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardSide::Left => "left",
+            BoardSide::Right => "right",
+        }
+    }
+
+    /// The spellings [`str::parse`] accepts.
+    pub const NAMES: [&'static str; 2] = ["left", "right"];
+}
+
+impl std::str::FromStr for BoardSide {
+    type Err = chessclock_engine::words::WordError;
+
+    /// `left` or `right`, exactly.
+    fn from_str(s: &str) -> Result<BoardSide, Self::Err> {
+        chessclock_engine::words::parse_word(
+            s,
+            "a half of the clock",
+            &BoardSide::NAMES,
+            &[BoardSide::Left, BoardSide::Right],
+        )
+    }
 }
 
 #[cfg(test)]

@@ -24,8 +24,10 @@
 //! events ([`announce`]), observe mode ([`observe`]) and the record's events (`record`).
 
 pub(crate) mod announce;
+pub mod command;
 mod judging;
 mod link;
+pub(crate) mod note;
 pub mod observe;
 mod pieces;
 mod publish;
@@ -33,6 +35,7 @@ mod record;
 mod requests;
 mod show;
 
+pub use pieces::MoveSource;
 pub(crate) use show::clock_event;
 
 #[cfg(test)]
@@ -43,12 +46,15 @@ use std::time::Duration;
 
 use chessclock_game::GameRecorder;
 
-use super::MoveSource;
-use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
-use crate::device::io::persist::Note;
+use crate::device::link::display::BoardSide;
+
+use crate::device::link::state::DeviceState;
+
 use crate::device::link::driver::{Driver, DriverConfig, Instant};
+use crate::device::session::command::{ClockEvent, ClockState, LiveSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use announce::Announcement;
+use note::Note;
 use observe::{Mode, Observed};
 
 /// Game events waiting to be shown as text, at most.

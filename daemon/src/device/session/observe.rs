@@ -12,7 +12,7 @@
 use chessclock_game::ClockObserver;
 use chessclock_protocol::{ClockReport, Half};
 
-use crate::device::handle::BoardSide;
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::side_on;
 use crate::device::link::driver;
 use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};

@@ -5,7 +5,7 @@
 
 use chessclock_game::LogEvent;
 
-use crate::device::handle::ClockEvent;
+use crate::device::session::command::ClockEvent;
 
 impl From<&ClockEvent> for LogEvent {
     fn from(ev: &ClockEvent) -> LogEvent {

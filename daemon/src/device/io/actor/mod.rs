@@ -28,12 +28,14 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
-use super::persist::{self, GameRecord, GameStart, Note, Persist};
+use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
-use crate::device::DeviceOptions;
-use crate::device::handle::{ClockEvent, ClockState, Envelope, Reply, Request};
+use crate::device::client::Envelope;
 use crate::device::link::driver;
+use crate::device::options::DeviceOptions;
 use crate::device::session::Session;
+use crate::device::session::command::{ClockEvent, ClockState, Reply, Request};
+use crate::device::session::note::Note;
 use crate::engine::Time;
 
 struct Actor<P> {

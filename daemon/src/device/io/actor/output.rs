@@ -11,10 +11,10 @@ use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
 use super::Actor;
-use crate::device::handle::ClockEvent;
 use crate::device::io::persist::{self, GameRecord};
 use crate::device::io::port::BoardIo;
 use crate::device::session::SessionEvent;
+use crate::device::session::command::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);

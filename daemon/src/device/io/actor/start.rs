@@ -18,13 +18,13 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use super::Actor;
-use crate::device::handle::DeviceHandle;
+use crate::device::client::DeviceHandle;
 use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::{identity, port};
 use crate::device::link::driver::{self, DriverConfig};
+use crate::device::options::{DeviceOptions, PortSpec, SpawnError};
 use crate::device::session::{Session, SessionConfig, clock_event};
-use crate::device::{DeviceOptions, PortSpec, SpawnError};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;

@@ -12,7 +12,6 @@
 
 #[cfg(test)]
 mod durability_tests;
-mod note;
 mod restore;
 mod stamp;
 mod writer;
@@ -24,12 +23,12 @@ use chessclock_game::Rendered;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::device::handle::{DeviceError, Reply};
+use crate::device::session::command::{DeviceError, Reply};
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
 use writer::Job;
 
-pub(crate) use note::Note;
+use crate::device::session::note::Note;
 pub(crate) use restore::Restored;
 pub(crate) use stamp::wall_ms;
 

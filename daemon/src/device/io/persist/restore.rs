@@ -7,7 +7,7 @@
 
 use super::stamp::Now;
 use super::{Entry, GameRecord, GameStart, Note};
-use crate::device::handle::BoardSide;
+use crate::device::link::display::BoardSide;
 use crate::engine::{Engine, Event, Time};
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was

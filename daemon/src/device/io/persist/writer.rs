@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 use super::restore::{Restored, restore};
 use super::stamp::{Now, wall_ms};
 use super::{Entry, GameRecord, GameStart, SnapshotFile};
-use crate::device::handle::{DeviceError, Reply};
+use crate::device::session::command::{DeviceError, Reply};
 use crate::store::{self, Journal, StoreError};
 
 /// Jobs handled in one batch at most (then the batch is synced and answered).

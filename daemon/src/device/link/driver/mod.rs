@@ -37,7 +37,8 @@ pub(crate) use time::Instant;
 use time::{Timer, Timers};
 
 use super::display::{Pushed, next_device_tick};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
+use crate::device::link::state::DeviceState;
 
 /// Board probe: resend the handshake this often until the board answers.
 pub(crate) const PROBE_INTERVAL: Duration = Duration::from_secs(2);

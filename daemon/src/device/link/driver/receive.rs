@@ -10,7 +10,8 @@ use super::queue::{AckOutcome, Kind};
 use super::time::{Instant, Timer};
 use super::wire::{self, Incoming};
 use super::{Driver, DriverEvent, KEEPALIVE_IDLE, PC_MODE_RECHECK};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
+use crate::device::link::state::DeviceState;
 
 impl Driver {
     /// Bytes arrived from the port at `now` (the time they were read: lever presses in them

@@ -10,7 +10,7 @@ use chessclock_protocol::{
 };
 
 use super::queue::{ClockCmd, Kind};
-use crate::device::handle::BoardSide;
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::Face;
 
 /// A board message, reduced to what the driver acts on.

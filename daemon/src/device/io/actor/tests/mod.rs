@@ -18,9 +18,11 @@ use tokio::time::{Instant, sleep_until};
 
 use super::start::{Game, launch};
 
-use crate::device::DeviceOptions;
-use crate::device::handle::{ClockEvent, DeviceHandle, DeviceState, Request};
+use crate::device::client::DeviceHandle;
 use crate::device::io::port::Opener;
+use crate::device::link::state::DeviceState;
+use crate::device::options::DeviceOptions;
+use crate::device::session::command::{ClockEvent, Request};
 use crate::engine::{Engine, Side, notation};
 
 /// What a test does to the emulated board.

@@ -14,8 +14,9 @@ use tokio::io::DuplexStream;
 use tokio::time::Instant;
 
 use super::{Action, plug_with, start_actor_with, until_state, until_view};
-use crate::device::handle::{ClockEvent, DeviceState};
 use crate::device::io::port::Opener;
+use crate::device::link::state::DeviceState;
+use crate::device::session::command::ClockEvent;
 use crate::engine::{Side, Status};
 
 const CYCLES: usize = 50;
@@ -47,7 +48,7 @@ async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
     let handle = start_actor_with(stream, open, "G/60 inc/2");
     until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
     handle
-        .request(crate::device::handle::Request::Start(Side::White))
+        .request(crate::device::session::command::Request::Start(Side::White))
         .await
         .expect("start");
     let mut presses = 0u64;

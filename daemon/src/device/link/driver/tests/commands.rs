@@ -5,9 +5,10 @@ use chessclock_protocol::ClockCommand;
 use chessclock_protocol::emulator::{EmuConfig, FaultConfig, Running};
 
 use super::{Instant, ready, running_left};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::Face;
 use crate::device::link::driver::{DriverEvent, Kind, PC_MODE_RECHECK};
+use crate::device::link::state::DeviceState;
 
 fn set_and_runs(p: &super::Pair) -> Vec<u64> {
     p.sent_clock(|c| matches!(c, ClockCommand::SetAndRun(_)))

@@ -6,8 +6,8 @@
 use chessclock_protocol::emulator::{EmuConfig, FaultConfig, Lcg};
 
 use super::{Pair, running_left};
-use crate::device::handle::DeviceState;
 use crate::device::link::driver::DriverEvent;
+use crate::device::link::state::DeviceState;
 
 #[test]
 fn a_noisy_line_never_invents_a_press_and_the_clock_stays_usable() {

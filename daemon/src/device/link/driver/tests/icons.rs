@@ -6,9 +6,10 @@ use chessclock_protocol::ClockCommand;
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Pair, ready, running_left};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::Face;
 use crate::device::link::driver::{DriverConfig, DriverEvent, Kind};
+use crate::device::link::state::DeviceState;
 
 fn icons(p: &Pair) -> Vec<u64> {
     p.sent_clock(|c| matches!(c, ClockCommand::Icons { .. }))

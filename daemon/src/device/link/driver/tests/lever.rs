@@ -7,8 +7,9 @@ use chessclock_protocol::Button;
 use chessclock_protocol::emulator::{EmuConfig, FaultConfig};
 
 use super::{Instant, Pair, ready, running_left};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
 use crate::device::link::driver::{DriverConfig, DriverEvent};
+use crate::device::link::state::DeviceState;
 
 fn levers(p: &Pair) -> Vec<(u64, DriverEvent)> {
     p.events_since(0, |e| matches!(e, DriverEvent::Lever { .. }))

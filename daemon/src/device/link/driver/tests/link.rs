@@ -5,8 +5,8 @@ use chessclock_protocol::emulator::EmuConfig;
 use chessclock_protocol::{ClockCommand, ClockModel, Command};
 
 use super::{Pair, ready, running_left};
-use crate::device::handle::DeviceState;
 use crate::device::link::driver::{DriverEvent, KEEPALIVE_DEAD, KEEPALIVE_IDLE, PROBE_INTERVAL};
+use crate::device::link::state::DeviceState;
 
 fn ms(d: std::time::Duration) -> u64 {
     d.as_millis() as u64

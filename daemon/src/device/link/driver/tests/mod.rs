@@ -18,8 +18,9 @@ use chessclock_protocol::emulator::{EmuConfig, Emulator};
 use chessclock_protocol::{Command, Decoded, Decoder, Message};
 
 use super::{Driver, DriverConfig, DriverEvent, Instant};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::Face;
+use crate::device::link::state::DeviceState;
 use crate::device::link::virtual_time::{self, Stepped};
 
 /// Steps one [`Pair::run_until`] may take before the test fails as a livelock.

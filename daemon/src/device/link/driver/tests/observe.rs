@@ -8,8 +8,9 @@ use chessclock_protocol::ClockCommand;
 use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Pair, running_left};
-use crate::device::handle::{BoardSide, DeviceState};
+use crate::device::link::display::BoardSide;
 use crate::device::link::driver::DriverEvent;
+use crate::device::link::state::DeviceState;
 
 fn display_commands(p: &Pair) -> Vec<u64> {
     p.sent_clock(|c| {

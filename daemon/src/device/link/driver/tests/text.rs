@@ -8,7 +8,7 @@ use chessclock_protocol::ClockCommand;
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Instant, Pair, ready, running_left};
-use crate::device::handle::BoardSide;
+use crate::device::link::display::BoardSide;
 use crate::device::link::display::Face;
 use crate::device::link::driver::MAX_TEXT;
 

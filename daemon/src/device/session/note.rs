@@ -4,10 +4,12 @@
 //! Owns the one spelling of each note: the session says a [`Note`], the journal and the
 //! game's record keep its text, and a restore reads back the notes the game depends on
 //! ([`Note::read`]). The text must stay as it is: journals written before are read with it.
+//! Pure data of the session layer: the journal (`io::persist`) writes and reads it, this
+//! module must not import it.
 
 use std::fmt;
 
-use crate::device::handle::BoardSide;
+use crate::device::link::display::BoardSide;
 use crate::device::session::observe::Mode;
 use crate::engine::{FlagReason, Side};
 

@@ -1,16 +1,13 @@
-//! The handle through which everything outside a device actor talks to it.
+//! What goes in and out of a device, as types: the operators' [`Request`]s, their
+//! [`Reply`]s and [`DeviceError`]s, the published [`ClockState`] and the [`ClockEvent`]
+//! stream (typed: words only on the bus), the [`LiveSettings`] a reload changes.
 //!
-//! Owns the request/reply types, the published [`ClockState`] and the [`ClockEvent`] stream
-//! (typed: words only on the bus). A handle is cheap to clone and holds no lock: requests go
-//! over a channel with a oneshot reply (the actor forwards them to its session, which gives
-//! each its meaning), state comes from a watch channel the actor publishes the session's
-//! state to. Requests carry parsed values: text (a time control's notation) is parsed where
-//! it comes in.
-
-use std::time::Duration;
+//! Data only: the session gives each request its meaning (`Session::handle_request`) and
+//! the IO layer carries them (the [`DeviceHandle`](crate::device::client::DeviceHandle) to
+//! the actor). Requests carry parsed values: text (a time control's notation) is parsed
+//! where it comes in. It must not hold channels, rules or IO.
 
 use serde::Serialize;
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
@@ -18,78 +15,8 @@ use chessclock_engine::{
     Status, StatusCause,
 };
 
-/// Which half of the clock display shows White.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BoardSide {
-    /// Left half (bytes 6-8 of a report), the default.
-    #[default]
-    Left,
-    /// Right half (bytes 3-5 of a report).
-    Right,
-}
-
-impl BoardSide {
-    /// `left` or `right`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoardSide::Left => "left",
-            BoardSide::Right => "right",
-        }
-    }
-
-    /// The spellings [`str::parse`] accepts.
-    pub const NAMES: [&'static str; 2] = ["left", "right"];
-}
-
-impl std::str::FromStr for BoardSide {
-    type Err = chessclock_engine::words::WordError;
-
-    /// `left` or `right`, exactly.
-    fn from_str(s: &str) -> Result<BoardSide, Self::Err> {
-        chessclock_engine::words::parse_word(
-            s,
-            "a half of the clock",
-            &BoardSide::NAMES,
-            &[BoardSide::Left, BoardSide::Right],
-        )
-    }
-}
-
-/// Connection state of the board and its clock, as shown on D-Bus (`DeviceState`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeviceState {
-    /// The port is being opened.
-    Opening,
-    /// The board is being probed (mode, version, serial, clock).
-    Probing,
-    /// Board and clock answer; the clock is in PC mode and driven by the daemon.
-    Ready,
-    /// The board answers but reports no clock attached (or the clock is off).
-    NoClock,
-    /// The clock rejected a command: it is not in its PC mode (option 25 / 23).
-    NotInPcMode,
-    /// The clock stopped acknowledging commands after the retries.
-    NotResponding,
-    /// The port is gone (unplugged); the game goes on in the engine.
-    Disconnected,
-}
-
-impl DeviceState {
-    /// snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeviceState::Opening => "opening",
-            DeviceState::Probing => "probing",
-            DeviceState::Ready => "ready",
-            DeviceState::NoClock => "no_clock",
-            DeviceState::NotInPcMode => "not_in_pc_mode",
-            DeviceState::NotResponding => "not_responding",
-            DeviceState::Disconnected => "disconnected",
-        }
-    }
-}
+use crate::device::link::display::BoardSide;
+use crate::device::link::state::DeviceState;
 
 /// Everything the bus shows about one clock. Published by the actor on every change of
 /// state (not on every tick: `snapshot` holds for the monotonic instant `as_of_us`, and
@@ -351,102 +278,4 @@ pub enum DeviceError {
     /// The actor has stopped.
     #[error("the clock was detached; list the clocks again with `chessclockctl list`")]
     Gone,
-}
-
-/// A request with its reply channel.
-#[derive(Debug)]
-pub struct Envelope {
-    /// The request.
-    pub request: Request,
-    /// Where the answer goes.
-    pub reply: oneshot::Sender<Result<Reply, DeviceError>>,
-}
-
-/// How long a caller waits for an actor's answer before reporting a stuck actor.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Cloneable handle to one device actor.
-#[derive(Debug, Clone)]
-pub struct DeviceHandle {
-    tx: mpsc::Sender<Envelope>,
-    state: watch::Receiver<ClockState>,
-    events: broadcast::Sender<ClockEvent>,
-}
-
-impl DeviceHandle {
-    /// Wrap the actor's channels.
-    pub fn new(
-        tx: mpsc::Sender<Envelope>,
-        state: watch::Receiver<ClockState>,
-        events: broadcast::Sender<ClockEvent>,
-    ) -> Self {
-        DeviceHandle { tx, state, events }
-    }
-
-    /// The latest published state, borrowed: read what is needed and let go (the actor
-    /// waits to publish while it is held). Never hold it across an await.
-    pub fn borrow_state(&self) -> watch::Ref<'_, ClockState> {
-        self.state.borrow()
-    }
-
-    /// Send a request and wait for it to be done.
-    pub async fn request(&self, request: Request) -> Result<(), DeviceError> {
-        self.ask(request).await.map(|_| ())
-    }
-
-    /// The game so far as PGN.
-    pub async fn pgn(&self) -> Result<String, DeviceError> {
-        match self.ask(Request::Pgn).await? {
-            Reply::Pgn(p) => Ok(p),
-            _ => Err(DeviceError::Device(
-                "the clock did not answer with a PGN".into(),
-            )),
-        }
-    }
-
-    /// The live state: the snapshot computed at the moment the actor answers.
-    pub async fn live(&self) -> Result<ClockState, DeviceError> {
-        match self.ask(Request::Live).await? {
-            Reply::State(s) => Ok(*s),
-            Reply::Done | Reply::Pgn(_) => Ok(self.state()),
-        }
-    }
-
-    async fn ask(&self, request: Request) -> Result<Reply, DeviceError> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Envelope { request, reply })
-            .await
-            .map_err(|_| DeviceError::Gone)?;
-        match tokio::time::timeout(REPLY_TIMEOUT, rx).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err(DeviceError::Gone),
-            Err(_) => {
-                tracing::error!("device actor did not answer within {REPLY_TIMEOUT:?}");
-                Err(DeviceError::Device(
-                    "the clock's actor did not answer in time; see the daemon log".into(),
-                ))
-            }
-        }
-    }
-
-    /// The latest published state.
-    pub fn state(&self) -> ClockState {
-        self.state.borrow().clone()
-    }
-
-    /// A receiver of state changes.
-    pub fn watch_state(&self) -> watch::Receiver<ClockState> {
-        self.state.clone()
-    }
-
-    /// A receiver of events from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<ClockEvent> {
-        self.events.subscribe()
-    }
-
-    /// Whether the actor has stopped.
-    pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
-    }
 }
