@@ -26,6 +26,8 @@
 
 pub mod client;
 pub mod io;
+#[cfg(test)]
+mod layers_tests;
 pub mod link;
 pub mod options;
 pub mod session;
