@@ -37,6 +37,7 @@ use std::path::PathBuf;
 use tokio::task::JoinHandle;
 
 pub use client::DeviceHandle;
+pub use io::sinks::Sinks;
 pub use io::{runtime, scan};
 pub use link::display::BoardSide;
 pub use link::state::DeviceState;
@@ -47,13 +48,14 @@ pub use session::command::{
 };
 pub use session::observe::{self, Mode};
 
-/// Open the port and start an actor for it. Returns the handle, the task, and the tty path
+/// Open the port and start an actor for it, writing its files to `sinks`. Returns the handle, the task, and the tty path
 /// the actor uses (for a virtual clock, its label `virtual:NAME`).
 pub async fn spawn(
     index: u32,
     name: String,
     port: PortSpec,
     options: DeviceOptions,
+    sinks: Sinks,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    io::actor::spawn(index, name, port, options).await
+    io::actor::spawn(index, name, port, options, sinks).await
 }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::table::{self, Match};
 use super::{Change, ClockSpec, Defaults, Msg, SerialSeen, SupervisorError, same_port};
 use crate::device::runtime::run_on;
-use crate::device::{self, PortSpec};
+use crate::device::{self, PortSpec, Sinks};
 use crate::device::{DeviceHandle, Request};
 use crate::remembered::{self, Remembered};
 
@@ -48,6 +48,8 @@ struct Supervisor {
     remembered: Remembered,
     /// Where the clocks' serial watches report.
     serials: mpsc::UnboundedSender<SerialSeen>,
+    /// The journal and live-file writers of every clock (one thread each, shared).
+    sinks: Sinks,
 }
 
 /// The supervisor's loop: one message at a time until `Shutdown` or every handle is gone.
@@ -72,6 +74,7 @@ pub(super) async fn run(
         numbers,
         remembered,
         serials,
+        sinks: Sinks::default(),
     };
     loop {
         let msg = tokio::select! {
@@ -267,7 +270,7 @@ impl Supervisor {
         });
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
-        let spawn = device::spawn(index, name, port.clone(), options);
+        let spawn = device::spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await
             .map_err(SupervisorError::PortFailed)?

@@ -1,5 +1,5 @@
-//! The live PGN files (`state_dir/live/<clock>.pgn` and `all.pgn`): one writer thread for
-//! every clock.
+//! The live PGN files (`state_dir/live/<clock>.pgn` and `all.pgn`): one writer thread
+//! ([`LiveFiles`]) for every clock of a supervisor, handed to each clock, not a global.
 //!
 //! Actors hand over a clock's whole PGN after each change; the writer replaces that clock's
 //! file at once and `all.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
@@ -13,8 +13,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The file of every clock's game.
@@ -26,46 +26,65 @@ pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
 
 /// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`
 /// (`None`: the file is removed, the clock was renamed).
-#[derive(Debug)]
-struct Update {
-    dir: PathBuf,
-    file: String,
-    text: Option<String>,
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Update {
+    pub(crate) dir: PathBuf,
+    pub(crate) file: String,
+    pub(crate) text: Option<String>,
 }
 
-fn sender() -> Option<&'static Sender<Update>> {
-    static TX: OnceLock<Option<Sender<Update>>> = OnceLock::new();
-    TX.get_or_init(|| {
-        let (tx, rx) = channel();
-        std::thread::Builder::new()
-            .name("chessclock-live".into())
-            .spawn(move || run(&rx))
-            .map_err(|e| tracing::error!("cannot start the live PGN writer: {e}"))
-            .ok()
-            .map(|_| tx)
-    })
-    .as_ref()
-}
+/// The live-file writer of a supervisor's clocks: one thread for all of them, started on
+/// first use. Cloned to every clock; the thread ends when the last clone is gone.
+#[derive(Clone, Default)]
+pub(crate) struct LiveFiles(Arc<OnceLock<Option<Sender<Update>>>>);
 
-/// Hand over the live PGN of the clock whose file in `dir` is `file`; written soon after.
-pub(crate) fn update(dir: PathBuf, file: String, text: String) {
-    if let Some(tx) = sender() {
-        let _ = tx.send(Update {
-            dir,
-            file,
-            text: Some(text),
-        });
+impl std::fmt::Debug for LiveFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LiveFiles")
     }
 }
 
-/// Remove the live PGN `file` in `dir` (its clock is called otherwise now).
-pub(crate) fn remove(dir: PathBuf, file: String) {
-    if let Some(tx) = sender() {
-        let _ = tx.send(Update {
-            dir,
-            file,
-            text: None,
-        });
+impl LiveFiles {
+    /// A sink whose updates go to `tx` instead of a writer thread (a test reads them).
+    #[cfg(test)]
+    pub(crate) fn to(tx: Sender<Update>) -> LiveFiles {
+        LiveFiles(Arc::new(OnceLock::from(Some(tx))))
+    }
+
+    fn sender(&self) -> Option<&Sender<Update>> {
+        self.0
+            .get_or_init(|| {
+                let (tx, rx) = channel();
+                std::thread::Builder::new()
+                    .name("chessclock-live".into())
+                    .spawn(move || run(&rx))
+                    .map_err(|e| tracing::error!("cannot start the live PGN writer: {e}"))
+                    .ok()
+                    .map(|_| tx)
+            })
+            .as_ref()
+    }
+
+    /// Hand over the live PGN of the clock whose file in `dir` is `file`; written soon after.
+    pub(crate) fn update(&self, dir: PathBuf, file: String, text: String) {
+        if let Some(tx) = self.sender() {
+            let _ = tx.send(Update {
+                dir,
+                file,
+                text: Some(text),
+            });
+        }
+    }
+
+    /// Remove the live PGN `file` in `dir` (its clock is called otherwise now).
+    pub(crate) fn remove(&self, dir: PathBuf, file: String) {
+        if let Some(tx) = self.sender() {
+            let _ = tx.send(Update {
+                dir,
+                file,
+                text: None,
+            });
+        }
     }
 }
 
@@ -201,12 +220,13 @@ mod tests {
     #[test]
     fn every_clock_s_latest_game_is_in_all_pgn_with_those_from_before() {
         let dir = scratch("all");
+        let live = LiveFiles::default();
         std::fs::create_dir_all(&dir).expect("dir");
         // A clock that has not changed since a restart.
         std::fs::write(dir.join("b.pgn"), "[Event \"b\"]\n\n*\n").expect("old file");
-        update(dir.clone(), "a.pgn".into(), "[Event \"a1\"]\n\n*\n".into());
-        update(dir.clone(), "c.pgn".into(), "[Event \"c\"]\n\n*\n".into());
-        update(
+        live.update(dir.clone(), "a.pgn".into(), "[Event \"a1\"]\n\n*\n".into());
+        live.update(dir.clone(), "c.pgn".into(), "[Event \"c\"]\n\n*\n".into());
+        live.update(
             dir.clone(),
             "a.pgn".into(),
             "[Event \"a2\"]\n\n1. e4 *\n".into(),

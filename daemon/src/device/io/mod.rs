@@ -2,7 +2,7 @@
 //! [`actor`] (the async shell of one session: the port, the journal, the record, the
 //! published state), opening ports ([`port`], [`identity`]), probing candidate ttys
 //! ([`scan`]), the runtime actors run on ([`runtime`]), the journal ([`persist`]) and the
-//! live PGN files ([`live`]).
+//! live PGN files ([`live`]), whose writers a supervisor hands to its clocks ([`sinks`]).
 //!
 //! The only layer that reads the clock, sleeps or does IO. The rules are not here: they are
 //! in the session, which this layer drives and whose events it carries out.
@@ -14,3 +14,4 @@ pub(crate) mod persist;
 pub(crate) mod port;
 pub mod runtime;
 pub mod scan;
+pub mod sinks;

@@ -28,6 +28,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
+use super::live::LiveFiles;
 use super::persist::{self, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
@@ -53,6 +54,8 @@ struct Actor<P> {
     persist: Option<Persist>,
     /// The game's record so far (kept where the game is journaled).
     log: Option<GameLog>,
+    /// Where the live PGN files go.
+    live: LiveFiles,
     state_tx: watch::Sender<ClockState>,
     events: broadcast::Sender<ClockEvent>,
     rx: mpsc::Receiver<Envelope>,

@@ -109,13 +109,14 @@ impl<P: BoardIo> Actor<P> {
             return;
         };
         let text = self.session.pgn(self.at(now));
-        crate::device::io::live::update(dir, live_file_name(self.session.name()), text);
+        self.live
+            .update(dir, live_file_name(self.session.name()), text);
     }
 
     /// Remove the live PGN file of the clock's old name `old`.
     pub(super) fn remove_live_pgn(&self, old: &str) {
         if let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) {
-            crate::device::io::live::remove(dir, live_file_name(old));
+            self.live.remove(dir, live_file_name(old));
         }
     }
 

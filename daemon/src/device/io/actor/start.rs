@@ -21,6 +21,7 @@ use super::Actor;
 use crate::device::client::DeviceHandle;
 use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
+use crate::device::io::sinks::Sinks;
 use crate::device::io::{identity, port};
 use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, PortSpec, SpawnError};
@@ -39,6 +40,7 @@ pub(crate) async fn spawn(
     name: String,
     spec: PortSpec,
     mut options: DeviceOptions,
+    sinks: Sinks,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
     let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
         notation: options.time_control.clone(),
@@ -57,14 +59,23 @@ pub(crate) async fn spawn(
                 (dir, store)
             });
             let label = path.display().to_string();
-            let game = resume(&name, &label, engine, parsed.canonical, store, &mut options)?;
+            let game = resume(
+                &name,
+                &label,
+                engine,
+                parsed.canonical,
+                store,
+                &mut options,
+                &sinks,
+            )?;
             let reopen_path = path.clone();
             let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
-            let (handle, task) = launch(index, name, label, options, game, stream, open, None);
+            let (handle, task) =
+                launch(index, name, label, options, sinks, game, stream, open, None);
             Ok((handle, task, path))
         }
         #[cfg(any(test, feature = "virtual-board"))]
-        PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options),
+        PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options, sinks),
         #[cfg(not(any(test, feature = "virtual-board")))]
         PortSpec::Virtual => Err(SpawnError::Port(std::io::Error::new(
             std::io::ErrorKind::Unsupported,
@@ -83,13 +94,22 @@ fn spawn_virtual(
     engine: Engine,
     canonical: String,
     mut options: DeviceOptions,
+    sinks: Sinks,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
     let label = format!("virtual:{name}");
     let store = options
         .state_dir
         .clone()
         .map(|dir| (dir, persist::virtual_store_name(&name)));
-    let game = resume(&name, &label, engine, canonical, store, &mut options)?;
+    let game = resume(
+        &name,
+        &label,
+        engine,
+        canonical,
+        store,
+        &mut options,
+        &sinks,
+    )?;
     let (board, host) = MemoryBoard::start(&VirtualOptions::default());
     let stream = host.take();
     let open: Opener<DuplexStream> = Box::new(move || {
@@ -105,6 +125,7 @@ fn spawn_virtual(
         name,
         label.clone(),
         options,
+        sinks,
         game,
         stream,
         open,
@@ -142,7 +163,8 @@ fn open_or_wait(
 }
 
 /// The game the clock starts with: resumed from the journal `store` (state directory and
-/// store name) if it holds one, else a new game on `engine` (journaled if there is a store).
+/// store name, on the journal writer of `sinks`) if it holds one, else a new game on
+/// `engine` (journaled if there is a store).
 /// A resumed game may set `options.white_side`.
 fn resume(
     name: &str,
@@ -151,6 +173,7 @@ fn resume(
     canonical: String,
     store: Option<(PathBuf, String)>,
     options: &mut DeviceOptions,
+    sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
     let mut offset_ms = 0;
     let mut time_control = canonical;
@@ -165,7 +188,7 @@ fn resume(
                 t_ms: 0,
                 wall_ms: persist::wall_ms(),
             };
-            let (persist, restored) = Persist::open(&dir, &store, fallback)
+            let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
             notices.extend(
                 persist
@@ -234,14 +257,16 @@ pub(super) struct Game {
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
-/// disconnected and tries `open`); `open` gets a new one after the port was lost. `keep` lives
-/// as long as the actor (a virtual clock's board).
+/// disconnected and tries `open`); `open` gets a new one after the port was lost. Its live
+/// PGN goes to `sinks` (its journal is in `game` already). `keep` lives as long as the
+/// actor (a virtual clock's board).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn launch<P: BoardIo>(
     index: u32,
     name: String,
     port: String,
     options: DeviceOptions,
+    sinks: Sinks,
     game: Game,
     stream: Option<P>,
     open: Opener<P>,
@@ -290,6 +315,7 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         log: game.log,
+        live: sinks.live,
         state_tx,
         events,
         rx,

@@ -20,6 +20,12 @@ fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+/// One writer for these tests, as a daemon has one for its clocks.
+fn journals() -> &'static Journals {
+    static JOURNALS: std::sync::OnceLock<Journals> = std::sync::OnceLock::new();
+    JOURNALS.get_or_init(Journals::default)
+}
+
 fn start() -> GameStart {
     GameStart {
         control: notation::parse("G/5").expect("notation").control,
@@ -49,7 +55,7 @@ fn acknowledged(p: &Persist) -> Result<Reply, DeviceError> {
 }
 
 fn replayed_inputs(dir: &Path, name: &str) -> usize {
-    let (_p, restored) = Persist::open(dir, name, start()).expect("reopen");
+    let (_p, restored) = Persist::open(journals(), dir, name, start()).expect("reopen");
     let r = restored.expect("a game to resume");
     assert!(r.rejected.is_empty(), "{:?}", r.problems);
     r.records
@@ -62,7 +68,7 @@ fn replayed_inputs(dir: &Path, name: &str) -> usize {
 fn acknowledged_records_come_back_after_reopen() {
     let dir = scratch("reopen");
     {
-        let (p, restored) = Persist::open(&dir, "clock-a", start()).expect("open");
+        let (p, restored) = Persist::open(journals(), &dir, "clock-a", start()).expect("open");
         assert!(restored.is_none(), "a new store has no game");
         p.new_game(start());
         for n in 0..5 {
@@ -83,7 +89,7 @@ fn acknowledged_records_come_back_after_reopen() {
 fn a_damaged_snapshot_is_set_aside_and_the_journal_replayed() {
     let dir = scratch("bad-snapshot");
     {
-        let (p, _) = Persist::open(&dir, "clock-b", start()).expect("open");
+        let (p, _) = Persist::open(journals(), &dir, "clock-b", start()).expect("open");
         p.new_game(start());
         for n in 0..3 {
             p.append(nth_input(n));
@@ -148,7 +154,7 @@ fn fill(dir: &Path) -> PathBuf {
 /// What a full disk must not break, whatever fills it: `fill` fills the disk of `dir`, `free`
 /// gives space back.
 fn full_disk_keeps_every_record(dir: &Path, name: &str, fill: impl FnOnce(), free: impl FnOnce()) {
-    let (p, _) = Persist::open(dir, name, start()).expect("open");
+    let (p, _) = Persist::open(journals(), dir, name, start()).expect("open");
     p.new_game(start());
     p.append(nth_input(0));
     p.append(nth_input(1));

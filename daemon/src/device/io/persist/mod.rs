@@ -27,6 +27,7 @@ use crate::device::session::command::{DeviceError, Reply};
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
 use writer::Job;
+pub(crate) use writer::Journals;
 
 use crate::device::session::note::Note;
 pub(crate) use restore::Restored;
@@ -144,16 +145,17 @@ pub(crate) fn virtual_store_name(name: &str) -> String {
 }
 
 impl Persist {
-    /// Open the journal `name` in `dir`; returns the handle and the restored game, if any.
+    /// Open the journal `name` in `dir` on the writer `journals`; returns the handle and the restored game, if any.
     /// `fallback` (the clock's configured control, now) is used only for a journal that no
     /// longer says how its game started. Problems of the restore are logged here and kept in
     /// [`Restored::problems`].
     pub(crate) fn open(
+        journals: &Journals,
         dir: &Path,
         name: &str,
         fallback: GameStart,
     ) -> Result<(Persist, Option<Restored>), crate::store::StoreError> {
-        let tx = writer::sender()?;
+        let tx = journals.sender()?;
         let (reply, answer) = std_mpsc::channel();
         let gone = || {
             crate::store::StoreError::io(

@@ -1,4 +1,5 @@
-//! The journal writer: one thread for every clock's journal and game records.
+//! The journal writer ([`Journals`]): one thread for every clock's journal and game records
+//! (of one supervisor: it is handed to each clock, not found in a global).
 //!
 //! Jobs from all clocks arrive on one channel and are handled in batches: the batch's
 //! records are written, each touched journal is fsynced once (group commit), and only then
@@ -11,8 +12,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, OnceLock};
 
 use chessclock_game::Rendered;
 use tokio::sync::oneshot;
@@ -66,26 +67,39 @@ impl std::fmt::Debug for Job {
     }
 }
 
-/// The writer's channel, starting the thread on first use.
-pub(super) fn sender() -> Result<std_mpsc::Sender<Job>, StoreError> {
-    static WRITER: OnceLock<Option<std_mpsc::Sender<Job>>> = OnceLock::new();
-    WRITER
-        .get_or_init(|| {
-            let (tx, rx) = std_mpsc::channel();
-            std::thread::Builder::new()
-                .name("journal-writer".into())
-                .spawn(move || run(&rx))
-                .ok()
-                .map(|_| tx)
-        })
-        .clone()
-        .ok_or_else(|| {
-            StoreError::io(
-                "start",
-                Path::new("the journal writer"),
-                std::io::Error::other("cannot start a thread"),
-            )
-        })
+/// The journal writer of a supervisor's clocks: one thread for all of them, started on
+/// first use (never without a journaled clock). Cloned to every clock it serves; the
+/// thread ends when the last clone and the last journal are gone.
+#[derive(Clone, Default)]
+pub(crate) struct Journals(Arc<OnceLock<Option<std_mpsc::Sender<Job>>>>);
+
+impl std::fmt::Debug for Journals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Journals")
+    }
+}
+
+impl Journals {
+    /// The writer's channel, starting the thread on first use.
+    pub(super) fn sender(&self) -> Result<std_mpsc::Sender<Job>, StoreError> {
+        self.0
+            .get_or_init(|| {
+                let (tx, rx) = std_mpsc::channel();
+                std::thread::Builder::new()
+                    .name("journal-writer".into())
+                    .spawn(move || run(&rx))
+                    .ok()
+                    .map(|_| tx)
+            })
+            .clone()
+            .ok_or_else(|| {
+                StoreError::io(
+                    "start",
+                    Path::new("the journal writer"),
+                    std::io::Error::other("cannot start a thread"),
+                )
+            })
+    }
 }
 
 fn run(rx: &std_mpsc::Receiver<Job>) {

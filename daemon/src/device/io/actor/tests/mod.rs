@@ -19,7 +19,9 @@ use tokio::time::{Instant, sleep_until};
 use super::start::{Game, launch};
 
 use crate::device::client::DeviceHandle;
+use crate::device::io::live::{LiveFiles, Update};
 use crate::device::io::port::Opener;
+use crate::device::io::sinks::Sinks;
 use crate::device::link::state::DeviceState;
 use crate::device::options::DeviceOptions;
 use crate::device::session::command::{ClockEvent, Request};
@@ -101,34 +103,40 @@ fn start_actor_with(
     open: Opener<DuplexStream>,
     control: &str,
 ) -> DeviceHandle {
+    let options = DeviceOptions {
+        time_control: control.into(),
+        reopen_interval: Duration::from_secs(2),
+        ..DeviceOptions::default()
+    };
+    start_game(stream, open, options, Sinks::default(), new_game(control))
+}
+
+/// A new game on `control`, journaled nowhere.
+fn new_game(control: &str) -> Game {
     let parsed = notation::parse(control).expect("valid notation");
-    let game = Game {
+    Game {
         engine: Engine::new(parsed.control).expect("valid control"),
         offset_ms: 0,
         persist: None,
         log: None,
         notices: Vec::new(),
         board_serial: None,
-    };
-    start_game(stream, open, control, game)
+    }
 }
 
 fn start_game(
     stream: DuplexStream,
     open: Opener<DuplexStream>,
-    control: &str,
+    options: DeviceOptions,
+    sinks: Sinks,
     game: Game,
 ) -> DeviceHandle {
-    let options = DeviceOptions {
-        time_control: control.into(),
-        reopen_interval: Duration::from_secs(2),
-        ..DeviceOptions::default()
-    };
     let (handle, _task) = launch(
         0,
         "t".into(),
         "duplex".into(),
         options,
+        sinks,
         game,
         Some(stream),
         open,
@@ -309,4 +317,57 @@ async fn after_a_press_the_display_steps_with_the_engines_seconds() {
             "{control}: the display was off the engine's second in {off} of {samples} samples"
         );
     }
+}
+
+/// The live PGN goes to the sink the actor was given: a renamed clock's old file is removed
+/// and its game handed over under the new name (here to a channel: no thread, no files).
+#[tokio::test(start_paused = true)]
+async fn a_renamed_clock_hands_its_live_pgn_to_its_sink_under_the_new_name() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sinks = Sinks {
+        live: LiveFiles::to(tx),
+        ..Sinks::default()
+    };
+    let state_dir = std::path::PathBuf::from("/nonexistent/state");
+    let options = DeviceOptions {
+        state_dir: Some(state_dir.clone()),
+        ..DeviceOptions::default()
+    };
+    let (stream, _actions, _view) = plug();
+    let no_replug = Box::new(|| Err(io::Error::other("no replug here")));
+    let handle = start_game(stream, no_replug, options, sinks, new_game("G/5 d/0"));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Rename("board two".into()))
+        .await
+        .expect("rename");
+    // Until the game is handed over under the new name (before it: its old file's).
+    let mut updates: Vec<Update> = Vec::new();
+    while updates.last().is_none_or(|u| u.file != "board two.pgn") {
+        match rx.try_recv() {
+            Ok(u) => updates.push(u),
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+    let live = state_dir.join("live");
+    let (new, before) = updates.split_last().expect("an update");
+    let (removed, earlier) = before.split_last().expect("the old file's removal");
+    assert_eq!(
+        removed,
+        &Update {
+            dir: live.clone(),
+            file: "t.pgn".into(),
+            text: None
+        }
+    );
+    assert!(
+        earlier
+            .iter()
+            .all(|u| u.file == "t.pgn" && u.text.is_some()),
+        "{earlier:?}"
+    );
+    assert_eq!(new.dir, live);
+    let text = new.text.as_deref().expect("the game's text");
+    assert!(text.starts_with("[Event "), "{text}");
+    assert_eq!(rx.try_recv().ok(), None, "nothing else handed over");
 }
