@@ -38,6 +38,7 @@ use tokio::task::JoinHandle;
 
 pub use client::DeviceHandle;
 pub use io::sinks::Sinks;
+pub(crate) use io::transport::Transport;
 pub use io::{runtime, scan};
 pub use link::display::BoardSide;
 pub use link::state::DeviceState;
@@ -48,14 +49,16 @@ pub use session::command::{
 };
 pub use session::observe::{self, Mode};
 
-/// Open the port and start an actor for it, writing its files to `sinks`. Returns the handle, the task, and the tty path
-/// the actor uses (for a virtual clock, its label `virtual:NAME`).
-pub async fn spawn(
+/// Start an actor on the line `attach` opens once the options are known good (the caller
+/// chooses a tty, [`Transport::tty`], or a virtual board), writing its files to `sinks`.
+/// Returns the handle, the task, and the port the actor uses (for a virtual clock, its label
+/// `virtual:NAME`).
+pub(crate) async fn spawn<P: io::port::BoardIo>(
     index: u32,
     name: String,
-    port: PortSpec,
     options: DeviceOptions,
     sinks: Sinks,
+    attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    io::actor::spawn(index, name, port, options, sinks).await
+    io::actor::spawn(index, name, options, sinks, attach).await
 }

@@ -1,6 +1,7 @@
 //! The IO layer: everything of a device that touches the outside world. The device
 //! [`actor`] (the async shell of one session: the port, the journal, the record, the
-//! published state), opening ports ([`port`], [`identity`]), probing candidate ttys
+//! published state) on the line it is given ([`transport`]: a tty, or the supervisor's
+//! virtual board), opening ports ([`port`], [`identity`]), probing candidate ttys
 //! ([`scan`]), the runtime actors run on ([`runtime`]), the journal ([`persist`]) and the
 //! live PGN files ([`live`]), whose writers a supervisor hands to its clocks ([`sinks`]).
 //!
@@ -15,3 +16,4 @@ pub(crate) mod port;
 pub mod runtime;
 pub mod scan;
 pub mod sinks;
+pub(crate) mod transport;

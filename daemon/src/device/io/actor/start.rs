@@ -1,46 +1,42 @@
-//! Starting a device actor: opening the port (or starting the virtual board), resuming the
-//! game from the journal, and building the actor's first state.
+//! Starting a device actor on an opened line (a [`Transport`]: the supervisor chooses a
+//! tty or the virtual board), resuming the game from the journal, and building the actor's
+//! first state.
 //!
 //! Owns everything that happens once, before the run loop: the engine on the configured
-//! control, choosing the journal's store (a tty's by-path identity, a virtual clock's name),
-//! restoring the game and its record, and the session with its first published state. It
-//! must not handle input or time after the start: that is the run loop's
-//! ([`super::Actor::run`]).
+//! control, restoring the game and its record, and the session with its first published
+//! state. It must not choose or open the line (the supervisor does) nor handle input or time
+//! after the start: that is the run loop's ([`super::Actor::run`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chessclock_game::GameLog;
-#[cfg(any(test, feature = "virtual-board"))]
-use tokio::io::DuplexStream;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 
 use super::Actor;
 use crate::device::client::DeviceHandle;
 use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
-use crate::device::io::{identity, port};
+use crate::device::io::transport::Transport;
 use crate::device::link::driver::{self, DriverConfig};
-use crate::device::options::{DeviceOptions, PortSpec, SpawnError};
+use crate::device::options::{DeviceOptions, SpawnError};
 use crate::device::session::{Session, SessionConfig, clock_event};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
-#[cfg(any(test, feature = "virtual-board"))]
-use crate::virtual_board::{MemoryBoard, VirtualOptions};
 
-/// Open the port (a tty, or a virtual board in memory), resume its journaled game and start
-/// the actor. Returns the handle, the task, and the port: the tty's path, or for a virtual
-/// clock its label `virtual:NAME`.
-pub(crate) async fn spawn(
+/// Start the actor of clock `index` on the line `attach` opens (a tty, or a virtual board
+/// in memory: the supervisor's choice), once the configured control is known good, and
+/// resume its journaled game; its files go to `sinks`. Returns the handle, the task, and the
+/// port: the tty's path, or for a virtual clock its label `virtual:NAME`.
+pub(crate) async fn spawn<P: BoardIo>(
     index: u32,
     name: String,
-    spec: PortSpec,
     mut options: DeviceOptions,
     sinks: Sinks,
+    attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
     let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
         notation: options.time_control.clone(),
@@ -50,116 +46,30 @@ pub(crate) async fn spawn(
         notation: options.time_control.clone(),
         message: e.to_string(),
     })?;
-    match spec {
-        PortSpec::Tty(path) => {
-            let stream = open_or_wait(index, &path, &options)?;
-            let store = options.state_dir.clone().map(|dir| {
-                let dirs = identity::BY_PATH_DIRS.map(Path::new);
-                let store = identity::store_for(&dir, &path, &dirs);
-                (dir, store)
-            });
-            let label = path.display().to_string();
-            let game = resume(
-                &name,
-                &label,
-                engine,
-                parsed.canonical,
-                store,
-                &mut options,
-                &sinks,
-            )?;
-            let reopen_path = path.clone();
-            let open: Opener<SerialStream> = Box::new(move || port::open_tty(&reopen_path));
-            let (handle, task) =
-                launch(index, name, label, options, sinks, game, stream, open, None);
-            Ok((handle, task, path))
-        }
-        #[cfg(any(test, feature = "virtual-board"))]
-        PortSpec::Virtual => spawn_virtual(index, name, engine, parsed.canonical, options, sinks),
-        #[cfg(not(any(test, feature = "virtual-board")))]
-        PortSpec::Virtual => Err(SpawnError::Port(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "virtual clocks need the emulated board, and this chessclockd was built without \
-             it; build it with the cargo feature virtual-board (on by default)",
-        ))),
-    }
-}
-
-/// A virtual clock: the emulator in memory, over `tokio::io::duplex` (no pty); its game is
-/// journaled under its name.
-#[cfg(any(test, feature = "virtual-board"))]
-fn spawn_virtual(
-    index: u32,
-    name: String,
-    engine: Engine,
-    canonical: String,
-    mut options: DeviceOptions,
-    sinks: Sinks,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    let label = format!("virtual:{name}");
-    let store = options
-        .state_dir
-        .clone()
-        .map(|dir| (dir, persist::virtual_store_name(&name)));
+    let transport = attach(&options)?;
+    let label = transport.port.display().to_string();
+    let store = options.state_dir.clone().zip(transport.journal);
     let game = resume(
         &name,
         &label,
         engine,
-        canonical,
+        parsed.canonical,
         store,
         &mut options,
         &sinks,
     )?;
-    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
-    let stream = host.take();
-    let open: Opener<DuplexStream> = Box::new(move || {
-        host.take().ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "the virtual board is unplugged",
-            )
-        })
-    });
     let (handle, task) = launch(
         index,
         name,
-        label.clone(),
+        label,
         options,
         sinks,
         game,
-        stream,
-        open,
-        Some(Box::new(board)),
+        transport.stream,
+        transport.reopen,
+        transport.keep,
     );
-    Ok((handle, task, PathBuf::from(label)))
-}
-
-/// Open a tty; one that is not there yet is waited for if the options say so (`None`).
-fn open_or_wait(
-    index: u32,
-    path: &Path,
-    options: &DeviceOptions,
-) -> Result<Option<SerialStream>, SpawnError> {
-    match port::open_tty(path) {
-        Ok(stream) => Ok(Some(stream)),
-        // Not there yet, or held for a moment by another program (ModemManager probing a
-        // new tty): a configured or remembered board is waited for all the same.
-        Err(e)
-            if options.wait_for_port
-                && matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::ResourceBusy
-                ) =>
-        {
-            tracing::warn!(
-                clock = index,
-                "{e}; the clock waits for it, disconnected, checking every {:?}",
-                options.reopen_interval
-            );
-            Ok(None)
-        }
-        Err(e) => Err(e.into()),
-    }
+    Ok((handle, task, transport.port))
 }
 
 /// The game the clock starts with: resumed from the journal `store` (state directory and
