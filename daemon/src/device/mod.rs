@@ -2,35 +2,36 @@
 //! in-memory line of a virtual clock).
 //!
 //! Three layers, each a folder, each importing only the layers below it:
-//! - [`link`]: the board link as a pure state machine (the `driver`: probe, clock command
+//! - `link`: the board link as a pure state machine (the `driver`: probe, clock command
 //!   queue, keep-alive, lever decoding) and the display's halves. Pure (no IO, no clock); it
 //!   must not import `session` or `io`.
-//! - [`session`]: the game over the link, one pure state machine (quinn-proto's
+//! - `session`: the game over the link, one pure state machine (quinn-proto's
 //!   `Connection`): the game's [`Engine`](crate::engine::Engine), lever presses into engine
 //!   presses, engine state into set-and-run pushes and announcements, observe mode, the
 //!   board's pieces, the operators' requests and their refusals, and the published
 //!   [`ClockState`]. Pure; it must not import `io`.
-//! - [`io`]: the IO shell (async quinn): the `actor` owns the port, the journal and the
+//! - `io`: the IO shell (async quinn): the `actor` owns the port, the journal and the
 //!   game's record, forwards bytes, requests and wake-ups to the session, and writes,
 //!   journals and publishes what the session says; ports, scanning, the runtime, journal
-//!   and live files. Nothing in an actor blocks: reads, writes and timers are awaited in one
+//!   and live files. An actor runs on the line (`Transport`) its supervisor chose and writes
+//!   to the writers (`Sinks`) it was given, no global. Nothing in an actor blocks: reads, writes and timers are awaited in one
 //!   `select!`. It holds no game, link or request rule.
 //!
 //! The files at this level are what the rest of the daemon sees: the [`client`] (the
-//! [`DeviceHandle`] to an actor), the [`options`] of a device and [`spawn`]; the requests,
-//! replies, events and published state are the session's [`session::command`], re-exported
+//! [`DeviceHandle`] to an actor), the [`options`] of a device and `spawn`; the requests,
+//! replies, events and published state are the session's `session::command`, re-exported
 //! here with the few domain types the rest of the daemon names. The rest of the daemon uses
 //! these re-exports; code inside this folder imports from the defining module, and
 //! `layers_tests` checks that no layer imports a layer above it and that the layers have no
 //! cycle.
 
 pub mod client;
-pub mod io;
+pub(crate) mod io;
 #[cfg(test)]
 mod layers_tests;
-pub mod link;
+pub(crate) mod link;
 pub mod options;
-pub mod session;
+pub(crate) mod session;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! An emulated DGT board + clock (the sans-IO [`Emulator`]) served as a byte stream: on a real
 //! pseudo-terminal ([`VirtualBoard`], for `chessclockd --demo`, `chessclock-emu` and tests, where
 //! another program opens a path) or in memory over `tokio::io::duplex` ([`MemoryBoard`], for
-//! `AddVirtual` clocks, which only the daemon's own actor talks to: [`transport`]).
+//! `AddVirtual` clocks, which only the daemon's own actor talks to: `transport`).
 //!
 //! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links.
 //! Unplug/replug work on both (a pty is replaced and its link re-pointed atomically, as

@@ -15,5 +15,5 @@ pub(crate) mod persist;
 pub(crate) mod port;
 pub mod runtime;
 pub mod scan;
-pub mod sinks;
+pub(crate) mod sinks;
 pub(crate) mod transport;

@@ -6,9 +6,9 @@
 //! Pure: it does no IO and reads no clock (time is passed in). It knows the link, not the
 //! game: it must not import the session (the game above it) or the IO layer.
 
-pub mod display;
+pub(crate) mod display;
 pub(crate) mod driver;
 pub(crate) mod instant;
-pub mod state;
+pub(crate) mod state;
 #[cfg(test)]
 pub(crate) mod virtual_time;

@@ -24,7 +24,7 @@
 //! events ([`announce`]), observe mode ([`observe`]) and the record's events (`record`).
 
 pub(crate) mod announce;
-pub mod command;
+pub(crate) mod command;
 mod judging;
 mod link;
 pub(crate) mod note;
