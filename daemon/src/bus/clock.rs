@@ -11,8 +11,8 @@ use zbus::object_server::SignalEmitter;
 use zbus::{OwnedVariant, interface};
 
 use super::error::BusError;
-use crate::device::handle::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
 use crate::device::observe::Mode;
+use crate::device::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
 
 mod bulk;
 mod dict;

@@ -16,7 +16,7 @@ use zbus::{Connection, ObjectPath, OwnedObjectPath};
 use super::clock::{ClockIface, forward};
 use super::manager::ManagerIface;
 use super::names::{MANAGER_PATH, clock_path};
-use crate::device::handle::DeviceHandle;
+use crate::device::DeviceHandle;
 use crate::supervisor::{Change, SupervisorHandle};
 
 /// A served Clock object; dropping it unregisters the object and stops its forwarder.

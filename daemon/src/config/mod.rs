@@ -33,8 +33,8 @@ pub const LOG_ENV: &str = "CHESSCLOCKD_LOG";
 /// Which half of the clock shows White's time: the device's own [`BoardSide`] (one type for
 /// the halves, in the configuration as on the bus).
 ///
-/// [`BoardSide`]: crate::device::handle::BoardSide
-pub use crate::device::handle::BoardSide as WhiteSide;
+/// [`BoardSide`]: crate::device::BoardSide
+pub use crate::device::BoardSide as WhiteSide;
 
 /// One `[[clock]]` entry: a board the daemon attaches at start by its port and keeps
 /// attached, or a board it recognises by its serial number whenever it is attached, or both.

@@ -20,7 +20,7 @@ use crate::bus::names::BUS_NAME;
 use crate::config::Config;
 use chessclock_protocol::emulator::ClockView;
 
-use crate::device::handle::{DeviceState, Request};
+use crate::device::{DeviceState, Request};
 use crate::engine::{Side, Snapshot, Status};
 use crate::service::{self, BusChoice};
 use crate::supervisor::{self, ClockSpec, Defaults};

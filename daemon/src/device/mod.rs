@@ -1,171 +1,65 @@
 //! Device actors: one task per attached board, the only code that touches a tty (or the
 //! in-memory line of a virtual clock).
 //!
-//! Every rule of a clock is in the pure `session` (quinn-proto's `Connection`): the game's
-//! [`Engine`](crate::engine::Engine), the board link (the pure `driver`: probe, clock
-//! command queue, keep-alive, lever decoding), lever presses into engine presses, engine
-//! state into set-and-run pushes, the operators' requests and their refusals, and the
-//! published [`handle::ClockState`]. The `actor` (async quinn) is its IO shell: it owns the
-//! port, the journal and the game's record, forwards bytes, requests and wake-ups to the
-//! session, and writes, journals and publishes what the session says. Nothing in an actor
-//! blocks: reads, writes and timers are awaited in one `select!`.
+//! Three layers, each a folder, each importing only the layers below it:
+//! - `link`: the board link as a pure state machine (the `driver`: probe, clock command
+//!   queue, keep-alive, lever decoding) and the display's halves. Pure (no IO, no clock); it
+//!   must not import `session` or `io`.
+//! - `session`: the game over the link, one pure state machine (quinn-proto's
+//!   `Connection`): the game's [`Engine`](crate::engine::Engine), lever presses into engine
+//!   presses, engine state into set-and-run pushes and announcements, observe mode, the
+//!   board's pieces, the operators' requests and their refusals, and the published
+//!   [`ClockState`]. Pure; it must not import `io`.
+//! - `io`: the IO shell (async quinn): the `actor` owns the port, the journal and the
+//!   game's record, forwards bytes, requests and wake-ups to the session, and writes,
+//!   journals and publishes what the session says; ports, scanning, the runtime, journal
+//!   and live files. An actor runs on the line (`Transport`) its supervisor chose and writes
+//!   to the writers (`Sinks`) it was given, no global. Nothing in an actor blocks: reads, writes and timers are awaited in one
+//!   `select!`. It holds no game, link or request rule.
+//!
+//! The files at this level are what the rest of the daemon sees: the [`client`] (the
+//! [`DeviceHandle`] to an actor), the [`options`] of a device and `spawn`; the requests,
+//! replies, events and published state are the session's `session::command`, re-exported
+//! here with the few domain types the rest of the daemon names. The rest of the daemon uses
+//! these re-exports; code inside this folder imports from the defining module, and
+//! `layers_tests` checks that no layer imports a layer above it and that the layers have no
+//! cycle.
 
-mod actor;
-mod announce;
-pub mod display;
-pub(crate) mod driver;
-pub mod handle;
-mod identity;
-mod live;
-pub mod observe;
-mod persist;
-pub(crate) mod port;
-mod record;
-pub mod runtime;
-pub mod scan;
-mod session;
+pub mod client;
+pub(crate) mod io;
 #[cfg(test)]
-mod virtual_time;
+mod layers_tests;
+pub(crate) mod link;
+pub mod options;
+pub(crate) mod session;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use handle::{BoardSide, DeviceHandle};
+pub use client::DeviceHandle;
+pub use io::sinks::Sinks;
+pub(crate) use io::transport::Transport;
+pub use io::{runtime, scan};
+pub use link::display::BoardSide;
+pub use link::state::DeviceState;
+pub use options::{DeviceOptions, PortSpec, SpawnError, check_game_info};
+pub use session::command::{
+    BoardView, ClockEvent, ClockState, DeviceError, EngineAt, LiveSettings, Reply, Request,
+};
+pub use session::observe::{self, Mode};
+pub use session::{DrawRules, MoveSource};
 
-/// Where a device actor gets its bytes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PortSpec {
-    /// A tty path.
-    Tty(PathBuf),
-    /// A built-in emulated board with a DGT 3000, served in memory (`tokio::io::duplex`); its
-    /// port is shown as `virtual:NAME`.
-    Virtual,
-}
-
-/// Settings of one device actor.
-#[derive(Debug, Clone)]
-pub struct DeviceOptions {
-    /// Time-control notation for new games.
-    pub time_control: String,
-    /// Which half of the display is White.
-    pub white_side: BoardSide,
-    /// Subtracted from the arrival time of a lever report.
-    pub transport_latency: Duration,
-    /// How long to wait for a clock ack.
-    pub command_timeout: Duration,
-    /// How often to resend an unacknowledged clock command.
-    pub command_retries: u32,
-    /// The clock's play/pause button pauses and resumes the game.
-    pub pause_button: bool,
-    /// Wait this long before reopening a vanished port.
-    pub reopen_interval: Duration,
-    /// Where games are journaled; `None` keeps them in memory only. A tty's game is
-    /// journaled under its port, an emulated board's under its name.
-    pub state_dir: Option<PathBuf>,
-    /// Game information (PGN tags) the clock's games start with.
-    pub game_info: Vec<(String, String)>,
-    /// What counts the moves of a multi-period control.
-    pub move_source: MoveSource,
-    /// Drive the clock, or observe it running its own mode.
-    pub mode: observe::Mode,
-    /// Which draw rules the board judges (`None`: by the time control, see [`DrawRules`]).
-    pub draw_rules: Option<DrawRules>,
-    /// A tty that does not exist (yet) starts the actor `disconnected` (its journaled game
-    /// resumed), and is opened when it appears; otherwise a missing tty fails the spawn.
-    pub wait_for_port: bool,
-}
-
-/// What counts a player's moves (the periods of a `40/90 ...` control).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MoveSource {
-    /// The moves on the e-board's pieces, once the board has recorded a move of the player;
-    /// the presses before that.
-    #[default]
-    Board,
-    /// The lever presses.
-    Lever,
-}
-
-/// Which of FIDE's draw rules the board's history decides (docs/rules.md): fivefold
-/// repetition and 75 moves end the game, threefold repetition and 50 moves may be claimed.
-/// Unset, they are on except under a double-flag control, whose seed abolishes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DrawRules {
-    /// FIDE 9.2, 9.3 and 9.6.
-    Fide,
-    /// None of them: a repetition or a long game is played on.
-    None,
-}
-
-/// Check game information tags as `SetGameInfo` would (for the configuration's check).
-pub fn check_game_info(tags: &[(String, String)]) -> Result<(), String> {
-    chessclock_game::pgn::GameInfo::new()
-        .set_all(tags)
-        .map_err(|e| e.to_string())
-}
-
-impl Default for DeviceOptions {
-    fn default() -> Self {
-        DeviceOptions {
-            time_control: "G/5 d/0".into(),
-            white_side: BoardSide::Left,
-            transport_latency: Duration::ZERO,
-            command_timeout: Duration::from_millis(2500),
-            command_retries: 2,
-            pause_button: true,
-            reopen_interval: Duration::from_secs(2),
-            state_dir: None,
-            game_info: Vec::new(),
-            move_source: MoveSource::Board,
-            mode: observe::Mode::Drive,
-            draw_rules: None,
-            wait_for_port: false,
-        }
-    }
-}
-
-impl DeviceOptions {
-    /// The part of these options a configuration reload may change on a running clock.
-    pub fn live(&self) -> handle::LiveSettings {
-        handle::LiveSettings {
-            transport_latency: self.transport_latency,
-            command_timeout: self.command_timeout,
-            command_retries: self.command_retries,
-            pause_button: self.pause_button,
-        }
-    }
-}
-
-/// Why a device could not be started.
-#[derive(Debug, thiserror::Error)]
-pub enum SpawnError {
-    /// The port could not be opened.
-    #[error("{0}")]
-    Port(#[from] std::io::Error),
-    /// The time control is invalid.
-    #[error(
-        "time control {}: {message}",
-        chessclock_engine::words::quote(notation)
-    )]
-    TimeControl {
-        /// The notation given.
-        notation: String,
-        /// What is wrong with it.
-        message: String,
-    },
-}
-
-/// Open the port and start an actor for it. Returns the handle, the task, and the tty path
-/// the actor uses (for a virtual clock, its label `virtual:NAME`).
-pub async fn spawn(
+/// Start an actor on the line `attach` opens once the options are known good (the caller
+/// chooses a tty, [`Transport::tty`], or a virtual board), writing its files to `sinks`.
+/// Returns the handle, the task, and the port the actor uses (for a virtual clock, its label
+/// `virtual:NAME`).
+pub(crate) async fn spawn<P: io::port::BoardIo>(
     index: u32,
     name: String,
-    port: PortSpec,
     options: DeviceOptions,
+    sinks: Sinks,
+    attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    actor::spawn(index, name, port, options).await
+    io::actor::spawn(index, name, options, sinks, attach).await
 }

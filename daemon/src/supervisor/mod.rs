@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::device::DeviceOptions;
-use crate::device::handle::{BoardSide, DeviceHandle};
+use crate::device::{BoardSide, DeviceHandle};
 
 pub use registry::{MAX_NAME_CHARS, MAX_VIRTUAL_CLOCKS};
 

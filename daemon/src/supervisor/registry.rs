@@ -14,9 +14,9 @@ use tokio::task::JoinHandle;
 
 use super::table::{self, Match};
 use super::{Change, ClockSpec, Defaults, Msg, Published, SerialSeen, SupervisorError, same_port};
-use crate::device::handle::{DeviceHandle, Request};
 use crate::device::runtime::run_on;
-use crate::device::{self, PortSpec};
+use crate::device::{self, DeviceOptions, PortSpec, Sinks, SpawnError, Transport};
+use crate::device::{DeviceHandle, Request};
 use crate::remembered::{self, Remembered};
 
 /// At most this many emulated clocks (each is a task and a board emulation in memory).
@@ -51,6 +51,8 @@ struct Supervisor {
     remembered: Remembered,
     /// Where the clocks' serial watches report.
     serials: mpsc::UnboundedSender<SerialSeen>,
+    /// The journal and live-file writers of every clock (one thread each, shared).
+    sinks: Sinks,
 }
 
 /// The supervisor's loop: one message at a time until `Shutdown` or every handle is gone.
@@ -75,6 +77,7 @@ pub(super) async fn run(
         published,
         remembered,
         serials,
+        sinks: Sinks::default(),
     };
     loop {
         let msg = tokio::select! {
@@ -293,7 +296,7 @@ impl Supervisor {
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
         let board = spec.board.unwrap_or(index.saturating_add(1));
-        let spawn = device::spawn(index, name, port.clone(), options);
+        let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await
             .map_err(SupervisorError::PortFailed)?
@@ -397,5 +400,40 @@ impl Supervisor {
         self.published
             .numbers
             .send_replace(self.clocks.keys().copied().collect());
+    }
+}
+
+/// Start clock `index` on `port`: the supervisor chooses its line, the tty (opened, or
+/// waited for) or a virtual board in memory named `name`, which the device opens once its
+/// options are known good. Runs on the actors' runtime (a virtual board's task lives there).
+async fn spawn(
+    index: u32,
+    name: String,
+    port: PortSpec,
+    options: DeviceOptions,
+    sinks: Sinks,
+) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+    match port {
+        PortSpec::Tty(path) => {
+            let open = move |o: &DeviceOptions| Transport::tty(index, &path, o);
+            device::spawn(index, name, options, sinks, open).await
+        }
+        #[cfg(any(test, feature = "virtual-board"))]
+        PortSpec::Virtual => {
+            let vname = name.clone();
+            let open = move |o: &DeviceOptions| Ok(crate::virtual_board::transport(&vname, o));
+            device::spawn(index, name, options, sinks, open).await
+        }
+        #[cfg(not(any(test, feature = "virtual-board")))]
+        PortSpec::Virtual => {
+            let open = |_: &DeviceOptions| -> Result<Transport<tokio::io::DuplexStream>, _> {
+                Err(SpawnError::Port(std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "virtual clocks need the emulated board, and this chessclockd was built \
+                     without it; build it with the cargo feature virtual-board (on by default)",
+                )))
+            };
+            device::spawn(index, name, options, sinks, open).await
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 use chessclock_game::pairings::{self, Format, LineError, Pairing, PairingsError};
 
 use super::{SupervisorError, SupervisorHandle};
-use crate::device::handle::Request;
+use crate::device::Request;
 
 /// The round file in the state directory.
 pub const FILE: &str = "round.json";

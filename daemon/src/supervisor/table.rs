@@ -11,8 +11,8 @@
 use tokio::sync::{mpsc, watch};
 
 use super::{BoardTable, SerialSeen};
-use crate::device::handle::{ClockState, DeviceError, DeviceHandle, Request};
 use crate::device::observe::Mode;
+use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
 
 /// Follow `state` and tell the supervisor each serial number the board reports (once per
 /// change; nothing while it is empty). Ends when the clock's actor stops.

@@ -10,7 +10,7 @@ use chessclock_protocol::emulator::board::BoardConfig;
 
 use super::tests::{defaults, only_handle, serve, state_dir, wait_state};
 use super::{BoardTable, ClockSpec, Defaults, start};
-use crate::device::handle::{BoardSide, Request};
+use crate::device::{BoardSide, Request};
 use crate::engine::{Side, Status, notation};
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{Change, ClockSpec, Defaults, SupervisorError, SupervisorHandle, start};
-use crate::device::handle::{ClockState, DeviceHandle, DeviceState, Request};
+use crate::device::{ClockState, DeviceHandle, DeviceState, Request};
 use crate::device::{DeviceOptions, MoveSource};
 use crate::engine::{Side, Status};
 use crate::virtual_board::{VirtualBoard, VirtualOptions};

@@ -1,7 +1,7 @@
 //! An emulated DGT board + clock (the sans-IO [`Emulator`]) served as a byte stream: on a real
 //! pseudo-terminal ([`VirtualBoard`], for `chessclockd --demo`, `chessclock-emu` and tests, where
 //! another program opens a path) or in memory over `tokio::io::duplex` ([`MemoryBoard`], for
-//! `AddVirtual` clocks, which only the daemon's own actor talks to).
+//! `AddVirtual` clocks, which only the daemon's own actor talks to: `transport`).
 //!
 //! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links.
 //! Unplug/replug work on both (a pty is replaced and its link re-pointed atomically, as
@@ -23,6 +23,8 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::device::io::persist::virtual_store_name;
+use crate::device::{DeviceOptions, Transport};
 use pty::Pty;
 use task::{Autoplay, Line, Socket, Task};
 
@@ -234,6 +236,25 @@ impl MemoryBoard {
     /// What the host sent, with milliseconds since start.
     pub fn host_commands(&self) -> broadcast::Receiver<(u64, Command)> {
         self.core.commands.subscribe()
+    }
+}
+
+/// A virtual clock's line for its device actor: a [`MemoryBoard`] with the default setup in
+/// memory, its host end replugged from the board's, the board kept as long as the actor. Its
+/// game is journaled under its name. Must be called within a tokio runtime (the actors').
+pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<DuplexStream> {
+    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
+    let stream = host.take();
+    Transport {
+        stream,
+        reopen: Box::new(move || {
+            host.take().ok_or_else(|| {
+                io::Error::new(io::ErrorKind::NotFound, "the virtual board is unplugged")
+            })
+        }),
+        port: PathBuf::from(format!("virtual:{name}")),
+        journal: options.state_dir.as_ref().map(|_| virtual_store_name(name)),
+        keep: Some(Box::new(board)),
     }
 }
 

@@ -187,7 +187,7 @@ fn a_phase_change_is_announced_on_the_clock() -> Result<()> {
 #[test]
 fn a_lever_flip_is_a_press_with_the_right_times() -> Result<()> {
     // The exact press timestamps are the driver's virtual-time tests' business
-    // (device::driver::tests::lever); here: the press reaches the engine and the display.
+    // (device::link::driver::tests::lever); here: the press reaches the engine and the display.
     let asked = std::time::Instant::now();
     let (mut r, mark) = started("G/5 d/0")?;
     r.emu

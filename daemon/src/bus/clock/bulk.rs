@@ -16,7 +16,7 @@ use zbus::object_server::{Interface, SignalEmitter};
 use zbus::{Connection, ObjectServer, OwnedObjectPath, OwnedVariant};
 
 use super::ClockIface;
-use crate::device::handle::ClockState;
+use crate::device::ClockState;
 
 /// The property computed at every read, so never cached.
 const LIVE: &str = "LiveSnapshot";

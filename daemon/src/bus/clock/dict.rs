@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chessclock_engine::Snapshot;
 use zbus::OwnedVariant;
 
-use crate::device::handle::ClockState;
+use crate::device::ClockState;
 
 /// `snapshot` as `a{sv}`, with the instant `as_of_us` it holds for.
 pub(crate) fn dict_of(snapshot: &Snapshot, as_of_us: u64) -> BTreeMap<String, OwnedVariant> {
@@ -61,7 +61,7 @@ impl SnapshotCache {
 mod tests {
     use super::*;
 
-    use crate::device::handle::{BoardSide, BoardView, DeviceState, EngineAt};
+    use crate::device::{BoardSide, BoardView, DeviceState, EngineAt};
 
     /// A running Fischer game `t_ms` in.
     fn state_at(t_ms: u64) -> ClockState {

@@ -8,7 +8,7 @@
 use zbus::object_server::{InterfaceRef, SignalEmitter};
 
 use super::ClockIface;
-use crate::device::handle::{ClockEvent, ClockState, DeviceHandle};
+use crate::device::{ClockEvent, ClockState, DeviceHandle};
 
 /// Forward one clock's state changes and events to the bus until the actor stops.
 /// `initial` is the state when the object was registered (what `InterfacesAdded` told

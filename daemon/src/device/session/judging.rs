@@ -12,11 +12,22 @@ use chessclock_game::judge;
 use chessclock_game::tracker::side_to_move;
 
 use super::Session;
-use crate::device::DrawRules;
-use crate::device::driver::Instant;
-use crate::device::handle::DeviceError;
+use crate::device::link::driver::Instant;
+use crate::device::session::command::DeviceError;
 use crate::engine::params::Method;
 use crate::engine::{BoardClaim, BoardEnd, GameResult, Input, InputError, Side};
+
+/// Which of FIDE's draw rules the board's history decides (docs/rules.md): fivefold
+/// repetition and 75 moves end the game, threefold repetition and 50 moves may be claimed.
+/// Unset, they are on except under a double-flag control, whose seed abolishes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawRules {
+    /// FIDE 9.2, 9.3 and 9.6.
+    Fide,
+    /// None of them: a repetition or a long game is played on.
+    None,
+}
 
 impl Session {
     /// A move was read at `at`: judge the position.

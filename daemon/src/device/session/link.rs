@@ -8,9 +8,9 @@
 use chessclock_protocol::Button;
 
 use super::{Note, Session, SessionEvent};
-use crate::device::display::side_on;
-use crate::device::driver::{DriverEvent, Instant};
-use crate::device::handle::ClockEvent;
+use crate::device::link::display::side_on;
+use crate::device::link::driver::{DriverEvent, Instant};
+use crate::device::session::command::ClockEvent;
 use crate::engine::{Input, Side, Status};
 
 impl Session {
@@ -67,7 +67,7 @@ impl Session {
     pub(crate) fn press_input(&self, side: Side) -> Input {
         let on_board = self.board_moves_of(side);
         match (self.cfg.move_source, u32::try_from(on_board)) {
-            (crate::device::MoveSource::Board, Ok(n)) if n > 0 => Input::PressMove {
+            (crate::device::session::MoveSource::Board, Ok(n)) if n > 0 => Input::PressMove {
                 side,
                 move_number: n,
             },
@@ -116,9 +116,9 @@ impl Session {
             return;
         };
         let half = if right_high {
-            crate::device::handle::BoardSide::Right
+            crate::device::link::display::BoardSide::Right
         } else {
-            crate::device::handle::BoardSide::Left
+            crate::device::link::display::BoardSide::Left
         };
         let shown = side_on(half, self.cfg.white_side);
         if shown == turn {

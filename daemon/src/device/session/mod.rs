@@ -19,14 +19,24 @@
 //! ([`SessionEvent::NewGame`], ...) and what to publish; the device actor does the rest. Its
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
+//!
+//! The session layer's folder also holds its pure helpers: the announcements of engine
+//! events ([`announce`]), observe mode ([`observe`]) and the record's events (`record`).
 
+pub(crate) mod announce;
+pub(crate) mod command;
 mod judging;
 mod link;
+pub(crate) mod note;
+pub mod observe;
 mod pieces;
 mod publish;
+mod record;
 mod requests;
 mod show;
 
+pub use judging::DrawRules;
+pub use pieces::MoveSource;
 pub(crate) use show::clock_event;
 
 #[cfg(test)]
@@ -37,13 +47,16 @@ use std::time::Duration;
 
 use chessclock_game::GameRecorder;
 
-use super::announce::Announcement;
-use super::driver::{Driver, DriverConfig, Instant};
-use super::handle::{BoardSide, ClockEvent, ClockState, DeviceState, LiveSettings};
-use super::observe::{Mode, Observed};
-use super::persist::Note;
-use super::{DrawRules, MoveSource};
+use crate::device::link::display::BoardSide;
+
+use crate::device::link::state::DeviceState;
+
+use crate::device::link::driver::{Driver, DriverConfig, Instant};
+use crate::device::session::command::{ClockEvent, ClockState, LiveSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
+use announce::Announcement;
+use note::Note;
+use observe::{Mode, Observed};
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;

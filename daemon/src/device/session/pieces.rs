@@ -1,7 +1,7 @@
 //! The board's pieces in the session: board messages from the driver fed to the board's
 //! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
 //! into `Move` events, presses giving each move its clock, game information, and the game as
-//! PGN.
+//! PGN; and [`MoveSource`], whether those moves or the presses count a player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
@@ -12,10 +12,22 @@ use chessclock_game::{Clocks, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
 use super::{Session, SessionEvent};
-use crate::device::driver::Instant;
-use crate::device::handle::{BoardView, ClockEvent};
+use crate::device::link::driver::Instant;
+use crate::device::session::command::{BoardView, ClockEvent};
 use crate::engine::notation;
 use crate::engine::{Side, Time};
+
+/// What counts a player's moves (the periods of a `40/90 ...` control).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveSource {
+    /// The moves on the e-board's pieces, once the board has recorded a move of the player;
+    /// the presses before that.
+    #[default]
+    Board,
+    /// The lever presses.
+    Lever,
+}
 
 /// The board's colour of a clock side.
 fn color(side: Side) -> Color {

@@ -9,8 +9,9 @@
 use std::sync::Arc;
 
 use super::{Session, SessionConfig};
-use crate::device::driver::Instant;
-use crate::device::handle::{BoardView, ClockState, DeviceState, EngineAt};
+use crate::device::link::driver::Instant;
+use crate::device::link::state::DeviceState;
+use crate::device::session::command::{BoardView, ClockState, EngineAt};
 use crate::engine::{BoardClaim, Engine, Status, Time, notation};
 
 /// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a

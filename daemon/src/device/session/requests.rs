@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use super::{Note, Session, SessionEvent};
-use crate::device::driver::{Instant, MAX_TEXT};
-use crate::device::handle::{ClockEvent, DeviceError, Reply, Request};
-use crate::device::observe::Mode;
+use crate::device::link::driver::{Instant, MAX_TEXT};
+use crate::device::session::command::{ClockEvent, DeviceError, Reply, Request};
+use crate::device::session::observe::Mode;
 use crate::engine::notation;
 use crate::engine::params::TimeControl;
 use crate::engine::{ClaimKind, Engine, Input, Status, StatusCause};

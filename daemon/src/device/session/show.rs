@@ -8,10 +8,12 @@
 use chessclock_protocol::ClockModel;
 
 use super::{MAX_ANNOUNCEMENTS, Note, Session, SessionEvent};
-use crate::device::announce;
-use crate::device::display::face;
-use crate::device::driver::Instant;
-use crate::device::handle::{BoardSide, ClockEvent, DeviceState};
+use crate::device::link::display::BoardSide;
+use crate::device::link::display::face;
+use crate::device::link::driver::Instant;
+use crate::device::link::state::DeviceState;
+use crate::device::session::announce;
+use crate::device::session::command::ClockEvent;
 use crate::engine::{Event, MethodDetail, Side};
 
 /// A display value that changes within this many ms is pushed as it will be.

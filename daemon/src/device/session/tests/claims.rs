@@ -6,8 +6,8 @@ use chessclock_protocol::board::Piece;
 use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
 
 use super::{Rig, config, engine};
-use crate::device::DrawRules;
-use crate::device::handle::{DeviceError, Request};
+use crate::device::session::DrawRules;
+use crate::device::session::command::{DeviceError, Request};
 use crate::engine::{
     BoardClaim, ClaimKind, GameResult, Input, PendingClaim, ResultReason, Ruling, Side, Status,
 };

@@ -5,8 +5,8 @@
 use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove, Running};
 
 use super::{Rig, config, engine, until};
-use crate::device::MoveSource;
-use crate::device::handle::Request;
+use crate::device::session::MoveSource;
+use crate::device::session::command::Request;
 use crate::engine::Side;
 
 /// White presses half a second later, with text on the display: the text ends and Black's

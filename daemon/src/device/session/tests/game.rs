@@ -6,11 +6,12 @@ use chessclock_protocol::Button;
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Rig, shows_wanted, until};
-use crate::device::announce::SHOW_FOR;
-use crate::device::driver::Instant;
-use crate::device::handle::{ClockEvent, DeviceState, Request};
-use crate::device::observe::Mode;
+use crate::device::link::driver::Instant;
+use crate::device::link::state::DeviceState;
 use crate::device::session::SessionEvent;
+use crate::device::session::announce::SHOW_FOR;
+use crate::device::session::command::{ClockEvent, Request};
+use crate::device::session::observe::Mode;
 use crate::engine::{Input, Side, Status};
 
 #[test]
@@ -211,7 +212,7 @@ fn a_press_made_while_the_daemon_was_down_is_a_notice_at_the_restart() {
     rig.emu.reset_board(rig.now);
     let mut session = crate::device::session::Session::new(
         super::config(),
-        crate::device::driver::DriverConfig::default(),
+        crate::device::link::driver::DriverConfig::default(),
         engine,
         offset - rig.now,
         None,
@@ -242,7 +243,7 @@ fn a_lever_after_the_sides_changed_is_not_taken_as_a_press() {
     rig.press();
     rig.run_until(rig.now + 1_000);
     rig.request(Request::SetWhiteSide(
-        crate::device::handle::BoardSide::Right,
+        crate::device::link::display::BoardSide::Right,
     ))
     .expect("sides changed");
     rig.unplug();

@@ -15,13 +15,13 @@ mod requests;
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
 
 use super::{Session, SessionConfig, SessionEvent};
-use crate::device::MoveSource;
-use crate::device::driver::{DriverConfig, Instant};
-use crate::device::handle::{
-    BoardSide, ClockEvent, ClockState, DeviceError, DeviceState, Reply, Request,
-};
-use crate::device::observe::Mode;
-use crate::device::virtual_time::{self, Stepped};
+use crate::device::link::display::BoardSide;
+use crate::device::link::driver::{DriverConfig, Instant};
+use crate::device::link::state::DeviceState;
+use crate::device::link::virtual_time::{self, Stepped};
+use crate::device::session::MoveSource;
+use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use crate::device::session::observe::Mode;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Input, Side, notation};
 

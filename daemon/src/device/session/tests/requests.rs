@@ -5,7 +5,7 @@
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Rig, config, control, engine, until};
-use crate::device::handle::{ClockEvent, DeviceError, Request};
+use crate::device::session::command::{ClockEvent, DeviceError, Request};
 use crate::engine::{Input, MethodDetail, Side, Status, Time};
 
 /// A control "before the start" (a `[[clock]]` table applied to a board) is set on a game
@@ -139,16 +139,20 @@ fn a_new_byoyomi_period_is_published_when_it_begins() {
     rig.start();
     let started = rig.now;
     let mut published = rig.published();
-    let periods_left =
-        |st: &crate::device::handle::ClockState| match st.snapshot.detail.get(Side::White).method {
-            MethodDetail::Byoyomi { periods_left, .. } => periods_left,
-            other => panic!("byo-yomi detail: {other:?}"),
-        };
+    let periods_left = |st: &crate::device::session::command::ClockState| match st
+        .snapshot
+        .detail
+        .get(Side::White)
+        .method
+    {
+        MethodDetail::Byoyomi { periods_left, .. } => periods_left,
+        other => panic!("byo-yomi detail: {other:?}"),
+    };
     // Main time (1 s) and the first period (5 s) run out; the second period begins.
     let mut rolled = None;
     while rig.now < started + 7_000 {
         rig.run_until(rig.now + 100);
-        let at = crate::device::driver::Instant::from_ms(rig.now);
+        let at = crate::device::link::driver::Instant::from_ms(rig.now);
         if rig.session.publish(at, &mut published) && periods_left(&published) == 2 {
             rolled = Some(rig.now - started);
             break;

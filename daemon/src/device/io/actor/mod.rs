@@ -1,0 +1,207 @@
+//! The device actor loop: serial reads, operator requests and timers in one `select!`.
+//!
+//! A thin IO shell around the pure [`Session`] (the game over the board link: the driver,
+//! the engine, the display, the board's game, the requests' rules, the published state). It
+//! owns the port (any [`BoardIo`]: a tty, or an in-memory stream to the virtual board), reads
+//! bytes and stamps them with the time they arrived, hands them, requests and wake-ups to the
+//! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
+//! out, acts on its events and sleeps until the earliest deadline. It is the only place where
+//! wall time (tokio's monotonic clock) meets the pure layers: `now` is read once per wake-up
+//! and passed down. It journals what the session says to, keeps the game's record, sends
+//! the state the session publishes and the bus events, and answers a request once the
+//! journal has what it did. It must not hold game, link or request rules itself: a request
+//! is forwarded as it is (only `Shutdown`, which stops the loop, is its own). Its work is
+//! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
+//! port that vanished and came back), [`output`] (the session's events, the published
+//! state, the live PGN, writes).
+
+mod output;
+mod reconnect;
+mod start;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use start::spawn;
+
+use chessclock_game::GameLog;
+use tokio::io::AsyncReadExt;
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::time::Instant;
+
+use super::live::LiveFiles;
+use super::persist::{self, GameRecord, GameStart, Persist};
+use super::port::{BoardIo, Opener};
+use crate::device::client::Envelope;
+use crate::device::link::driver;
+use crate::device::options::DeviceOptions;
+use crate::device::session::Session;
+use crate::device::session::command::{ClockEvent, ClockState, Reply, Request};
+use crate::device::session::note::Note;
+use crate::engine::Time;
+
+struct Actor<P> {
+    /// The options it was started with; of these the actor reads the state directory and
+    /// the reopen interval (the game's settings live in the session).
+    options: DeviceOptions,
+    /// The byte stream to the board (`None` while it is gone).
+    port: Option<P>,
+    /// Opens the stream again after a loss.
+    open: Opener<P>,
+    /// The game over the link (pure); its time is the duration since `epoch`.
+    session: Session,
+    epoch: Instant,
+    /// The game's journal (`None`: not journaled).
+    persist: Option<Persist>,
+    /// The game's record so far (kept where the game is journaled).
+    log: Option<GameLog>,
+    /// Where the live PGN files go.
+    live: LiveFiles,
+    state_tx: watch::Sender<ClockState>,
+    events: broadcast::Sender<ClockEvent>,
+    rx: mpsc::Receiver<Envelope>,
+    /// When to try to reopen a vanished port (the one deadline the IO shell keeps itself).
+    reopen_at: Option<Instant>,
+    /// The live PGN must be rewritten.
+    pgn_dirty: bool,
+    /// Kept alive as long as the actor (a virtual clock's in-memory board).
+    _keep: Option<Box<dyn Send>>,
+}
+
+enum Wake {
+    Request(Option<Envelope>),
+    Read(std::io::Result<usize>),
+    Timer,
+}
+
+impl<P: BoardIo> Actor<P> {
+    /// `now` on the session's time line (since `epoch`).
+    fn at(&self, now: Instant) -> driver::Instant {
+        driver::Instant::from_epoch(now.saturating_duration_since(self.epoch))
+    }
+
+    /// Engine time at `now`.
+    fn time(&self, now: Instant) -> Time {
+        self.session.time_at(self.at(now))
+    }
+
+    /// Note `what` at `t_ms` in the journal, and in the game's record if `record` (the
+    /// record has flags as events already).
+    fn record_note(&mut self, t_ms: u64, what: &Note, record: bool) {
+        let wall_ms = persist::wall_ms();
+        let what = what.to_string();
+        if record && let Some(log) = &mut self.log {
+            log.note(t_ms, wall_ms, &what);
+        }
+        if let Some(p) = &self.persist {
+            p.append(GameRecord::Note {
+                t_ms,
+                wall_ms,
+                what,
+            });
+        }
+    }
+
+    /// The session started a new game on its control: the last game's record is written
+    /// if it was under way, and the journal is compacted to the new game's start (the notes
+    /// it must keep follow as the session's events).
+    fn started_new_game(&mut self, now: Instant) {
+        if self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.started() && !l.finished())
+        {
+            self.write_record(now);
+        }
+        let control = self.session.engine().control().clone();
+        self.log = self.persist.as_ref().map(|_| {
+            GameLog::new(
+                self.session.name(),
+                self.session.port(),
+                self.session.time_control(),
+                persist::wall_ms(),
+            )
+        });
+        let t_ms = self.time(now).as_ms();
+        if let Some(p) = &self.persist {
+            p.new_game(GameStart {
+                control,
+                t_ms,
+                wall_ms: persist::wall_ms(),
+            });
+        }
+    }
+
+    /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
+    /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
+    fn write_record(&self, now: Instant) {
+        if let (Some(p), Some(log)) = (&self.persist, &self.log) {
+            let at = self.at(now);
+            let board = self
+                .session
+                .has_board_moves()
+                .then(|| self.session.pgn_game(at));
+            p.write_record(log.render(Some(&self.session.snapshot(at)), board));
+        }
+    }
+
+    async fn run(&mut self) {
+        let mut buf = [0u8; 512];
+        loop {
+            let deadline = self.next_wakeup();
+            let wake = {
+                let sleep = async {
+                    match deadline {
+                        Some(d) => tokio::time::sleep_until(d).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                match self.port.as_mut() {
+                    Some(port) => tokio::select! {
+                        r = self.rx.recv() => Wake::Request(r),
+                        n = port.read(&mut buf) => Wake::Read(n),
+                        () = sleep => Wake::Timer,
+                    },
+                    None => tokio::select! {
+                        r = self.rx.recv() => Wake::Request(r),
+                        () = sleep => Wake::Timer,
+                    },
+                }
+            };
+            let now = Instant::now();
+            match wake {
+                Wake::Request(None) => break,
+                Wake::Request(Some(env)) => {
+                    if matches!(env.request, Request::Shutdown) {
+                        let _ = env.reply.send(Ok(Reply::Done));
+                        break;
+                    }
+                    let read_only = env.request.is_read_only();
+                    let answer = self.session.handle_request(self.at(now), env.request);
+                    // The journal gets what the request did before its answer waits on it.
+                    self.drain_session(now);
+                    match &self.persist {
+                        Some(p) if !read_only => p.reply_when_durable(env.reply, answer),
+                        _ => {
+                            let _ = env.reply.send(answer);
+                        }
+                    }
+                }
+                Wake::Read(Ok(0)) => self.lost(now, "end of file"),
+                Wake::Read(Ok(n)) => self.session.handle_input(self.at(now), &buf[..n]),
+                Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
+                Wake::Timer => {}
+            }
+            self.service(now).await;
+        }
+        tracing::info!(clock = self.session.clock(), "actor stopped");
+    }
+
+    /// The earliest deadline of the session and of reopening the port.
+    fn next_wakeup(&self) -> Option<Instant> {
+        let session = self
+            .session
+            .poll_timeout()
+            .map(|at| self.epoch + at.since_epoch());
+        [session, self.reopen_at].into_iter().flatten().min()
+    }
+}

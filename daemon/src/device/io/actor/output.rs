@@ -1,0 +1,155 @@
+//! After every wake-up: the session's timeouts and events (journal, record, bus events, a new
+//! game, a rename, a dead link), the writes to the port, the state the session publishes and
+//! the live PGN.
+//!
+//! Owns the IO side of what the session decided: it must not decide what the clock shows,
+//! what an event means or what the published state holds (the session's).
+
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::time::Instant;
+
+use super::Actor;
+use crate::device::io::persist::{self, GameRecord};
+use crate::device::io::port::BoardIo;
+use crate::device::session::SessionEvent;
+use crate::device::session::command::ClockEvent;
+
+/// How long a write may take before the port is taken as gone.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Where live PGN files go, below the state directory.
+const LIVE_DIR: &str = "live";
+
+impl<P: BoardIo> Actor<P> {
+    pub(super) async fn service(&mut self, now: Instant) {
+        if self.reopen_at.is_some_and(|at| at <= now) {
+            self.try_reopen(now);
+        }
+        let at = self.at(now);
+        self.session.handle_timeout(at);
+        self.drain_session(now);
+        self.flush(now).await;
+        // A failed write is a lost port; its events (the note) go to the journal.
+        self.drain_session(now);
+        self.publish(now);
+        self.write_live_pgn(now);
+    }
+
+    /// Act on everything the session said since the last call.
+    pub(super) fn drain_session(&mut self, now: Instant) {
+        let mut finished = false;
+        while let Some(ev) = self.session.poll_event() {
+            match ev {
+                SessionEvent::Input { t_ms, input } => {
+                    if let Some(p) = &self.persist {
+                        p.append(GameRecord::Input {
+                            t_ms,
+                            wall_ms: persist::wall_ms(),
+                            input,
+                        });
+                    }
+                }
+                SessionEvent::Note { t_ms, note, record } => {
+                    self.record_note(t_ms, &note, record);
+                }
+                SessionEvent::Clock { t_ms, event } => {
+                    if let Some(log) = &mut self.log {
+                        log.event(t_ms, persist::wall_ms(), &event);
+                        finished |= matches!(event, ClockEvent::Result { .. });
+                    }
+                    self.emit(event);
+                }
+                SessionEvent::Signal(event) => self.emit(event),
+                // In the published notices already; the session logged it.
+                SessionEvent::Notice(_) => {}
+                SessionEvent::NewGame => self.started_new_game(now),
+                SessionEvent::Reconfigured { time_control } => {
+                    if let Some(log) = &mut self.log {
+                        log.set_control(&time_control);
+                    }
+                }
+                SessionEvent::Renamed { old } => {
+                    if let Some(log) = &mut self.log {
+                        log.set_name(self.session.name());
+                    }
+                    self.remove_live_pgn(&old);
+                    self.pgn_dirty = true;
+                }
+                SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
+            }
+        }
+        if finished {
+            self.write_record(now);
+        }
+    }
+
+    pub(super) fn emit(&self, ev: ClockEvent) {
+        tracing::debug!(clock = self.session.clock(), ?ev, "event");
+        let _ = self.events.send(ev);
+    }
+
+    /// Send the state the session publishes, if it says so.
+    fn publish(&mut self, now: Instant) {
+        let at = self.at(now);
+        if self.session.take_pgn_changed() {
+            self.pgn_dirty = true;
+        }
+        let session = &mut self.session;
+        self.state_tx
+            .send_if_modified(|cur| session.publish(at, cur));
+    }
+
+    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged).
+    fn write_live_pgn(&mut self, now: Instant) {
+        if !std::mem::take(&mut self.pgn_dirty) {
+            return;
+        }
+        let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) else {
+            return;
+        };
+        let text = self.session.pgn(self.at(now));
+        self.live
+            .update(dir, live_file_name(self.session.name()), text);
+    }
+
+    /// Remove the live PGN file of the clock's old name `old`.
+    pub(super) fn remove_live_pgn(&self, old: &str) {
+        if let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) {
+            self.live.remove(dir, live_file_name(old));
+        }
+    }
+
+    /// Write everything the session has to send; a failed or stuck write is a lost port.
+    async fn flush(&mut self, now: Instant) {
+        let at = self.at(now);
+        let mut pending = Vec::new();
+        while let Some(bytes) = self.session.poll_transmit(at) {
+            pending.extend_from_slice(&bytes);
+        }
+        let Some(port) = self.port.as_mut() else {
+            return;
+        };
+        if pending.is_empty() {
+            return;
+        }
+        let write = async {
+            port.write_all(&pending).await?;
+            port.flush().await
+        };
+        match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.lost(now, &e.to_string()),
+            Err(_) => self.lost(now, "write timed out"),
+        }
+    }
+}
+
+/// The live file of a clock named `name` (`/` and leading dots are not kept).
+fn live_file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| if c == '/' || c == '\0' { '_' } else { c })
+        .collect();
+    format!("{}.pgn", safe.trim_start_matches('.'))
+}

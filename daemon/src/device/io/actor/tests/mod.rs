@@ -1,0 +1,373 @@
+//! The actor as a whole (IO shell and session) over an in-memory `tokio::io::duplex` with
+//! the sans-IO emulator on the other end, in tokio's paused time: no pty, no real waiting,
+//! exact durations. Only what needs the IO shell is tested here (bytes timed where they
+//! arrive, the published engine, a port reopened, the display's seconds with the latencies
+//! of the whole actor); the rules are tested on the session (`device::session::tests`), in
+//! virtual time.
+
+mod replug;
+
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator, Running};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, sleep_until};
+
+use super::start::{Game, launch};
+
+use crate::device::client::DeviceHandle;
+use crate::device::io::live::{LiveFiles, Update};
+use crate::device::io::port::Opener;
+use crate::device::io::sinks::Sinks;
+use crate::device::link::state::DeviceState;
+use crate::device::options::DeviceOptions;
+use crate::device::session::command::{ClockEvent, Request};
+use crate::engine::{Engine, Side, notation};
+
+/// What a test does to the emulated board.
+enum Action {
+    Lever,
+}
+
+/// Run `emu` on `stream` in tokio time until the stream closes or `actions` ends (the cable
+/// is pulled: the host reads EOF).
+async fn board(
+    mut emu: Emulator,
+    mut stream: DuplexStream,
+    mut actions: mpsc::UnboundedReceiver<Action>,
+    view: watch::Sender<ClockView>,
+) {
+    let start = Instant::now();
+    let ms = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut buf = [0u8; 256];
+    loop {
+        let wake = emu.poll_timeout().map(|t| start + Duration::from_millis(t));
+        let sleep = async {
+            match wake {
+                Some(at) => sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            n = stream.read(&mut buf) => match n {
+                Ok(0) | Err(_) => return,
+                Ok(n) => emu.on_host_bytes(ms(), &buf[..n]),
+            },
+            a = actions.recv() => match a {
+                Some(Action::Lever) => emu.press_lever(ms()),
+                None => return,
+            },
+            () = sleep => emu.handle_timeout(ms()),
+        }
+        let out = emu.poll_output(ms());
+        if !out.is_empty() && stream.write_all(&out).await.is_err() {
+            return;
+        }
+        let _ = view.send(emu.view());
+    }
+}
+
+/// A board on a fresh duplex: the host's end, the actions sender and the clock's view.
+fn plug() -> (
+    DuplexStream,
+    mpsc::UnboundedSender<Action>,
+    watch::Receiver<ClockView>,
+) {
+    plug_with(Emulator::new(EmuConfig::default()))
+}
+
+/// [`plug`] with a board set up by the caller.
+fn plug_with(
+    emu: Emulator,
+) -> (
+    DuplexStream,
+    mpsc::UnboundedSender<Action>,
+    watch::Receiver<ClockView>,
+) {
+    let (host, far) = tokio::io::duplex(4096);
+    let (view_tx, view) = watch::channel(emu.view());
+    let (actions, actions_rx) = mpsc::unbounded_channel();
+    tokio::spawn(board(emu, far, actions_rx, view_tx));
+    (host, actions, view)
+}
+
+fn start_actor(stream: DuplexStream, open: Opener<DuplexStream>) -> DeviceHandle {
+    start_actor_with(stream, open, "G/5 d/0")
+}
+
+fn start_actor_with(
+    stream: DuplexStream,
+    open: Opener<DuplexStream>,
+    control: &str,
+) -> DeviceHandle {
+    let options = DeviceOptions {
+        time_control: control.into(),
+        reopen_interval: Duration::from_secs(2),
+        ..DeviceOptions::default()
+    };
+    start_game(stream, open, options, Sinks::default(), new_game(control))
+}
+
+/// A new game on `control`, journaled nowhere.
+fn new_game(control: &str) -> Game {
+    let parsed = notation::parse(control).expect("valid notation");
+    Game {
+        engine: Engine::new(parsed.control).expect("valid control"),
+        offset_ms: 0,
+        persist: None,
+        log: None,
+        notices: Vec::new(),
+        board_serial: None,
+    }
+}
+
+fn start_game(
+    stream: DuplexStream,
+    open: Opener<DuplexStream>,
+    options: DeviceOptions,
+    sinks: Sinks,
+    game: Game,
+) -> DeviceHandle {
+    let (handle, _task) = launch(
+        0,
+        "t".into(),
+        "duplex".into(),
+        options,
+        sinks,
+        game,
+        Some(stream),
+        open,
+        None,
+    );
+    handle
+}
+
+async fn until_state(handle: &DeviceHandle, what: &str, f: impl Fn(DeviceState) -> bool) {
+    let mut w = handle.watch_state();
+    let wait = async {
+        while !f(w.borrow_and_update().device_state) {
+            w.changed().await.expect("actor alive");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), wait)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: never came"));
+}
+
+async fn until_view(
+    view: &mut watch::Receiver<ClockView>,
+    what: &str,
+    f: impl Fn(&ClockView) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(60), view.wait_for(|v| f(v)))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: never shown"))
+        .expect("board alive");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_press_on_an_in_memory_board_is_timed_exactly_and_shown() {
+    let (stream, actions, mut view) = plug();
+    let handle = start_actor(stream, Box::new(|| Err(io::Error::other("no replug here"))));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    let mut events = handle.subscribe();
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    until_view(&mut view, "white running", |v| v.running == Running::Left).await;
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    actions.send(Action::Lever).expect("board alive");
+    let pressed = loop {
+        match events.recv().await.expect("events") {
+            ClockEvent::Pressed {
+                side,
+                move_ms,
+                white_ms,
+                ..
+            } => break (side, move_ms, white_ms),
+            _ => continue,
+        }
+    };
+    // The start push took the emulator's ack delay to show; the press is timed from the
+    // engine's start to the report's arrival, exactly, in paused time.
+    assert_eq!(pressed.0, Side::White);
+    let ack = EmuConfig::default().ack_delay_ms;
+    assert_eq!(pressed.1, 1_300 + ack, "{pressed:?}");
+    assert_eq!(pressed.2, 300_000 - 1_300 - ack);
+    until_view(&mut view, "black running", |v| v.running == Running::Right).await;
+    assert_eq!(
+        view.borrow().left_seconds,
+        299,
+        "white's time as the engine has it"
+    );
+
+    // The published state carries the engine: the bus computes the live snapshot from it,
+    // 2.5 s on, as the actor does (issue 11: no round trip per clock for `status`).
+    let published = handle.state();
+    let (live, as_of_us) = published
+        .live_at(published.as_of_us + 2_500_000)
+        .expect("drive mode publishes the engine");
+    assert_eq!(live.t_ms, published.snapshot.t_ms + 2_500);
+    assert_eq!(live.black_ms, published.snapshot.black_ms - 2_500);
+    assert_eq!(live.white_ms, published.snapshot.white_ms);
+    assert_eq!(as_of_us, published.as_of_us + 2_500_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unplugged_board_is_reopened_probed_and_resynced() {
+    let (stream, actions, _view) = plug();
+    // The next board to be found when the actor reopens the port.
+    let spare: Arc<Mutex<Option<DuplexStream>>> = Arc::new(Mutex::new(None));
+    let next = Arc::clone(&spare);
+    let open: Opener<DuplexStream> = Box::new(move || {
+        next.lock()
+            .expect("lock")
+            .take()
+            .ok_or_else(|| io::Error::other("not plugged in yet"))
+    });
+    let handle = start_actor(stream, open);
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Start(Side::White))
+        .await
+        .expect("start");
+    // Pull the cable: the board's end goes away, the actor reads EOF.
+    drop(actions);
+    until_state(&handle, "disconnected", |s| s == DeviceState::Disconnected).await;
+    assert_eq!(
+        handle.state().game_state,
+        chessclock_engine::Status::Running,
+        "the game goes on"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let (stream, _actions2, mut view2) = plug();
+    *spare.lock().expect("lock") = Some(stream);
+    until_state(&handle, "ready again", |s| s == DeviceState::Ready).await;
+    until_view(&mut view2, "the times resynced", |v| {
+        v.running == Running::Left
+    })
+    .await;
+    let live = handle.live().await.expect("live");
+    let white_ms = live.snapshot.white_ms;
+    let shown = u64::from(view2.borrow().left_seconds);
+    assert!(
+        shown == white_ms.div_ceil(1000) || shown == white_ms.div_ceil(1000) + 1,
+        "shows {shown} s, engine {white_ms} ms"
+    );
+    assert!(
+        white_ms < 295_000,
+        "white's time ran while unplugged: {white_ms}"
+    );
+}
+
+/// After a press the waiting side's display follows the engine's seconds (issue 11 item 1):
+/// sampled every 10 ms for 6 s, it differs only within one command round trip of the push.
+#[tokio::test(start_paused = true)]
+async fn after_a_press_the_display_steps_with_the_engines_seconds() {
+    for control in [
+        "G/5 inc/3",
+        "G/5 d/0",
+        "G/5 df/60:10:hybrid",
+        "G/5 br/2",
+        "HG/5",
+    ] {
+        let (stream, actions, view) = plug();
+        let handle = start_actor_with(
+            stream,
+            Box::new(|| Err(io::Error::other("no replug here"))),
+            control,
+        );
+        until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+        let mut events = handle.subscribe();
+        handle
+            .request(Request::Start(Side::White))
+            .await
+            .expect("start");
+        tokio::time::sleep(Duration::from_millis(1_337)).await;
+        actions.send(Action::Lever).expect("board alive");
+        let black_ms = loop {
+            match events.recv().await.expect("events") {
+                ClockEvent::Pressed { black_ms, .. } => break black_ms,
+                _ => continue,
+            }
+        };
+        let pressed = Instant::now();
+        let ack = EmuConfig::default().ack_delay_ms;
+        let (mut off, mut samples) = (0, 0);
+        // Samples between whole milliseconds of ticks, not on them (a tie is no lag).
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        for _ in 0..600 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            let since = u64::try_from(pressed.elapsed().as_millis()).unwrap_or(0);
+            if since < 2 * ack + 20 {
+                continue;
+            }
+            let want = black_ms.saturating_sub(since).div_ceil(1000);
+            samples += 1;
+            if u64::from(view.borrow().right_seconds) != want {
+                off += 1;
+            }
+        }
+        assert!(
+            off * 100 <= samples,
+            "{control}: the display was off the engine's second in {off} of {samples} samples"
+        );
+    }
+}
+
+/// The live PGN goes to the sink the actor was given: a renamed clock's old file is removed
+/// and its game handed over under the new name (here to a channel: no thread, no files).
+#[tokio::test(start_paused = true)]
+async fn a_renamed_clock_hands_its_live_pgn_to_its_sink_under_the_new_name() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sinks = Sinks {
+        live: LiveFiles::to(tx),
+        ..Sinks::default()
+    };
+    let state_dir = std::path::PathBuf::from("/nonexistent/state");
+    let options = DeviceOptions {
+        state_dir: Some(state_dir.clone()),
+        ..DeviceOptions::default()
+    };
+    let (stream, _actions, _view) = plug();
+    let no_replug = Box::new(|| Err(io::Error::other("no replug here")));
+    let handle = start_game(stream, no_replug, options, sinks, new_game("G/5 d/0"));
+    until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    handle
+        .request(Request::Rename("board two".into()))
+        .await
+        .expect("rename");
+    // Until the game is handed over under the new name (before it: its old file's).
+    let mut updates: Vec<Update> = Vec::new();
+    while updates.last().is_none_or(|u| u.file != "board two.pgn") {
+        match rx.try_recv() {
+            Ok(u) => updates.push(u),
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+    let live = state_dir.join("live");
+    let (new, before) = updates.split_last().expect("an update");
+    let (removed, earlier) = before.split_last().expect("the old file's removal");
+    assert_eq!(
+        removed,
+        &Update {
+            dir: live.clone(),
+            file: "t.pgn".into(),
+            text: None
+        }
+    );
+    assert!(
+        earlier
+            .iter()
+            .all(|u| u.file == "t.pgn" && u.text.is_some()),
+        "{earlier:?}"
+    );
+    assert_eq!(new.dir, live);
+    let text = new.text.as_deref().expect("the game's text");
+    assert!(text.starts_with("[Event "), "{text}");
+    assert_eq!(rx.try_recv().ok(), None, "nothing else handed over");
+}

@@ -1,0 +1,248 @@
+//! The live PGN files (`state_dir/live/<clock>.pgn` and `all.pgn`): one writer thread
+//! ([`LiveFiles`]) for every clock of a supervisor, handed to each clock, not a global.
+//!
+//! Actors hand over a clock's whole PGN after each change; the writer replaces that clock's
+//! file at once and `all.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
+//! (read from the directory once, on its first use, so clocks that have not changed since a
+//! restart are there too). Files are replaced atomically (a reader sees the old or the new
+//! file) but not fsynced: they are a feed for broadcast tools, and the journal, not they, is
+//! what survives a power loss. Under load many changes cost one `all.pgn` write, not one
+//! each, and never a read of the directory. It must not know games or clocks: texts in,
+//! files out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The file of every clock's game.
+pub(crate) const ALL: &str = "all.pgn";
+
+/// `all.pgn` is rewritten at most this often (it holds every clock's game: at 128 boards a
+/// rewrite per press would be most of the daemon's work); a clock's own file at once.
+pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
+
+/// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`
+/// (`None`: the file is removed, the clock was renamed).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Update {
+    pub(crate) dir: PathBuf,
+    pub(crate) file: String,
+    pub(crate) text: Option<String>,
+}
+
+/// The live-file writer of a supervisor's clocks: one thread for all of them, started on
+/// first use. Cloned to every clock; the thread ends when the last clone is gone.
+#[derive(Clone, Default)]
+pub(crate) struct LiveFiles(Arc<OnceLock<Option<Sender<Update>>>>);
+
+impl std::fmt::Debug for LiveFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LiveFiles")
+    }
+}
+
+impl LiveFiles {
+    /// A sink whose updates go to `tx` instead of a writer thread (a test reads them).
+    #[cfg(test)]
+    pub(crate) fn to(tx: Sender<Update>) -> LiveFiles {
+        LiveFiles(Arc::new(OnceLock::from(Some(tx))))
+    }
+
+    fn sender(&self) -> Option<&Sender<Update>> {
+        self.0
+            .get_or_init(|| {
+                let (tx, rx) = channel();
+                std::thread::Builder::new()
+                    .name("chessclock-live".into())
+                    .spawn(move || run(&rx))
+                    .map_err(|e| tracing::error!("cannot start the live PGN writer: {e}"))
+                    .ok()
+                    .map(|_| tx)
+            })
+            .as_ref()
+    }
+
+    /// Hand over the live PGN of the clock whose file in `dir` is `file`; written soon after.
+    pub(crate) fn update(&self, dir: PathBuf, file: String, text: String) {
+        if let Some(tx) = self.sender() {
+            let _ = tx.send(Update {
+                dir,
+                file,
+                text: Some(text),
+            });
+        }
+    }
+
+    /// Remove the live PGN `file` in `dir` (its clock is called otherwise now).
+    pub(crate) fn remove(&self, dir: PathBuf, file: String) {
+        if let Some(tx) = self.sender() {
+            let _ = tx.send(Update {
+                dir,
+                file,
+                text: None,
+            });
+        }
+    }
+}
+
+/// The texts of one live directory.
+#[derive(Default)]
+struct Dir {
+    games: BTreeMap<String, String>,
+}
+
+fn run(rx: &Receiver<Update>) {
+    let mut dirs: BTreeMap<PathBuf, Dir> = BTreeMap::new();
+    let mut touched = BTreeSet::new();
+    // When all.pgn may next be written.
+    let mut next_all = Instant::now();
+    loop {
+        // Wait for a change; with all.pgn behind, only until it is due.
+        let got = if touched.is_empty() {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            rx.recv_timeout(next_all.saturating_duration_since(Instant::now()))
+        };
+        match got {
+            Ok(u) => {
+                let dir = dirs
+                    .entry(u.dir.clone())
+                    .or_insert_with(|| Dir::load(&u.dir));
+                let path = u.dir.join(&u.file);
+                if let Some(text) = u.text {
+                    if let Err(e) = replace(&path, text.as_bytes()) {
+                        tracing::warn!("cannot write the live PGN {}: {e}", path.display());
+                    }
+                    dir.games.insert(u.file, text);
+                } else {
+                    match std::fs::remove_file(&path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => {
+                            tracing::warn!("cannot remove the live PGN {}: {e}", path.display())
+                        }
+                    }
+                    dir.games.remove(&u.file);
+                }
+                touched.insert(u.dir);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if touched.is_empty() || Instant::now() < next_all {
+            continue;
+        }
+        next_all = Instant::now() + ALL_EVERY;
+        for path in std::mem::take(&mut touched) {
+            if let Some(dir) = dirs.get(&path)
+                && let Err(e) = replace(&path.join(ALL), dir.all().as_bytes())
+            {
+                tracing::warn!(
+                    "cannot write the live PGN {}: {e}",
+                    path.join(ALL).display()
+                );
+            }
+        }
+    }
+}
+
+impl Dir {
+    /// The games already in `dir` (from before a restart), by file name.
+    fn load(dir: &Path) -> Dir {
+        let mut games = BTreeMap::new();
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".pgn")
+                    && name != ALL
+                    && let Ok(text) = std::fs::read_to_string(e.path())
+                {
+                    games.insert(name, text);
+                }
+            }
+        }
+        Dir { games }
+    }
+
+    /// Every game, by file name, one blank line apart.
+    fn all(&self) -> String {
+        let mut all = String::new();
+        for text in self.games.values() {
+            all.push_str(text.trim_end());
+            all.push_str("\n\n");
+        }
+        all
+    }
+}
+
+/// Replace `dest` atomically (a temporary file renamed over it), without fsync.
+fn replace(dest: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = dest.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = crate::store::atomic::temp_path(dest);
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    drop(f);
+    std::fs::rename(&tmp, dest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cc-live-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// Wait (at most 10 s) until `path` holds `want`.
+    fn wait_for(path: &Path, want: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if std::fs::read_to_string(path).is_ok_and(|t| t == want) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} never held {want:?}: {:?}",
+                path.display(),
+                std::fs::read_to_string(path)
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn every_clock_s_latest_game_is_in_all_pgn_with_those_from_before() {
+        let dir = scratch("all");
+        let live = LiveFiles::default();
+        std::fs::create_dir_all(&dir).expect("dir");
+        // A clock that has not changed since a restart.
+        std::fs::write(dir.join("b.pgn"), "[Event \"b\"]\n\n*\n").expect("old file");
+        live.update(dir.clone(), "a.pgn".into(), "[Event \"a1\"]\n\n*\n".into());
+        live.update(dir.clone(), "c.pgn".into(), "[Event \"c\"]\n\n*\n".into());
+        live.update(
+            dir.clone(),
+            "a.pgn".into(),
+            "[Event \"a2\"]\n\n1. e4 *\n".into(),
+        );
+        wait_for(
+            &dir.join(ALL),
+            "[Event \"a2\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n*\n\n[Event \"c\"]\n\n*\n\n",
+        );
+        wait_for(&dir.join("a.pgn"), "[Event \"a2\"]\n\n1. e4 *\n");
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".pgn"))
+            .collect();
+        assert!(left.is_empty(), "no temporary file left: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

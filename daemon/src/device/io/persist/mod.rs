@@ -1,0 +1,345 @@
+//! "Nothing lost": a clock's game as journal records, written by the journal writer, and
+//! rebuilt after a crash or power loss.
+//!
+//! Every accepted engine input (lever presses, operator and arbiter actions) is appended,
+//! fsynced, before the request that caused it is answered. A new game compacts the journal
+//! into a snapshot holding its start, and the start is also the journal's first record, so a
+//! lost snapshot loses nothing. On start the game is replayed with the original engine times
+//! ([`restore`]), and the time between the last record and now is charged to the side that
+//! was running, as the hardware clock kept running. Owns the record format and the handle
+//! the actor uses; [`writer`] owns the thread that writes every clock's journal; the store
+//! owns the files. Promises and their tests: `docs/reliability.md`.
+
+#[cfg(test)]
+mod durability_tests;
+mod restore;
+mod stamp;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc as std_mpsc;
+
+use chessclock_game::Rendered;
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::device::session::command::{DeviceError, Reply};
+use crate::engine::Input;
+use crate::engine::params::TimeControl;
+use writer::Job;
+pub(crate) use writer::Journals;
+
+use crate::device::session::note::Note;
+pub(crate) use restore::Restored;
+pub(crate) use stamp::wall_ms;
+
+/// How a game starts: its control and when (engine and wall time).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct GameStart {
+    pub control: TimeControl,
+    pub t_ms: u64,
+    pub wall_ms: u64,
+}
+
+/// One journal record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum GameRecord {
+    /// An input the engine accepted, at engine time `t_ms`.
+    Input {
+        t_ms: u64,
+        wall_ms: u64,
+        input: Input,
+    },
+    /// Something that happened but is derived or external (connect, disconnect, flag):
+    /// kept for the record, not replayed.
+    Note {
+        t_ms: u64,
+        wall_ms: u64,
+        what: String,
+    },
+    /// A new game started (the journal's first record after a compaction).
+    Start(Box<GameStart>),
+}
+
+impl GameRecord {
+    /// Engine and wall time of the record.
+    pub(crate) fn times(&self) -> (u64, u64) {
+        match self {
+            GameRecord::Input { t_ms, wall_ms, .. } | GameRecord::Note { t_ms, wall_ms, .. } => {
+                (*t_ms, *wall_ms)
+            }
+            GameRecord::Start(s) => (s.t_ms, s.wall_ms),
+        }
+    }
+}
+
+/// A record as it is journaled: stamped with the boot clock, so the gap across a restart is
+/// measured on a clock that never steps. Journals written before the stamp read as `None`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    #[serde(flatten)]
+    pub rec: GameRecord,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<stamp::Boot>,
+}
+
+impl Entry {
+    fn now(rec: GameRecord) -> Entry {
+        Entry {
+            rec,
+            boot: stamp::boot_now(),
+        }
+    }
+}
+
+/// The snapshot file: the game's start and every record since (written whole after a write
+/// failure), or, from older versions, only the start.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum SnapshotFile {
+    Game { start: Entry, records: Vec<Entry> },
+    Legacy(Box<GameStart>),
+}
+
+/// A clock's journal, written by the journal writer thread.
+#[derive(Debug)]
+pub(crate) struct Persist {
+    tx: std_mpsc::Sender<Job>,
+    id: u64,
+    path: PathBuf,
+    damage: Vec<String>,
+}
+
+/// A file-name-safe store name for a port.
+pub(crate) fn store_name(port: &Path) -> String {
+    let raw = port.display().to_string();
+    let cleaned: String = raw
+        .trim_start_matches('/')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("clock-{cleaned}")
+}
+
+/// A file-name-safe store name for a virtual clock named `name`, one to one: letters, digits,
+/// `-` and `.` stay; every other byte (an `_` too) is written `_xx` in hex, so two names never
+/// share a journal.
+#[cfg(any(test, feature = "virtual-board"))]
+pub(crate) fn virtual_store_name(name: &str) -> String {
+    let mut out = String::from("virtual-");
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'.' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("_{b:02x}"));
+        }
+    }
+    out
+}
+
+impl Persist {
+    /// Open the journal `name` in `dir` on the writer `journals`; returns the handle and the restored game, if any.
+    /// `fallback` (the clock's configured control, now) is used only for a journal that no
+    /// longer says how its game started. Problems of the restore are logged here and kept in
+    /// [`Restored::problems`].
+    pub(crate) fn open(
+        journals: &Journals,
+        dir: &Path,
+        name: &str,
+        fallback: GameStart,
+    ) -> Result<(Persist, Option<Restored>), crate::store::StoreError> {
+        let tx = journals.sender()?;
+        let (reply, answer) = std_mpsc::channel();
+        let gone = || {
+            crate::store::StoreError::io(
+                "reach the writer of",
+                dir,
+                std::io::Error::other("the journal writer thread stopped"),
+            )
+        };
+        tx.send(Job::Open {
+            dir: dir.to_path_buf(),
+            name: name.to_owned(),
+            fallback: Box::new(fallback),
+            reply,
+        })
+        .map_err(|_| gone())?;
+        let (id, path, restored, damage) = answer.recv().map_err(|_| gone())??;
+        if let Some(r) = &restored {
+            for problem in &r.problems {
+                tracing::warn!("journal {}: {problem}", path.display());
+            }
+        }
+        Ok((
+            Persist {
+                tx,
+                id,
+                path,
+                damage,
+            },
+            restored,
+        ))
+    }
+
+    /// The damage found in the files on opening them (a damaged snapshot set aside, a cut
+    /// tail, a journal that could not be resumed), in words; logged already.
+    pub(crate) fn damage(&self) -> &[String] {
+        &self.damage
+    }
+
+    fn send(&self, job: Job) {
+        if self.tx.send(job).is_err() {
+            tracing::error!("the journal writer is gone ({})", self.path.display());
+        }
+    }
+
+    /// Append a record (durable once the writer has fsynced it).
+    pub(crate) fn append(&self, rec: GameRecord) {
+        self.send(Job::Append {
+            id: self.id,
+            entry: Entry::now(rec),
+        });
+    }
+
+    /// Write a game's record (PGN and JSON event log) into the `games` directory.
+    pub(crate) fn write_record(&self, record: Rendered) {
+        self.send(Job::Record {
+            id: self.id,
+            record: Box::new(record),
+        });
+    }
+
+    /// Start a new game: the journal is compacted to just its start.
+    pub(crate) fn new_game(&self, start: GameStart) {
+        self.send(Job::NewGame {
+            id: self.id,
+            start: Box::new(Entry::now(GameRecord::Start(Box::new(start)))),
+        });
+    }
+
+    /// Send `answer` on `reply` once everything queued before it is on disk.
+    pub(crate) fn reply_when_durable(
+        &self,
+        reply: oneshot::Sender<Result<Reply, DeviceError>>,
+        answer: Result<Reply, DeviceError>,
+    ) {
+        if let Err(std_mpsc::SendError(Job::Done { reply, answer, .. })) = self.tx.send(Job::Done {
+            id: self.id,
+            reply,
+            answer,
+        }) {
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+impl Drop for Persist {
+    /// The writer syncs and closes the journal (and releases its lock) before it handles
+    /// anything sent after this, such as the same board's next open.
+    fn drop(&mut self) {
+        let _ = self.tx.send(Job::Close { id: self.id });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::notation;
+    use crate::engine::{AdjustOp, GameResult, Side};
+    use crate::store;
+
+    #[test]
+    fn journal_records_round_trip_through_json() {
+        let control = notation::parse("G/3 inc/2").expect("notation").control;
+        for input in [
+            Input::Press { side: Side::Black },
+            Input::Adjust {
+                side: Side::White,
+                field: chessclock_engine::AdjustField::MainMs,
+                op: AdjustOp::Add,
+                ms: -1500,
+            },
+            Input::BoardResult {
+                result: GameResult::Draw,
+            },
+            Input::Reconfigure {
+                control: Box::new(control),
+            },
+        ] {
+            let rec = GameRecord::Input {
+                t_ms: 42,
+                wall_ms: 7,
+                input,
+            };
+            let json = store::to_json(&rec).expect("serialise");
+            let back: GameRecord = store::from_json(&json).expect("deserialise");
+            assert_eq!(back, rec, "{json}");
+        }
+    }
+
+    #[test]
+    fn records_are_stamped_and_older_unstamped_lines_still_read() {
+        let entry = Entry::now(GameRecord::Note {
+            t_ms: 5,
+            wall_ms: 6,
+            what: "connected".into(),
+        });
+        let json = store::to_json(&entry).expect("serialise");
+        assert!(
+            json.contains("\"kind\":\"note\"") && json.contains("\"boot\""),
+            "{json}"
+        );
+        assert_eq!(store::from_json::<Entry>(&json).expect("back"), entry);
+        let old = r#"{"kind":"note","t_ms":5,"wall_ms":6,"what":"connected"}"#;
+        let back: Entry = store::from_json(old).expect("a line from before the stamp");
+        assert_eq!((back.rec, back.boot), (entry.rec, None));
+    }
+
+    #[test]
+    fn snapshots_of_older_versions_read_as_the_start_only() {
+        let control = notation::parse("G/3 inc/2").expect("notation").control;
+        let start = GameStart {
+            control,
+            t_ms: 1,
+            wall_ms: 2,
+        };
+        let old = store::to_json(&start).expect("serialise");
+        let Ok(SnapshotFile::Legacy(back)) = store::from_json::<SnapshotFile>(&old) else {
+            panic!("an old snapshot must read as the start: {old}");
+        };
+        assert_eq!(*back, start);
+        let new = SnapshotFile::Game {
+            start: Entry::now(GameRecord::Start(Box::new(start))),
+            records: Vec::new(),
+        };
+        let json = store::to_json(&new).expect("serialise");
+        assert!(matches!(
+            store::from_json::<SnapshotFile>(&json),
+            Ok(SnapshotFile::Game { .. })
+        ));
+    }
+
+    #[test]
+    fn virtual_store_names_are_file_safe_and_distinct() {
+        assert_eq!(virtual_store_name("Board 1"), "virtual-Board_201");
+        assert_eq!(virtual_store_name("a_b"), "virtual-a_5fb");
+        assert_ne!(virtual_store_name("a b"), virtual_store_name("a_b"));
+        assert_eq!(virtual_store_name("../x"), "virtual-.._2fx");
+        assert_eq!(virtual_store_name("é"), "virtual-_c3_a9");
+    }
+
+    #[test]
+    fn store_names_are_file_safe() {
+        assert_eq!(
+            store_name(Path::new("/dev/serial/by-path/pci-0:1.2")),
+            "clock-dev_serial_by-path_pci-0_1.2"
+        );
+    }
+}

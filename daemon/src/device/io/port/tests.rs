@@ -1,0 +1,116 @@
+//! Opening ports against real ptys: a port another program holds is reported busy, never
+//! missing, and our failed open (or probe) leaves its exclusivity to its owner.
+
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rustix::fs::{Mode, OFlags};
+use serialport::{SerialPort as _, TTYPort};
+
+use super::open_tty;
+
+/// A pty pair and the slave's path; keep both ends alive for the test.
+fn pty() -> (TTYPort, TTYPort, PathBuf) {
+    let (master, slave) = TTYPort::pair().expect("pty pair");
+    let path = PathBuf::from(slave.name().expect("pty name"));
+    (master, slave, path)
+}
+
+/// A serialport program holding `path` the way serialport does: `TIOCEXCL` and an exclusive
+/// `flock`.
+fn other_owner(path: &Path) -> Box<dyn serialport::SerialPort> {
+    serialport::new(path.to_string_lossy(), 9600)
+        .open()
+        .expect("the other program opens the port")
+}
+
+/// Whether an unprivileged process can open `path` now (`TIOCEXCL` refuses it with `EBUSY`).
+/// Root opens a tty whatever `TIOCEXCL` says, so as root the open is made by a shell running
+/// as nobody.
+fn unprivileged_open(path: &Path) -> Result<(), String> {
+    if rustix::process::geteuid().is_root() {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("exec 3<>\"$0\"")
+            .arg(path)
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .expect("run sh as nobody");
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    } else {
+        rustix::fs::open(
+            path,
+            OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK,
+            Mode::empty(),
+        )
+        .map(drop)
+        .map_err(|e| e.to_string())
+    }
+}
+
+fn assert_held(path: &Path, when: &str) {
+    let refused = unprivileged_open(path).expect_err(when);
+    assert!(refused.to_lowercase().contains("busy"), "{when}: {refused}");
+}
+
+#[tokio::test]
+async fn a_port_held_by_another_program_is_busy_and_stays_theirs() {
+    let (_master, _slave, path) = pty();
+    let other = other_owner(&path);
+    assert_held(&path, "the other program holds the port exclusively");
+
+    let err = open_tty(&path).expect_err("a held port does not open");
+    assert_eq!(err.kind(), io::ErrorKind::ResourceBusy, "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("busy") && msg.contains(&*path.to_string_lossy()),
+        "{msg}"
+    );
+    assert!(!msg.contains("does not exist"), "{msg}");
+
+    assert_held(
+        &path,
+        "our failed open left the other program's TIOCEXCL alone",
+    );
+    drop(other);
+    unprivileged_open(&path).expect("free again once the other program closed it");
+}
+
+#[tokio::test]
+async fn a_probe_of_a_held_port_fails_busy_and_leaves_it_held() {
+    let (_master, _slave, path) = pty();
+    let _other = other_owner(&path);
+    let err = crate::device::io::scan::probe(&path, std::time::Duration::from_millis(100))
+        .await
+        .expect_err("a held port is not probed");
+    assert_eq!(err.kind(), io::ErrorKind::ResourceBusy, "{err}");
+    assert_held(&path, "the probe left the other program's TIOCEXCL alone");
+}
+
+#[tokio::test]
+async fn a_free_port_opens_exclusively_and_is_free_after_close() {
+    let (_master, _slave, path) = pty();
+    let ours = open_tty(&path).expect("a free pty opens");
+    assert_held(&path, "our open holds the port");
+    let again = open_tty(&path).expect_err("a second open of ours is refused");
+    assert_eq!(again.kind(), io::ErrorKind::ResourceBusy, "{again}");
+    assert_held(&path, "the refused second open left our hold alone");
+    drop(ours);
+    unprivileged_open(&path).expect("free once we closed it");
+}
+
+#[test]
+fn a_missing_port_does_not_exist() {
+    let err = open_tty(Path::new("/dev/chessclockd-no-such-tty")).expect_err("missing");
+    assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    assert!(err.to_string().contains("does not exist"), "{err}");
+}

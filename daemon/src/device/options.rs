@@ -1,0 +1,113 @@
+//! The settings a device is started with ([`DeviceOptions`], [`PortSpec`]) and why a start
+//! fails ([`SpawnError`]), as the configuration and the supervisor give them.
+//!
+//! Data and their checks only; it must not import the IO layer.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::device::link::display::BoardSide;
+use crate::device::session::command::LiveSettings;
+use crate::device::session::observe;
+use crate::device::session::{DrawRules, MoveSource};
+
+/// Where a device actor gets its bytes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortSpec {
+    /// A tty path.
+    Tty(PathBuf),
+    /// A built-in emulated board with a DGT 3000, served in memory (`tokio::io::duplex`); its
+    /// port is shown as `virtual:NAME`.
+    Virtual,
+}
+
+/// Settings of one device actor.
+#[derive(Debug, Clone)]
+pub struct DeviceOptions {
+    /// Time-control notation for new games.
+    pub time_control: String,
+    /// Which half of the display is White.
+    pub white_side: BoardSide,
+    /// Subtracted from the arrival time of a lever report.
+    pub transport_latency: Duration,
+    /// How long to wait for a clock ack.
+    pub command_timeout: Duration,
+    /// How often to resend an unacknowledged clock command.
+    pub command_retries: u32,
+    /// The clock's play/pause button pauses and resumes the game.
+    pub pause_button: bool,
+    /// Wait this long before reopening a vanished port.
+    pub reopen_interval: Duration,
+    /// Where games are journaled; `None` keeps them in memory only. A tty's game is
+    /// journaled under its port, an emulated board's under its name.
+    pub state_dir: Option<PathBuf>,
+    /// Game information (PGN tags) the clock's games start with.
+    pub game_info: Vec<(String, String)>,
+    /// What counts the moves of a multi-period control.
+    pub move_source: MoveSource,
+    /// Drive the clock, or observe it running its own mode.
+    pub mode: observe::Mode,
+    /// Which draw rules the board judges (`None`: by the time control, see [`DrawRules`]).
+    pub draw_rules: Option<DrawRules>,
+    /// A tty that does not exist (yet) starts the actor `disconnected` (its journaled game
+    /// resumed), and is opened when it appears; otherwise a missing tty fails the spawn.
+    pub wait_for_port: bool,
+}
+
+/// Check game information tags as `SetGameInfo` would (for the configuration's check).
+pub fn check_game_info(tags: &[(String, String)]) -> Result<(), String> {
+    chessclock_game::pgn::GameInfo::new()
+        .set_all(tags)
+        .map_err(|e| e.to_string())
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions {
+            time_control: "G/5 d/0".into(),
+            white_side: BoardSide::Left,
+            transport_latency: Duration::ZERO,
+            command_timeout: Duration::from_millis(2500),
+            command_retries: 2,
+            pause_button: true,
+            reopen_interval: Duration::from_secs(2),
+            state_dir: None,
+            game_info: Vec::new(),
+            move_source: MoveSource::Board,
+            mode: observe::Mode::Drive,
+            draw_rules: None,
+            wait_for_port: false,
+        }
+    }
+}
+
+impl DeviceOptions {
+    /// The part of these options a configuration reload may change on a running clock.
+    pub fn live(&self) -> LiveSettings {
+        LiveSettings {
+            transport_latency: self.transport_latency,
+            command_timeout: self.command_timeout,
+            command_retries: self.command_retries,
+            pause_button: self.pause_button,
+        }
+    }
+}
+
+/// Why a device could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The port could not be opened.
+    #[error("{0}")]
+    Port(#[from] std::io::Error),
+    /// The time control is invalid.
+    #[error(
+        "time control {}: {message}",
+        chessclock_engine::words::quote(notation)
+    )]
+    TimeControl {
+        /// The notation given.
+        notation: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}

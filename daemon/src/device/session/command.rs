@@ -1,0 +1,292 @@
+//! What goes in and out of a device, as types: the operators' [`Request`]s, their
+//! [`Reply`]s and [`DeviceError`]s, the published [`ClockState`] and the [`ClockEvent`]
+//! stream (typed: words only on the bus), the [`LiveSettings`] a reload changes.
+//!
+//! Data only: the session gives each request its meaning (`Session::handle_request`) and
+//! the IO layer carries them (the [`DeviceHandle`](crate::device::client::DeviceHandle) to
+//! the actor). Requests carry parsed values: text (a time control's notation) is parsed
+//! where it comes in. It must not hold channels, rules or IO.
+
+use serde::Serialize;
+
+use chessclock_engine::params::TimeControl;
+use chessclock_engine::{
+    AdjustField, AdjustOp, BoardClaim, ClaimKind, FlagReason, GameResult, InputError, ResultReason,
+    Ruling, Side, Snapshot, Status, StatusCause,
+};
+
+use crate::device::link::display::BoardSide;
+use crate::device::link::state::DeviceState;
+
+/// Everything the bus shows about one clock. Published by the actor on every change of
+/// state (not on every tick: `snapshot` holds for the monotonic instant `as_of_us`, and
+/// clients extrapolate the running side).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockState {
+    /// Index in the object path.
+    pub index: u32,
+    /// Operator-given name.
+    pub name: String,
+    /// tty path (or `virtual:<name>` style path for an emulated board).
+    pub port: String,
+    /// `DGT 3000`, `DGT XL`, or empty while unknown.
+    pub model: String,
+    /// Clock firmware `major.minor`, or empty.
+    pub firmware: String,
+    /// Board serial number, or empty.
+    pub board_serial: String,
+    /// Whether the port is open.
+    pub connected: bool,
+    /// Board/clock state.
+    pub device_state: DeviceState,
+    /// Engine status.
+    pub game_state: Status,
+    /// Canonical notation of the time control.
+    pub time_control: String,
+    /// Which half of the display is White.
+    pub white_side: BoardSide,
+    /// The engine snapshot (spec §1.1) at `as_of_us`.
+    pub snapshot: Snapshot,
+    /// CLOCK_MONOTONIC microseconds the snapshot holds for.
+    pub as_of_us: u64,
+    /// The game on the board's pieces.
+    pub board: BoardView,
+    /// Who runs the time: chessclockd (`drive`) or the clock (`observe`).
+    pub mode: super::observe::Mode,
+    /// What the operator should know about this game that did not happen in play, in words:
+    /// problems found when it was resumed, another board on its port. Cleared by a new game.
+    pub notices: Vec<String>,
+    /// The engine as of this state, for the live snapshot without asking the actor.
+    #[serde(skip)]
+    pub engine: EngineAt,
+}
+
+/// The engine behind a published state (drive mode; `None` in observe mode, whose times are
+/// the clock's reports). Derived data: it always compares equal, the snapshot says what
+/// changed.
+#[derive(Debug, Clone, Default)]
+pub struct EngineAt(pub Option<std::sync::Arc<chessclock_engine::Engine>>);
+
+impl PartialEq for EngineAt {
+    fn eq(&self, _: &EngineAt) -> bool {
+        true
+    }
+}
+
+impl ClockState {
+    /// The snapshot at `now_us` (CLOCK_MONOTONIC µs) computed from the published engine, as
+    /// the actor would compute it then, with the instant it holds for; `None` without an
+    /// engine (observe mode). The engine's own timeouts (a flag) are the actor's: until it
+    /// publishes them, a side shows 0:00 still running.
+    pub fn live_at(&self, now_us: u64) -> Option<(Snapshot, u64)> {
+        let engine = self.engine.0.as_ref()?;
+        let elapsed_ms = now_us.saturating_sub(self.as_of_us) / 1000;
+        let t = chessclock_engine::Time::from_ms(self.snapshot.t_ms.saturating_add(elapsed_ms));
+        Some((
+            engine.snapshot(t),
+            self.as_of_us.saturating_add(elapsed_ms * 1000),
+        ))
+    }
+}
+
+/// The game on the board's pieces, as the bus shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct BoardView {
+    /// The position with the side to move (FEN); the start position before any board.
+    pub fen: String,
+    /// The moves so far, SAN.
+    pub moves: Vec<String>,
+    /// Game information (PGN tags such as White, Black, Event, Round), in order of setting.
+    pub game_info: Vec<(String, String)>,
+    /// What is wrong with the board now (a position no legal move explains), or empty.
+    pub problem: String,
+    /// The draws the player to move may claim now (FIDE 9.2, 9.3), judged from the board's
+    /// history; empty unless the game is running or paused under FIDE's draw rules.
+    pub draw_claimable: Vec<BoardClaim>,
+}
+
+/// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ClockEvent {
+    /// A move was made on the board (or replaced the last one).
+    Move {
+        /// Half-move number, 1 = White's first.
+        ply: u32,
+        /// SAN.
+        san: String,
+        /// UCI.
+        uci: String,
+        /// The position after it.
+        fen: String,
+        /// The mover's clock, ms.
+        mover_ms: u64,
+    },
+    /// Game state transition.
+    StateChanged {
+        /// Previous state.
+        old: Status,
+        /// New state.
+        new: Status,
+        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ... on the bus).
+        reason: StatusCause,
+    },
+    /// A valid press ended a turn.
+    Pressed {
+        /// Who pressed.
+        side: Side,
+        /// The presser's completed move number.
+        move_number: u32,
+        /// Time the move took.
+        move_ms: u64,
+        /// White's displayed time after the press.
+        white_ms: u64,
+        /// Black's displayed time after the press.
+        black_ms: u64,
+    },
+    /// A time event (flag).
+    Flag {
+        /// Whose flag fell.
+        side: Side,
+        /// Why (spec §1.1 reason code when serialised).
+        reason: FlagReason,
+    },
+    /// The game has a result (possibly provisional).
+    Result {
+        /// `1-0`, `0-1`, `1/2-1/2` when serialised.
+        result: GameResult,
+        /// Why (spec §1.1 reason code when serialised).
+        reason: ResultReason,
+    },
+}
+
+/// The settings a configuration reload changes on a running clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveSettings {
+    /// Subtracted from the arrival time of a lever report.
+    pub transport_latency: std::time::Duration,
+    /// How long to wait for a clock ack.
+    pub command_timeout: std::time::Duration,
+    /// How often to resend an unacknowledged clock command.
+    pub command_retries: u32,
+    /// The clock's play/pause button pauses and resumes the game.
+    pub pause_button: bool,
+}
+
+/// An operator or script request to a device actor.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Set the time control (parsed from its notation where the text came in); mid-game it
+    /// keeps times and counters.
+    SetTimeControl(Box<TimeControl>),
+    /// Set the time control for a game that has not started; refused (`NotAllowed`, and
+    /// nothing changes) once it has, checked in the same step as the change.
+    SetControlBeforeStart(Box<TimeControl>),
+    /// Start the game with `side` to move.
+    Start(Side),
+    /// Pause the running clock.
+    Pause,
+    /// Resume after a pause.
+    Resume,
+    /// Press for `side` (as if its lever was pressed).
+    Press(Side),
+    /// Arbiter adjustment.
+    Adjust {
+        /// Side adjusted.
+        side: Side,
+        /// Detail field.
+        field: AdjustField,
+        /// Set or add.
+        op: AdjustOp,
+        /// Amount.
+        ms: i64,
+    },
+    /// Arbiter move-counter correction.
+    SetMoves {
+        /// Side corrected.
+        side: Side,
+        /// New counter value.
+        moves: u32,
+    },
+    /// A player's claim: the double-flag draw, a draw from the board's history (judged at
+    /// once) or USCF 14H (the clock pauses for the director).
+    Claim {
+        /// The claimant.
+        side: Side,
+        /// What is claimed.
+        kind: ClaimKind,
+    },
+    /// The director's ruling on a pending USCF 14H claim.
+    Rule(Ruling),
+    /// Result on the board.
+    SetResult(GameResult),
+    /// Discard the current game (explicit operator command) and set up a fresh one.
+    NewGame,
+    /// Show text on the clock for `ms` milliseconds.
+    ShowText {
+        /// Text (ASCII; cut to the display width).
+        text: String,
+        /// How long.
+        ms: u32,
+    },
+    /// Beep for `ms` milliseconds.
+    Beep(u32),
+    /// Which display half is White.
+    SetWhiteSide(BoardSide),
+    /// New operational settings from a configuration reload (latency, clock command timeout
+    /// and retries, pause button). The game and the time control are not touched.
+    Settings(LiveSettings),
+    /// Set game information tags (an empty value removes a tag).
+    SetGameInfo(Vec<(String, String)>),
+    /// Drive the clock, or observe it running its own mode.
+    SetMode(super::observe::Mode),
+    /// Give the clock another name (its journal stays where it is: a tty's by its port).
+    Rename(String),
+    /// Tell the operator something about this clock (added to its `notices`).
+    Notice(String),
+    /// The game so far as PGN.
+    Pgn,
+    /// Report the live state (the snapshot computed now).
+    Live,
+    /// Stop the actor (detach).
+    Shutdown,
+}
+
+impl Request {
+    /// A read that changes nothing: answered at once, not after the journal's next fsync
+    /// (there is nothing of it to make durable). `status` of every clock reads `Live` of each.
+    pub fn is_read_only(&self) -> bool {
+        matches!(self, Request::Live | Request::Pgn)
+    }
+}
+
+/// A successful answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Done.
+    Done,
+    /// The live state, for [`Request::Live`].
+    State(Box<ClockState>),
+    /// The PGN, for [`Request::Pgn`].
+    Pgn(String),
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// The request's arguments are wrong.
+    #[error("{0}")]
+    Invalid(String),
+    /// Not allowed in the current state.
+    #[error("{0}")]
+    NotAllowed(String),
+    /// The engine refused the input (typed: the bus maps each kind to its error name).
+    #[error(transparent)]
+    Refused(#[from] InputError),
+    /// The clock hardware failed the request.
+    #[error("{0}")]
+    Device(String),
+    /// The actor has stopped.
+    #[error("the clock was detached; list the clocks again with `chessclockctl list`")]
+    Gone,
+}

@@ -1,0 +1,114 @@
+//! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
+//! board's serial number, which half is White's, a flag, a rename), and their text.
+//!
+//! Owns the one spelling of each note: the session says a [`Note`], the journal and the
+//! game's record keep its text, and a restore reads back the notes the game depends on
+//! ([`Note::read`]). The text must stay as it is: journals written before are read with it.
+//! Pure data of the session layer: the journal (`io::persist`) writes and reads it, this
+//! module must not import it.
+
+use std::fmt;
+
+use crate::device::link::display::BoardSide;
+use crate::device::session::observe::Mode;
+use crate::engine::{FlagReason, Side};
+
+const WHITE_SIDE: &str = "white_side ";
+const BOARD_SERIAL: &str = "board_serial ";
+
+/// Something the journal keeps that is not replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Note {
+    /// White plays on this half of the clock (`white_side left`).
+    WhiteSide(BoardSide),
+    /// The game is played on the board with this serial number (`board_serial 12345`).
+    BoardSerial(String),
+    /// The port is open again (`reconnected`).
+    Reconnected,
+    /// The port is gone, and why (`disconnected: end of file`).
+    Disconnected(String),
+    /// The clock is driven or observed from now on (`mode observe`).
+    Mode(Mode),
+    /// The clock was renamed (`renamed "a" to "b"`).
+    Renamed { old: String, new: String },
+    /// An observed clock's game was ended by an operator (`new game (observe mode)`).
+    NewObservedGame,
+    /// A flag fell (`flag white time`).
+    Flag { side: Side, reason: FlagReason },
+}
+
+impl Note {
+    /// The note a game depends on, from its journal text: which half is White's and which
+    /// board it is played on; `None` for the others (and for text this version does not
+    /// know).
+    pub(crate) fn read(what: &str) -> Option<Note> {
+        if let Some(side) = what.strip_prefix(WHITE_SIDE) {
+            return side.parse().ok().map(Note::WhiteSide);
+        }
+        what.strip_prefix(BOARD_SERIAL)
+            .map(|serial| Note::BoardSerial(serial.to_owned()))
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::WhiteSide(side) => write!(f, "{WHITE_SIDE}{}", side.as_str()),
+            Note::BoardSerial(serial) => write!(f, "{BOARD_SERIAL}{serial}"),
+            Note::Reconnected => f.write_str("reconnected"),
+            Note::Disconnected(why) => write!(f, "disconnected: {why}"),
+            Note::Mode(mode) => write!(f, "mode {}", mode.as_str()),
+            Note::Renamed { old, new } => write!(f, "renamed {old:?} to {new:?}"),
+            Note::NewObservedGame => f.write_str("new game (observe mode)"),
+            Note::Flag { side, reason } => write!(f, "flag {} {reason}", side.as_str()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text of every note is the one journals have been written with.
+    #[test]
+    fn notes_are_written_as_before_and_the_game_s_notes_read_back() {
+        let cases = [
+            (Note::WhiteSide(BoardSide::Right), "white_side right"),
+            (Note::BoardSerial("24680".into()), "board_serial 24680"),
+            (Note::Reconnected, "reconnected"),
+            (
+                Note::Disconnected("end of file".into()),
+                "disconnected: end of file",
+            ),
+            (Note::Mode(Mode::Observe), "mode observe"),
+            (
+                Note::Renamed {
+                    old: "a".into(),
+                    new: "b c".into(),
+                },
+                "renamed \"a\" to \"b c\"",
+            ),
+            (Note::NewObservedGame, "new game (observe mode)"),
+            (
+                Note::Flag {
+                    side: Side::White,
+                    reason: FlagReason::Time,
+                },
+                "flag white time",
+            ),
+        ];
+        for (note, text) in cases {
+            assert_eq!(note.to_string(), text);
+        }
+        assert_eq!(
+            Note::read("white_side right"),
+            Some(Note::WhiteSide(BoardSide::Right))
+        );
+        assert_eq!(
+            Note::read("board_serial 13579"),
+            Some(Note::BoardSerial("13579".into()))
+        );
+        assert_eq!(Note::read("white_side up"), None);
+        assert_eq!(Note::read("reconnected"), None);
+    }
+}

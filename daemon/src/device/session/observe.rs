@@ -1,0 +1,199 @@
+//! Observe mode: the clock runs one of its own modes (a tournament that trusts the hardware
+//! clock) and chessclockd follows it, as DGT LiveChess does. The times are the clock's
+//! reports (whole seconds), the lever says who runs, a lever press ends a move, and the
+//! result is the arbiter's.
+//!
+//! Owns what the game is made of the reports: who runs, the move counts and turn lengths,
+//! the status, the overlay on the engine snapshot. Reading the reports themselves (the
+//! halves' times, the raised lever) is [`ClockObserver`]'s, the one reader shared with
+//! replay. Pure (no IO, time passed in as driver instants). It must not decide anything
+//! about the game's time: in this mode the clock is the authority.
+
+use chessclock_game::ClockObserver;
+use chessclock_protocol::{ClockReport, Half};
+
+use crate::device::link::display::BoardSide;
+use crate::device::link::display::side_on;
+use crate::device::link::driver;
+use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};
+
+/// Who runs the game's time on a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// chessclockd runs the time control and sets the clock's display (set-and-run).
+    #[default]
+    Drive,
+    /// The clock runs its own mode; chessclockd reads its reports and sends it nothing.
+    Observe,
+}
+
+impl Mode {
+    /// `drive` or `observe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Drive => "drive",
+            Mode::Observe => "observe",
+        }
+    }
+
+    /// Parse `drive` / `observe` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.to_ascii_lowercase().as_str() {
+            "drive" => Some(Mode::Drive),
+            "observe" => Some(Mode::Observe),
+            _ => None,
+        }
+    }
+}
+
+/// A lever press seen in observe mode: the mover's clock after the move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ObservedPress {
+    pub side: Side,
+    /// The mover's presses so far, this one included.
+    pub move_number: u32,
+    /// Since the previous press (or the first report of the run), ms.
+    pub move_ms: u64,
+    pub white_ms: u64,
+    pub black_ms: u64,
+}
+
+/// What the clock's reports said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Observed {
+    /// The reports as read (the last one: times and lever).
+    clock: ClockObserver,
+    presses: PerSide<u32>,
+    /// When the running player's turn began (a press, or the clock seen running first).
+    turn_since: Option<driver::Instant>,
+    /// The result the arbiter recorded.
+    pub result: Option<GameResult>,
+}
+
+/// The half of the clock that shows `side`'s time.
+fn half_of(side: Side, white_side: BoardSide) -> Half {
+    let white = match white_side {
+        BoardSide::Left => Half::Left,
+        BoardSide::Right => Half::Right,
+    };
+    if side == Side::White {
+        white
+    } else {
+        white.other()
+    }
+}
+
+/// The side whose time `half` shows.
+fn side_of(half: Half, white_side: BoardSide) -> Side {
+    let board_half = match half {
+        Half::Left => BoardSide::Left,
+        Half::Right => BoardSide::Right,
+    };
+    side_on(board_half, white_side)
+}
+
+impl Observed {
+    /// Forget the game (a new game, or back to drive mode).
+    pub(crate) fn reset(&mut self) {
+        *self = Observed::default();
+    }
+
+    /// A clock report read at `at`.
+    pub(crate) fn on_report(&mut self, report: ClockReport, at: driver::Instant) {
+        if report.running && self.turn_since.is_none() {
+            self.turn_since = Some(at);
+        }
+        if !report.running {
+            self.turn_since = None;
+        }
+        // Presses come from the driver's lever events (read against this report), not from
+        // the observer's own comparison of reports.
+        let _ = self.clock.on_report(&report);
+    }
+
+    fn report(&self) -> Option<&ClockReport> {
+        self.clock.last()
+    }
+
+    /// `side`'s time as the clock shows it (ms, whole seconds), once reported.
+    pub(crate) fn value(&self, side: Side, white_side: BoardSide) -> Option<u64> {
+        self.clock.clock_ms(half_of(side, white_side))
+    }
+
+    /// The player whose time runs (the lever's raised end), if the clock runs.
+    pub(crate) fn running(&self, white_side: BoardSide) -> Option<Side> {
+        let r = self.report().filter(|r| r.running)?;
+        Some(side_of(r.lever_up(), white_side))
+    }
+
+    /// `side` pressed its lever at `at` (read against the report that carried it).
+    pub(crate) fn on_lever(
+        &mut self,
+        side: Side,
+        at: driver::Instant,
+        white_side: BoardSide,
+    ) -> Option<ObservedPress> {
+        // A press while the clock stands (before the arbiter starts it) ends no move.
+        if !self.report().is_some_and(|r| r.running) {
+            return None;
+        }
+        let since = self.turn_since.replace(at)?;
+        let count = match side {
+            Side::White => &mut self.presses.white,
+            Side::Black => &mut self.presses.black,
+        };
+        *count += 1;
+        Some(ObservedPress {
+            side,
+            move_number: *count,
+            move_ms: at
+                .saturating_since(since)
+                .as_millis()
+                .try_into()
+                .unwrap_or(u64::MAX),
+            white_ms: self.value(Side::White, white_side).unwrap_or(0),
+            black_ms: self.value(Side::Black, white_side).unwrap_or(0),
+        })
+    }
+
+    /// The game's status as the clock shows it.
+    pub(crate) fn status(&self) -> Status {
+        match self.report() {
+            _ if self.result.is_some() => Status::Ended,
+            None => Status::Ready,
+            Some(r) if r.left.final_flag || r.right.final_flag => Status::Flagged,
+            Some(r) if r.running => Status::Running,
+            Some(_) if self.presses.white + self.presses.black == 0 => Status::Ready,
+            Some(_) => Status::Paused,
+        }
+    }
+
+    /// The engine's snapshot with the clock's values in place of its own: times, texts,
+    /// who runs, status, presses and result.
+    pub(crate) fn overlay(&self, snap: &mut Snapshot, white_side: BoardSide) {
+        if let (Some(w), Some(b)) = (
+            self.value(Side::White, white_side),
+            self.value(Side::Black, white_side),
+        ) {
+            snap.white_ms = w;
+            snap.black_ms = b;
+            snap.text = PerSide {
+                white: crate::engine::clock_text(w),
+                black: crate::engine::clock_text(b),
+            };
+        }
+        snap.status = self.status();
+        snap.running = self
+            .running(white_side)
+            .filter(|_| snap.status == Status::Running);
+        snap.moves = self.presses;
+        snap.result = self.result;
+        snap.flags.clear();
+        // The clock runs its own mode: nothing the engine would move flows here.
+        snap.flows_ms = None;
+    }
+}
+
+#[cfg(test)]
+mod tests;
