@@ -291,8 +291,9 @@ fn units_pass_systemd_analyze_verify_and_security() {
     }
     let dir = TempDir::new("units").expect("temp dir");
     for (unit, threshold) in staged_units(dir.path()) {
+        // The man: entries are checked against the installed pages by the package check.
         let out = Command::new("systemd-analyze")
-            .arg("verify")
+            .args(["verify", "--man=no"])
             .arg(&unit)
             .output()
             .expect("run verify");
