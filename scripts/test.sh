@@ -43,6 +43,16 @@ if ! python3 -c 'import chess' 2>/dev/null; then
   # Debian's system Python refuses plain pip installs (PEP 668); then say so explicitly.
   python3 -m pip install --quiet chess || python3 -m pip install --quiet --break-system-packages chess
 fi
+# jsonschema: the independent validator of docs/schema/ (tests/tests/e2e/schemas.rs).
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "test.sh: installing jsonschema"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet jsonschema ||
+    python3 -m pip install --quiet --break-system-packages jsonschema
+fi
 
 # Rust components for the checks below.
 if command -v rustup >/dev/null; then

@@ -12,7 +12,7 @@ use zbus::{Message, OwnedObjectPath};
 use crate::Side;
 
 /// One signal of the daemon about a clock.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ClockEvent {
     /// The game state changed (`StateChanged`).

@@ -17,6 +17,7 @@ pub mod monotonic;
 pub mod names;
 pub mod proxy;
 pub mod read;
+pub mod schema;
 pub mod status;
 pub mod to_variant;
 pub mod variant;

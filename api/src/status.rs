@@ -19,7 +19,7 @@ use chessclock_engine::PendingClaim;
 pub use chessclock_engine::Side;
 
 /// One value per player.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Sides<T> {
     /// White's.
     pub white: T,
@@ -38,7 +38,7 @@ impl<T> Sides<T> {
 }
 
 /// A time event of the game (a flag).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlagEvent {
     /// Whose flag.
     pub side: Side,
@@ -52,7 +52,7 @@ pub struct FlagEvent {
 ///
 /// Field names are the stable JSON schema of `status --json` (docs/cli.md). `running` and
 /// `result` are `null` when there is none; `reason` and `flags` are left out then.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockStatus {
     /// Object path of the clock.
     pub clock: String,

@@ -69,6 +69,7 @@ impl BoardClaim {
 /// What a USCF 14H claim of insufficient losing chances waits for, shown in the snapshot
 /// (`claim`) while the clock is paused for the director.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PendingClaim {
     /// The claimant.
     pub side: Side,

@@ -124,6 +124,8 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
         let mut found = std::fs::read_dir(&games)
             .map(|d| {
                 d.filter_map(|e| e.ok().map(|e| e.path()))
+                    // Not a file still being written (`.tmp`, renamed into place).
+                    .filter(|p| p.extension().is_some_and(|x| x == "pgn" || x == "json"))
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default();

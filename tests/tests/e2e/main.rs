@@ -34,5 +34,6 @@ mod log_control;
 mod log_control_bridge;
 mod packaging;
 mod relay_round;
+mod schemas;
 mod system_files;
 mod udev_boards;
