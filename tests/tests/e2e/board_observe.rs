@@ -55,16 +55,17 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     assert_eq!(s(&st, "/game_state"), "ready", "{st}");
     let quiet_from = emu.mark();
     // What chessclockd cannot do to a clock it only follows.
-    for args in [
-        &["start", "0"][..],
-        &["text", "0", "HI"],
-        &["set", "0", "G/10"],
-    ] {
+    for args in [&["start", "0"][..], &["text", "0", "HI"]] {
         let out = d.ctl(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("observe mode"), "{args:?}: {err}");
     }
+
+    // What the clock runs is declared, for the record (the clock is not set).
+    ctl_ok(&d, &["set", "0", "G/5"]);
+    let st = d.ctl_json(&["status", "0", "--json"])?;
+    assert!(s(&st, "/time_control").starts_with("G/5"), "{st}");
 
     // The arbiter sets the clock to 5 minutes a side and starts it: White (left) runs.
     emu.send("own-game 300")?;
@@ -125,6 +126,11 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     assert_eq!(games.len(), 1, "{pgn}");
     assert_eq!(sans(&games[0]), want, "{pgn}");
     assert_eq!(s(&games[0], "/headers/Result"), "1-0", "{pgn}");
+    assert_eq!(
+        s(&games[0], "/headers/TimeControl"),
+        "300",
+        "the declared control: {pgn}"
+    );
     let clks = games[0]["clk"].as_array().context("clk")?;
     assert_eq!(clks.len(), want.len(), "{pgn}");
     let secs: Vec<f64> = clks.iter().filter_map(Value::as_f64).collect();
@@ -134,7 +140,6 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     }
     // The clock's time, not a configured one: White's Bc4 came after it ran.
     assert!(secs[2] <= 298.0 && secs[0] >= secs[2], "{pgn}");
-    assert_eq!(s(&games[0], "/headers/TimeControl"), "?", "{pgn}");
 
     // The live file has the same game (the writer is the drive mode's).
     let live = dir.path().join("state/live");

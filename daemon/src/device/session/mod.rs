@@ -155,6 +155,9 @@ pub(crate) struct Session {
     board_stale: bool,
     /// The draws the board's position lets the player to move claim, as of the last view.
     claimable: Vec<crate::engine::BoardClaim>,
+    /// Observed, the control the operator says the clock runs (`set` in observe mode): the
+    /// PGN's `TimeControl` and the published control.
+    declared: Option<crate::engine::params::TimeControl>,
     /// The published state as of the latest [`Session::publish`]; it holds the clock's
     /// facts the game does not (name, control, notices, connection). No engine in it.
     state: ClockState,
@@ -198,6 +201,7 @@ impl Session {
             pgn_changed: false,
             board_stale: true,
             claimable: Vec::new(),
+            declared: None,
             state,
             events: VecDeque::new(),
         }
@@ -458,6 +462,12 @@ impl Session {
     fn set_mode(&mut self, now: Instant, mode: Mode) {
         self.observed.reset();
         self.cfg.mode = mode;
+        let shown = match (&self.declared, mode) {
+            (Some(declared), Mode::Observe) => declared,
+            _ => self.engine.control(),
+        };
+        self.state.time_control = crate::engine::notation::canonical(shown);
+        self.game_record_changed();
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);
         self.state_changed();

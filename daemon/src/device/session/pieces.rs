@@ -149,9 +149,18 @@ impl Session {
             .result
             .and(snap.reason)
             .map(|r| pgn::termination(r).to_owned());
-        // Observed, the clock runs a control of its own that chessclockd does not know.
+        // Observed, the clock runs a control of its own: the one the operator declared, if any.
         let (time_control, control_notation) = if self.observing() {
-            (None, "observe (the clock's own mode)".to_owned())
+            match &self.declared {
+                Some(c) => (
+                    notation::pgn_time_control(c),
+                    format!(
+                        "{} (declared; the clock runs its own mode)",
+                        notation::canonical(c)
+                    ),
+                ),
+                None => (None, "observe (the clock's own mode)".to_owned()),
+            }
         } else {
             (
                 notation::pgn_time_control(self.engine.control()),

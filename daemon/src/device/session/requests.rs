@@ -166,8 +166,14 @@ impl Session {
             ))))
         };
         match req {
-            Request::SetTimeControl(_) | Request::SetControlBeforeStart(_) => {
-                refuse("set a time control")
+            Request::SetTimeControl(control) | Request::SetControlBeforeStart(control) => {
+                // The clock runs its own control: the operator declares which, for the
+                // record.
+                self.state.time_control = notation::canonical(control);
+                self.declared = Some((**control).clone());
+                self.game_record_changed();
+                self.changed = true;
+                Some(Ok(Reply::Done))
             }
             Request::Start(_) | Request::Pause | Request::Resume => {
                 refuse("start, pause or resume it (use the clock's own buttons)")

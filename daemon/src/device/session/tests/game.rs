@@ -380,3 +380,29 @@ fn a_press_is_finished_by_handle_input_alone() {
         "the new times to push"
     );
 }
+
+#[test]
+fn an_observed_clock_s_control_is_declared_for_the_record_and_the_drive_one_comes_back() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.request(Request::SetMode(Mode::Observe))
+        .expect("observe a clock that is not running");
+    assert!(
+        rig.session.pgn(rig.at()).contains("[TimeControl \"?\"]"),
+        "undeclared: unknown"
+    );
+    let sent_before = rig.emu.host_log().len();
+    rig.request(Request::SetTimeControl(super::control("G/90 inc/30")))
+        .expect("declared");
+    rig.run_until(rig.now + 500);
+    let pgn = rig.session.pgn(rig.at());
+    assert!(pgn.contains("[TimeControl \"5400+30\"]"), "{pgn}");
+    assert!(rig.published().time_control.starts_with("G/90"));
+    assert!(
+        rig.emu.host_log()[sent_before..]
+            .iter()
+            .all(|e| !matches!(e.command, chessclock_protocol::Command::Clock(_))),
+        "the clock is not set"
+    );
+    rig.request(Request::SetMode(Mode::Drive)).expect("drive");
+    assert_eq!(rig.published().time_control, "G/5 d/0");
+}
