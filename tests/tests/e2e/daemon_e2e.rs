@@ -387,3 +387,46 @@ fn cli_errors_are_one_sentence_with_the_documented_exit_codes() -> Result<()> {
     assert_eq!(out.status.code(), Some(2), "usage error");
     Ok(())
 }
+
+/// A press made while the daemon is down is charged after the restart (the journal said
+/// the lever was in step): SIGKILL after White's press, Black presses on the board, the
+/// restarted daemon takes Black's press at its first clock report and says so.
+#[test]
+fn a_press_while_the_daemon_was_down_is_charged_after_the_restart() -> Result<()> {
+    let (mut r, _) = started("G/5 d/0")?;
+    r.emu.send("lever")?;
+    r.daemon.wait_status("0", WAIT, "White's press", |v| {
+        v["moves"]["white"] == 1 && s(v, "/running") == "black"
+    })?;
+    // The journal said the lever is in step (at the start); a report after White's press
+    // is read before the crash (a report comes every second).
+    anyhow::ensure!(journal_says(&r.dir.path().join("state"), "lever in step"));
+    std::thread::sleep(Duration::from_millis(1_500));
+    r.daemon.kill();
+    // Black presses while the daemon is down; it comes back a second later (the press is
+    // charged up to the first report the daemon reads, docs/reliability.md).
+    r.emu.send("lever")?;
+    std::thread::sleep(Duration::from_millis(1_000));
+    let config = r.dir.path().join("chessclockd.toml");
+    let d = chessclock_tests::rig::Daemon::spawn(r.bus.address(), &config, &[])?;
+    let st = d.wait_status("0", WAIT, "Black's press taken", |v| {
+        v["moves"]["black"] == 1
+    })?;
+    assert_eq!(s(&st, "/running"), "white", "{st}");
+    let notices = st["notices"].to_string();
+    assert!(
+        notices.contains("while chessclockd was not running is taken"),
+        "{st}"
+    );
+    Ok(())
+}
+
+/// Whether a file directly in `dir` contains `text`.
+fn journal_says(dir: &std::path::Path, text: &str) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .any(|t| t.contains(text))
+}

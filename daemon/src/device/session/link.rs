@@ -104,11 +104,36 @@ impl Session {
     /// step before the loss and now shows the other player to move means the running player
     /// pressed while nobody could hear it (the clock does not switch sides by itself): the
     /// press is taken now, the moment it is known, and the operator is told (the move is
-    /// charged up to now; an arbiter can give time back). After a restart of the daemon
-    /// whether the lever was in step is not known (an operator's press over the bus, a board
-    /// turned round): the operator is told, and takes the press with `chessclockctl press`.
+    /// charged up to now; an arbiter can give time back). After a restart of the daemon the
+    /// same holds when the journal last said the lever was in step
+    /// ([`Session::resume_lever_in_step`]); otherwise it is not known (an operator's press
+    /// over the bus, a board turned round): the operator is told, and takes the press with
+    /// `chessclockctl press`. The agreement is journaled whenever it changes.
     fn check_lever(&mut self, at: Instant, right_high: bool) {
+        self.lever_step(at, right_high);
+        // Journaled when it changes, so that a restart knows (docs/reliability.md).
+        if self.engine.status() == Status::Running
+            && self.lever_journaled != Some(self.lever_agreed)
+        {
+            self.lever_journaled = Some(self.lever_agreed);
+            self.note(at, Note::Lever(self.lever_agreed), false);
+        }
+    }
+
+    /// A running game resumed from a journal that says the lever was in step: the first
+    /// report's lever is judged as after a replug.
+    pub(crate) fn resume_lever_in_step(&mut self) {
+        if self.lever_resumed {
+            self.lever_resumed = false;
+            self.lever_restarted = true;
+            self.lever_agreed = true;
+            self.lever_journaled = Some(true);
+        }
+    }
+
+    fn lever_step(&mut self, at: Instant, right_high: bool) {
         let first = std::mem::take(&mut self.lever_unchecked);
+        let restarted = std::mem::take(&mut self.lever_restarted);
         let resumed = std::mem::take(&mut self.lever_resumed);
         let running = self.engine.status() == Status::Running;
         let (Some(turn), true) = (self.engine.to_move(), running) else {
@@ -146,13 +171,23 @@ impl Session {
         match self.apply(at, press) {
             Ok(()) => {
                 self.lever_agreed = true;
-                let notice = format!(
-                    "the lever of clock {clock} shows {to_move} to move, but {running}'s time \
+                let notice = if restarted {
+                    format!(
+                        "the lever of clock {clock} shows {to_move} to move, but {running}'s \
+                         time was running when chessclockd stopped: {running}'s press while \
+                         chessclockd was not running is taken now, and the move is charged up \
+                         to now (pause, then `chessclockctl adjust {clock} {running} main_ms add \
+                         MS` gives time back)"
+                    )
+                } else {
+                    format!(
+                        "the lever of clock {clock} shows {to_move} to move, but {running}'s time \
                      was running when the board came back: {running}'s press while the board \
                      could not be heard is taken now, and the move is charged up to now (pause, \
                      then `chessclockctl adjust {clock} {running} main_ms add MS` gives time \
                      back)"
-                );
+                    )
+                };
                 self.notify(notice);
             }
             Err(e) => tracing::debug!(clock, "unheard press not taken: {e}"),

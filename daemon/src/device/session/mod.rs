@@ -146,6 +146,11 @@ pub(crate) struct Session {
     /// A running game resumed from the journal, its lever not seen yet: whether it was in
     /// step before the daemon stopped is not known.
     lever_resumed: bool,
+    /// A running game resumed from the journal whose lever was in step: a disagreement at
+    /// the first report is a press made while the daemon was not running.
+    lever_restarted: bool,
+    /// What the journal last said of the lever ([`Note::Lever`]).
+    lever_journaled: Option<bool>,
     /// Something besides the running time changed since the last [`Session::publish`].
     changed: bool,
     /// The board's game (moves, information, result) changed since
@@ -195,6 +200,8 @@ impl Session {
             lever_agreed: false,
             lever_unchecked: false,
             lever_resumed,
+            lever_restarted: false,
+            lever_journaled: None,
             dirty: true,
             refresh: false,
             changed: true,
@@ -401,6 +408,7 @@ impl Session {
         self.state.notices.clear();
         self.state_changed();
         self.events.push_back(SessionEvent::NewGame);
+        self.lever_journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
         if let Some(serial) = self.journal_serial.clone() {
             self.note(now, Note::BoardSerial(serial), false);
@@ -430,47 +438,14 @@ impl Session {
         self.cfg.white_side = side;
         // The lever's halves now mean other players: in step again only once a report says.
         self.lever_agreed = false;
+        self.lever_journaled = None;
         self.note(now, Note::WhiteSide(side), true);
         self.state_changed();
-    }
-
-    /// Observe mode: the arbiter records `result` at `now`; `false` if the game has one.
-    fn observed_result(&mut self, now: Instant, result: crate::engine::GameResult) -> bool {
-        if self.observed.result.is_some() {
-            return false;
-        }
-        self.observed.result = Some(result);
-        self.events.push_back(SessionEvent::Clock {
-            t_ms: self.time_at(now).as_ms(),
-            event: ClockEvent::Result {
-                result,
-                reason: crate::engine::ResultReason::Board,
-            },
-        });
-        self.game_record_changed();
-        self.state_changed();
-        true
     }
 
     /// Which half White plays on.
     pub(crate) fn white_side(&self) -> BoardSide {
         self.cfg.white_side
-    }
-
-    /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
-    /// switch is allowed).
-    fn set_mode(&mut self, now: Instant, mode: Mode) {
-        self.observed.reset();
-        self.cfg.mode = mode;
-        let shown = match (&self.declared, mode) {
-            (Some(declared), Mode::Observe) => declared,
-            _ => self.engine.control(),
-        };
-        self.state.time_control = crate::engine::notation::canonical(shown);
-        self.game_record_changed();
-        self.driver.set_observe(mode == Mode::Observe);
-        self.note(now, Note::Mode(mode), true);
-        self.state_changed();
     }
 
     /// The game changed: push the display and publish the state.

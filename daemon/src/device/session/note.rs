@@ -15,6 +15,8 @@ use crate::engine::{FlagReason, Side};
 
 const WHITE_SIDE: &str = "white_side ";
 const BOARD_SERIAL: &str = "board_serial ";
+const LEVER_IN_STEP: &str = "lever in step";
+const LEVER_OUT_OF_STEP: &str = "lever out of step";
 
 /// Something the journal keeps that is not replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,10 @@ pub(crate) enum Note {
     NewObservedGame,
     /// A flag fell (`flag white time`).
     Flag { side: Side, reason: FlagReason },
+    /// The lever's raised end agrees with the player whose time runs (`lever in step`), or
+    /// no longer does (`lever out of step`): after a restart, a lever that was in step and
+    /// shows the other player to move is a press made while the daemon was not running.
+    Lever(bool),
 }
 
 impl Note {
@@ -44,6 +50,11 @@ impl Note {
     pub(crate) fn read(what: &str) -> Option<Note> {
         if let Some(side) = what.strip_prefix(WHITE_SIDE) {
             return side.parse().ok().map(Note::WhiteSide);
+        }
+        match what {
+            LEVER_IN_STEP => return Some(Note::Lever(true)),
+            LEVER_OUT_OF_STEP => return Some(Note::Lever(false)),
+            _ => {}
         }
         what.strip_prefix(BOARD_SERIAL)
             .map(|serial| Note::BoardSerial(serial.to_owned()))
@@ -61,6 +72,8 @@ impl fmt::Display for Note {
             Note::Renamed { old, new } => write!(f, "renamed {old:?} to {new:?}"),
             Note::NewObservedGame => f.write_str("new game (observe mode)"),
             Note::Flag { side, reason } => write!(f, "flag {} {reason}", side.as_str()),
+            Note::Lever(true) => f.write_str(LEVER_IN_STEP),
+            Note::Lever(false) => f.write_str(LEVER_OUT_OF_STEP),
         }
     }
 }
@@ -108,6 +121,9 @@ mod tests {
             Note::read("board_serial 13579"),
             Some(Note::BoardSerial("13579".into()))
         );
+        assert_eq!(Note::read("lever in step"), Some(Note::Lever(true)));
+        assert_eq!(Note::Lever(false).to_string(), "lever out of step");
+        assert_eq!(Note::read("lever out of step"), Some(Note::Lever(false)));
         assert_eq!(Note::read("white_side up"), None);
         assert_eq!(Note::read("reconnected"), None);
     }

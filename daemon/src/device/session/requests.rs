@@ -261,4 +261,42 @@ impl Session {
         self.changed = true;
         Ok(Reply::Done)
     }
+
+    /// Observe mode: the arbiter records `result` at `now`; `false` if the game has one.
+    pub(super) fn observed_result(
+        &mut self,
+        now: Instant,
+        result: crate::engine::GameResult,
+    ) -> bool {
+        if self.observed.result.is_some() {
+            return false;
+        }
+        self.observed.result = Some(result);
+        self.events.push_back(SessionEvent::Clock {
+            t_ms: self.time_at(now).as_ms(),
+            event: ClockEvent::Result {
+                result,
+                reason: crate::engine::ResultReason::Board,
+            },
+        });
+        self.game_record_changed();
+        self.state_changed();
+        true
+    }
+
+    /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
+    /// switch is allowed).
+    pub(super) fn set_mode(&mut self, now: Instant, mode: Mode) {
+        self.observed.reset();
+        self.cfg.mode = mode;
+        let shown = match (&self.declared, mode) {
+            (Some(declared), Mode::Observe) => declared,
+            _ => self.engine.control(),
+        };
+        self.state.time_control = crate::engine::notation::canonical(shown);
+        self.game_record_changed();
+        self.driver.set_observe(mode == Mode::Observe);
+        self.note(now, Note::Mode(mode), true);
+        self.state_changed();
+    }
 }

@@ -91,6 +91,7 @@ fn resume(
     let mut started_wall_ms = persist::wall_ms();
     let mut notices = Vec::new();
     let mut board_serial = None;
+    let mut lever_in_step = None;
     let persist = match store {
         Some((dir, store)) => {
             let fallback = GameStart {
@@ -117,6 +118,7 @@ fn resume(
                         options.white_side = side;
                     }
                     board_serial = r.board_serial;
+                    lever_in_step = r.lever_in_step;
                     notices.extend(
                         r.problems
                             .iter()
@@ -150,6 +152,7 @@ fn resume(
         log,
         notices,
         board_serial,
+        lever_in_step,
     })
 }
 
@@ -164,6 +167,8 @@ pub(super) struct Game {
     pub(super) notices: Vec<String>,
     /// The serial number of the board the journaled game was played on, if it said.
     pub(super) board_serial: Option<String>,
+    /// Whether the journal last said the lever was in step.
+    pub(super) lever_in_step: Option<bool>,
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -203,6 +208,9 @@ pub(super) fn launch<P: BoardIo>(
     };
     let waiting = stream.is_none();
     let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
+    if game.lever_in_step == Some(true) {
+        session.resume_lever_in_step();
+    }
     if !waiting {
         session.connect_first(driver::Instant::ZERO);
     }

@@ -28,6 +28,9 @@ pub(crate) struct Restored {
     pub white_side: Option<BoardSide>,
     /// The serial number of the board the game was last played on, if the journal said.
     pub board_serial: Option<String>,
+    /// Whether the lever was in step with the running player when the journal last said
+    /// (and White's half has not changed since); `None` when it did not.
+    pub lever_in_step: Option<bool>,
     /// Entries the engine refused on replay (kept aside by the caller, never dropped
     /// silently).
     pub rejected: Vec<Entry>,
@@ -87,6 +90,7 @@ pub(crate) fn restore(
     };
     let mut replayed = Vec::new();
     let mut white_side = None;
+    let mut lever_in_step = None;
     let mut board_serial = None;
     let mut rejected = Vec::new();
     let mut records = Vec::with_capacity(rest.len());
@@ -115,7 +119,12 @@ pub(crate) fn restore(
             }
             GameRecord::Note { what, .. } => {
                 match Note::read(what) {
-                    Some(Note::WhiteSide(side)) => white_side = Some(side),
+                    Some(Note::WhiteSide(side)) => {
+                        white_side = Some(side);
+                        // The lever's halves mean other players now.
+                        lever_in_step = None;
+                    }
+                    Some(Note::Lever(in_step)) => lever_in_step = Some(in_step),
                     Some(Note::BoardSerial(serial)) => board_serial = Some(serial),
                     _ => {}
                 }
@@ -146,6 +155,7 @@ pub(crate) fn restore(
         replayed,
         white_side,
         board_serial,
+        lever_in_step,
         rejected,
         problems,
         start,

@@ -11,6 +11,7 @@ mod fidelity;
 mod game;
 mod judging;
 mod requests;
+mod restart;
 
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
 

@@ -121,6 +121,7 @@ fn new_game(control: &str) -> Game {
         log: None,
         notices: Vec::new(),
         board_serial: None,
+        lever_in_step: None,
     }
 }
 

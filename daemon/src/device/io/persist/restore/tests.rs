@@ -251,3 +251,40 @@ fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
     .expect("a game to resume");
     assert_eq!(r.board_serial, None, "a journal that never said");
 }
+
+fn note(t_ms: u64, what: &str) -> Entry {
+    Entry {
+        rec: GameRecord::Note {
+            t_ms,
+            wall_ms: 1_000_000 + t_ms,
+            what: what.into(),
+        },
+        boot: Some(Boot {
+            id: BOOT.into(),
+            ms: 500_000 + t_ms,
+        }),
+    }
+}
+
+#[test]
+fn the_lever_s_last_journaled_state_is_read_back_unless_white_s_half_changed_after() {
+    let at = |entries: Vec<Entry>| {
+        restore(
+            Some(start_at(1_000_000, Some(500_000))),
+            entries,
+            &fallback(),
+            &now(1_014_000, Some(514_000)),
+        )
+        .expect("a game to resume")
+        .lever_in_step
+    };
+    assert_eq!(at(game()), None, "never said");
+    let mut said = game();
+    said.push(note(10_500, "lever in step"));
+    assert_eq!(at(said.clone()), Some(true));
+    said.push(note(11_000, "lever out of step"));
+    assert_eq!(at(said.clone()), Some(false), "the last one counts");
+    said.push(note(11_500, "lever in step"));
+    said.push(note(12_000, "white_side right"));
+    assert_eq!(at(said), None, "the halves mean other players now");
+}
