@@ -56,6 +56,7 @@ pub fn device_defaults(cfg: &Config) -> DeviceOptions {
         command_timeout: Duration::from_millis(cfg.command_timeout_ms),
         command_retries: cfg.command_retries,
         pause_button: cfg.pause_button,
+        draw_rules: cfg.draw_rules,
         ..DeviceOptions::default()
     }
 }

@@ -109,6 +109,10 @@ pub struct Config {
     /// Time control of clocks that name none, in notation form.
     #[serde(deserialize_with = "value::text")]
     pub default_time_control: String,
+    /// The draw rules of clocks that name none (`fide` or `none`; unset: FIDE's, none under
+    /// a double-flag control).
+    #[serde(default, deserialize_with = "value::draw_rules")]
+    pub draw_rules: Option<crate::device::DrawRules>,
     /// Boards to attach at start (`[[clock]]` tables, in file order).
     #[serde(rename = "clock")]
     pub clocks: Vec<ClockConfig>,
@@ -125,6 +129,7 @@ impl Default for Config {
             command_timeout_ms: 500,
             command_retries: 3,
             default_time_control: "G/90 inc/30".to_owned(),
+            draw_rules: None,
             clocks: Vec::new(),
         }
     }
@@ -499,6 +504,7 @@ const TOP_KEYS: &[&str] = &[
     "command_timeout_ms",
     "command_retries",
     "default_time_control",
+    "draw_rules",
     "clock",
 ];
 /// Keys of a `[[clock]]` table.

@@ -284,7 +284,7 @@ impl Supervisor {
         options.game_info = spec.game_info;
         options.move_source = spec.move_source;
         options.mode = spec.mode;
-        options.draw_rules = spec.draw_rules;
+        options.draw_rules = spec.draw_rules.or(options.draw_rules);
         options.wait_for_port = spec.wait_for_port;
         let name = spec.name.unwrap_or_else(|| match &port {
             PortSpec::Tty(p) => p.file_name().map_or_else(

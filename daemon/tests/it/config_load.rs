@@ -439,6 +439,8 @@ fn draw_rules_are_fide_or_none_and_a_wrong_word_says_both() {
         Some(chessclockd::device::DrawRules::None)
     );
     assert_eq!(c.clocks[1].draw_rules, None, "unset: by the control");
+    let c = Config::from_sources(Some("draw_rules = \"fide\"\n"), NO_ENV).expect("loads");
+    assert_eq!(c.draw_rules, Some(chessclockd::device::DrawRules::Fide));
     let msg = err_text(Config::from_sources(
         Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"uscf\"\n"),
         NO_ENV,

@@ -166,3 +166,30 @@ fn a_flag_against_a_lone_king_is_a_draw() {
         Some(ResultReason::InsufficientMaterial)
     );
 }
+
+#[test]
+fn a_stalemate_on_the_board_draws_the_timed_game() {
+    // Sam Loyd's ten-move stalemate, each move pressed but the last.
+    let game = [
+        "e2e3", "a7a5", "d1h5", "a8a6", "h5a5", "h7h5", "h2h4", "a6h6", "a5c7", "f7f6", "c7d7",
+        "e8f7", "d7b7", "d8d3", "b7b8", "d3h7", "b8c8", "f7g6", "c8e6",
+    ];
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    for (i, uci) in game.iter().enumerate() {
+        rig.run_until(rig.now + 500);
+        play(&mut rig, uci);
+        rig.run_until(rig.now + 300);
+        if i + 1 < game.len() {
+            rig.press();
+        }
+    }
+    rig.run_until(rig.now + 2_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::Draw));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::Stalemate));
+    assert!(rig.journaled().contains(&Input::BoardEnd {
+        end: BoardEnd::Stalemate
+    }));
+}
