@@ -6,4 +6,5 @@ mod emulated_board;
 mod pgn_python;
 mod properties;
 mod recorder;
+mod signal;
 mod support;
