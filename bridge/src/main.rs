@@ -7,6 +7,7 @@
 //! `org.chessclockd.Bridge1`), the bus connection, the follower, HTTP, MQTT and the Lichess
 //! push. See docs/bridge.md.
 
+mod alert;
 mod follow;
 mod http;
 mod hub;
@@ -158,6 +159,13 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     tracing::info!("listening on http://{}", listener.local_addr()?);
     if let Some(target) = settings.mqtt_target.clone() {
         tokio::spawn(mqtt::run(target, settings.host_name(), hub.clone()));
+    }
+    for alert in &settings.alert {
+        tokio::spawn(alert::run(
+            hub.clone(),
+            alert.clone(),
+            settings.alert_tls.clone(),
+        ));
     }
     for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
         tracing::info!(round = %round.round, "pushing to {}", round.server);

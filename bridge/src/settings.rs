@@ -25,7 +25,7 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
 const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
-     [[lichess]]";
+     [[lichess]], [[alert]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -102,6 +102,12 @@ pub(crate) struct Settings {
     /// loaded if a round needs it.
     #[serde(skip)]
     pub(crate) lichess_tls: Option<Arc<rustls::ClientConfig>>,
+    /// Where to send alerts (`[[alert]]` tables).
+    #[serde(default)]
+    pub(crate) alert: Vec<crate::alert::AlertSettings>,
+    /// TLS for https alert URLs (the system's CA store), set up when loaded if needed.
+    #[serde(skip)]
+    pub(crate) alert_tls: Option<Arc<rustls::ClientConfig>>,
     /// The files read, in the order they apply (the file, then its drop-ins).
     #[serde(skip)]
     pub(crate) files: Vec<PathBuf>,
@@ -185,6 +191,23 @@ impl Settings {
             let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
                 .map_err(|e| origin.at("lichess", e))?;
             s.lichess_tls = Some(tls);
+        }
+        for (i, a) in s.alert.iter().enumerate() {
+            if !(a.url.starts_with("http://") || a.url.starts_with("https://")) {
+                return Err(origin.at(
+                    &format!("alert[{i}].url"),
+                    anyhow!(
+                        "alert[{i}].url = {:?} is not an http:// or https:// URL; give a \
+                         webhook or an ntfy topic URL such as https://ntfy.sh/my-tournament",
+                        shorten(&a.url)
+                    ),
+                ));
+            }
+        }
+        if s.alert.iter().any(|a| a.url.starts_with("https://")) {
+            let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
+                .map_err(|e| origin.at("alert", e))?;
+            s.alert_tls = Some(tls);
         }
         if s.replay == 0 {
             return Err(origin.at(

@@ -6,6 +6,7 @@
 mod board_claims;
 mod board_game;
 mod board_observe;
+mod bridge_alerts;
 mod bridge_http;
 mod bridge_mqtt;
 mod bridge_pages;
