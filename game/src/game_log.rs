@@ -9,73 +9,33 @@
 //! control, start, result and reason, every event and the final snapshot (the shape
 //! `docs/operations.md` describes). Pure: events and times are passed in, the texts
 //! returned; writing the files is the daemon's journal writer's job. It must not know the
-//! daemon's types: the daemon converts its events into [`LogEvent`]s.
+//! daemon's types: the game's events are the one [`ClockEvent`] the daemon signals too.
 
-use chessclock_engine::{
-    FlagReason, GameResult, ResultReason, Side, Snapshot, Status, StatusCause,
-};
+use chessclock_engine::{GameResult, ResultReason, Side, Snapshot, StatusCause};
 use serde::Serialize;
 
+use crate::clock_event::ClockEvent;
 use crate::pgn::{self, GameInfo, PgnGame, PgnMove};
 
-/// One event of the record, as the JSON log writes it (`"event"` names the kind).
+/// One event of the record, as the JSON log writes it (`"event"` names the kind): an event
+/// of the clock's game ([`ClockEvent`]), or a note.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LogEvent {
-    /// A move was made on the board (or replaced the last one).
-    Move {
-        /// Half-move number, 1 = White's first.
-        ply: u32,
-        /// SAN.
-        san: String,
-        /// UCI.
-        uci: String,
-        /// The position after it.
-        fen: String,
-        /// The mover's clock, ms.
-        mover_ms: u64,
-    },
-    /// Game state transition (`reason` `start` begins the record).
-    StateChanged {
-        /// Previous state.
-        old: Status,
-        /// New state.
-        new: Status,
-        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ...).
-        reason: StatusCause,
-    },
-    /// A valid press ended a turn.
-    Pressed {
-        /// Who pressed.
-        side: Side,
-        /// The presser's completed move number.
-        move_number: u32,
-        /// Time the move took, ms.
-        move_ms: u64,
-        /// White's displayed time after the press, ms.
-        white_ms: u64,
-        /// Black's displayed time after the press, ms.
-        black_ms: u64,
-    },
-    /// A flag fell.
-    Flag {
-        /// Whose flag fell.
-        side: Side,
-        /// Why.
-        reason: FlagReason,
-    },
-    /// The game has a result.
-    Result {
-        /// The result.
-        result: GameResult,
-        /// Why.
-        reason: ResultReason,
-    },
     /// Something external (a disconnect, an arbiter action).
     Note {
         /// What, in words.
         what: String,
     },
+    /// An event of the game, written as the event itself.
+    #[serde(untagged)]
+    Clock(ClockEvent),
+}
+
+impl From<ClockEvent> for LogEvent {
+    fn from(ev: ClockEvent) -> LogEvent {
+        LogEvent::Clock(ev)
+    }
 }
 
 /// One event with its times.
@@ -167,11 +127,11 @@ impl GameLog {
     /// Add an event at engine time `t_ms`; nothing before the start belongs to a game.
     pub fn event(&mut self, t_ms: u64, wall_ms: u64, event: impl Into<LogEvent>) {
         let event = event.into();
-        let start = matches!(&event, LogEvent::StateChanged { reason, .. } if *reason == StatusCause::Start);
+        let start = matches!(&event, LogEvent::Clock(ClockEvent::StateChanged { reason, .. }) if *reason == StatusCause::Start);
         if self.entries.is_empty() && !start {
             return;
         }
-        if let LogEvent::Result { result, reason } = event {
+        if let LogEvent::Clock(ClockEvent::Result { result, reason }) = event {
             self.result = Some((result, reason));
         }
         self.entries.push(LogEntry {
@@ -244,12 +204,12 @@ impl GameLog {
             .entries
             .iter()
             .filter_map(|e| match e.event {
-                LogEvent::Pressed {
+                LogEvent::Clock(ClockEvent::Pressed {
                     side,
                     white_ms,
                     black_ms,
                     ..
-                } => {
+                }) => {
                     first.get_or_insert(side);
                     Some(PgnMove {
                         san: None,

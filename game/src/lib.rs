@@ -17,6 +17,7 @@
 //! recognised is written down in `docs/board-game.md`.
 #![deny(missing_docs)]
 
+pub mod clock_event;
 pub mod event;
 pub mod game_log;
 pub mod judge;
@@ -28,6 +29,7 @@ pub mod record;
 pub mod recorder;
 pub mod tracker;
 
+pub use clock_event::ClockEvent;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use game_log::{GameLog, LogEntry, LogEvent, Rendered};
 pub use judge::{Judgement, judge};

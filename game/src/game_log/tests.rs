@@ -1,12 +1,12 @@
 //! The record of a clock's game: what it keeps, its PGN and its JSON.
 
-use chessclock_engine::{Engine, Input, Time, notation};
+use chessclock_engine::{Engine, FlagReason, Input, Status, Time, notation};
 use serde_json::Value;
 
 use super::*;
 
-fn press(side: Side, n: u32, white_ms: u64, black_ms: u64) -> LogEvent {
-    LogEvent::Pressed {
+fn press(side: Side, n: u32, white_ms: u64, black_ms: u64) -> ClockEvent {
+    ClockEvent::Pressed {
         side,
         move_number: n,
         move_ms: 1000,
@@ -29,7 +29,7 @@ fn started() -> GameLog {
     log.event(
         0,
         1_763_892_000_000,
-        LogEvent::StateChanged {
+        ClockEvent::StateChanged {
             old: chessclock_engine::Status::Ready,
             new: chessclock_engine::Status::Running,
             reason: chessclock_engine::StatusCause::Start,
@@ -55,7 +55,7 @@ fn a_finished_game_has_clk_comments_a_result_and_every_event() {
     log.event(
         9000,
         0,
-        LogEvent::Result {
+        ClockEvent::Result {
             result: GameResult::BlackWins,
             reason: ResultReason::Flag(FlagReason::Time),
         },
@@ -87,7 +87,7 @@ fn the_json_keeps_the_shape_of_the_untyped_log() {
     log.event(
         9000,
         9,
-        LogEvent::Result {
+        ClockEvent::Result {
             result: GameResult::Draw,
             reason: ResultReason::Board,
         },
@@ -166,4 +166,47 @@ fn a_game_black_started_begins_with_black_and_a_board_game_is_the_pgn() {
     };
     let r = log.render(None, Some(board.clone()));
     assert_eq!(r.pgn, pgn::write(&board));
+}
+
+/// The record writes a game's event as the event itself: the same JSON, variant for variant.
+#[test]
+fn a_clock_event_and_its_record_event_have_the_same_json() {
+    use chessclock_engine::ResultReason;
+    let events = [
+        ClockEvent::Move {
+            ply: 1,
+            san: "e4".into(),
+            uci: "e2e4".into(),
+            fen: "8/8/8/8/8/8/8/8 b - - 0 1".into(),
+            mover_ms: 299_000,
+        },
+        ClockEvent::StateChanged {
+            old: Status::Ready,
+            new: Status::Running,
+            reason: StatusCause::Start,
+        },
+        ClockEvent::Pressed {
+            side: Side::Black,
+            move_number: 3,
+            move_ms: 1500,
+            white_ms: 290_000,
+            black_ms: 280_000,
+        },
+        ClockEvent::Flag {
+            side: Side::White,
+            reason: FlagReason::Time,
+        },
+        ClockEvent::Result {
+            result: GameResult::BlackWins,
+            reason: ResultReason::Flag(FlagReason::Time),
+        },
+    ];
+    for ev in events {
+        let clock = serde_json::to_value(&ev).expect("clock event");
+        assert!(clock["event"].is_string(), "{clock}");
+        let record = serde_json::to_value(LogEvent::from(ev)).expect("record event");
+        assert_eq!(record, clock);
+    }
+    let note = serde_json::to_value(LogEvent::Note { what: "x".into() }).expect("note");
+    assert_eq!(note, serde_json::json!({"event": "note", "what": "x"}));
 }

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, BoardClaim, ClaimKind, FlagReason, GameResult, InputError, ResultReason,
-    Ruling, Side, Snapshot, Status, StatusCause,
+    AdjustField, AdjustOp, BoardClaim, ClaimKind, GameResult, InputError, Ruling, Side, Snapshot,
+    Status,
 };
 
 use crate::device::link::display::BoardSide;
@@ -105,60 +105,9 @@ pub struct BoardView {
     pub draw_claimable: Vec<BoardClaim>,
 }
 
-/// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum ClockEvent {
-    /// A move was made on the board (or replaced the last one).
-    Move {
-        /// Half-move number, 1 = White's first.
-        ply: u32,
-        /// SAN.
-        san: String,
-        /// UCI.
-        uci: String,
-        /// The position after it.
-        fen: String,
-        /// The mover's clock, ms.
-        mover_ms: u64,
-    },
-    /// Game state transition.
-    StateChanged {
-        /// Previous state.
-        old: Status,
-        /// New state.
-        new: Status,
-        /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ... on the bus).
-        reason: StatusCause,
-    },
-    /// A valid press ended a turn.
-    Pressed {
-        /// Who pressed.
-        side: Side,
-        /// The presser's completed move number.
-        move_number: u32,
-        /// Time the move took.
-        move_ms: u64,
-        /// White's displayed time after the press.
-        white_ms: u64,
-        /// Black's displayed time after the press.
-        black_ms: u64,
-    },
-    /// A time event (flag).
-    Flag {
-        /// Whose flag fell.
-        side: Side,
-        /// Why (spec §1.1 reason code when serialised).
-        reason: FlagReason,
-    },
-    /// The game has a result (possibly provisional).
-    Result {
-        /// `1-0`, `0-1`, `1/2-1/2` when serialised.
-        result: GameResult,
-        /// Why (spec §1.1 reason code when serialised).
-        reason: ResultReason,
-    },
-}
+/// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`: the
+/// game crate's one event type.
+pub use chessclock_game::ClockEvent;
 
 /// The settings a configuration reload changes on a running clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,7 +31,6 @@ pub(crate) mod note;
 pub mod observe;
 mod pieces;
 mod publish;
-mod record;
 mod requests;
 mod show;
 

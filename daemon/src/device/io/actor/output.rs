@@ -55,7 +55,7 @@ impl<P: BoardIo> Actor<P> {
                 }
                 SessionEvent::Clock { t_ms, event } => {
                     if let Some(log) = &mut self.log {
-                        log.event(t_ms, persist::wall_ms(), &event);
+                        log.event(t_ms, persist::wall_ms(), event.clone());
                         finished |= matches!(event, ClockEvent::Result { .. });
                     }
                     self.emit(event);

@@ -140,7 +140,7 @@ fn resume(
         let mut log = GameLog::new(name, port, &time_control, started_wall_ms);
         for (t_ms, wall_ms, ev) in replayed {
             if let Some(ev) = clock_event(ev) {
-                log.event(t_ms, wall_ms, &ev);
+                log.event(t_ms, wall_ms, ev);
             }
         }
         log
