@@ -92,7 +92,7 @@ pub fn bytes_between(entries: &[(u64, u32)], from: u64, to: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::bus::PressedSignal;
-    use crate::fidelity::{EngineSnap, Motion, Side};
+    use crate::fidelity::{EngineSnap, Side};
 
     fn press(t_us: u64, expect: Option<Half>) -> Press {
         Press { t_us, expect }
@@ -132,7 +132,7 @@ mod tests {
             white_ms: 1,
             black_ms: 1,
             running: Some(Side::White),
-            motion: Motion::Countdown,
+            run: None,
         }
     }
 

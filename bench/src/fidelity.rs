@@ -2,31 +2,17 @@
 //! every few milliseconds after the run.
 //!
 //! The engine value at any instant is extrapolated from the daemon's snapshots (exact at their
-//! `as_of_us`) with the motion of the running method: a countdown, a US delay that holds the
-//! mover's time while `delay_left_ms` lasts, an hourglass (the waiting side gains what the
-//! mover uses), a swing (the waiting side gains while the mover spends swing). Owns that
-//! extrapolation and the sample accounting (share off, longest episode); it does no IO and
-//! reads no clock: every instant is a CLOCK_MONOTONIC microsecond passed in.
+//! `as_of_us`) with the engine's own rule ([`Run::value_after`]: the delay window, then the
+//! runner's countdown and what flows to the waiting side). Owns the sample accounting (share
+//! off, longest episode); it does no IO and reads no clock: every instant is a
+//! CLOCK_MONOTONIC microsecond passed in.
 
+use chessclock_engine::Run;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A side of the game (the engine's, through the API crate).
 pub use chessclock_api::Side;
-
-/// How the running side's time (and the waiting side's) moves until the next snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Motion {
-    /// The mover counts down, the other side is static.
-    Countdown,
-    /// US delay: the mover's time holds for this many ms, then counts down.
-    Delay(u64),
-    /// The mover counts down and the waiting side gains as much.
-    Hourglass,
-    /// The mover spends this much swing (counting down) while the waiting side gains as
-    /// much; after it, the mover counts down and the other side is static.
-    Swing(u64),
-}
 
 /// One engine snapshot of the daemon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +25,9 @@ pub struct EngineSnap {
     pub black_ms: u64,
     /// The side whose time runs, if any.
     pub running: Option<Side>,
-    /// How the times move from `as_of_us` on.
-    pub motion: Motion,
+    /// How the times move from `as_of_us` on: the engine's own rule ([`Run`]), read from
+    /// the published `delay_left_ms` and `flows_ms`.
+    pub run: Option<Run>,
 }
 
 impl EngineSnap {
@@ -51,51 +38,32 @@ impl EngineSnap {
         let white_ms = v.get("white_ms")?.as_u64()?;
         let black_ms = v.get("black_ms")?.as_u64()?;
         let running = v.get("running").and_then(|r| Side::deserialize(r).ok());
-        let motion = match running {
-            None => Motion::Countdown,
-            Some(s) => {
-                let name = s.as_str();
-                let phase = v.pointer(&format!("/phase/{name}")).and_then(Value::as_str);
-                let detail = |k: &str| {
-                    v.pointer(&format!("/detail/{name}/{k}"))
-                        .and_then(Value::as_u64)
-                };
-                match (phase, detail("delay_left_ms"), detail("swing_ms")) {
-                    (Some("hourglass"), _, _) => Motion::Hourglass,
-                    (Some("swing"), _, Some(swing)) if swing > 0 => Motion::Swing(swing),
-                    (_, Some(d), _) if d > 0 => Motion::Delay(d),
-                    _ => Motion::Countdown,
-                }
-            }
-        };
+        let run = running.map(|runner| Run {
+            runner,
+            delay_left_ms: v
+                .pointer(&format!("/detail/{}/delay_left_ms", runner.as_str()))
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            flows_ms: v.get("flows_ms").and_then(Value::as_u64).unwrap_or(0),
+        });
         Some(EngineSnap {
             as_of_us,
             white_ms,
             black_ms,
             running,
-            motion,
+            run,
         })
     }
 
     /// (White, Black) engine ms at `t_us` (at or after `as_of_us`).
     pub fn values_at(&self, t_us: u64) -> (u64, u64) {
-        let Some(mover) = self.running else {
-            return (self.white_ms, self.black_ms);
-        };
-        let e = t_us.saturating_sub(self.as_of_us) / 1000;
-        let (m, o) = match mover {
-            Side::White => (self.white_ms, self.black_ms),
-            Side::Black => (self.black_ms, self.white_ms),
-        };
-        let (m2, o2) = match self.motion {
-            Motion::Countdown => (m.saturating_sub(e), o),
-            Motion::Delay(d) => (m.saturating_sub(e.saturating_sub(d)), o),
-            Motion::Hourglass => (m.saturating_sub(e), o + e.min(m)),
-            Motion::Swing(s) => (m.saturating_sub(e), o + e.min(s).min(m)),
-        };
-        match mover {
-            Side::White => (m2, o2),
-            Side::Black => (o2, m2),
+        let elapsed_ms = t_us.saturating_sub(self.as_of_us) / 1000;
+        match (self.running, self.run) {
+            (Some(_), Some(run)) => (
+                run.value_after(Side::White, self.white_ms, elapsed_ms),
+                run.value_after(Side::Black, self.black_ms, elapsed_ms),
+            ),
+            _ => (self.white_ms, self.black_ms),
         }
     }
 }

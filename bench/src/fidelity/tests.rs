@@ -11,8 +11,20 @@ fn snap(as_of_us: u64, white_ms: u64, black_ms: u64, running: Option<Side>) -> E
         white_ms,
         black_ms,
         running,
-        motion: Motion::Countdown,
+        run: running.map(|runner| Run {
+            runner,
+            delay_left_ms: 0,
+            flows_ms: 0,
+        }),
     }
+}
+
+fn run(runner: Side, delay_left_ms: u64, flows_ms: u64) -> Option<Run> {
+    Some(Run {
+        runner,
+        delay_left_ms,
+        flows_ms,
+    })
 }
 
 fn shown(t_us: u64, left_s: u32, right_s: u32) -> Shown {
@@ -24,24 +36,18 @@ fn shown(t_us: u64, left_s: u32, right_s: u32) -> Shown {
 }
 
 #[test]
-fn snapshots_are_read_with_their_method_motion() {
+fn snapshots_are_read_with_the_engine_s_run() {
     let delay = json!({"as_of_us": 5, "white_ms": 300000, "black_ms": 299000, "running": "white",
         "phase": {"white": "sd", "black": "sd"},
         "detail": {"white": {"delay_left_ms": 1570, "main_ms": 300000}, "black": {}}});
     let s = EngineSnap::from_json(&delay).expect("a snapshot");
-    assert_eq!(s.motion, Motion::Delay(1570));
+    assert_eq!(s.run, run(Side::White, 1570, 0));
     assert_eq!((s.as_of_us, s.running), (5, Some(Side::White)));
     let hg = json!({"as_of_us": 1, "white_ms": 1, "black_ms": 2, "running": "black",
-        "phase": {"white": "hourglass", "black": "hourglass"}});
+        "flows_ms": 2, "phase": {"white": "hourglass", "black": "hourglass"}});
     assert_eq!(
-        EngineSnap::from_json(&hg).map(|s| s.motion),
-        Some(Motion::Hourglass)
-    );
-    let swing = json!({"as_of_us": 1, "white_ms": 1, "black_ms": 2, "running": "black",
-        "phase": {"black": "swing"}, "detail": {"black": {"swing_ms": 700, "reserve_ms": 5}}});
-    assert_eq!(
-        EngineSnap::from_json(&swing).map(|s| s.motion),
-        Some(Motion::Swing(700))
+        EngineSnap::from_json(&hg).and_then(|s| s.run),
+        run(Side::Black, 0, 2)
     );
     let paused = json!({"as_of_us": 1, "white_ms": 1, "black_ms": 2, "running": null});
     assert_eq!(
@@ -55,7 +61,7 @@ fn snapshots_are_read_with_their_method_motion() {
 }
 
 #[test]
-fn engine_values_follow_each_motion() {
+fn engine_values_follow_the_run() {
     let mut s = snap(10 * S, 60_000, 30_000, Some(Side::White));
     assert_eq!(s.values_at(12 * S), (58_000, 30_000));
     assert_eq!(
@@ -63,18 +69,20 @@ fn engine_values_follow_each_motion() {
         (0, 30_000),
         "a countdown stops at zero"
     );
-    s.motion = Motion::Delay(3_000);
+    s.run = run(Side::White, 3_000, 0);
     assert_eq!(s.values_at(12 * S), (60_000, 30_000), "inside the delay");
     assert_eq!(s.values_at(15 * S), (58_000, 30_000), "2 s after the delay");
-    s.motion = Motion::Hourglass;
+    // Hourglass: everything Black uses flows to White, at most what Black has.
     s.running = Some(Side::Black);
+    s.run = run(Side::Black, 0, 30_000);
     assert_eq!(s.values_at(12 * S), (62_000, 28_000));
     assert_eq!(
         s.values_at(100 * S),
         (90_000, 0),
         "gains only what the mover had"
     );
-    s.motion = Motion::Swing(5_000);
+    // Swing: 5 s flow, then the waiting side stands.
+    s.run = run(Side::Black, 0, 5_000);
     assert_eq!(s.values_at(12 * S), (62_000, 28_000));
     assert_eq!(
         s.values_at(20 * S),
