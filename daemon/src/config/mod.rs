@@ -114,7 +114,11 @@ pub struct Config {
     pub default_time_control: String,
     /// The draw rules of clocks that name none (`fide` or `none`; unset: FIDE's, none under
     /// a double-flag control).
-    #[serde(default, deserialize_with = "value::draw_rules")]
+    #[serde(
+        default,
+        deserialize_with = "value::draw_rules",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub draw_rules: Option<crate::device::DrawRules>,
     /// Boards to attach at start (`[[clock]]` tables, in file order).
     #[serde(rename = "clock")]

@@ -182,7 +182,10 @@ impl Drop for Page {
 /// What the overlay shows: whose turn, and both times as text.
 const SHOWN: &str = "JSON.stringify({turn: (document.querySelector('.side.turn') || {}).dataset?.side || '', \
     white: document.querySelector('.side.white .time').textContent, \
-    black: document.querySelector('.side.black .time').textContent})";
+    black: document.querySelector('.side.black .time').textContent, \
+    white_ms: document.querySelector('.side.white .time').dataset.ms, \
+    black_ms: document.querySelector('.side.black .time').dataset.ms, \
+    clock: JSON.stringify((Bridge.clocks.get(0) || {}).st || null)})";
 
 fn shown(v: &Value) -> Value {
     v.as_str()
