@@ -15,6 +15,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chessclock_api::ClockStatus;
 use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE};
+use headers::{ETag, HeaderMapExt, IfNoneMatch};
 
 use crate::http::{ClockSource, Routes, find};
 
@@ -100,11 +101,15 @@ pub(crate) async fn serve<S: ClockSource>(
         }
     };
     let (etag, modified) = app.pgn.of(&file, &body);
-    let fresh = match headers.get(header::IF_NONE_MATCH) {
-        Some(v) => v
-            .to_str()
-            .is_ok_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*")),
-        None => headers
+    // If-None-Match compares weakly (RFC 9110 13.1.2): W/"x" matches our "x", as a cache or
+    // a compressing proxy may send it.
+    let fresh = match (
+        headers.typed_get::<IfNoneMatch>(),
+        etag.parse::<ETag>().ok(),
+    ) {
+        (Some(condition), Some(ours)) => !condition.precondition_passes(&ours),
+        (Some(_), None) => false,
+        (None, _) => headers
             .get(header::IF_MODIFIED_SINCE)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| httpdate::parse_http_date(v).ok())

@@ -181,8 +181,10 @@ async fn pgn_files_have_validators_and_are_not_modified_while_unchanged() {
 
     // Unchanged: 304 without a body for either validator, a list of tags or `*`.
     let other_then_ours = format!("\"x\", {etag}");
+    let weak = format!("W/{etag}");
     for h in [
         ("if-none-match", etag.as_str()),
+        ("if-none-match", weak.as_str()),
         ("if-none-match", "*"),
         ("if-none-match", other_then_ours.as_str()),
         ("if-modified-since", modified.as_str()),
