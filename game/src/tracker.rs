@@ -17,7 +17,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
-use crate::event::{BoardState, Difference, GameEvent, MoveEvent, ResultSignal};
+use crate::event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 use crate::placement::{RawFields, placement, signalled_result, start_orientation};
 
 /// How the tracker behaves.
@@ -226,17 +226,19 @@ impl Tracker {
             return;
         };
         if let Some((result, signal)) = signalled_result(&self.raw, o) {
-            if self.state != BoardState::Finished(result) {
-                if signal == ResultSignal::KingsInCentre {
-                    self.drop_trailing_king_move(now);
+            match (&self.state, signal) {
+                (BoardState::Finished(shown), _) if *shown == result => {}
+                // Both kings in the centre may also be a king set down on its way beside the
+                // other: the signal must stand for the settle time (`settle`).
+                (BoardState::Finished(_), _) | (_, ResultSignal::MagicPiece) => {
+                    self.end_game(now, now, result, signal);
                 }
-                self.explained(now);
-                self.state = BoardState::Finished(result);
-                self.emit(GameEvent::Result {
-                    result,
-                    signal,
-                    at_ms: now,
-                });
+                (_, ResultSignal::KingsInCentre) => {
+                    let board = placement(&self.raw, o);
+                    self.state = BoardState::Unexplained {
+                        differences: differences(cur.board(), &board),
+                    };
+                }
             }
             return;
         }
@@ -302,6 +304,15 @@ impl Tracker {
     /// sequence (one update lost), then report.
     /// `force`: the input has ended, a waiting new game or takeback is accepted now.
     fn settle(&mut self, now: u64, force: bool) {
+        if let Some(o) = self.orientation
+            && !matches!(self.state, BoardState::Finished(_))
+            && let Some((result, signal)) = signalled_result(&self.raw, o)
+        {
+            if force || now >= self.last_change.saturating_add(self.cfg.settle_ms) {
+                self.end_game(now, self.last_change, result, signal);
+            }
+            return;
+        }
         let (BoardState::Unexplained { differences }, Some(o), Some(cur)) = (
             &self.state,
             self.orientation,
@@ -360,6 +371,20 @@ impl Tracker {
                     .is_some_and(|p| p.board() == board)
             })
             .map(Jump::Takeback)
+    }
+
+    /// The board shows `result` by `signal` since `since`: the game is finished at `now`.
+    fn end_game(&mut self, now: u64, since: u64, result: GameResult, signal: ResultSignal) {
+        if signal == ResultSignal::KingsInCentre {
+            self.drop_trailing_king_move(since);
+        }
+        self.explained(now);
+        self.state = BoardState::Finished(result);
+        self.emit(GameEvent::Result {
+            result,
+            signal,
+            at_ms: now,
+        });
     }
 
     /// The kings-in-the-centre signal completed within the settle time of a king move to a

@@ -39,10 +39,10 @@ fn start_dump() -> Message {
 #[test]
 fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
     let mut rec = GameRecorder::new(TrackerConfig::default());
-    let mut now = 0;
-    let mut feed = |rec: &mut GameRecorder, m: Message| {
-        now += 100;
-        rec.on_message(now, &m, None);
+    let now = std::cell::Cell::new(0);
+    let feed = |rec: &mut GameRecorder, m: Message| {
+        now.set(now.get() + 100);
+        rec.on_message(now.get(), &m, None);
     };
     feed(&mut rec, start_dump());
     feed(&mut rec, report(300, 300, false, false)); // left (White) runs
@@ -66,6 +66,13 @@ fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
     feed(&mut rec, update("d5", Some(Piece::WhiteKing)));
     feed(&mut rec, update("e4", None));
     feed(&mut rec, update("e4", Some(Piece::BlackKing)));
+    assert_eq!(
+        rec.result(),
+        None,
+        "the signal stands for the settle time first"
+    );
+    now.set(now.get() + 1_500);
+    rec.handle_timeout(now.get(), None);
     assert_eq!(rec.result(), Some(GameResult::WhiteWins));
     feed(&mut rec, start_dump());
     assert!(rec.moves().is_empty());

@@ -30,6 +30,7 @@ fn kings_in_the_centre_set_the_result() {
         h.lift("e8");
         h.place(white, 'K');
         h.place(black, 'k');
+        h.wait(1_500);
         let result = h.events.iter().find_map(|e| match e {
             GameEvent::Result { result, signal, .. } => Some((*result, *signal)),
             _ => None,
@@ -80,6 +81,7 @@ fn the_first_king_of_the_signal_set_down_within_the_settle_time_is_no_move() {
     assert_eq!(h.ucis().len(), 7, "Ke4 read as a move first");
     h.wait(500);
     h.slide("d6", "d5");
+    h.wait(1_500);
     let events = h.drain();
     let takeback = events.iter().position(|e| {
         matches!(
@@ -118,6 +120,7 @@ fn a_king_move_that_stood_longer_than_the_settle_time_stays_in_the_game() {
     h.slide("d3", "e4");
     h.wait(2_000);
     h.slide("d6", "d5");
+    h.wait(1_500);
     let events = h.drain();
     assert!(
         !events
@@ -130,4 +133,38 @@ fn a_king_move_that_stood_longer_than_the_settle_time_stays_in_the_game() {
         "{events:?}"
     );
     assert_eq!(h.ucis().len(), 7, "Ke4 was played");
+}
+
+#[test]
+fn a_king_set_down_beside_the_other_on_its_way_is_no_result() {
+    // Black's king stands on d5 in the game; White's king passes over e4 (beside it) on its
+    // way from e3 to f4 and is set down there for a moment: both kings in the centre, but
+    // not for the settle time.
+    let mut h = Hand::start(Orientation::Normal);
+    play(
+        &mut h,
+        &[
+            ("e2", "e4"),
+            ("d7", "d5"),
+            ("e4", "d5"),
+            ("e8", "d7"),
+            ("e1", "e2"),
+            ("d7", "d6"),
+            ("e2", "e3"),
+            ("d6", "d5"),
+        ],
+    );
+    h.drain();
+    h.lift("e3");
+    h.place("e4", 'K');
+    h.wait(300);
+    h.lift("e4");
+    h.place("f4", 'K');
+    h.wait(2_000);
+    let events = h.drain();
+    assert!(
+        !events.iter().any(|e| matches!(e, GameEvent::Result { .. })),
+        "{events:?}"
+    );
+    assert_eq!(h.ucis().last().map(String::as_str), Some("e3f4"));
 }
