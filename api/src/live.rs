@@ -85,6 +85,7 @@ mod tests {
             claim: None,
             watched: None,
             draw_claimable: Vec::new(),
+            battery_low: false,
             fen: String::new(),
             moves_san: Vec::new(),
             game_info: BTreeMap::new(),

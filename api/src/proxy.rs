@@ -106,6 +106,9 @@ pub trait Clock {
     /// What is wrong with the board, or empty.
     #[zbus(property)]
     fn board_problem(&self) -> zbus::Result<String>;
+    /// The clock's battery is low.
+    #[zbus(property)]
+    fn battery_low(&self) -> zbus::Result<bool>;
     /// The draws the player to move may claim now.
     #[zbus(property)]
     fn draw_claimable(&self) -> zbus::Result<Vec<String>>;

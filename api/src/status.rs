@@ -122,6 +122,9 @@ pub struct ClockStatus {
     /// The claimant the director watches after a 14H `watch` ruling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watched: Option<Side>,
+    /// The clock's last report said its battery is low.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub battery_low: bool,
     /// The draws the player to move may claim now from the board's history (`threefold`,
     /// `fifty_moves`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -180,7 +183,8 @@ const DEVICE_PROPERTIES: [(&str, &str); 11] = [
 ];
 
 /// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 8] = [
+const BOARD_PROPERTIES: [(&str, &str); 9] = [
+    ("BatteryLow", "battery_low"),
     ("Board", "board"),
     ("Mode", "mode"),
     ("Fen", "fen"),

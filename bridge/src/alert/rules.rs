@@ -1,5 +1,5 @@
 //! When a board needs an operator (`[[alert]]` in bridge.toml): a board gone, a game paused
-//! too long, a flag, a result, a board problem that lasts. Pure: [`Watcher::check`] is told
+//! too long, a flag, a result, a board problem that lasts, a clock's low battery. Pure: [`Watcher::check`] is told
 //! the time and the clocks and says which alerts are due; sending them is `alert::run`'s.
 //!
 //! Each condition alerts once when it starts (after its delay) and is armed again when it
@@ -25,15 +25,18 @@ pub(crate) enum Kind {
     Result,
     /// The board showed a position no legal move explains.
     BoardProblem,
+    /// The clock reports a low battery.
+    BatteryLow,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::BoardGone,
         Kind::Paused,
         Kind::Flag,
         Kind::Result,
         Kind::BoardProblem,
+        Kind::BatteryLow,
     ];
 }
 
@@ -211,6 +214,11 @@ impl Watcher {
                 !c.board_problem.is_empty(),
                 s.problem_after_s,
                 format!("{at}: {}", c.board_problem),
+            ),
+            Kind::BatteryLow => (
+                c.battery_low,
+                0,
+                format!("{at}: the clock's battery is low"),
             ),
         }
     }

@@ -49,6 +49,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     if let Some(advice) = device_advice(&v.device_state, &v.model) {
         out.push_str(&format!("           {advice}\n"));
     }
+    if v.battery_low {
+        out.push_str("           the clock's battery is low: change it before the next game\n");
+    }
     if v.mode == "observe" {
         out.push_str("  mode     observe: the clock runs its own mode; times from its reports\n");
     } else {

@@ -223,6 +223,12 @@ impl ClockIface {
         self.st().board.problem.clone()
     }
 
+    /// The clock's last report said its battery is low (replace it before the next game).
+    #[zbus(property)]
+    fn battery_low(&self) -> bool {
+        self.st().battery_low
+    }
+
     /// The draws the player to move may claim now from the board's history: `threefold`,
     /// `fifty_moves`; empty unless a game runs (or is paused) under FIDE's draw rules.
     #[zbus(property)]

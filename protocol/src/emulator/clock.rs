@@ -12,8 +12,8 @@ use crate::ack::{ACK_ERROR_NOT_IN_PC_MODE, ClockAck, ClockModel};
 use crate::clock_command::{ClockCommand, RunFlags, SetAndRun};
 use crate::clock_text::seven_segment;
 use crate::report::{
-    ClockReport, ClockSide, ClockTime, STATUS_LEFT_TURN, STATUS_NO_CLOCK, STATUS_RIGHT_HIGH,
-    STATUS_RIGHT_TURN, STATUS_RUNNING,
+    ClockReport, ClockSide, ClockTime, STATUS_BATTERY_LOW, STATUS_LEFT_TURN, STATUS_NO_CLOCK,
+    STATUS_RIGHT_HIGH, STATUS_RIGHT_TURN, STATUS_RUNNING,
 };
 
 /// Which half of the clock counts down.
@@ -65,6 +65,8 @@ pub(crate) struct Clock {
     pub(crate) last_set_and_run: Option<SetAndRun>,
     /// When the running half loses its next second.
     pub(crate) next_tick: Option<u64>,
+    /// The clock's battery is low (status bit 2 of its reports).
+    pub(crate) battery_low: bool,
 }
 
 impl Clock {
@@ -87,6 +89,7 @@ impl Clock {
             takes_icons: true,
             last_set_and_run: None,
             next_tick: None,
+            battery_low: false,
         }
     }
 
@@ -296,6 +299,9 @@ impl Clock {
         };
         if self.running != Running::None {
             status |= STATUS_RUNNING;
+        }
+        if self.battery_low {
+            status |= STATUS_BATTERY_LOW;
         }
         ClockReport::from_status(
             side(self.left, self.left_final),

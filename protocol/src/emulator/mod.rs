@@ -260,6 +260,13 @@ impl Emulator {
         self.clock_changed(self.now);
     }
 
+    /// The clock's battery runs low (or is changed) at `now_ms`: its reports say so.
+    pub fn set_battery_low(&mut self, now_ms: u64, low: bool) {
+        self.advance(now_ms);
+        self.clock.battery_low = low;
+        self.clock_changed(self.now);
+    }
+
     /// The user selects (or leaves) the clock's PC mode at `now_ms`.
     pub fn set_pc_mode(&mut self, now_ms: u64, on: bool) {
         self.advance(now_ms);

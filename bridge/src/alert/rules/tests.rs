@@ -86,3 +86,17 @@ fn kinds_not_asked_for_are_not_sent() {
     assert_eq!(kinds(&w.check(100_000, &[&c])), [Kind::Result]);
     assert!(w.check(200_000, &[&c]).is_empty());
 }
+
+#[test]
+fn a_low_battery_alerts_once() {
+    let mut w = Watcher::new(settings());
+    let mut c = status(1, 1);
+    c.battery_low = true;
+    let due = w.check(0, &[&c]);
+    assert_eq!(kinds(&due), [Kind::BatteryLow]);
+    assert!(
+        due[0].text.ends_with("the clock's battery is low"),
+        "{due:?}"
+    );
+    assert!(w.check(5_000, &[&c]).is_empty());
+}

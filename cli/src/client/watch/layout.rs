@@ -164,6 +164,7 @@ pub(super) fn alert(c: &ClockStatus) -> Option<&'static str> {
         "opening" | "probing" => return None,
         _ if !c.board_problem.is_empty() => "board problem",
         _ if c.claim.is_some() => "claim: ruling",
+        _ if c.battery_low => "battery low",
         _ if c.status == "flagged" => "flag",
         _ if !c.draw_claimable.is_empty() => "draw claimable",
         _ => return None,

@@ -79,6 +79,7 @@ mod tests {
             model: "DGT 3000".into(),
             firmware: String::new(),
             board_serial: String::new(),
+            battery_low: false,
             connected: true,
             device_state: DeviceState::Ready,
             game_state: snapshot.status,

@@ -103,6 +103,9 @@ async fn emit_changes(
     if old.board.problem != new.board.problem {
         obj.board_problem_changed(e).await?;
     }
+    if old.battery_low != new.battery_low {
+        obj.battery_low_changed(e).await?;
+    }
     if old.board.draw_claimable != new.board.draw_claimable {
         obj.draw_claimable_changed(e).await?;
     }

@@ -35,6 +35,8 @@ pub struct ClockState {
     pub firmware: String,
     /// Board serial number, or empty.
     pub board_serial: String,
+    /// The clock's last report said its battery is low.
+    pub battery_low: bool,
     /// Whether the port is open.
     pub connected: bool,
     /// Board/clock state.

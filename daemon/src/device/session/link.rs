@@ -30,6 +30,7 @@ impl Session {
                     }
                 }
                 DriverEvent::ClockReport { report, at } => {
+                    self.info.battery_low = report.battery_low;
                     if self.observing() {
                         self.observed.on_report(report, at);
                     } else {

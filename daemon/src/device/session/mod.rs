@@ -112,6 +112,7 @@ pub(crate) struct DeviceInfo {
     pub model: String,
     pub firmware: String,
     pub board_serial: String,
+    pub battery_low: bool,
 }
 
 /// The game over one board link. See the module docs.

@@ -25,6 +25,7 @@ pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) 
         model: String::new(),
         firmware: String::new(),
         board_serial: String::new(),
+        battery_low: false,
         connected: false,
         device_state: DeviceState::Disconnected,
         game_state: snapshot.status,
@@ -110,6 +111,7 @@ impl Session {
         if state.board_serial != info.board_serial {
             state.board_serial.clone_from(&info.board_serial);
         }
+        state.battery_low = info.battery_low;
         self.state.device_state = self.device_state();
         self.state.mode = self.mode();
         self.state.white_side = self.white_side();
@@ -135,6 +137,7 @@ fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
         && a.model == b.model
         && a.firmware == b.firmware
         && a.board_serial == b.board_serial
+        && a.battery_low == b.battery_low
         && a.connected == b.connected
         && a.device_state == b.device_state
         && a.game_state == b.game_state

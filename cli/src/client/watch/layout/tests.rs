@@ -42,6 +42,7 @@ fn clock(index: u32) -> ClockStatus {
         claim: None,
         watched: None,
         draw_claimable: Vec::new(),
+        battery_low: false,
         fen: String::new(),
         moves_san: vec!["e4".into(), "e5".into(), "Nf3".into()],
         game_info: BTreeMap::new(),

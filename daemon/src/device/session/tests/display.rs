@@ -149,3 +149,15 @@ fn the_board_counts_the_moves_of_a_multi_period_control() {
         live.snapshot.white_ms
     );
 }
+
+#[test]
+fn a_clock_reporting_a_low_battery_is_published_so() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    assert!(!rig.published().battery_low);
+    rig.emu.set_battery_low(rig.now, true);
+    rig.run_until(rig.now + 1_500);
+    assert!(rig.published().battery_low, "the report's bit");
+    rig.emu.set_battery_low(rig.now, false);
+    rig.run_until(rig.now + 1_500);
+    assert!(!rig.published().battery_low, "changed");
+}
