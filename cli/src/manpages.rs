@@ -240,6 +240,27 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "games",
+        &[(
+            "chessclockctl games export --round 5 > round5.pgn",
+            "round 5's finished games as one PGN",
+        )],
+    ),
+    (
+        "games-list",
+        &[(
+            "chessclockctl games list --since 2026-11-26",
+            "today's finished games: date, round, board, players, result, file",
+        )],
+    ),
+    (
+        "games-export",
+        &[(
+            "chessclockctl games export --state-dir /srv/chessclockd > all.pgn",
+            "every finished game of a non-default state directory",
+        )],
+    ),
+    (
         "round-show",
         &[(
             "chessclockctl round show --json",

@@ -155,10 +155,17 @@ impl GameLog {
     }
 
     /// The record as it stands; `final_snapshot` is the engine's snapshot at the end, `board`
-    /// the board's game when moves were read from the pieces (its PGN is then the record's).
-    pub fn render(&self, final_snapshot: Option<&Snapshot>, board: Option<PgnGame>) -> Rendered {
+    /// the board's game when moves were read from the pieces (its PGN is then the record's),
+    /// `info` the game's information (players, round, ...) for a record of presses.
+    pub fn render(
+        &self,
+        final_snapshot: Option<&Snapshot>,
+        board: Option<PgnGame>,
+        info: &GameInfo,
+    ) -> Rendered {
         let (y, mo, d, h, mi, s) = utc(self.started_wall_ms);
-        let game = board.unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}")));
+        let game =
+            board.unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}"), info));
         let json = LogJson {
             clock: &self.name,
             port: &self.port,
@@ -187,15 +194,19 @@ impl GameLog {
         }
     }
 
-    /// The clock's own PGN game: the presses, each with the mover's time after it.
-    fn presses_pgn(&self, date: String) -> PgnGame {
-        let mut info = GameInfo::new();
+    /// The clock's own PGN game: the presses, each with the mover's time after it, under the
+    /// game's information (`Event`, `Site` and `Date` from the clock where it has none).
+    fn presses_pgn(&self, date: String, game_info: &GameInfo) -> PgnGame {
+        let mut info = game_info.clone();
         let one_line = |v: &str| v.replace(['\n', '\r'], " ");
         for (tag, value) in [
             ("Event", format!("chessclockd: {}", self.control)),
             ("Site", self.name.clone()),
             ("Date", date),
         ] {
+            if info.get(tag).is_some() {
+                continue;
+            }
             // Names are letters and values one line: the tags cannot be refused.
             let _ = info.set(tag, &one_line(&value));
         }

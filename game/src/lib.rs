@@ -24,6 +24,7 @@ pub mod judge;
 pub mod observe;
 pub mod pairings;
 pub mod pgn;
+pub mod pgn_read;
 pub mod placement;
 pub mod record;
 pub mod recorder;

@@ -61,7 +61,7 @@ fn a_finished_game_has_clk_comments_a_result_and_every_event() {
         },
     );
     assert!(log.finished());
-    let r = log.render(Some(&flagged_snapshot()), None);
+    let r = log.render(Some(&flagged_snapshot()), None, &GameInfo::new());
     assert!(r.pgn.contains("[Result \"0-1\"]"), "{}", r.pgn);
     assert!(
         r.pgn.contains("[Termination \"time forfeit\"]"),
@@ -92,7 +92,8 @@ fn the_json_keeps_the_shape_of_the_untyped_log() {
             reason: ResultReason::Board,
         },
     );
-    let v: Value = serde_json::from_str(&log.render(None, None).json).expect("json");
+    let v: Value =
+        serde_json::from_str(&log.render(None, None, &GameInfo::new()).json).expect("json");
     let keys = |v: &Value| -> Vec<String> {
         let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
         k.sort();
@@ -141,7 +142,7 @@ fn nothing_is_recorded_before_the_start_and_a_discarded_game_is_abandoned() {
     assert!(!log.started());
     let mut log = started();
     log.note(10, 0, "disconnected: end of file");
-    let r = log.render(None, None);
+    let r = log.render(None, None, &GameInfo::new());
     assert!(r.pgn.contains("[Result \"*\"]"), "{}", r.pgn);
     assert!(r.pgn.contains("[Termination \"abandoned\"]"), "{}", r.pgn);
 }
@@ -150,7 +151,7 @@ fn nothing_is_recorded_before_the_start_and_a_discarded_game_is_abandoned() {
 fn a_game_black_started_begins_with_black_and_a_board_game_is_the_pgn() {
     let mut log = started();
     log.event(5000, 0, press(Side::Black, 1, 180_000, 179_000));
-    let r = log.render(None, None);
+    let r = log.render(None, None, &GameInfo::new());
     assert!(
         r.pgn.replace('\n', " ").contains("1... {[%clk 0:02:59]} *"),
         "{}",
@@ -164,7 +165,7 @@ fn a_game_black_started_begins_with_black_and_a_board_game_is_the_pgn() {
         }],
         ..PgnGame::default()
     };
-    let r = log.render(None, Some(board.clone()));
+    let r = log.render(None, Some(board.clone()), &GameInfo::new());
     assert_eq!(r.pgn, pgn::write(&board));
 }
 
@@ -209,4 +210,36 @@ fn a_clock_event_and_its_record_event_have_the_same_json() {
     }
     let note = serde_json::to_value(LogEvent::Note { what: "x".into() }).expect("note");
     assert_eq!(note, serde_json::json!({"event": "note", "what": "x"}));
+}
+
+#[test]
+fn a_record_of_presses_carries_the_game_s_information() {
+    let mut log = GameLog::new("b1", "virtual:b1", "G/5", 0);
+    log.event(
+        0,
+        0,
+        ClockEvent::StateChanged {
+            old: Status::Ready,
+            new: Status::Running,
+            reason: StatusCause::Start,
+        },
+    );
+    log.event(1_000, 1_000, press(Side::White, 1, 299_000, 300_000));
+    let mut info = GameInfo::new();
+    info.set("White", "Ann").expect("tag");
+    info.set("Round", "4.1").expect("tag");
+    info.set("Event", "Club").expect("tag");
+    let pgn = log.render(None, None, &info).pgn;
+    for tag in [
+        "[White \"Ann\"]",
+        "[Round \"4.1\"]",
+        "[Event \"Club\"]",
+        "[Site \"b1\"]",
+    ] {
+        assert!(pgn.contains(tag), "{tag}: {pgn}");
+    }
+    assert!(
+        !pgn.contains("chessclockd: G/5"),
+        "the game's Event wins: {pgn}"
+    );
 }

@@ -18,6 +18,7 @@ mod bus_manager;
 mod bus_policy;
 mod bus_words;
 mod cli_doctor;
+mod cli_games;
 mod cli_live;
 mod cli_watch;
 mod daemon_bus;

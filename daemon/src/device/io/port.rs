@@ -41,13 +41,20 @@ pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
     }
     check_free(path)?;
     let name = path.to_string_lossy();
-    tokio_serial::new(name.as_ref(), 9600)
+    let stream = tokio_serial::new(name.as_ref(), 9600)
         .data_bits(DataBits::Eight)
         .parity(Parity::None)
         .stop_bits(StopBits::One)
         .flow_control(FlowControl::None)
         .open_native_async()
-        .map_err(|e| explain_serialport_error(path, e))
+        .map_err(|e| explain_serialport_error(path, e))?;
+    // What the board sent before this open (to a daemon that has stopped since) tells a
+    // past state: the first report read is the board's present one (a lever pressed while
+    // the daemon was down is judged by it, docs/reliability.md).
+    if let Err(e) = tokio_serial::SerialPort::clear(&stream, tokio_serial::ClearBuffer::Input) {
+        tracing::debug!("{}: old input not discarded: {e}", shown(path));
+    }
+    Ok(stream)
 }
 
 /// Whether `path` can be ours: it opens (a tty held with `TIOCEXCL` does not, for an

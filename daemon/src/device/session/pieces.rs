@@ -137,6 +137,11 @@ impl Session {
         Ok(())
     }
 
+    /// The game's information (PGN tags).
+    pub(crate) fn game_info(&self) -> &chessclock_game::pgn::GameInfo {
+        self.board_game.info()
+    }
+
     /// Whether moves were read from the pieces.
     pub(crate) fn has_board_moves(&self) -> bool {
         !self.board_game.moves().is_empty()

@@ -140,7 +140,11 @@ impl<P: BoardIo> Actor<P> {
                 .session
                 .has_board_moves()
                 .then(|| self.session.pgn_game(at));
-            p.write_record(log.render(Some(&self.session.snapshot(at)), board));
+            p.write_record(log.render(
+                Some(&self.session.snapshot(at)),
+                board,
+                self.session.game_info(),
+            ));
         }
     }
 
