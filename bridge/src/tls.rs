@@ -1,4 +1,4 @@
-//! TLS for the bridge's clients (MQTT over `mqtts://`, Lichess over https): one rustls
+//! TLS for the bridge's clients (MQTT over `mqtts://`, Lichess and alerts over https): one rustls
 //! configuration that trusts the system's CA store (Debian's ca-certificates in
 //! /etc/ssl/certs, or `SSL_CERT_FILE` / `SSL_CERT_DIR` when set) and, for a private CA, the
 //! certificates of a `ca_file`; no roots compiled in. Owns building that configuration and
@@ -11,6 +11,21 @@ use anyhow::{Context, Result, anyhow, bail};
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use rustls::{ClientConfig, RootCertStore};
+
+/// The bridge's HTTP client (Lichess pushes, alerts): its user agent, `timeout`, and for
+/// https the system's CA store through `tls` (reqwest compiles no roots in here).
+pub(crate) fn http_client(
+    timeout: std::time::Duration,
+    tls: Option<Arc<ClientConfig>>,
+) -> reqwest::Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .user_agent(concat!("chessclock-bridge/", env!("CARGO_PKG_VERSION")))
+        .timeout(timeout);
+    if let Some(tls) = tls {
+        builder = builder.use_preconfigured_tls(ClientConfig::clone(&tls));
+    }
+    builder.build()
+}
 
 /// A client configuration trusting the system's CA store and the PEM certificates in
 /// `ca_file` (`key` names that setting in messages).

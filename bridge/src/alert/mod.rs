@@ -25,13 +25,7 @@ pub(crate) async fn run(
     settings: AlertSettings,
     tls: Option<Arc<rustls::ClientConfig>>,
 ) {
-    let mut builder = reqwest::Client::builder()
-        .user_agent(concat!("chessclock-bridge/", env!("CARGO_PKG_VERSION")))
-        .timeout(Duration::from_secs(10));
-    if let Some(tls) = tls {
-        builder = builder.use_preconfigured_tls(rustls::ClientConfig::clone(&tls));
-    }
-    let client = match builder.build() {
+    let client = match crate::tls::http_client(Duration::from_secs(10), tls) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(url = %settings.url, "cannot make an HTTP client for alerts: {e}");

@@ -132,14 +132,7 @@ pub(crate) async fn run(
     token: String,
     tls: Option<Arc<rustls::ClientConfig>>,
 ) {
-    let mut builder = reqwest::Client::builder()
-        .user_agent(concat!("chessclock-bridge/", env!("CARGO_PKG_VERSION")))
-        .timeout(Duration::from_secs(20));
-    if let Some(tls) = tls {
-        // The system's CA store (crate::tls): reqwest compiles no roots in here.
-        builder = builder.use_preconfigured_tls(rustls::ClientConfig::clone(&tls));
-    }
-    let client = match builder.build() {
+    let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(round = %round.round, "cannot make an HTTP client: {e}");

@@ -5,7 +5,7 @@
 use chessclock_protocol::Button;
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
-use super::{Rig, shows_wanted, until};
+use super::{Rig, notices, shows_wanted, until};
 use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
 use crate::device::session::SessionEvent;
@@ -289,16 +289,6 @@ fn notes(rig: &Rig) -> Vec<String> {
             SessionEvent::Note {
                 note, record: true, ..
             } => Some(note.to_string()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn notices(rig: &Rig) -> Vec<String> {
-    rig.events
-        .iter()
-        .filter_map(|(_, ev)| match ev {
-            SessionEvent::Notice(n) => Some(n.clone()),
             _ => None,
         })
         .collect()

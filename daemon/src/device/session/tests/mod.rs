@@ -275,3 +275,14 @@ impl Stepped for Rig {
         .min()
     }
 }
+
+/// The notices the session has given so far (`SessionEvent::Notice`).
+pub(super) fn notices(rig: &Rig) -> Vec<String> {
+    rig.events
+        .iter()
+        .filter_map(|(_, ev)| match ev {
+            SessionEvent::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}

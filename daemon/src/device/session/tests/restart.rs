@@ -5,7 +5,7 @@
 
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
-use super::{Rig, until};
+use super::{Rig, notices, until};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::command::ClockEvent;
 use crate::device::session::note::Note;
@@ -21,16 +21,6 @@ fn lever_notes(rig: &Rig) -> Vec<bool> {
                 note: Note::Lever(in_step),
                 ..
             } => Some(*in_step),
-            _ => None,
-        })
-        .collect()
-}
-
-fn notices(rig: &Rig) -> Vec<String> {
-    rig.events
-        .iter()
-        .filter_map(|(_, ev)| match ev {
-            SessionEvent::Notice(n) => Some(n.clone()),
             _ => None,
         })
         .collect()
