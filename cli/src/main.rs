@@ -8,6 +8,7 @@
 mod client;
 mod doctor;
 mod fleet;
+mod games;
 mod logctl;
 mod manpages;
 mod offline;
@@ -45,6 +46,9 @@ enum Command {
     Bus(client::commands::BusCommand),
     /// Every board of every machine, from the MQTT broker the bridges publish to.
     Fleet(fleet::Args),
+    /// The finished games in the state directory: list them, or export them as one PGN.
+    #[command(subcommand)]
+    Games(games::Command),
     /// Show or change the daemon's log level (org.freedesktop.LogControl1).
     LogLevel(logctl::Args),
     /// Check that this machine is ready to run games: daemon, permission, boards, udev
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => offline::replay::run(args, cli.json),
         Command::Fleet(args) => fleet::run(args, cli.json),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd, cli.json),
+        Command::Games(command) => return games::run(command, cli.json),
         Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
         Command::Doctor(args) => doctor::run(&cli.bus, &args, cli.json),
         Command::Completions { shell } => {

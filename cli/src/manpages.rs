@@ -271,6 +271,36 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "games",
+        &[(
+            "chessclockctl games list --since today",
+            "today's finished games, oldest first",
+        )],
+    ),
+    (
+        "games-list",
+        &[
+            ("chessclockctl games list --round 3", "the games of round 3"),
+            (
+                "chessclockctl -J games list --state-dir /srv/chessclockd",
+                "as JSON, from a non-default state directory",
+            ),
+        ],
+    ),
+    (
+        "games-export",
+        &[
+            (
+                "chessclockctl games export --since 2026-11-26 > day.pgn",
+                "the day's games as one PGN file (group chessclock)",
+            ),
+            (
+                "chessclockctl games export --round 3 > round3.pgn",
+                "round 3 only",
+            ),
+        ],
+    ),
+    (
         "log-level",
         &[(
             "chessclockctl log-level debug",
@@ -300,6 +330,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "/var/lib/chessclockd/",
         "the daemon's state: journals, live PGN, finished games.",
+    ),
+    (
+        "/var/lib/chessclockd/games/",
+        "finished games (one PGN and one JSON each), read by chessclockctl games.",
     ),
     (
         "/usr/share/dbus-1/system.d/org.chessclockd.ChessClock1.conf",
