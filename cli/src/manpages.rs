@@ -265,10 +265,16 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "fleet",
-        &[(
-            "chessclockctl fleet --mqtt mqtt://broker.local",
-            "every board of every machine",
-        )],
+        &[
+            (
+                "chessclockctl fleet --mqtt mqtt://broker.local",
+                "every board of every machine",
+            ),
+            (
+                "chessclockctl fleet --mqtt mqtt://broker.local --once -J",
+                "the fleet once, as JSON, for a script (exit 3 when the broker is down)",
+            ),
+        ],
     ),
     (
         "games",
