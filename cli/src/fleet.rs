@@ -1,6 +1,7 @@
 //! `chessclockctl fleet`: every board of every machine, read from the MQTT broker that the
 //! machines' `chessclock-bridge`s publish to (docs/bridge.md, docs/operations.md). A live
-//! table on a terminal, JSON lines otherwise or with `--json`.
+//! table on a terminal, JSON lines otherwise or with `--json`; with `--once`, what the
+//! broker holds, printed once.
 //!
 //! Owns reading the fleet topics and showing them; it talks to no daemon and controls
 //! nothing.
@@ -24,7 +25,14 @@ pub(crate) struct Args {
     /// The broker the bridges publish to: mqtt://[user:password@]host[:port].
     #[arg(long, value_name = "URL")]
     mqtt: String,
+    /// Print the fleet once (a table, or one JSON array with --json) when the broker has sent
+    /// what it holds, and exit: 0, or 3 when the broker cannot be reached. For scripts.
+    #[arg(long)]
+    once: bool,
 }
+
+/// How long `--once` waits after the last retained message before it prints.
+const ONCE_QUIET: Duration = Duration::from_millis(500);
 
 /// One board of the fleet: its machine, whether that machine's bridge is online, and the
 /// clock (the JSON of `status --json`).
@@ -139,6 +147,9 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
         opts.set_credentials(user, broker.password.as_deref().unwrap_or_default());
     }
     let (client, mut events) = AsyncClient::new(opts, 64);
+    if args.once {
+        return once(&broker, &client, &mut events, json).await;
+    }
     let json = json || !std::io::stdout().is_terminal();
     let mut fleet = Fleet::default();
     let mut connected = false;
@@ -181,6 +192,71 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
                 tokio::time::sleep(Duration::from_secs(2)).await;
             }
         }
+    }
+}
+
+/// `fleet --once`: subscribe, take what the broker holds (retained states and statuses) until
+/// it has been quiet for [`ONCE_QUIET`], print it and exit.
+async fn once(
+    broker: &chessclock_api::fleet::Broker,
+    client: &AsyncClient,
+    events: &mut rumqttc::EventLoop,
+    json: bool,
+) -> Result<ExitCode> {
+    let mut fleet = Fleet::default();
+    let mut acks = 0;
+    let quiet = tokio::time::sleep(Duration::from_secs(3600));
+    tokio::pin!(quiet);
+    loop {
+        let ev = tokio::select! {
+            ev = events.poll() => ev,
+            () = &mut quiet => break,
+        };
+        match ev {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                for topic in FLEET_SUBSCRIPTIONS {
+                    client.subscribe(topic, QoS::AtLeastOnce).await?;
+                }
+            }
+            Ok(Event::Incoming(Packet::SubAck(_))) => {
+                acks += 1;
+                if acks >= FLEET_SUBSCRIPTIONS.len() {
+                    quiet
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + ONCE_QUIET);
+                }
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                fleet.apply(&p.topic, &p.payload);
+                if acks >= FLEET_SUBSCRIPTIONS.len() {
+                    quiet
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + ONCE_QUIET);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!(
+                    "chessclockctl: cannot reach the MQTT broker {}:{} ({e}); is it running, and \
+                     do the bridges publish to it (`mqtt =` in /etc/chessclockd/bridge.toml)?",
+                    broker.host, broker.port
+                );
+                return Ok(ExitCode::from(3));
+            }
+        }
+    }
+    let out = if json {
+        format!("{}\n", serde_json::to_string(&fleet.boards())?)
+    } else {
+        fleet.table()
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 

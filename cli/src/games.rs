@@ -1,174 +1,218 @@
-//! `chessclockctl games list|export`: the finished games the daemon keeps in its state
-//! directory's `games/` folder (docs/operations.md), read directly from the files (an
-//! operator in the `chessclock` group may read them; the daemon is not asked), selected by
-//! round and date, listed or written as one PGN.
+//! `chessclockctl games list|export`: the finished games in the daemon's state directory
+//! (`games/*.pgn`), selected by round and date, listed or copied out as one PGN.
 //!
-//! Owns the selection and the output; reading a PGN's tags is the game crate's
-//! (`chessclock_game::pgn_read`). It writes nothing but stdout.
+//! Owns this verb only: it reads the folder directly (an operator in group `chessclock` may
+//! read it; the daemon need not run) and reads tags with `chessclock_game::pgn::read`. It must
+//! not write to the state directory nor parse movetext.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::SystemTime;
 
-use anyhow::{Context, Result, bail};
-use chessclock_game::pgn_read::{StoredGame, games};
-use serde::Serialize;
+use chessclock_game::pgn::read::{self, ReadGame};
+use jiff::civil::Date;
 
-/// Where the daemon keeps its state unless configured otherwise.
-const DEFAULT_STATE_DIR: &str = "/var/lib/chessclockd";
-
-/// `games list` / `games export`.
+/// `games` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// List the finished games (date, round, board, players, result, file).
+    /// List the finished games (date, round, board, players, result), oldest first.
     List(Filter),
-    /// Write the finished games as one PGN to stdout, oldest first (`> round5.pgn`).
+    /// Write the selected finished games, oldest first, as one PGN to stdout.
     Export(Filter),
 }
 
-/// Which games.
+/// Which games, and where they are.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Filter {
-    /// Only this round: its Round tag is R, or R.B for board B.
-    #[arg(long, value_name = "R")]
-    round: Option<u32>,
-    /// Only games played on or after this date (YYYY-MM-DD, by their Date tag).
-    #[arg(long, value_name = "DATE", value_parser = parse_date)]
-    since: Option<jiff::civil::Date>,
-    /// The daemon's state directory.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
+    /// Only games of this round (`3` also selects rounds written `3.1`, `3.2`...).
+    #[arg(long, value_name = "R", value_parser = parse_round)]
+    round: Option<String>,
+    /// Only games played on or after this date (YYYY-MM-DD, or `today`).
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    since: Option<Date>,
+    /// The daemon's state directory (its games are in DIR/games).
+    #[arg(long, value_name = "DIR", default_value = "/var/lib/chessclockd")]
     state_dir: PathBuf,
 }
 
-fn parse_date(s: &str) -> Result<jiff::civil::Date, String> {
-    s.parse()
-        .map_err(|_| format!("{s:?} is not a date; write it as YYYY-MM-DD, e.g. 2026-11-26"))
+fn parse_round(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty()
+        && s.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "{s:?} is not a round; give its number, like 3 (or 3.1 for a round's game)"
+        ))
+    }
 }
 
-/// One listed game (the JSON of `games list -J`).
-#[derive(Debug, Serialize)]
-struct Listed<'a> {
-    file: String,
-    date: &'a str,
-    event: &'a str,
-    round: &'a str,
-    board: &'a str,
-    white: &'a str,
-    black: &'a str,
-    result: &'a str,
+fn parse_since(s: &str) -> Result<Date, String> {
+    if s == "today" {
+        return Ok(jiff::ZonedDateTime::now().date());
+    }
+    s.replace('.', "-").parse::<Date>().map_err(|_| {
+        format!("{s:?} is not a date; give it as YYYY-MM-DD, like 2026-11-26, or say today")
+    })
 }
 
-/// Run `cmd`.
-pub(crate) fn run(cmd: Command, json: bool) -> Result<ExitCode> {
-    let (filter, export) = match cmd {
+/// One game found: its file, when the file was written, and the game.
+#[derive(Debug)]
+struct Found {
+    file: PathBuf,
+    written: SystemTime,
+    game: ReadGame,
+}
+
+impl Found {
+    /// The day the game was played: its `Date` tag, else the day its file was written.
+    fn date(&self) -> Option<Date> {
+        let tag = self.game.tag("Date").unwrap_or("");
+        tag.replace('.', "-").parse::<Date>().ok().or_else(|| {
+            let ts = jiff::Timestamp::try_from(self.written).ok()?;
+            Some(ts.to_zoned_datetime(jiff::tz::TimeZone::system()).date())
+        })
+    }
+
+    fn tag(&self, name: &str) -> &str {
+        self.game.tag(name).unwrap_or("?")
+    }
+}
+
+/// Run the verb; returns the exit code.
+pub(crate) fn run(command: Command, json: bool) -> ExitCode {
+    let (filter, export) = match &command {
         Command::List(f) => (f, false),
         Command::Export(f) => (f, true),
     };
-    let found = read_games(&filter.state_dir.join("games"))?;
-    let chosen: Vec<&(PathBuf, StoredGame)> =
-        found.iter().filter(|(_, g)| filter.keeps(g)).collect();
-    let mut out = std::io::stdout().lock();
-    if export {
-        for (_, game) in &chosen {
-            writeln!(out, "{}", game.text)?;
+    let games = match load(&filter.state_dir.join("games")) {
+        Ok(games) => select(games, filter),
+        Err(msg) => {
+            eprintln!("chessclockctl: {msg}");
+            return ExitCode::from(1);
         }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let listed: Vec<Listed> = chosen
-        .iter()
-        .map(|(path, g)| {
-            let tag = |name| g.tag(name).unwrap_or("?");
-            Listed {
-                file: path.display().to_string(),
-                date: tag("Date"),
-                event: tag("Event"),
-                round: tag("Round"),
-                board: tag("Board"),
-                white: tag("White"),
-                black: tag("Black"),
-                result: tag("Result"),
-            }
-        })
-        .collect();
-    if json {
-        writeln!(out, "{}", serde_json::to_string(&listed)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if listed.is_empty() {
-        writeln!(out, "no finished games match")?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    for l in &listed {
-        writeln!(
-            out,
-            "{:<10}  {:<6} {:<5} {:<24} {:<24} {:<7}  {}",
-            l.date, l.round, l.board, l.white, l.black, l.result, l.file
-        )?;
-    }
-    Ok(ExitCode::SUCCESS)
+    };
+    let out = if export {
+        export_pgn(&games)
+    } else if json {
+        list_json(&games)
+    } else {
+        list_text(&games)
+    };
+    print!("{out}");
+    ExitCode::SUCCESS
 }
 
-impl Filter {
-    fn keeps(&self, game: &StoredGame) -> bool {
-        if let Some(round) = self.round {
-            let tag = game.tag("Round").unwrap_or_default();
-            let r = tag.split('.').next().unwrap_or_default();
-            if r != round.to_string() {
-                return false;
-            }
-        }
-        if let Some(since) = self.since {
-            // PGN dates are YYYY.MM.DD; an unknown date is not on or after anything.
-            let date = game
-                .tag("Date")
-                .and_then(|d| d.replace('.', "-").parse::<jiff::civil::Date>().ok());
-            if date.is_none_or(|d| d < since) {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-/// Every game of the `.pgn` files in `dir` and its subfolders (one level: a round's), oldest
-/// first by file name (the daemon names them by their start time).
-fn read_games(dir: &Path) -> Result<Vec<(PathBuf, StoredGame)>> {
-    let mut files = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            bail!(
-                "{} does not exist: no game has finished yet, or the state directory is \
-                 elsewhere (--state-dir DIR)",
+/// Every game of every `*.pgn` in `dir`, oldest file first.
+fn load(dir: &Path) -> Result<Vec<Found>, String> {
+    let denied = |e: &std::io::Error| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            format!(
+                "cannot read {}: permission denied; finished games are readable by group \
+                 chessclock (`sudo usermod -aG chessclock $USER`, then log in again)",
                 dir.display()
             )
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => bail!(
-            "cannot read {}: permission denied; the operators' group may read it: `sudo \
-             adduser $USER chessclock`, then log in again",
-            dir.display()
-        ),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if let Ok(inner) = std::fs::read_dir(&path) {
-                files.extend(inner.flatten().map(|e| e.path()));
-            }
+        } else if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "{} does not exist: no game has finished yet, or the daemon keeps its state \
+                 elsewhere (give it with --state-dir DIR)",
+                dir.display()
+            )
         } else {
+            format!("cannot read {}: {e}", dir.display())
+        }
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| denied(&e))? {
+        let path = entry.map_err(|e| denied(&e))?.path();
+        if path.extension().is_some_and(|x| x == "pgn") {
             files.push(path);
         }
     }
-    files.retain(|p| p.extension().is_some_and(|x| x == "pgn"));
-    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    let mut out = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        out.extend(games(&text).into_iter().map(|g| (path.clone(), g)));
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|e| denied(&e))?;
+        let written = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        for game in read::games(&text) {
+            found.push(Found {
+                file: file.clone(),
+                written,
+                game,
+            });
+        }
     }
-    Ok(out)
+    // Stable: games of one file keep their order.
+    found.sort_by(|a, b| (a.written, &a.file).cmp(&(b.written, &b.file)));
+    Ok(found)
+}
+
+/// The games `filter` selects, in their order.
+fn select(games: Vec<Found>, filter: &Filter) -> Vec<Found> {
+    games
+        .into_iter()
+        .filter(|g| {
+            filter.round.as_ref().is_none_or(|r| {
+                let round = g.tag("Round");
+                round == r
+                    || round
+                        .strip_prefix(r.as_str())
+                        .is_some_and(|s| s.starts_with('.'))
+            })
+        })
+        .filter(|g| {
+            filter
+                .since
+                .is_none_or(|since| g.date().is_some_and(|d| d >= since))
+        })
+        .collect()
+}
+
+fn export_pgn(games: &[Found]) -> String {
+    games
+        .iter()
+        .map(|g| g.game.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn list_text(games: &[Found]) -> String {
+    let mut out = String::new();
+    for g in games {
+        let date = g.date().map_or_else(|| "?".to_owned(), |d| d.to_string());
+        out.push_str(&format!(
+            "{date}  round {:<5} board {:<3} {} - {}  {}  ({})\n",
+            g.tag("Round"),
+            g.tag("Board"),
+            g.tag("White"),
+            g.tag("Black"),
+            g.tag("Result"),
+            g.file.file_name().unwrap_or_default().to_string_lossy(),
+        ));
+    }
+    out
+}
+
+fn list_json(games: &[Found]) -> String {
+    let rows: Vec<serde_json::Value> = games
+        .iter()
+        .map(|g| {
+            let tag = |n: &str| g.game.tag(n);
+            serde_json::json!({
+                "file": g.file.display().to_string(),
+                "date": g.date().map(|d| d.to_string()),
+                "event": tag("Event"),
+                "round": tag("Round"),
+                "board": tag("Board"),
+                "white": tag("White"),
+                "black": tag("Black"),
+                "result": tag("Result"),
+            })
+        })
+        .collect();
+    format!("{}\n", serde_json::Value::Array(rows))
 }
 
 #[cfg(test)]

@@ -46,8 +46,7 @@ enum Command {
     Bus(client::commands::BusCommand),
     /// Every board of every machine, from the MQTT broker the bridges publish to.
     Fleet(fleet::Args),
-    /// The finished games in the daemon's state directory: list them, or export them as one
-    /// PGN.
+    /// The finished games in the state directory: list them, or export them as one PGN.
     #[command(subcommand)]
     Games(games::Command),
     /// Show or change the daemon's log level (org.freedesktop.LogControl1).
@@ -96,8 +95,8 @@ fn main() -> ExitCode {
         Command::Decode(args) => offline::decode::run(args, cli.json),
         Command::Replay(args) => offline::replay::run(args, cli.json),
         Command::Fleet(args) => fleet::run(args, cli.json),
-        Command::Games(cmd) => games::run(cmd, cli.json),
         Command::Bus(cmd) => return run_bus(&cli.bus, cmd, cli.json),
+        Command::Games(command) => return games::run(command, cli.json),
         Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
         Command::Doctor(args) => doctor::run(&cli.bus, &args, cli.json),
         Command::Completions { shell } => {

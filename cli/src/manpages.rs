@@ -240,27 +240,6 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
-        "games",
-        &[(
-            "chessclockctl games export --round 5 > round5.pgn",
-            "round 5's finished games as one PGN",
-        )],
-    ),
-    (
-        "games-list",
-        &[(
-            "chessclockctl games list --since 2026-11-26",
-            "today's finished games: date, round, board, players, result, file",
-        )],
-    ),
-    (
-        "games-export",
-        &[(
-            "chessclockctl games export --state-dir /srv/chessclockd > all.pgn",
-            "every finished game of a non-default state directory",
-        )],
-    ),
-    (
         "round-show",
         &[(
             "chessclockctl round show --json",
@@ -286,10 +265,46 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "fleet",
+        &[
+            (
+                "chessclockctl fleet --mqtt mqtt://broker.local",
+                "every board of every machine",
+            ),
+            (
+                "chessclockctl fleet --mqtt mqtt://broker.local --once -J",
+                "the fleet once, as JSON, for a script (exit 3 when the broker is down)",
+            ),
+        ],
+    ),
+    (
+        "games",
         &[(
-            "chessclockctl fleet --mqtt mqtt://broker.local",
-            "every board of every machine",
+            "chessclockctl games list --since today",
+            "today's finished games, oldest first",
         )],
+    ),
+    (
+        "games-list",
+        &[
+            ("chessclockctl games list --round 3", "the games of round 3"),
+            (
+                "chessclockctl -J games list --state-dir /srv/chessclockd",
+                "as JSON, from a non-default state directory",
+            ),
+        ],
+    ),
+    (
+        "games-export",
+        &[
+            (
+                "chessclockctl games export --since 2026-11-26 > day.pgn",
+                "the day's games as one PGN file (group chessclock)",
+            ),
+            (
+                "chessclockctl games export --round 3 > round3.pgn",
+                "round 3 only",
+            ),
+        ],
     ),
     (
         "log-level",
@@ -321,6 +336,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "/var/lib/chessclockd/",
         "the daemon's state: journals, live PGN, finished games.",
+    ),
+    (
+        "/var/lib/chessclockd/games/",
+        "finished games (one PGN and one JSON each), read by chessclockctl games.",
     ),
     (
         "/usr/share/dbus-1/system.d/org.chessclockd.ChessClock1.conf",

@@ -11,7 +11,7 @@
 //!   move counts, who can still mate.
 //! - [`pairings`] reads a round's pairings (CSV, tags-only PGN, FIDE TRF-16) into boards and
 //!   the game information tags they give.
-//! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer).
+//! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer) and reads PGN tags.
 //!
 //! Nothing here does IO, spawns tasks or reads a clock; time is passed in. How moves are
 //! recognised is written down in `docs/board-game.md`.
@@ -24,7 +24,6 @@ pub mod judge;
 pub mod observe;
 pub mod pairings;
 pub mod pgn;
-pub mod pgn_read;
 pub mod placement;
 pub mod record;
 pub mod recorder;

@@ -10,7 +10,8 @@
 //! (`1. {[%clk 0:04:58]} 1... {[%clk 0:04:55]}`), which the PGN grammar allows (§18: a move
 //! number indication is an element of its own) and readers take as a game without moves
 //! (`docs/board-game.md`). It is the workspace's one PGN writer. It must not know where
-//! moves come from or render time controls (the engine does that).
+//! moves come from or render time controls (the engine does that). [`read`] is its
+//! counterpart for tags: it splits a PGN file into games and reads their tags.
 
 use std::fmt::Write as _;
 
@@ -19,6 +20,8 @@ use shakmaty::Color;
 use chessclock_engine::ResultReason;
 
 use crate::event::GameResult;
+
+pub mod read;
 
 /// The Seven Tag Roster, in export order.
 pub const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];

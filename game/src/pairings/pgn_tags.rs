@@ -7,35 +7,7 @@
 //! ignored. Owns this format only.
 
 use super::{LineError, Pairing};
-
-/// One tag line: its name and value.
-fn tag(line: &str) -> Result<(String, String), String> {
-    let bad = || format!("{line:?} is not a PGN tag; a tag is [Name \"value\"]");
-    let inner = line
-        .trim()
-        .strip_prefix('[')
-        .and_then(|l| l.strip_suffix(']'))
-        .ok_or_else(bad)?;
-    let (name, rest) = inner
-        .trim()
-        .split_once(char::is_whitespace)
-        .ok_or_else(bad)?;
-    let rest = rest.trim();
-    let quoted = rest
-        .strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
-        .ok_or_else(bad)?;
-    let mut value = String::new();
-    let mut chars = quoted.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => value.push(chars.next().ok_or_else(bad)?),
-            '"' => return Err(bad()),
-            c => value.push(c),
-        }
-    }
-    Ok((name.to_owned(), value))
-}
+use crate::pgn::read::tag;
 
 /// The pairings of `content`; problems go to `errors`.
 pub(super) fn parse(content: &str, errors: &mut Vec<LineError>) -> Vec<Pairing> {

@@ -252,6 +252,29 @@ fn fleet_lists_the_clocks_of_two_daemons_through_one_broker() -> Result<()> {
             .map(|(h, n)| (h.to_string(), n.to_string(), true))
             .collect();
     assert_eq!(got, want, "{frame}");
+    // `--once`: what the broker holds, printed once, for scripts.
+    let once = db.ctl_json(&["fleet", "--mqtt", &url, "--once", "--json"])?;
+    let mut got_once = boards(&once);
+    got_once.sort();
+    assert_eq!(got_once, want, "{once}");
+    let table = db.ctl(&["fleet", "--mqtt", &url, "--once"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(table.status.success(), "{table:?}");
+    assert!(text.contains("b-two") && !text.contains('\x1b'), "{text}");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let away = db.ctl(&[
+        "fleet",
+        "--mqtt",
+        &format!("mqtt://127.0.0.1:{closed}"),
+        "--once",
+    ]);
+    assert_eq!(away.status.code(), Some(3), "{away:?}");
+    assert!(
+        String::from_utf8_lossy(&away.stderr).contains("cannot reach the MQTT broker"),
+        "{away:?}"
+    );
     let b_two = frame
         .as_array()
         .and_then(|a| a.iter().find(|b| s(b, "/name") == "b-two"))

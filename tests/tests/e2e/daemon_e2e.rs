@@ -159,6 +159,27 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
     assert_eq!(read[0]["san"], Value::Array(vec![]), "{pgn}");
     assert_eq!(s(&read[0], "/headers/Result"), "1-0", "{pgn}");
     assert!(s(&read[0], "/comment").contains("[%clk 0:00:0"), "{pgn}");
+    // An operator copies it out with `chessclockctl games`, which reads the folder itself.
+    let state = r.dir.path().join("state");
+    let state = state.to_str().unwrap_or_default();
+    let list = r
+        .daemon
+        .ctl_json(&["games", "list", "--state-dir", state, "-J"])?;
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(s(&list[0], "/result"), "1-0", "{list}");
+    let out = r
+        .daemon
+        .ctl(&["games", "export", "--since", "today", "--state-dir", state]);
+    assert!(out.status.success(), "{out:?}");
+    let exported = r.dir.path().join("day.pgn");
+    std::fs::write(&exported, &out.stdout)?;
+    let again = python_reads(&exported)?;
+    assert_eq!(again.len(), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(s(&again[0], "/headers/Result"), "1-0");
+    let bad = r
+        .daemon
+        .ctl(&["games", "export", "--since", "yesterday-ish"]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     let log: Value = serde_json::from_str(&log)?;
     let kinds: Vec<&str> = log["events"]
         .as_array()
