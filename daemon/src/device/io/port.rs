@@ -41,20 +41,23 @@ pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
     }
     check_free(path)?;
     let name = path.to_string_lossy();
-    let stream = tokio_serial::new(name.as_ref(), 9600)
+    tokio_serial::new(name.as_ref(), 9600)
         .data_bits(DataBits::Eight)
         .parity(Parity::None)
         .stop_bits(StopBits::One)
         .flow_control(FlowControl::None)
         .open_native_async()
-        .map_err(|e| explain_serialport_error(path, e))?;
-    // What the board sent before this open (to a daemon that has stopped since) tells a
-    // past state: the first report read is the board's present one (a lever pressed while
-    // the daemon was down is judged by it, docs/reliability.md).
-    if let Err(e) = tokio_serial::SerialPort::clear(&stream, tokio_serial::ClearBuffer::Input) {
+        .map_err(|e| explain_serialport_error(path, e))
+}
+
+/// Discard what the board sent before the daemon's first open of `path` (to a daemon that
+/// has stopped since): it tells a past state, and the first report read must be the board's
+/// present one (a lever pressed while the daemon was down is judged by it,
+/// docs/reliability.md). A reopen after a loss keeps what came meanwhile.
+pub(crate) fn discard_old_input(stream: &SerialStream, path: &Path) {
+    if let Err(e) = tokio_serial::SerialPort::clear(stream, tokio_serial::ClearBuffer::Input) {
         tracing::debug!("{}: old input not discarded: {e}", shown(path));
     }
-    Ok(stream)
 }
 
 /// Whether `path` can be ours: it opens (a tty held with `TIOCEXCL` does not, for an

@@ -60,7 +60,10 @@ fn open_or_wait(
     options: &DeviceOptions,
 ) -> Result<Option<SerialStream>, SpawnError> {
     match port::open_tty(path) {
-        Ok(stream) => Ok(Some(stream)),
+        Ok(stream) => {
+            port::discard_old_input(&stream, path);
+            Ok(Some(stream))
+        }
         // Not there yet, or held for a moment by another program (ModemManager probing a
         // new tty): a configured or remembered board is waited for all the same.
         Err(e)
