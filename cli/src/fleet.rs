@@ -1,7 +1,8 @@
 //! `chessclockctl fleet`: every board of every machine, read from the MQTT broker that the
 //! machines' `chessclock-bridge`s publish to (docs/bridge.md, docs/operations.md). A live
-//! table on a terminal, JSON lines otherwise or with `--json`; with `--once`, what the
-//! broker holds, printed once.
+//! table on a terminal (`watch`'s screen: alternate screen and raw mode, restored on q,
+//! Ctrl-C, SIGTERM, SIGHUP or an error), JSON lines otherwise or with `--json`; with
+//! `--once`, what the broker holds, printed once.
 //!
 //! Owns reading the fleet topics and showing them; it talks to no daemon and controls
 //! nothing.
@@ -18,6 +19,8 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use serde::Serialize;
 
 use crate::client::render::truncate;
+use crate::client::watch::term::{self, Input, Terminal};
+use tokio::signal::unix::{SignalKind, signal};
 
 /// Options of `fleet`.
 #[derive(Debug, clap::Args)]
@@ -151,20 +154,41 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
         return once(&broker, &client, &mut events, json).await;
     }
     let json = json || !std::io::stdout().is_terminal();
+    // On a terminal: `watch`'s screen (alternate screen, raw mode), restored on every way out,
+    // the guard dropping on a return, an error, a signal or q.
+    let mut screen = if json {
+        None
+    } else {
+        Some(Terminal::enter().context("cannot set up the terminal")?)
+    };
+    let mut keys = screen.as_ref().map(|_| term::keys());
     let mut fleet = Fleet::default();
     let mut connected = false;
-    if !json {
-        print!("\x1b[?25l\x1b[2J");
-    }
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
     loop {
         let ev = tokio::select! {
             ev = events.poll() => ev,
-            _ = tokio::signal::ctrl_c() => {
-                if !json {
-                    print!("\x1b[?25h");
-                    let _ = std::io::stdout().flush();
+            _ = tokio::signal::ctrl_c() => return Ok(ExitCode::SUCCESS),
+            _ = terminate.recv() => return Ok(ExitCode::SUCCESS),
+            _ = hangup.recv() => return Ok(ExitCode::SUCCESS),
+            key = async {
+                match keys.as_mut() {
+                    Some(k) => k.recv().await,
+                    None => std::future::pending().await,
                 }
-                return Ok(ExitCode::SUCCESS);
+            } => {
+                match key {
+                    Some(Input::Quit) | None => return Ok(ExitCode::SUCCESS),
+                    Some(Input::Resized) => {
+                        if let Some(t) = screen.as_mut() {
+                            t.invalidate()?;
+                            show(&fleet, screen.as_mut())?;
+                        }
+                    }
+                    Some(_) => {}
+                }
+                continue;
             }
         };
         match ev {
@@ -173,11 +197,11 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
                 for topic in FLEET_SUBSCRIPTIONS {
                     client.subscribe(topic, QoS::AtLeastOnce).await?;
                 }
-                show(&fleet, json)?;
+                show(&fleet, screen.as_mut())?;
             }
             Ok(Event::Incoming(Packet::Publish(p))) => {
                 if fleet.apply(&p.topic, &p.payload) {
-                    show(&fleet, json)?;
+                    show(&fleet, screen.as_mut())?;
                 }
             }
             Ok(_) => {}
@@ -260,21 +284,15 @@ async fn once(
     }
 }
 
-fn show(fleet: &Fleet, json: bool) -> Result<()> {
+/// The fleet on `screen`, or (without one) as a JSON line.
+fn show(fleet: &Fleet, screen: Option<&mut Terminal>) -> Result<()> {
+    if let Some(t) = screen {
+        let lines: Vec<String> = fleet.table().lines().map(str::to_owned).collect();
+        return Ok(t.draw(&lines)?);
+    }
     let mut stdout = std::io::stdout().lock();
-    let r = if json {
-        let line = serde_json::to_string(&fleet.boards())?;
-        writeln!(stdout, "{line}")
-    } else {
-        let mut buf = String::from("\x1b[H");
-        for line in fleet.table().lines() {
-            buf.push_str(line);
-            buf.push_str("\x1b[K\n");
-        }
-        buf.push_str("\x1b[J");
-        write!(stdout, "{buf}")
-    };
-    match r.and_then(|()| stdout.flush()) {
+    let line = serde_json::to_string(&fleet.boards())?;
+    match writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         Err(e) => Err(e.into()),

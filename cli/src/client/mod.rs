@@ -9,7 +9,7 @@ mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
 mod round;
-mod watch;
+pub(crate) mod watch;
 
 use std::process::ExitCode;
 

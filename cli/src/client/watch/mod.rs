@@ -7,7 +7,7 @@
 //! [`term`]'s.
 
 mod layout;
-mod term;
+pub(crate) mod term;
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};

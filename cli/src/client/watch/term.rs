@@ -1,4 +1,4 @@
-//! The terminal of `watch`: the alternate screen, raw mode and a hidden cursor while it runs,
+//! The terminal of `watch` and `fleet`: the alternate screen, raw mode and a hidden cursor while it runs,
 //! restored on every way out (return, error, panic; signals end the loop so the guard drops),
 //! keys read on a thread of their own, and frames written line by line where they changed.
 //!
@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 /// What the operator asked for at the keyboard (or the terminal did).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Input {
+pub(crate) enum Input {
     Quit,
     NextPage,
     PreviousPage,
@@ -23,13 +23,13 @@ pub(super) enum Input {
 
 /// The terminal in `watch`'s modes; dropping it restores them.
 #[derive(Debug)]
-pub(super) struct Terminal {
+pub(crate) struct Terminal {
     drawn: Vec<String>,
 }
 
 impl Terminal {
     /// Enter the alternate screen, raw mode, cursor hidden.
-    pub(super) fn enter() -> io::Result<Terminal> {
+    pub(crate) fn enter() -> io::Result<Terminal> {
         static HOOK: Once = Once::new();
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
@@ -53,7 +53,7 @@ impl Terminal {
     }
 
     /// Draw `lines`, rewriting only the lines that changed.
-    pub(super) fn draw(&mut self, lines: &[String]) -> io::Result<()> {
+    pub(crate) fn draw(&mut self, lines: &[String]) -> io::Result<()> {
         let mut out = io::stdout().lock();
         for (row, line) in lines.iter().enumerate() {
             if self.drawn.get(row) == Some(line) {
@@ -81,7 +81,7 @@ impl Terminal {
     }
 
     /// Forget what is on the screen (after a resize): the next frame is drawn whole.
-    pub(super) fn invalidate(&mut self) -> io::Result<()> {
+    pub(crate) fn invalidate(&mut self) -> io::Result<()> {
         self.drawn.clear();
         execute!(io::stdout(), terminal::Clear(terminal::ClearType::All))
     }
@@ -101,7 +101,7 @@ fn restore() {
 
 /// Read the keyboard on a thread of its own (blocking reads; the thread ends with the
 /// process) and send what matters.
-pub(super) fn keys() -> mpsc::UnboundedReceiver<Input> {
+pub(crate) fn keys() -> mpsc::UnboundedReceiver<Input> {
     let (tx, rx) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
         while let Ok(ev) = event::read() {
