@@ -57,8 +57,8 @@ fn document(schema: Schema, name: &str, description: &str) -> Value {
 }
 
 /// An event: one of the daemon's signals with the clock's object path, or (from
-/// `monitor`) the daemon leaving or coming back; `monitor` adds the clock's `name` and the
-/// `time`.
+/// `monitor`) a changed device property or the daemon leaving or coming back; `monitor` adds
+/// the clock's `name` and the `time`.
 fn event_document() -> Value {
     let mut v = document(
         schema_for!(ClockEvent),
@@ -84,6 +84,12 @@ fn event_document() -> Value {
             }
             one_of.push(daemon("daemon_gone"));
             one_of.push(daemon("daemon_back"));
+            // `monitor`'s line for a changed device property (`{"Model": "DGT 3000"}`).
+            one_of.push(json!({"type": "object",
+                "properties": {"event": {"const": "properties_changed"},
+                    "changed": {"type": "object"}, "clock": {"type": "string"},
+                    "name": {"type": "string"}, "time": {"type": "string"}},
+                "required": ["event", "changed", "clock"]}));
         }
     }
     v

@@ -47,6 +47,8 @@ fn status_list_and_monitor_output_follow_the_published_schemas() -> Result<()> {
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     let mut monitor = Spawned::ctl(bus.address(), &["monitor", "--json"])?;
     assert!(d.ctl(&["add-virtual", "board one"]).status.success());
+    // A changed property: `monitor` prints it as `properties_changed`.
+    assert!(d.ctl(&["set", "0", "G/3 d/0"]).status.success());
     assert!(d.ctl(&["start", "0"]).status.success());
     assert!(d.ctl(&["press", "0", "white"]).status.success());
     assert!(d.ctl(&["result", "0", "1/2-1/2"]).status.success());
@@ -64,6 +66,10 @@ fn status_list_and_monitor_output_follow_the_published_schemas() -> Result<()> {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
     assert!(lines.len() >= 3, "a start, a press, the end: {lines:?}");
+    assert!(
+        lines.iter().any(|v| v["event"] == "properties_changed"),
+        "the control's change: {lines:?}"
+    );
     for ev in lines.iter().chain([&last]) {
         validate("event.json", ev)?;
     }
