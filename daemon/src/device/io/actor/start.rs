@@ -208,7 +208,9 @@ pub(super) fn launch<P: BoardIo>(
     };
     let waiting = stream.is_none();
     let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
-    if game.lever_in_step == Some(true) {
+    // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
+    // made anew with the daemon, so its lever says nothing of a press while it was down.
+    if game.lever_in_step == Some(true) && keep.is_none() {
         session.resume_lever_in_step();
     }
     if !waiting {
