@@ -46,14 +46,15 @@ pub fn rig(emu_args: &[&str], control: &str, extra_config: &str) -> Result<Rig> 
     })
 }
 
-/// Run `chessclockctl args`, which must succeed.
-pub fn ctl_ok(d: &Daemon, args: &[&str]) {
+/// Run `chessclockctl args`, which must succeed; its stdout.
+pub fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
     let out = d.ctl(args);
     assert!(
         out.status.success(),
         "chessclockctl {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Wait until clock 0 is ready; its status.

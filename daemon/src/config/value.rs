@@ -173,19 +173,15 @@ pub(super) fn opt_serial<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Strin
     Ok(Some(text))
 }
 
-/// `"fide"` or `"none"`.
+/// `"fide"` or `"none"` (the one spelling of [`crate::device::DrawRules`]).
 pub(super) fn draw_rules<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<crate::device::DrawRules>, D::Error> {
-    use crate::device::DrawRules;
     match raw(d)? {
-        Value::String(s) if s == "fide" => Ok(Some(DrawRules::Fide)),
-        Value::String(s) if s == "none" => Ok(Some(DrawRules::None)),
-        Value::String(s) => Err(D::Error::custom(format!(
-            "{} is not a set of draw rules; use \"fide\" (threefold and fifty moves \
-             claimable, fivefold and 75 moves drawn) or \"none\" (play on)",
-            quote(&s)
-        ))),
+        Value::String(s) => s
+            .parse()
+            .map(Some)
+            .map_err(|e| D::Error::custom(format!("{e}"))),
         other => Err(D::Error::custom(format!(
             "expected \"fide\" or \"none\", found {}",
             describe(&other)

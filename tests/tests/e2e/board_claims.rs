@@ -9,21 +9,12 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use chessclock_tests::e2e::ctl_ok;
 use chessclock_tests::json::s;
 use chessclock_tests::rig::{Daemon, Emu, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
-    let out = d.ctl(args);
-    assert!(
-        out.status.success(),
-        "chessclockctl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// python-chess's verdict on the game `moves` (UCI): has the position stood three times?
 /// (Its `can_claim_threefold_repetition` also counts the position a move would reach, the

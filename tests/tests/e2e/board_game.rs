@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
+use chessclock_tests::e2e::ctl_ok;
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -16,16 +17,6 @@ use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
-    let out = d.ctl(args);
-    assert!(
-        out.status.success(),
-        "chessclockctl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 #[test]
 fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
+use chessclock_tests::e2e::ctl_ok;
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, is_set_and_run, write_config};
@@ -15,16 +16,6 @@ use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn ctl_ok(d: &Daemon, args: &[&str]) -> String {
-    let out = d.ctl(args);
-    assert!(
-        out.status.success(),
-        "chessclockctl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn presses(v: &Value) -> u64 {
     v["moves"]["white"].as_u64().unwrap_or(0) + v["moves"]["black"].as_u64().unwrap_or(0)

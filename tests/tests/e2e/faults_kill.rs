@@ -68,8 +68,12 @@ impl Board {
     /// configuration already).
     fn attach(&self, daemon: &Daemon) {
         match (self.kind, &self.emu) {
-            (Kind::Attached, Some(emu)) => ctl_ok(daemon, &["attach", &emu.path]),
-            (Kind::Virtual, _) => ctl_ok(daemon, &["add-virtual", VIRTUAL]),
+            (Kind::Attached, Some(emu)) => {
+                ctl_ok(daemon, &["attach", &emu.path]);
+            }
+            (Kind::Virtual, _) => {
+                ctl_ok(daemon, &["add-virtual", VIRTUAL]);
+            }
             _ => {}
         }
     }
@@ -122,7 +126,9 @@ fn press(daemon: &Daemon, b: &mut Board) -> Result<()> {
     let before = b.seen.as_ref().map_or(0, |s| presses(&s.status));
     match (&mut b.emu, &b.seen) {
         (Some(emu), _) => emu.send("lever")?,
-        (None, Some(seen)) => ctl_ok(daemon, &["press", &b.id, side_to_run(&seen.status)]),
+        (None, Some(seen)) => {
+            ctl_ok(daemon, &["press", &b.id, side_to_run(&seen.status)]);
+        }
         (None, None) => bail!("a virtual clock pressed before its game started"),
     }
     let status = daemon.wait_status(&b.id, WAIT, "the press counted", |v| {

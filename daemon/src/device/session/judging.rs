@@ -29,6 +29,20 @@ pub enum DrawRules {
     None,
 }
 
+impl std::str::FromStr for DrawRules {
+    type Err = crate::engine::words::WordError;
+
+    /// `fide` or `none`, exactly.
+    fn from_str(s: &str) -> Result<DrawRules, Self::Err> {
+        crate::engine::words::parse_word(
+            s,
+            "a set of draw rules",
+            &["fide", "none"],
+            &[DrawRules::Fide, DrawRules::None],
+        )
+    }
+}
+
 impl Session {
     /// A move was read at `at`: judge the position.
     pub(super) fn judge_board(&mut self, at: Instant) {
