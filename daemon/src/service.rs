@@ -13,6 +13,7 @@ use zbus::Connection;
 use crate::bus::names::BUS_NAME;
 use crate::config::Config;
 use crate::device::DeviceOptions;
+use crate::engine::params::TimeControl;
 use crate::supervisor::{self, ClockSpec, Defaults, SupervisorError, SupervisorHandle};
 
 /// Which bus to serve on.
@@ -48,10 +49,45 @@ pub async fn connect(bus: &BusChoice) -> zbus::Result<Connection> {
     }
 }
 
-/// Device options from the configuration.
-pub fn device_defaults(cfg: &Config) -> DeviceOptions {
+/// What a configuration starts, its notations parsed (here, once).
+#[derive(Debug)]
+pub struct Plan {
+    /// The clocks' default options.
+    pub device: DeviceOptions,
+    /// The `[[clock]]` tables that name a board by its serial number.
+    pub tables: Vec<supervisor::BoardTable>,
+    /// The clocks the configuration attaches by their ports.
+    pub ports: Vec<ClockSpec>,
+}
+
+/// The plan of `cfg`, or the first setting whose time control does not parse.
+pub fn plan(cfg: &Config) -> Result<Plan, crate::config::ConfigError> {
+    let mut tables = Vec::new();
+    let mut ports = Vec::new();
+    for (i, c) in cfg.clocks.iter().enumerate() {
+        let spec = table_spec(c, cfg.clock_control(i)?);
+        if let Some(board_serial) = c.board_serial.clone() {
+            tables.push(supervisor::BoardTable {
+                board_serial,
+                spec: spec.clone(),
+                key: format!("clock[{i}]"),
+            });
+        }
+        if c.port.is_some() {
+            ports.push(spec);
+        }
+    }
+    Ok(Plan {
+        device: device_defaults(cfg, cfg.default_control()?),
+        tables,
+        ports,
+    })
+}
+
+/// Device options from the configuration, new games on `time_control`.
+fn device_defaults(cfg: &Config, time_control: TimeControl) -> DeviceOptions {
     DeviceOptions {
-        time_control: cfg.default_time_control.clone(),
+        time_control,
         transport_latency: Duration::from_millis(cfg.transport_latency_ms),
         command_timeout: Duration::from_millis(cfg.command_timeout_ms),
         command_retries: cfg.command_retries,
@@ -62,12 +98,12 @@ pub fn device_defaults(cfg: &Config) -> DeviceOptions {
 }
 
 /// The settings of a `[[clock]]` table (its port, if it has none, empty).
-fn table_spec(c: &crate::config::ClockConfig) -> ClockSpec {
+fn table_spec(c: &crate::config::ClockConfig, time_control: Option<TimeControl>) -> ClockSpec {
     ClockSpec {
         port: c.port.clone().unwrap_or_default(),
         name: c.name.clone(),
         white_side: c.white_side,
-        time_control: c.time_control.clone(),
+        time_control,
         game_info: c
             .game_info
             .iter()
@@ -85,30 +121,6 @@ fn table_spec(c: &crate::config::ClockConfig) -> ClockSpec {
     }
 }
 
-/// The clocks the configuration attaches by their ports.
-fn clock_specs(cfg: &Config) -> Vec<ClockSpec> {
-    cfg.clocks
-        .iter()
-        .filter(|c| c.port.is_some())
-        .map(table_spec)
-        .collect()
-}
-
-/// The `[[clock]]` tables that name a board by its serial number, for the supervisor.
-pub fn board_tables(cfg: &Config) -> Vec<supervisor::BoardTable> {
-    cfg.clocks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            Some(supervisor::BoardTable {
-                board_serial: c.board_serial.clone()?,
-                spec: table_spec(c),
-                key: format!("clock[{i}]"),
-            })
-        })
-        .collect()
-}
-
 /// Run the daemon until SIGTERM/SIGINT.
 pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let cfg = load_config(opts.config.as_deref())?;
@@ -123,7 +135,11 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
             state_dir.display()
         )
     })?;
-    let mut device = device_defaults(&cfg);
+    let Plan {
+        mut device,
+        tables,
+        ports,
+    } = plan(&cfg).context("configuration")?;
     device.state_dir = Some(state_dir.clone());
     let conn = connect(&opts.bus)
         .await
@@ -134,7 +150,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     let (sup, changes) = supervisor::start(Defaults {
         device,
         devices: Some(devices.handle()),
-        tables: board_tables(&cfg),
+        tables,
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
         .await
@@ -147,7 +163,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     }
     // Configured clocks first, so that a client that sees the name also sees them; then the
     // boards attached at run time before the restart.
-    attach_configured(&sup, &cfg).await;
+    attach_configured(&sup, ports).await;
     attach_remembered(&sup, &state_dir).await;
     conn.request_name(BUS_NAME).await.with_context(|| {
         format!("cannot own {BUS_NAME}: another chessclockd may be running, or the bus policy does not allow this user")
@@ -173,17 +189,18 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                     reloading.push(usec);
                 }
                 let _ = sd_notify::notify(&reloading);
-                match load_config(opts.config.as_deref()) {
-                    Ok(new) => {
+                match load_config(opts.config.as_deref())
+                    .and_then(|new| Ok((plan(&new).context("configuration")?, new)))
+                {
+                    Ok((Plan { mut device, tables, ports }, new)) => {
                         tracing::info!("configuration reloaded");
-                        let mut device = device_defaults(&new);
                         device.state_dir = Some(state_dir.clone());
                         sup.set_defaults(Defaults {
                             device,
                             devices: Some(devices.handle()),
-                            tables: board_tables(&new),
+                            tables,
                         }).await;
-                        attach_configured(&sup, &new).await;
+                        attach_configured(&sup, ports).await;
                         if new.scan && scanning.as_ref().is_none_or(|t| t.is_finished()) {
                             scanning = Some(tokio::spawn(scan(sup.clone(), new.scan_ports.clone())));
                         }
@@ -259,8 +276,8 @@ async fn scan(sup: SupervisorHandle, patterns: Vec<String>) {
 }
 
 /// Attach every configured clock that is not attached yet. Running games are untouched.
-pub async fn attach_configured(sup: &SupervisorHandle, cfg: &Config) {
-    for spec in clock_specs(cfg) {
+pub async fn attach_configured(sup: &SupervisorHandle, ports: Vec<ClockSpec>) {
+    for spec in ports {
         let port = spec.port.display().to_string();
         match sup.attach_spec(spec).await {
             Ok(index) => tracing::info!("configured clock {port} attached as clock {index}"),

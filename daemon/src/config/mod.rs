@@ -15,6 +15,8 @@ use chessclock_system::conffile::{self, Layer};
 use chessclock_system::locate;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::params::TimeControl;
+
 mod explain;
 mod value;
 
@@ -171,6 +173,21 @@ pub enum ConfigError {
         /// What is wrong and how to fix it.
         message: String,
     },
+}
+
+/// The setting `key`'s notation `text` as a control: the configuration's one notation parse.
+fn control(key: &str, text: &str) -> Result<TimeControl, ConfigError> {
+    crate::engine::notation::parse(text)
+        .map(|p| p.control)
+        .map_err(|e| bad_control(key.to_owned(), text, e.to_string()))
+}
+
+/// The error of a setting whose notation does not parse.
+fn bad_control(key: String, text: &str, why: String) -> ConfigError {
+    invalid(
+        key,
+        format!("{text:?} is not a valid time control: {why}; see docs/timecontrols.md"),
+    )
 }
 
 fn invalid(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
@@ -373,12 +390,7 @@ impl Config {
         &self,
         check: &dyn Fn(&str) -> Result<(), String>,
     ) -> Result<(), ConfigError> {
-        let bad = |key: String, text: &str, why: String| {
-            invalid(
-                key,
-                format!("{text:?} is not a valid time control: {why}; see docs/timecontrols.md"),
-            )
-        };
+        let bad = bad_control;
         check(&self.default_time_control).map_err(|why| {
             bad(
                 "default_time_control".into(),
@@ -396,6 +408,20 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The control of new games: `default_time_control`, parsed.
+    pub fn default_control(&self) -> Result<TimeControl, ConfigError> {
+        control("default_time_control", &self.default_time_control)
+    }
+
+    /// Clock `i`'s own control (`[[clock]] time_control`), parsed; `None` if it has none.
+    pub fn clock_control(&self, i: usize) -> Result<Option<TimeControl>, ConfigError> {
+        self.clocks
+            .get(i)
+            .and_then(|c| c.time_control.as_deref())
+            .map(|text| control(&format!("clock[{i}].time_control"), text))
+            .transpose()
     }
 
     /// Check every time-control string with the daemon's notation parser.

@@ -74,13 +74,14 @@ pub async fn run(
     _state_dir: Option<PathBuf>,
     control: Option<String>,
 ) -> anyhow::Result<()> {
-    let control = control.unwrap_or_else(|| DEMO_CONTROL.to_owned());
-    if let Err(e) = crate::engine::notation::parse(&control) {
-        bail!(
-            "--control {control:?} is not a time control: {}; try e.g. \"G/3 inc/2\"",
+    let notation = control.unwrap_or_else(|| DEMO_CONTROL.to_owned());
+    let control = match crate::engine::notation::parse(&notation) {
+        Ok(parsed) => parsed.control,
+        Err(e) => bail!(
+            "--control {notation:?} is not a time control: {}; try e.g. \"G/3 inc/2\"",
             e.message
-        );
-    }
+        ),
+    };
     let cfg = match config {
         Some(p) => Config::load(Some(&p)).context("configuration")?,
         None => Config::from_sources(None, std::iter::empty::<(String, String)>())
@@ -102,7 +103,7 @@ pub async fn run(
             (conn, address)
         }
     };
-    let mut device = service::device_defaults(&cfg);
+    let mut device = service::plan(&cfg).context("configuration")?.device;
     device.time_control = control.clone();
     let (sup, changes) = supervisor::start(Defaults {
         device,
@@ -146,11 +147,11 @@ pub async fn run(
         "chessclockd demo: an emulated DGT board + DGT 3000 on {}",
         board.path().display()
     );
-    if control == DEMO_CONTROL {
+    if notation == DEMO_CONTROL {
         println!("time control {DEMO_CONTROL}: one minute each, then double-flag extra time");
         println!("(20 s, hybrid 5 s bonus per move); on extra time a player can no longer win.");
     } else {
-        println!("time control {control}");
+        println!("time control {notation}");
     }
     println!(
         "D-Bus: {BUS_NAME}, clock object {}",

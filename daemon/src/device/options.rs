@@ -10,6 +10,7 @@ use crate::device::link::display::BoardSide;
 use crate::device::session::command::LiveSettings;
 use crate::device::session::observe;
 use crate::device::session::{DrawRules, MoveSource};
+use crate::engine::params::TimeControl;
 
 /// Where a device actor gets its bytes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +25,8 @@ pub enum PortSpec {
 /// Settings of one device actor.
 #[derive(Debug, Clone)]
 pub struct DeviceOptions {
-    /// Time-control notation for new games.
-    pub time_control: String,
+    /// The time control of new games (parsed at the edge: the configuration, the bus).
+    pub time_control: TimeControl,
     /// Which half of the display is White.
     pub white_side: BoardSide,
     /// Subtracted from the arrival time of a lever report.
@@ -64,7 +65,10 @@ pub fn check_game_info(tags: &[(String, String)]) -> Result<(), String> {
 impl Default for DeviceOptions {
     fn default() -> Self {
         DeviceOptions {
-            time_control: "G/5 d/0".into(),
+            // A fixed notation: it parses (the notation tests check it).
+            time_control: crate::engine::notation::parse("G/5 d/0")
+                .expect("G/5 d/0 is a time control")
+                .control,
             white_side: BoardSide::Left,
             transport_latency: Duration::ZERO,
             command_timeout: Duration::from_millis(2500),

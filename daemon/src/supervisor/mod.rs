@@ -36,8 +36,8 @@ pub struct ClockSpec {
     pub name: Option<String>,
     /// Which half is White.
     pub white_side: BoardSide,
-    /// Time-control notation; defaults to the daemon's default.
-    pub time_control: Option<String>,
+    /// The time control; defaults to the daemon's default.
+    pub time_control: Option<crate::engine::params::TimeControl>,
     /// Game information (PGN tags) for the clock's games.
     pub game_info: Vec<(String, String)>,
     /// The board number (`[[clock]] board`); `None`: the clock's number + 1.
@@ -134,7 +134,7 @@ pub enum Change {
 
 pub(crate) enum Msg {
     Attach {
-        spec: ClockSpec,
+        spec: Box<ClockSpec>,
         reply: oneshot::Sender<Result<u32, SupervisorError>>,
     },
     AddVirtual {
@@ -271,9 +271,12 @@ impl SupervisorHandle {
 
     /// Attach a tty with the given settings.
     pub async fn attach_spec(&self, spec: ClockSpec) -> Result<u32, SupervisorError> {
-        self.ask(|reply| Msg::Attach { spec, reply })
-            .await
-            .unwrap_or(Err(SupervisorError::Gone))
+        self.ask(|reply| Msg::Attach {
+            spec: Box::new(spec),
+            reply,
+        })
+        .await
+        .unwrap_or(Err(SupervisorError::Gone))
     }
 
     /// Add an emulated clock named `name`; with a state directory it is journaled under its

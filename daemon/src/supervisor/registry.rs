@@ -93,7 +93,7 @@ pub(super) async fn run(
         match msg {
             Msg::Attach { spec, reply } => {
                 let port = PortSpec::Tty(spec.port.clone());
-                let _ = reply.send(sup.attach(port, spec).await);
+                let _ = reply.send(sup.attach(port, *spec).await);
             }
             Msg::AddVirtual { name, reply } => {
                 let _ = reply.send(sup.add_virtual(name).await);

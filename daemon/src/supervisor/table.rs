@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, watch};
 use super::{BoardTable, SerialSeen};
 use crate::device::observe::Mode;
 use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
+use crate::engine::params::TimeControl;
 
 /// Follow `state` and tell the supervisor each serial number the board reports (once per
 /// change; nothing while it is empty). Ends when the clock's actor stops.
@@ -139,33 +140,21 @@ async fn set_control<F, Fut>(
     index: u32,
     handle: &DeviceHandle,
     what: &str,
-    control: &str,
+    wanted: &TimeControl,
     notice: F,
 ) where
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let parsed = match crate::engine::notation::parse(control) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            notice(format!(
-                "[[clock]] {what}: its time control {control} was not applied to clock \
-                 {index}: {}: {}",
-                crate::engine::words::quote(control),
-                e.message
-            ))
-            .await;
-            return;
-        }
-    };
+    let control = crate::engine::notation::canonical(wanted);
     let current = handle.borrow_state().time_control.clone();
-    if current == parsed.canonical {
+    if current == control {
         return;
     }
     // The clock checks that its game has not started in the same step as the change: a
     // game started meanwhile keeps its control.
     match handle
-        .request(Request::SetControlBeforeStart(Box::new(parsed.control)))
+        .request(Request::SetControlBeforeStart(Box::new(wanted.clone())))
         .await
     {
         Ok(()) => {}

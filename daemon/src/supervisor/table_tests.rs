@@ -34,7 +34,11 @@ fn table(serial: &str, name: &str) -> BoardTable {
         spec: ClockSpec {
             name: Some(name.into()),
             white_side: BoardSide::Right,
-            time_control: Some("G/5 inc/3".into()),
+            time_control: Some(
+                crate::engine::notation::parse("G/5 inc/3")
+                    .expect("notation")
+                    .control,
+            ),
             game_info: vec![("Board".into(), "3".into())],
             ..ClockSpec::default()
         },

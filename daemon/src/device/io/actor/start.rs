@@ -38,14 +38,12 @@ pub(crate) async fn spawn<P: BoardIo>(
     sinks: Sinks,
     attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
 ) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    let parsed = notation::parse(&options.time_control).map_err(|e| SpawnError::TimeControl {
-        notation: options.time_control.clone(),
-        message: e.message.clone(),
-    })?;
-    let engine = Engine::new(parsed.control.clone()).map_err(|e| SpawnError::TimeControl {
-        notation: options.time_control.clone(),
-        message: e.to_string(),
-    })?;
+    let canonical = notation::canonical(&options.time_control);
+    let engine =
+        Engine::new(options.time_control.clone()).map_err(|e| SpawnError::TimeControl {
+            notation: canonical.clone(),
+            message: e.to_string(),
+        })?;
     let transport = attach(&options)?;
     let label = transport.port.display().to_string();
     let store = options.state_dir.clone().zip(transport.journal);
@@ -53,7 +51,7 @@ pub(crate) async fn spawn<P: BoardIo>(
         &name,
         &label,
         engine,
-        parsed.canonical,
+        canonical,
         store,
         &mut options,
         &sinks,

@@ -104,7 +104,9 @@ fn start_actor_with(
     control: &str,
 ) -> DeviceHandle {
     let options = DeviceOptions {
-        time_control: control.into(),
+        time_control: crate::engine::notation::parse(control)
+            .expect("a test's control")
+            .control,
         reopen_interval: Duration::from_secs(2),
         ..DeviceOptions::default()
     };
