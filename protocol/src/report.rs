@@ -156,16 +156,34 @@ impl ClockSide {
     }
 }
 
-/// A half of the clock, as seen from its front. Which half is White is not in the protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A half of the clock, as seen from its front. Which half is White is not in the protocol
+/// (the daemon's setting of it is a `Half` too, [`Half::Left`] unless set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Half {
     /// Left half (report bytes 6-8).
+    #[default]
     Left,
     /// Right half (report bytes 3-5).
     Right,
 }
 
 impl Half {
+    /// The spellings of [`Half::as_str`], in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["left", "right"];
+
+    /// `left` or `right`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Half::Left => "left",
+            Half::Right => "right",
+        }
+    }
+
     /// The other half.
     pub fn other(self) -> Half {
         match self {

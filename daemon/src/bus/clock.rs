@@ -12,7 +12,7 @@ use zbus::{OwnedVariant, interface};
 
 use super::error::BusError;
 use crate::device::observe::Mode;
-use crate::device::{BoardSide, ClockState, DeviceError, DeviceHandle, Request};
+use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
 
 mod bulk;
 mod dict;
@@ -390,7 +390,8 @@ impl ClockIface {
 
     /// Which half of the display shows White: "left" or "right".
     async fn set_white_side(&self, side: &str) -> Result<(), BusError> {
-        let side: BoardSide = parse_arg(side)?;
+        let side = crate::device::link::display::parse_board_side(side)
+            .map_err(|e| BusError::InvalidArgument(e.to_string()))?;
         self.ask(Request::SetWhiteSide(side)).await
     }
 

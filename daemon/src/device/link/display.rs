@@ -85,42 +85,18 @@ pub(crate) fn next_device_tick(p: &Pushed, now: Instant) -> Option<Instant> {
     Some(p.at + Duration::from_secs(elapsed + 1))
 }
 
-/// Which half of the clock display shows White.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BoardSide {
-    /// Left half (bytes 6-8 of a report), the default.
-    #[default]
-    Left,
-    /// Right half (bytes 3-5 of a report).
-    Right,
-}
+/// Which half of the clock display shows White: the protocol's [`Half`].
+pub use chessclock_protocol::Half as BoardSide;
 
-impl BoardSide {
-    /// `left` or `right`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoardSide::Left => "left",
-            BoardSide::Right => "right",
-        }
-    }
-
-    /// The spellings [`str::parse`] accepts.
-    pub const NAMES: [&'static str; 2] = ["left", "right"];
-}
-
-impl std::str::FromStr for BoardSide {
-    type Err = chessclock_engine::words::WordError;
-
-    /// `left` or `right`, exactly.
-    fn from_str(s: &str) -> Result<BoardSide, Self::Err> {
-        chessclock_engine::words::parse_word(
-            s,
-            "a half of the clock",
-            &BoardSide::NAMES,
-            &[BoardSide::Left, BoardSide::Right],
-        )
-    }
+/// `left` or `right`, exactly (the engine's word parser: the same on D-Bus, in the CLI, the
+/// configuration and the journal).
+pub(crate) fn parse_board_side(s: &str) -> Result<BoardSide, chessclock_engine::words::WordError> {
+    chessclock_engine::words::parse_word(
+        s,
+        "a half of the clock",
+        &BoardSide::NAMES,
+        &[BoardSide::Left, BoardSide::Right],
+    )
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::device::link::display::BoardSide;
+use crate::device::link::display::{BoardSide, parse_board_side};
 use crate::device::session::observe::Mode;
 use crate::engine::{FlagReason, Side};
 
@@ -49,7 +49,7 @@ impl Note {
     /// know).
     pub(crate) fn read(what: &str) -> Option<Note> {
         if let Some(side) = what.strip_prefix(WHITE_SIDE) {
-            return side.parse().ok().map(Note::WhiteSide);
+            return parse_board_side(side).ok().map(Note::WhiteSide);
         }
         match what {
             LEVER_IN_STEP => return Some(Note::Lever(true)),

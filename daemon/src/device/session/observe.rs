@@ -10,10 +10,9 @@
 //! about the game's time: in this mode the clock is the authority.
 
 use chessclock_game::ClockObserver;
-use chessclock_protocol::{ClockReport, Half};
+use chessclock_protocol::ClockReport;
 
-use crate::device::link::display::BoardSide;
-use crate::device::link::display::side_on;
+use crate::device::link::display::{BoardSide, half_of, side_on};
 use crate::device::link::driver;
 use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};
 
@@ -71,28 +70,6 @@ pub(crate) struct Observed {
     pub result: Option<GameResult>,
 }
 
-/// The half of the clock that shows `side`'s time.
-fn half_of(side: Side, white_side: BoardSide) -> Half {
-    let white = match white_side {
-        BoardSide::Left => Half::Left,
-        BoardSide::Right => Half::Right,
-    };
-    if side == Side::White {
-        white
-    } else {
-        white.other()
-    }
-}
-
-/// The side whose time `half` shows.
-fn side_of(half: Half, white_side: BoardSide) -> Side {
-    let board_half = match half {
-        Half::Left => BoardSide::Left,
-        Half::Right => BoardSide::Right,
-    };
-    side_on(board_half, white_side)
-}
-
 impl Observed {
     /// Forget the game (a new game, or back to drive mode).
     pub(crate) fn reset(&mut self) {
@@ -124,7 +101,7 @@ impl Observed {
     /// The player whose time runs (the lever's raised end), if the clock runs.
     pub(crate) fn running(&self, white_side: BoardSide) -> Option<Side> {
         let r = self.report().filter(|r| r.running)?;
-        Some(side_of(r.lever_up(), white_side))
+        Some(side_on(r.lever_up(), white_side))
     }
 
     /// `side` pressed its lever at `at` (read against the report that carried it).
