@@ -121,6 +121,9 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Write everything the session has to send; a failed or stuck write is a lost port.
+    /// The bytes are handed to the tty and not drained: a tty's `flush` is `tcdrain`, which
+    /// would block the device thread, and every board on it, until the line had sent them
+    /// (about 1 ms a byte at 9600 baud); the kernel sends them in order anyway.
     async fn flush(&mut self, now: Instant) {
         let at = self.at(now);
         let mut pending = Vec::new();
@@ -133,11 +136,7 @@ impl<P: BoardIo> Actor<P> {
         if pending.is_empty() {
             return;
         }
-        let write = async {
-            port.write_all(&pending).await?;
-            port.flush().await
-        };
-        match tokio::time::timeout(WRITE_TIMEOUT, write).await {
+        match tokio::time::timeout(WRITE_TIMEOUT, port.write_all(&pending)).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => self.lost(now, &e.to_string()),
             Err(_) => self.lost(now, "write timed out"),
