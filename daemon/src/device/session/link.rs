@@ -16,6 +16,9 @@ use crate::engine::{Input, Side, Status};
 impl Session {
     /// Act on everything the driver reported since the last call.
     pub(super) fn drain_driver(&mut self, now: Instant) {
+        // A report's lever is judged once the lever change it carries (the event after it)
+        // is applied: the lever of a press agrees with the new runner, not the old one.
+        let mut lever_check = None;
         while let Some(ev) = self.driver.poll_event() {
             match ev {
                 DriverEvent::Lever { half, at } => {
@@ -33,8 +36,10 @@ impl Session {
                     self.info.battery_low = report.battery_low;
                     if self.observing() {
                         self.observed.on_report(report, at);
-                    } else {
-                        self.check_lever(at, report.right_high);
+                    } else if let Some((at, right_high)) =
+                        lever_check.replace((at, report.right_high))
+                    {
+                        self.check_lever(at, right_high);
                     }
                 }
                 DriverEvent::Button(button) => self.on_button(now, button),
@@ -60,6 +65,9 @@ impl Session {
                 DriverEvent::LinkDead => self.events.push_back(SessionEvent::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
+        }
+        if let Some((at, right_high)) = lever_check {
+            self.check_lever(at, right_high);
         }
     }
 

@@ -115,3 +115,19 @@ fn a_lever_out_of_step_in_the_journal_or_not_journaled_is_a_notice_only() {
         );
     }
 }
+
+/// A press flips the lever and the runner in the same report: the lever stays in step, and
+/// the journal gets no note (and no fsync) for it.
+#[test]
+fn a_press_journals_no_lever_note() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    let before = lever_notes(&rig);
+    for _ in 0..3 {
+        rig.press();
+        rig.run_until(rig.now + 1_500);
+    }
+    assert_eq!(presses(&rig).len(), 3, "the presses were taken");
+    assert_eq!(lever_notes(&rig), before, "no lever note for a press");
+}
