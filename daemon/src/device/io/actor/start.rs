@@ -116,7 +116,9 @@ fn resume(
                         options.white_side = side;
                     }
                     board_serial = r.board_serial;
-                    lever_in_step = r.lever_in_step;
+                    // A journal cut at a damaged tail may have lost a press and the lever
+                    // notes after it: what it says of the lever is then not known.
+                    lever_in_step = r.lever_in_step.filter(|_| persist.damage().is_empty());
                     notices.extend(
                         r.problems
                             .iter()
