@@ -178,6 +178,10 @@ pub struct PgnGame {
     pub result: Option<GameResult>,
     /// `Termination` (e.g. `normal`, `time forfeit`, `unterminated`).
     pub termination: Option<String>,
+    /// The position the moves begin from (FEN) when it is not the standard start, and whether
+    /// the game is Chess960: `SetUp`, `FEN` (and `Variant "Chess960"`); the moves are numbered
+    /// from the FEN's move number and side to move.
+    pub setup: Option<(String, bool)>,
 }
 
 /// The `Termination` tag of a game that ended for `reason`.
@@ -254,6 +258,13 @@ pub fn write(game: &PgnGame) -> String {
     if let Some(t) = &game.termination {
         tag(&mut out, "Termination", t);
     }
+    if let Some((fen, chess960)) = &game.setup {
+        if *chess960 {
+            tag(&mut out, "Variant", "Chess960");
+        }
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", fen);
+    }
     for (name, value) in game.info.tags() {
         if !ROSTER.contains(&name.as_str()) && name != "Board" {
             tag(&mut out, name, value);
@@ -271,10 +282,23 @@ fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
         tokens.push(format!("{{{NO_MOVES_NOTE}}}"));
     }
     let mut after_comment = true;
+    // A game set up from a FEN counts on from its move number and side to move.
+    let first = game
+        .setup
+        .as_ref()
+        .map_or(usize::from(game.black_first), |(fen, _)| {
+            let mut fields = fen.split_whitespace().skip(1);
+            let black = fields.next() == Some("b");
+            let number = fields
+                .nth(3)
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(1);
+            number.saturating_sub(1) * 2 + usize::from(black)
+        });
     for (i, m) in game.moves.iter().enumerate() {
-        let ply = i + usize::from(game.black_first);
+        let ply = i + first;
         let number = ply / 2 + 1;
-        let color = if ply % 2 == 0 {
+        let color = if ply.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
@@ -361,6 +385,7 @@ mod tests {
             black_clock_ms: Some(3_723_000),
             result: None,
             termination: None,
+            setup: None,
         };
         let text = write(&game);
         let want = "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"7\"]\n\
