@@ -244,7 +244,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "move-undo",
-        &[("chessclockctl move 0 undo 2", "take back the last two plies")],
+        &[(
+            "chessclockctl move 0 undo 2",
+            "take back the last two plies",
+        )],
     ),
     (
         "move-force",

@@ -38,6 +38,17 @@ fn color(side: Side) -> Color {
     }
 }
 
+/// How many moves `color` made before the position `fen` (by its move number and side to
+/// move).
+fn moves_before(fen: &str, color: Color) -> usize {
+    let Ok(fen) = fen.parse::<chessclock_game::shakmaty::fen::Fen>() else {
+        return 0;
+    };
+    let setup = fen.as_setup();
+    let full = usize::try_from(setup.fullmoves.get()).unwrap_or(1) - 1;
+    full + usize::from(color == Color::White && setup.turn == Color::Black)
+}
+
 impl Session {
     /// Both clocks at `t`, for the board's game.
     fn clocks(&self, t: Time) -> Clocks {
@@ -121,13 +132,21 @@ impl Session {
         Ok(Reply::Done)
     }
 
-    /// How many moves `side` has made on the board in this game.
+    /// How many moves `side` has made on the board in this game (0 until the board recorded
+    /// one). A game set up from a position (a correction, a Chess960 start) counts on from
+    /// the moves its FEN's move number says were made before it.
     pub(super) fn board_moves_of(&self, side: Side) -> usize {
-        self.board_game
+        let recorded = self
+            .board_game
             .moves()
             .iter()
             .filter(|m| m.event.color == color(side))
-            .count()
+            .count();
+        let before = match &self.board_game.record().setup {
+            Some((fen, _)) if recorded > 0 => moves_before(fen, color(side)),
+            _ => 0,
+        };
+        recorded + before
     }
 
     fn drain_board(&mut self, at: Instant) {

@@ -109,3 +109,20 @@ fn a_bad_correction_is_refused_with_its_reason_and_changes_nothing() {
     assert_eq!(rig.published().board, before.board);
     assert!(corrections(&rig).is_empty());
 }
+
+#[test]
+fn a_position_from_the_board_counts_the_players_moves_on_from_its_move_number() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    play(&mut rig, "e2e4");
+    play(&mut rig, "e7e5");
+    rig.request(Request::Correct(Correction::Board(None)))
+        .expect("from the board");
+    assert!(rig.published().board.moves.is_empty());
+    assert!(rig.session.pgn(rig.at()).contains("[SetUp \"1\"]"));
+    play(&mut rig, "g1f3");
+    assert_eq!(rig.published().board.moves, ["Nf3"]);
+    // White's second move of the game, the first since the position.
+    assert_eq!(rig.session.board_moves_of(crate::engine::Side::White), 2);
+    assert_eq!(rig.session.board_moves_of(crate::engine::Side::Black), 0);
+}
