@@ -2,8 +2,9 @@
 //!
 //! Owns the PGN export form of one game: the Seven Tag Roster in its order, then `Board`,
 //! `TimeControl` (or `?` plus `ChessclockdControl` with our canonical notation),
-//! `WhiteClock`/`BlackClock`, `Termination` and any extra tags; SAN movetext with correct
-//! move numbers (`N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
+//! `WhiteClock`/`BlackClock`, `Termination`, `Variant`/`SetUp`/`FEN` for a game from a set
+//! position, and any extra tags; SAN movetext with correct move numbers (from the FEN's for a
+//! set position; `N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
 //! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). A
 //! clock's own record knows the presses but not the moves: moves without SAN are written as
 //! a note comment first, then each move's number and its clock comment only
@@ -165,7 +166,8 @@ pub struct PgnGame {
     /// Our canonical notation of the control, written as `ChessclockdControl` when
     /// `time_control` is `None`.
     pub control_notation: Option<String>,
-    /// The moves from the start position, White first (unless `black_first`).
+    /// The moves from the start position (or `setup`'s), White first (unless `black_first`
+    /// or the setup's side to move).
     pub moves: Vec<PgnMove>,
     /// The first move is Black's: a clock's record of a game Black started (moves without
     /// SAN; a game read from the pieces begins with White's move).

@@ -9,6 +9,8 @@
 //! a press gets the mover's time when the next move is made or the input ends. Either way the
 //! press that ended a move gives it the mover's clock and the turn's length. White's half (in
 //! reports) is the half whose press ended White's move (else the half that ran first). It
+//! The operator's corrections go to the tracker and come back as its events
+//! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It
 //! must not do IO or read a clock: `now` is passed in.
 
 use std::collections::VecDeque;

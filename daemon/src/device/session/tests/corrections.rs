@@ -126,3 +126,24 @@ fn a_position_from_the_board_counts_the_players_moves_on_from_its_move_number() 
     assert_eq!(rig.session.board_moves_of(crate::engine::Side::White), 2);
     assert_eq!(rig.session.board_moves_of(crate::engine::Side::Black), 0);
 }
+
+#[test]
+fn an_observed_clock_s_board_game_is_corrected_as_a_driven_one() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.request(Request::SetMode(
+        crate::device::session::observe::Mode::Observe,
+    ))
+    .expect("observe");
+    for uci in ["d2d4", "d7d5"] {
+        let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
+        rig.emu
+            .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
+            .expect("legal");
+        rig.run_until(rig.now + 1_000);
+    }
+    assert_eq!(rig.published().board.moves, ["d4", "d5"]);
+    rig.request(Request::Correct(Correction::Undo(2)))
+        .expect("undo in observe mode");
+    assert!(rig.published().board.moves.is_empty());
+    assert_eq!(corrections(&rig).len(), 1);
+}
