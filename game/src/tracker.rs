@@ -71,8 +71,9 @@ pub struct Tracker {
     reported: bool,
     /// The differences last reported (to report a changed problem again).
     reported_diff: Vec<Difference>,
-    /// The board as it stood when the operator corrected the game: it is not read as a move,
-    /// takeback or new game (it is what the correction corrected) until it changes.
+    /// The board as it stood when the operator corrected the game: whenever the board shows
+    /// it, it is not read as a move, takeback or new game (it is what the correction
+    /// corrected), until the board is in step with the game again.
     held: Option<Board>,
 }
 

@@ -4,9 +4,10 @@
 //! ([`Tracker::set_position`], [`Tracker::set_position_from_board`]).
 //!
 //! Owns what a correction does to the game and what the tracker expects of the board after
-//! it: the board as it stood at the correction is "held" — not read as a move, takeback or new
-//! game — until it changes; if it does not show the corrected position it is reported as
-//! unexplained after the settle time (the differences say how to set the pieces). A bad
+//! it: the board as it stood at the correction is "held" — whenever the board shows it, it is
+//! not read as a move, takeback or new game, until the board is in step with the game again;
+//! if it does not show the corrected position it is reported as unexplained after the settle
+//! time (the differences say how to set the pieces). A bad
 //! correction is an error that says what is wrong and changes nothing. Like the tracker it
 //! does no IO and reads no clock.
 
