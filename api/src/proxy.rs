@@ -155,6 +155,12 @@ pub trait Clock {
     fn set_white_side(&self, side: &str) -> zbus::Result<()>;
     /// Drive the clock, or observe it running its own mode.
     fn set_mode(&self, mode: &str) -> zbus::Result<()>;
+    /// Take back plies of the game read from the pieces.
+    fn undo_moves(&self, plies: u32) -> zbus::Result<()>;
+    /// Play a legal move the board did not show.
+    fn force_move(&self, uci: &str) -> zbus::Result<()>;
+    /// Begin the board's game from a FEN, or from the pieces ("board") with a turn.
+    fn set_position(&self, position: &str, turn: &str) -> zbus::Result<()>;
 
     /// Game state changed.
     #[zbus(signal)]

@@ -230,6 +230,50 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "move",
+        &[
+            (
+                "chessclockctl move 0 undo",
+                "take back the last ply the board misread",
+            ),
+            (
+                "chessclockctl move 0 force e7e5",
+                "play e7e5, which the board did not show",
+            ),
+        ],
+    ),
+    (
+        "move-undo",
+        &[(
+            "chessclockctl move 0 undo 2",
+            "take back the last two plies",
+        )],
+    ),
+    (
+        "move-force",
+        &[(
+            "chessclockctl move 0 force e7e8q",
+            "a promotion the board did not show",
+        )],
+    ),
+    (
+        "position",
+        &[
+            (
+                "chessclockctl position 0 board",
+                "begin the game from the pieces as they stand",
+            ),
+            (
+                "chessclockctl position 0 board --turn black",
+                "the same, Black to move",
+            ),
+            (
+                "chessclockctl position 0 \"8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 b - - 12 41\"",
+                "an adjourned game, from its FEN",
+            ),
+        ],
+    ),
+    (
         "round",
         &[
             ("chessclockctl round show", "the current round"),

@@ -63,6 +63,16 @@ pub enum GameEvent {
         /// When (ms).
         at_ms: u64,
     },
+    /// Right after [`GameEvent::NewGame`]: the game begins from this position, not the
+    /// standard start (a Chess960 start on the board, or a position the operator set).
+    SetUp {
+        /// The start position, as FEN (X-FEN castling for Chess960).
+        fen: String,
+        /// The game castles as Chess960 does (PGN `Variant "Chess960"`).
+        chess960: bool,
+        /// When (ms).
+        at_ms: u64,
+    },
     /// A move was made (or, with `corrects`, the last move was replaced).
     Move(MoveEvent),
     /// Moves were taken back: the board shows the position after ply `to_ply`.

@@ -38,4 +38,4 @@ pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
 pub use recorder::{Clocks, GameRecorder};
 pub use shakmaty;
-pub use tracker::{PlayedMove, Tracker, TrackerConfig};
+pub use tracker::{Correction, CorrectionError, PlayedMove, Tracker, TrackerConfig};

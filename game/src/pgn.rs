@@ -2,8 +2,9 @@
 //!
 //! Owns the PGN export form of one game: the Seven Tag Roster in its order, then `Board`,
 //! `TimeControl` (or `?` plus `ChessclockdControl` with our canonical notation),
-//! `WhiteClock`/`BlackClock`, `Termination` and any extra tags; SAN movetext with correct
-//! move numbers (`N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
+//! `WhiteClock`/`BlackClock`, `Termination`, `Variant`/`SetUp`/`FEN` for a game from a set
+//! position, and any extra tags; SAN movetext with correct move numbers (from the FEN's for a
+//! set position; `N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
 //! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). A
 //! clock's own record knows the presses but not the moves: moves without SAN are written as
 //! a note comment first, then each move's number and its clock comment only
@@ -165,7 +166,8 @@ pub struct PgnGame {
     /// Our canonical notation of the control, written as `ChessclockdControl` when
     /// `time_control` is `None`.
     pub control_notation: Option<String>,
-    /// The moves from the start position, White first (unless `black_first`).
+    /// The moves from the start position (or `setup`'s), White first (unless `black_first`
+    /// or the setup's side to move).
     pub moves: Vec<PgnMove>,
     /// The first move is Black's: a clock's record of a game Black started (moves without
     /// SAN; a game read from the pieces begins with White's move).
@@ -178,6 +180,10 @@ pub struct PgnGame {
     pub result: Option<GameResult>,
     /// `Termination` (e.g. `normal`, `time forfeit`, `unterminated`).
     pub termination: Option<String>,
+    /// The position the moves begin from (FEN) when it is not the standard start, and whether
+    /// the game is Chess960: `SetUp`, `FEN` (and `Variant "Chess960"`); the moves are numbered
+    /// from the FEN's move number and side to move.
+    pub setup: Option<(String, bool)>,
 }
 
 /// The `Termination` tag of a game that ended for `reason`.
@@ -254,6 +260,13 @@ pub fn write(game: &PgnGame) -> String {
     if let Some(t) = &game.termination {
         tag(&mut out, "Termination", t);
     }
+    if let Some((fen, chess960)) = &game.setup {
+        if *chess960 {
+            tag(&mut out, "Variant", "Chess960");
+        }
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", fen);
+    }
     for (name, value) in game.info.tags() {
         if !ROSTER.contains(&name.as_str()) && name != "Board" {
             tag(&mut out, name, value);
@@ -271,10 +284,23 @@ fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
         tokens.push(format!("{{{NO_MOVES_NOTE}}}"));
     }
     let mut after_comment = true;
+    // A game set up from a FEN counts on from its move number and side to move.
+    let first = game
+        .setup
+        .as_ref()
+        .map_or(usize::from(game.black_first), |(fen, _)| {
+            let mut fields = fen.split_whitespace().skip(1);
+            let black = fields.next() == Some("b");
+            let number = fields
+                .nth(3)
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(1);
+            number.saturating_sub(1) * 2 + usize::from(black)
+        });
     for (i, m) in game.moves.iter().enumerate() {
-        let ply = i + usize::from(game.black_first);
+        let ply = i + first;
         let number = ply / 2 + 1;
-        let color = if ply % 2 == 0 {
+        let color = if ply.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
@@ -361,6 +387,7 @@ mod tests {
             black_clock_ms: Some(3_723_000),
             result: None,
             termination: None,
+            setup: None,
         };
         let text = write(&game);
         let want = "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"7\"]\n\

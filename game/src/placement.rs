@@ -2,7 +2,8 @@
 //!
 //! Owns the translation from the board's raw fields (DGT field order, as the hardware reports
 //! them) to a chess piece placement for a given orientation, the start-position test that
-//! detects the orientation, the two "stands for" rules (a pawn on its last rank is a queen;
+//! detects the orientation (also of a Chess960 start, [`chess960_start`]), the two "stands
+//! for" rules (a pawn on its last rank is a queen;
 //! magic pieces are not chess pieces) and the kings-in-the-centre result convention. It must
 //! not know the game's history: that is [`crate::tracker`]'s.
 
@@ -122,6 +123,71 @@ pub fn start_orientation(raw: &RawFields) -> Option<Orientation> {
                 .all(|p| p.is_none_or(|p| chess_piece(p).is_some()))
                 && placement(raw, *o) == start
         })
+}
+
+/// A Chess960 start position other than the standard one, and the orientation it stands in:
+/// all 32 pieces, the pawns on ranks 2 and 7, White's pieces on rank 1 in a Chess960
+/// arrangement (bishops on squares of both colours, the king between the rooks) and Black's
+/// mirroring them on rank 8. The position castles as Chess960 does.
+pub fn chess960_start(raw: &RawFields) -> Option<(Orientation, shakmaty::Chess)> {
+    use shakmaty::{CastlingMode, fen::Fen};
+    if raw
+        .iter()
+        .any(|p| p.is_some_and(|p| chess_piece(p).is_none()))
+    {
+        return None;
+    }
+    [Orientation::Normal, Orientation::Rotated]
+        .into_iter()
+        .find_map(|o| {
+            let board = placement(raw, o);
+            if board == Board::default() || !is_chess960_start(&board) {
+                return None;
+            }
+            let fen: Fen = format!("{board} w KQkq - 0 1").parse().ok()?;
+            let pos = fen.into_position(CastlingMode::Chess960).ok()?;
+            Some((o, pos))
+        })
+}
+
+fn is_chess960_start(board: &Board) -> bool {
+    if board.occupied().count() != 32 {
+        return false;
+    }
+    let mut back = Vec::new();
+    for file in File::ALL {
+        let at = |rank, color: Color| {
+            board
+                .piece_at(Square::from_coords(file, rank))
+                .filter(|p| p.color == color)
+        };
+        let (Some(w), Some(b)) = (
+            at(Rank::First, Color::White),
+            at(Rank::Eighth, Color::Black),
+        ) else {
+            return false;
+        };
+        let pawns = at(Rank::Second, Color::White).map(|p| p.role) == Some(Role::Pawn)
+            && at(Rank::Seventh, Color::Black).map(|p| p.role) == Some(Role::Pawn);
+        if w.role != b.role || w.role == Role::Pawn || !pawns {
+            return false;
+        }
+        back.push(w.role);
+    }
+    let files = |role| (0..8).filter(|i| back[*i] == role).collect::<Vec<usize>>();
+    let (rooks, knights, bishops, queens, kings) = (
+        files(Role::Rook),
+        files(Role::Knight),
+        files(Role::Bishop),
+        files(Role::Queen),
+        files(Role::King),
+    );
+    match (rooks.as_slice(), bishops.as_slice(), kings.as_slice()) {
+        (&[r1, r2], &[b1, b2], &[k]) => {
+            knights.len() == 2 && queens.len() == 1 && r1 < k && k < r2 && (b1 + b2) % 2 == 1
+        }
+        _ => false,
+    }
 }
 
 /// How a result was signalled on the board.

@@ -55,6 +55,9 @@ pub struct GameRecord {
     pub flag: Option<Color>,
     /// Problems seen during the game.
     pub problems: Vec<Problem>,
+    /// The position the game began from (FEN) and whether it castles as Chess960, when it
+    /// is not the standard start (PGN `SetUp`, `FEN`, `Variant`).
+    pub setup: Option<(String, bool)>,
 }
 
 /// What changed in the current game, for a caller that publishes it (the daemon's bus).
@@ -111,6 +114,7 @@ impl GameRecord {
         let game = PgnGame {
             info: info.clone(),
             moves,
+            setup: self.setup.clone(),
             ..PgnGame::default()
         };
         match clocks {

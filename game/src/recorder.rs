@@ -9,6 +9,8 @@
 //! a press gets the mover's time when the next move is made or the input ends. Either way the
 //! press that ended a move gives it the mover's clock and the turn's length. White's half (in
 //! reports) is the half whose press ended White's move (else the half that ran first). It
+//! The operator's corrections go to the tracker and come back as its events
+//! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It
 //! must not do IO or read a clock: `now` is passed in.
 
 use std::collections::VecDeque;
@@ -20,7 +22,7 @@ use crate::event::{GameEvent, GameResult, ResultSignal};
 use crate::observe::{ClockObserver, Half, LeverPress};
 use crate::pgn::{GameInfo, PgnGame, TagError};
 use crate::record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
-use crate::tracker::{Tracker, TrackerConfig};
+use crate::tracker::{Correction, CorrectionError, Tracker, TrackerConfig};
 
 /// Both players' clocks at an input, ms, from a caller that runs the clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +118,19 @@ impl GameRecorder {
     pub fn handle_timeout(&mut self, now_ms: u64, clocks: Option<Clocks>) {
         self.tracker.handle_timeout(now_ms);
         self.drain(clocks);
+    }
+
+    /// The operator's correction at `now_ms` (see [`Tracker::correct`]); `clocks` give a
+    /// forced move its mover's clock. Refused, it changes nothing.
+    pub fn correct(
+        &mut self,
+        now_ms: u64,
+        correction: &Correction,
+        clocks: Option<Clocks>,
+    ) -> Result<(), CorrectionError> {
+        self.tracker.correct(now_ms, correction)?;
+        self.drain(clocks);
+        Ok(())
     }
 
     /// The input ended: settle the board and give the last moves the clock's final times.
@@ -292,6 +307,10 @@ impl GameRecorder {
                     }
                     RecordChange::Rewound
                 }
+                GameEvent::SetUp { fen, chess960, .. } => {
+                    self.current.setup = Some((fen, chess960));
+                    RecordChange::Rewound
+                }
                 GameEvent::Move(event) => {
                     let moves = &mut self.current.moves;
                     // A correction keeps the times of the press that ended the move.
@@ -364,7 +383,7 @@ fn outcome_of(fen: &str) -> Option<GameResult> {
     let pos: shakmaty::Chess = fen
         .parse::<Fen>()
         .ok()?
-        .into_position(CastlingMode::Standard)
+        .into_position(CastlingMode::Chess960)
         .ok()?;
     match pos.outcome() {
         Outcome::Known(KnownOutcome::Decisive {

@@ -8,17 +8,22 @@
 //! at [`Tracker::poll_timeout`]. It never guesses: a board that no legal sequence explains
 //! changes nothing in the game and is reported once it has stood for the settle time; a new
 //! game or takeback that only the side to move's pieces show (maybe its move half made) waits
-//! for the settle time too.
+//! for the settle time too. A Chess960 start is a new game as the standard start is. The
+//! operator's corrections (undo, a forced move, a position set) are [`correct`]'s.
 
 use std::collections::VecDeque;
 
 use chessclock_protocol::{Message, Orientation, Piece as DgtPiece};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{Board, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use crate::event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
-use crate::placement::{RawFields, placement, signalled_result, start_orientation};
+use crate::placement::{RawFields, placement, signalled_result};
+
+mod correct;
+mod start;
+pub use correct::{Correction, CorrectionError};
 
 /// How the tracker behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +71,10 @@ pub struct Tracker {
     reported: bool,
     /// The differences last reported (to report a changed problem again).
     reported_diff: Vec<Difference>,
+    /// The board as it stood when the operator corrected the game: whenever the board shows
+    /// it, it is not read as a move, takeback or new game (it is what the correction
+    /// corrected), until the board is in step with the game again.
+    held: Option<Board>,
 }
 
 impl Tracker {
@@ -83,6 +92,7 @@ impl Tracker {
             last_change: 0,
             reported: false,
             reported_diff: Vec::new(),
+            held: None,
         }
     }
 
@@ -199,29 +209,11 @@ impl Tracker {
         }
     }
 
-    fn new_game(&mut self, now: u64, o: Orientation) {
-        let fresh = self.positions.len() == 1 && !matches!(self.state, BoardState::Finished(_));
-        if self.orientation != Some(o) {
-            self.orientation = Some(o);
-            self.emit(GameEvent::Orientation(o));
-        } else if fresh {
-            self.explained(now);
-            self.state = BoardState::Synced;
-            return;
-        }
-        self.explained(now);
-        self.positions = vec![Chess::default()];
-        self.moves.clear();
-        self.state = BoardState::Synced;
-        self.emit(GameEvent::NewGame { at_ms: now });
-    }
-
     fn evaluate(&mut self, now: u64) {
-        let start =
-            start_orientation(&self.raw).filter(|o| self.cfg.orientation.is_none_or(|f| f == *o));
+        let start = self.start();
         let (Some(o), Some(cur)) = (self.orientation, self.positions.last().cloned()) else {
-            if let Some(o) = start {
-                self.new_game(now, o);
+            if let Some((o, pos)) = start {
+                self.new_game(now, o, pos);
             }
             return;
         };
@@ -243,15 +235,22 @@ impl Tracker {
             return;
         }
         if matches!(self.state, BoardState::Finished(_)) {
-            if let Some(o) = start {
-                self.new_game(now, o);
+            if let Some((o, pos)) = start {
+                self.new_game(now, o, pos);
             }
             return;
         }
         let board = placement(&self.raw, o);
         if board == *cur.board() {
+            self.held = None;
             self.explained(now);
             self.state = BoardState::Synced;
+            return;
+        }
+        if self.held.as_ref() == Some(&board) {
+            self.state = BoardState::Unexplained {
+                differences: differences(cur.board(), &board),
+            };
             return;
         }
         if let Some(m) = unique_child(&cur, &board, None) {
@@ -322,9 +321,10 @@ impl Tracker {
         };
         let differences = differences.clone();
         let board = placement(&self.raw, o);
-        let start =
-            start_orientation(&self.raw).filter(|o| self.cfg.orientation.is_none_or(|f| f == *o));
-        if let Some(jump) = self.jump_target(start, &board) {
+        let start = self.start();
+        // The board a correction left is reported, never read as a move or a jump.
+        let held = self.held.as_ref() == Some(&board);
+        if !held && let Some(jump) = self.jump_target(start, &board) {
             // Only time tells a jump from a move half made (a dump comes 0.25 s after a move).
             if force || now >= self.last_change.saturating_add(self.cfg.settle_ms) {
                 self.jump(now, jump);
@@ -332,7 +332,7 @@ impl Tracker {
             return;
         }
         let mut found = Vec::new();
-        for m in cur.legal_moves() {
+        for m in cur.legal_moves().into_iter().filter(|_| !held) {
             let mut next = cur.clone();
             next.play_unchecked(m);
             if let Some(reply) = unique_child(&next, &board, None) {
@@ -359,9 +359,9 @@ impl Tracker {
 
     /// Rules 4 and 5: the start position is a new game, a position earlier in the game a
     /// takeback to there.
-    fn jump_target(&self, start: Option<Orientation>, board: &Board) -> Option<Jump> {
-        if let Some(o) = start {
-            return Some(Jump::NewGame(o));
+    fn jump_target(&self, start: Option<(Orientation, Chess)>, board: &Board) -> Option<Jump> {
+        if let Some((o, pos)) = start {
+            return Some(Jump::NewGame(o, pos));
         }
         let n = self.moves.len();
         (1..=n)
@@ -414,9 +414,10 @@ impl Tracker {
 
     fn jump(&mut self, now: u64, jump: Jump) {
         let k = match jump {
-            Jump::NewGame(o) => return self.new_game(now, o),
+            Jump::NewGame(o, pos) => return self.new_game(now, o, pos),
             Jump::Takeback(k) => k,
         };
+        self.held = None;
         let n = self.moves.len();
         self.explained(now);
         self.positions.truncate(n - k + 1);
@@ -438,12 +439,13 @@ impl Tracker {
         let event = MoveEvent {
             ply: u32::try_from(self.moves.len() + 1).unwrap_or(u32::MAX),
             san,
-            uci: m.to_uci(CastlingMode::Standard).to_string(),
+            uci: m.to_uci(before.castles().mode()).to_string(),
             fen: fen(&after),
             color: before.turn(),
             at_ms: now,
             corrects,
         };
+        self.held = None;
         self.positions.push(after);
         self.moves.push(PlayedMove {
             mv: m,
@@ -455,10 +457,10 @@ impl Tracker {
 }
 
 /// A board that leaves the game's line (rules 4 and 5).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Jump {
-    /// The start position, in this orientation: a new game.
-    NewGame(Orientation),
+    /// A start position (standard or Chess960), in this orientation: a new game.
+    NewGame(Orientation, Chess),
     /// The position this many plies back: a takeback.
     Takeback(usize),
 }

@@ -1,6 +1,7 @@
 //! The board's game from the command line: `pgn` (the live PGN), `board` (the position drawn
-//! in the terminal) and `info` (game information: players, event, round). The daemon keeps
-//! the game; this only asks and prints.
+//! in the terminal), `info` (game information: players, event, round), and the operator's
+//! corrections `move ... undo|force` and `position`. The daemon keeps the game; this only
+//! asks and prints.
 
 use std::collections::HashMap;
 
@@ -31,6 +32,44 @@ pub(crate) enum GameCommand {
         /// name; lower case is fine). An empty value removes the tag. None: print them.
         tags: Vec<String>,
     },
+    /// Correct a move the board misread: take plies back, or play a legal move the board did
+    /// not show (the live PGN changes at once; the pieces must then show the game).
+    Move {
+        /// Clock.
+        clock: String,
+        /// undo or force.
+        #[command(subcommand)]
+        action: MoveAction,
+    },
+    /// Set the game's position: a FEN (a Chess960 or Freestyle start, an adjourned game), or
+    /// `board` for the pieces as they stand (after an illegal move that stood). The game
+    /// begins anew from it: the PGN carries SetUp and FEN.
+    Position {
+        /// Clock.
+        clock: String,
+        /// A FEN (quoted or not), or `board`.
+        #[arg(required = true, num_args = 1..)]
+        position: Vec<String>,
+        /// With `board`: the side to move (default: kept).
+        #[arg(long, value_parser = chessclock_engine::Side::NAMES)]
+        turn: Option<String>,
+    },
+}
+
+/// A correction of the moves.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum MoveAction {
+    /// Take back the last N plies (default 1).
+    Undo {
+        /// How many plies.
+        #[arg(default_value_t = 1)]
+        plies: u32,
+    },
+    /// Play a legal move in UCI (e2e4, e7e8q, e1g1) that the board did not show.
+    Force {
+        /// The move.
+        uci: String,
+    },
 }
 
 /// `white=Carlsen, Magnus` as (`White`, `Carlsen, Magnus`).
@@ -50,7 +89,9 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
     let name = match &cmd {
         GameCommand::Pgn { clock }
         | GameCommand::Board { clock }
-        | GameCommand::Info { clock, .. } => clock.clone(),
+        | GameCommand::Info { clock, .. }
+        | GameCommand::Move { clock, .. }
+        | GameCommand::Position { clock, .. } => clock.clone(),
     };
     let (path, _) = resolve(conn, bus, &name).await?;
     let f = |e| bus_failure(bus, e);
@@ -99,6 +140,14 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
                 .collect();
             clock.set_game_info(map).await.map_err(f)
         }
+        GameCommand::Move { action, .. } => match action {
+            MoveAction::Undo { plies } => clock.undo_moves(plies).await.map_err(f),
+            MoveAction::Force { uci } => clock.force_move(&uci).await.map_err(f),
+        },
+        GameCommand::Position { position, turn, .. } => clock
+            .set_position(&position.join(" "), turn.as_deref().unwrap_or_default())
+            .await
+            .map_err(f),
     }
 }
 

@@ -20,6 +20,8 @@ mod forward;
 pub(crate) use bulk::Clocks;
 use bulk::PropsCache;
 use chessclock_engine::{AdjustField, AdjustOp, ClaimKind, GameResult, Ruling, Side};
+use chessclock_game::Correction;
+use chessclock_game::shakmaty::Color;
 use dict::{SnapshotCache, SnapshotDict, dict_of};
 pub use forward::forward;
 
@@ -405,6 +407,41 @@ impl ClockIface {
             ))
         })?;
         self.ask(Request::SetMode(mode)).await
+    }
+
+    /// Take back the last `plies` plies of the game read from the pieces (the board misread
+    /// them); the board is then expected to show the position before them.
+    async fn undo_moves(&self, plies: u32) -> Result<(), BusError> {
+        self.ask(Request::Correct(Correction::Undo(plies))).await
+    }
+
+    /// Play `uci`, a legal move the board did not show, in the game read from the pieces;
+    /// the board is then expected to catch up.
+    async fn force_move(&self, uci: &str) -> Result<(), BusError> {
+        self.ask(Request::Correct(Correction::Force(uci.to_owned())))
+            .await
+    }
+
+    /// The game read from the pieces begins anew from `position`: a FEN, or "board" for the
+    /// pieces as they stand with `turn` ("white", "black", or "" to keep the side to move).
+    async fn set_position(&self, position: &str, turn: &str) -> Result<(), BusError> {
+        let turn = match turn {
+            "" => None,
+            t => Some(match parse_arg::<Side>(t)? {
+                Side::White => Color::White,
+                Side::Black => Color::Black,
+            }),
+        };
+        let correction = match position.trim() {
+            "board" => Correction::Board(turn),
+            _ if turn.is_some() => {
+                return Err(BusError::InvalidArgument(format!(
+                    "a turn goes with \"board\" only: the FEN {position:?} says who is to move"
+                )));
+            }
+            fen => Correction::Position(fen.to_owned()),
+        };
+        self.ask(Request::Correct(correction)).await
     }
 
     /// The game state changed (ready, running, paused, flagged, ended).

@@ -2,6 +2,7 @@
 //! recorder, PGN read back by python-chess, properties. One module per former test file.
 
 mod behaviours;
+mod corrections;
 mod emulated_board;
 mod pgn_python;
 mod properties;

@@ -68,12 +68,14 @@ fn random_game(seed: u64, plies: usize) -> Written {
             black_clock_ms: Some(next() % 7_200_000),
             result,
             termination: Some("normal".to_owned()),
+            setup: None,
         },
         uci,
     }
 }
 
-fn read_back(text: &str) -> Vec<Value> {
+/// The games in `text` as python-chess reads them (`scripts/pgn-read.py`'s JSON).
+pub(crate) fn read_back(text: &str) -> Vec<Value> {
     // One directory per call: the tests run in parallel.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -4,6 +4,7 @@
 //! none may change the process's environment, working directory or any global.
 
 mod board_claims;
+mod board_corrections;
 mod board_game;
 mod board_observe;
 mod bridge_alerts;

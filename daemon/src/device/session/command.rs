@@ -189,6 +189,9 @@ pub enum Request {
     Settings(LiveSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
+    /// Correct the game read from the board's pieces: undo plies, force a move, set the
+    /// position (from a FEN or from the pieces as they stand).
+    Correct(chessclock_game::Correction),
     /// Drive the clock, or observe it running its own mode.
     SetMode(super::observe::Mode),
     /// Give the clock another name (its journal stays where it is: a tty's by its port).

@@ -1,5 +1,6 @@
 //! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
-//! board's serial number, which half is White's, a flag, a rename), and their text.
+//! board's serial number, which half is White's, a flag, a rename, an operator's correction
+//! of the board's game), and their text.
 //!
 //! Owns the one spelling of each note: the session says a [`Note`], the journal and the
 //! game's record keep its text, and a restore reads back the notes the game depends on
@@ -41,6 +42,10 @@ pub(crate) enum Note {
     /// no longer does (`lever out of step`): after a restart, a lever that was in step and
     /// shows the other player to move is a press made while the daemon was not running.
     Lever(bool),
+    /// The operator corrected the board's game (`correction: undo 2`, `correction: force
+    /// e7e5`, `correction: position <FEN>`, `correction: position board`), and the position
+    /// it left (`... -> <FEN>`).
+    Correction { what: String, fen: String },
 }
 
 impl Note {
@@ -74,6 +79,7 @@ impl fmt::Display for Note {
             Note::Flag { side, reason } => write!(f, "flag {} {reason}", side.as_str()),
             Note::Lever(true) => f.write_str(LEVER_IN_STEP),
             Note::Lever(false) => f.write_str(LEVER_OUT_OF_STEP),
+            Note::Correction { what, fen } => write!(f, "correction: {what} -> {fen}"),
         }
     }
 }
@@ -108,6 +114,13 @@ mod tests {
                     reason: FlagReason::Time,
                 },
                 "flag white time",
+            ),
+            (
+                Note::Correction {
+                    what: "undo 1".into(),
+                    fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
+                },
+                "correction: undo 1 -> 8/8/8/8/8/8/8/K1k5 w - - 0 1",
             ),
         ];
         for (note, text) in cases {

@@ -1,19 +1,20 @@
 //! The board's pieces in the session: board messages from the driver fed to the board's
 //! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
-//! into `Move` events, presses giving each move its clock, game information, and the game as
-//! PGN; and [`MoveSource`], whether those moves or the presses count a player's moves.
+//! into `Move` events, presses giving each move its clock, the operator's corrections
+//! (journaled, a notice, the live PGN), game information, and the game as PGN; and
+//! [`MoveSource`], whether those moves or the presses count a player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
 
 use chessclock_game::pgn::{self, PgnGame};
 use chessclock_game::shakmaty::Color;
-use chessclock_game::{Clocks, PgnClocks, RecordChange};
+use chessclock_game::{Clocks, Correction, CorrectionError, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
-use super::{Session, SessionEvent};
+use super::{Note, Session, SessionEvent};
 use crate::device::link::driver::Instant;
-use crate::device::session::command::{BoardView, ClockEvent};
+use crate::device::session::command::{BoardView, ClockEvent, DeviceError, Reply};
 use crate::engine::notation;
 use crate::engine::{Side, Time};
 
@@ -35,6 +36,17 @@ fn color(side: Side) -> Color {
         Side::White => Color::White,
         Side::Black => Color::Black,
     }
+}
+
+/// How many moves `color` made before the position `fen` (by its move number and side to
+/// move).
+fn moves_before(fen: &str, color: Color) -> usize {
+    let Ok(fen) = fen.parse::<chessclock_game::shakmaty::fen::Fen>() else {
+        return 0;
+    };
+    let setup = fen.as_setup();
+    let full = usize::try_from(setup.fullmoves.get()).unwrap_or(1) - 1;
+    full + usize::from(color == Color::White && setup.turn == Color::Black)
 }
 
 impl Session {
@@ -75,13 +87,66 @@ impl Session {
         self.game_record_changed();
     }
 
-    /// How many moves `side` has made on the board in this game.
-    pub(super) fn board_moves_of(&self, side: Side) -> usize {
+    /// The operator's correction of the board's game at `now`: applied (a forced move gets
+    /// the mover's clock now), journaled and told in the notices; refused, nothing changes.
+    pub(super) fn correct_board(
+        &mut self,
+        now: Instant,
+        correction: &Correction,
+    ) -> Result<Reply, DeviceError> {
+        let t = self.time_at(now);
+        let clocks = self.clocks(t);
+        let clock = self.cfg.clock;
         self.board_game
+            .correct(t.as_ms(), correction, Some(clocks))
+            .map_err(|e| {
+                let text = format!("clock {clock}: {e}");
+                match e {
+                    CorrectionError::UndoNothing
+                    | CorrectionError::UndoPastStart { .. }
+                    | CorrectionError::BadUci { .. }
+                    | CorrectionError::Illegal { .. }
+                    | CorrectionError::BadFen { .. } => DeviceError::Invalid(text),
+                    _ => DeviceError::NotAllowed(text),
+                }
+            })?;
+        self.drain_board(now);
+        let fen = self.board_game.fen();
+        self.note(
+            now,
+            Note::Correction {
+                what: correction.to_string(),
+                fen: fen.clone(),
+            },
+            true,
+        );
+        let problem = match self.board_game.tracker().state() {
+            chessclock_game::BoardState::Synced => String::new(),
+            _ => "; the pieces do not show it yet: set them as the game's position".to_owned(),
+        };
+        self.notify(format!(
+            "the board's game was corrected ({correction}): now {fen}{problem}"
+        ));
+        self.game_record_changed();
+        self.changed = true;
+        Ok(Reply::Done)
+    }
+
+    /// How many moves `side` has made on the board in this game (0 until the board recorded
+    /// one). A game set up from a position (a correction, a Chess960 start) counts on from
+    /// the moves its FEN's move number says were made before it.
+    pub(super) fn board_moves_of(&self, side: Side) -> usize {
+        let recorded = self
+            .board_game
             .moves()
             .iter()
             .filter(|m| m.event.color == color(side))
-            .count()
+            .count();
+        let before = match &self.board_game.record().setup {
+            Some((fen, _)) if recorded > 0 => moves_before(fen, color(side)),
+            _ => 0,
+        };
+        recorded + before
     }
 
     fn drain_board(&mut self, at: Instant) {

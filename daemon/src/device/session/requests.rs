@@ -52,6 +52,7 @@ impl Session {
                 self.set_game_info(&tags).map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
+            Request::Correct(correction) => return self.correct_board(now, &correction),
             Request::Settings(s) => {
                 self.set_link(&s);
                 return Ok(Reply::Done);
