@@ -93,8 +93,28 @@ fn device_defaults(cfg: &Config, time_control: TimeControl) -> DeviceOptions {
         command_retries: cfg.command_retries,
         pause_button: cfg.pause_button,
         draw_rules: cfg.draw_rules,
+        live_dir: cfg.live_dir.clone(),
         ..DeviceOptions::default()
     }
+}
+
+/// Where the clocks' files go: journals in `state_dir`; the live feed where the
+/// configuration says, else in systemd's `RuntimeDirectory=` (`$RUNTIME_DIRECTORY/live`, a
+/// tmpfs: no SD card wear, and every resumed game writes its file again at start), else in
+/// `state_dir/live`.
+fn place_files(device: &mut DeviceOptions, state_dir: &std::path::Path) {
+    device.state_dir = Some(state_dir.to_path_buf());
+    if device.live_dir.is_none() {
+        device.live_dir = runtime_dir().map(|d| d.join("live"));
+    }
+}
+
+/// systemd's `RuntimeDirectory=` for this service (the first of `$RUNTIME_DIRECTORY`).
+fn runtime_dir() -> Option<PathBuf> {
+    let dirs = std::env::var_os("RUNTIME_DIRECTORY")?;
+    std::env::split_paths(&dirs)
+        .next()
+        .filter(|d| d.is_absolute())
 }
 
 /// The settings of a `[[clock]]` table (its port, if it has none, empty).
@@ -140,7 +160,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         tables,
         ports,
     } = plan(&cfg).context("configuration")?;
-    device.state_dir = Some(state_dir.clone());
+    place_files(&mut device, &state_dir);
     let conn = connect(&opts.bus)
         .await
         .with_context(|| format!("cannot connect to the {:?} bus", opts.bus))?;
@@ -194,7 +214,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                 {
                     Ok((Plan { mut device, tables, ports }, new)) => {
                         tracing::info!("configuration reloaded");
-                        device.state_dir = Some(state_dir.clone());
+                        place_files(&mut device, &state_dir);
                         sup.set_defaults(Defaults {
                             device,
                             devices: Some(devices.handle()),

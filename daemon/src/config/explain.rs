@@ -107,6 +107,7 @@ fn quoted_tail<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
 /// Top-level keys, for suggestions (serde refuses unknown ones).
 const TOP_KEYS: &[&str] = &[
     "state_dir",
+    "live_dir",
     "scan",
     "scan_ports",
     "transport_latency_ms",

@@ -93,6 +93,14 @@ pub struct Config {
     /// Journal and snapshots live here (systemd `StateDirectory=`).
     #[serde(deserialize_with = "value::abs_path")]
     pub state_dir: PathBuf,
+    /// Where the live PGN feed goes; unset: `live/` in systemd's `RuntimeDirectory=` (a
+    /// tmpfs, rebuilt from the journal at start), else `live/` in the state directory.
+    #[serde(
+        default,
+        deserialize_with = "value::opt_abs_path",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub live_dir: Option<PathBuf>,
     /// Probe the ports matching `scan_ports` for boards at start and on reload (opt-in).
     #[serde(deserialize_with = "value::flag")]
     pub scan: bool,
@@ -131,6 +139,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             state_dir: PathBuf::from("/var/lib/chessclockd"),
+            live_dir: None,
             scan: false,
             scan_ports: DEFAULT_SCAN_PORTS.iter().map(|p| (*p).to_owned()).collect(),
             transport_latency_ms: 0,

@@ -42,6 +42,8 @@ pub struct DeviceOptions {
     /// Where games are journaled; `None` keeps them in memory only. A tty's game is
     /// journaled under its port, an emulated board's under its name.
     pub state_dir: Option<PathBuf>,
+    /// Where the live PGN feed goes (`None`: `live/` in the state directory).
+    pub live_dir: Option<PathBuf>,
     /// Game information (PGN tags) the clock's games start with.
     pub game_info: Vec<(String, String)>,
     /// What counts the moves of a multi-period control.
@@ -76,6 +78,7 @@ impl Default for DeviceOptions {
             pause_button: true,
             reopen_interval: Duration::from_secs(2),
             state_dir: None,
+            live_dir: None,
             game_info: Vec::new(),
             move_source: MoveSource::Board,
             mode: observe::Mode::Drive,

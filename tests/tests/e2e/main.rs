@@ -33,6 +33,7 @@ mod faults_boards;
 mod faults_files;
 mod faults_kill;
 mod harness;
+mod live_dir;
 mod log_control;
 mod log_control_bridge;
 mod packaging;

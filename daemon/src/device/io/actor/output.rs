@@ -105,7 +105,7 @@ impl<P: BoardIo> Actor<P> {
         if !std::mem::take(&mut self.pgn_dirty) {
             return;
         }
-        let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) else {
+        let Some(dir) = self.live_dir() else {
             return;
         };
         let text = self.session.pgn(self.at(now));
@@ -115,9 +115,21 @@ impl<P: BoardIo> Actor<P> {
 
     /// Remove the live PGN file of the clock's old name `old`.
     pub(super) fn remove_live_pgn(&self, old: &str) {
-        if let Some(dir) = self.options.state_dir.as_ref().map(|d| d.join(LIVE_DIR)) {
+        if let Some(dir) = self.live_dir() {
             self.live.remove(dir, live_file_name(old));
         }
+    }
+
+    /// The live feed's folder: the configured one, else `live/` in the state directory;
+    /// `None` for a clock kept in memory only.
+    fn live_dir(&self) -> Option<std::path::PathBuf> {
+        let state = self.options.state_dir.as_ref()?;
+        Some(
+            self.options
+                .live_dir
+                .clone()
+                .unwrap_or_else(|| state.join(LIVE_DIR)),
+        )
     }
 
     /// Write everything the session has to send; a failed or stuck write is a lost port.

@@ -1,0 +1,125 @@
+//! The live feed's folder (issue 22 item 10): run by systemd, the daemon writes the feed to
+//! `$RUNTIME_DIRECTORY/live` (a tmpfs that a reboot empties), not to the state directory, and
+//! writes every journaled game there again when it starts.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, ensure};
+use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::json::{s, u};
+use chessclock_tests::pgn::python_reads;
+use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+/// Every PGN file below `dir` that holds one game (not a file of every game).
+fn game_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                todo.push(p);
+            } else if name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn" {
+                found.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// The one game file below `dir` once its text is `done`.
+fn wait_for_game(dir: &Path, what: &str, done: impl Fn(&str) -> bool) -> Result<PathBuf> {
+    let until = Instant::now() + WAIT;
+    loop {
+        let files = game_files(dir);
+        if let [file] = files.as_slice()
+            && done(&std::fs::read_to_string(file)?)
+        {
+            return Ok(file.clone());
+        }
+        ensure!(
+            Instant::now() < until,
+            "no live game {what} below {}: {files:?}: {:?}",
+            dir.display(),
+            files
+                .iter()
+                .map(std::fs::read_to_string)
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The `[BlackClock "…"]` tag of a live game.
+fn black_clock(text: &str) -> Option<&str> {
+    text.lines().find(|l| l.starts_with("[BlackClock "))
+}
+
+fn presses(v: &Value) -> u64 {
+    u(v, "/moves/white") + u(v, "/moves/black")
+}
+
+#[test]
+fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() -> Result<()> {
+    let dir = TempDir::new("live-dir")?;
+    let bus = PrivateBus::start_session()?;
+    let mut board = emu(&[])?;
+    let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run)?;
+    let run_env = run.to_str().context("a UTF-8 temp path")?;
+    let env = [("RUNTIME_DIRECTORY", run_env)];
+    let ready =
+        |d: &Daemon| d.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready");
+
+    let mut daemon = Daemon::spawn(bus.address(), &config, &env)?;
+    ready(&daemon)?;
+    ctl_ok(&daemon, &["start", "0"]);
+    for n in 1..=2 {
+        board.send("lever")?;
+        daemon.wait_status("0", WAIT, "the press", |v| presses(v) == n)?;
+    }
+    let live = run.join("live");
+    // Black pressed with the increment: the file shows more than the 10 minutes it began with.
+    let file = wait_for_game(&live, "with Black's press", |t| {
+        black_clock(t).is_some_and(|c| c != r#"[BlackClock "0:10:00"]"#)
+    })?;
+    let before = std::fs::read_to_string(&file)?;
+    let state_live = dir.path().join("state/live");
+    ensure!(
+        !state_live.exists(),
+        "nothing in the state directory's live/: {:?}",
+        game_files(&state_live)
+    );
+    let games = python_reads(&file)?;
+    ensure!(games.len() == 1, "python-chess reads one game: {games:?}");
+
+    // A reboot: the daemon dies and the tmpfs is emptied.
+    daemon.kill();
+    std::fs::remove_dir_all(&live)?;
+    let daemon = Daemon::spawn(bus.address(), &config, &env)?;
+    ready(&daemon)?;
+    let shown = black_clock(&before).map(str::to_owned);
+    let again = wait_for_game(&live, "as before the reboot", |t| {
+        black_clock(t).map(str::to_owned) == shown
+    })?;
+    let after = std::fs::read_to_string(&again)?;
+    let tags = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with('[') && !l.starts_with("[WhiteClock "))
+            .map(str::to_owned)
+            .collect()
+    };
+    ensure!(
+        again.strip_prefix(&live).ok() == file.strip_prefix(&live).ok()
+            && tags(&after) == tags(&before),
+        "the same game in the same file after the restart:\n{before}\n---\n{after}"
+    );
+    let games = python_reads(&again)?;
+    ensure!(games.len() == 1, "python-chess reads one game: {games:?}");
+    Ok(())
+}
