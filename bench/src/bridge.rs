@@ -103,6 +103,7 @@ fn key_of(index: u32, v: &Value) -> Option<Key> {
 pub fn run_bridge(cfg: &BridgeRunConfig) -> Result<BridgeReport> {
     let load_start = procstat::loadavg()?;
     let dir = TempDir::new("bench-bridge")?;
+    let run = Daemon::runtime_dir()?;
     let bus = PrivateBus::start_system_like(&cfg.policy_dir)?;
     let config = write_config(dir.path(), &[], "")?;
     let mut daemon = Daemon::spawn(
@@ -110,6 +111,7 @@ pub fn run_bridge(cfg: &BridgeRunConfig) -> Result<BridgeReport> {
         bus.address(),
         &config,
         &dir.path().join("daemon.log"),
+        run.path(),
     )?;
     let ctl = Ctl::new(cfg.ctl.clone(), bus.address());
     // The daemon is up once a status answers (an empty list).

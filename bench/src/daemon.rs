@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use chessclock_tests::TempDir;
 use serde_json::Value;
 
 use crate::fidelity::EngineSnap;
@@ -44,13 +45,21 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Start `exe --address ADDRESS --config CONFIG`, its log in `log`.
-    pub fn spawn(exe: &Path, address: &str, config: &Path, log: &Path) -> Result<Daemon> {
+    /// Start `exe --address ADDRESS --config CONFIG`, its log in `log`, with `runtime` as
+    /// its `RUNTIME_DIRECTORY` (where systemd's unit puts the live feed: a tmpfs).
+    pub fn spawn(
+        exe: &Path,
+        address: &str,
+        config: &Path,
+        log: &Path,
+        runtime: &Path,
+    ) -> Result<Daemon> {
         let log_file = std::fs::File::create(log)
             .with_context(|| format!("cannot create {}", log.display()))?;
         let child = Command::new(exe)
             .args(["--address", address, "--config"])
             .arg(config)
+            .env("RUNTIME_DIRECTORY", runtime)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log_file)
@@ -58,6 +67,14 @@ impl Daemon {
             .with_context(|| format!("cannot start {}", exe.display()))?;
         let pid = child.id();
         Ok(Daemon { child, pid })
+    }
+
+    /// A runtime directory as the service gets one: on the tmpfs `/dev/shm` where there is
+    /// one, else in the system's temp dir.
+    pub fn runtime_dir() -> Result<TempDir> {
+        TempDir::new_in(Path::new("/dev/shm"), "bench-run")
+            .or_else(|_| TempDir::new("bench-run"))
+            .context("cannot create a runtime directory")
     }
 
     /// Has it exited?

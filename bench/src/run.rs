@@ -117,6 +117,7 @@ fn sleep_sampling(
 pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
     let load_start = procstat::loadavg()?;
     let dir = TempDir::new("bench").context("cannot create a temp dir")?;
+    let run = Daemon::runtime_dir()?;
     let bus = PrivateBus::start_system_like(&cfg.policy_dir)?;
     let bus_pid = child_named("dbus-daemon");
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -152,6 +153,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
         bus.address(),
         &config,
         &dir.path().join("daemon.log"),
+        run.path(),
     )?;
     let pid = daemon.pid.to_string();
     let ctl = Ctl::new(cfg.ctl.clone(), bus.address());

@@ -13,10 +13,15 @@ impl TempDir {
     /// Create `chessclock-<tag>-<pid>-<n>`; mode 0755 so unprivileged test users can reach
     /// sockets inside it.
     pub fn new(tag: &str) -> std::io::Result<TempDir> {
+        TempDir::new_in(&std::env::temp_dir(), tag)
+    }
+
+    /// [`TempDir::new`] under `parent` (e.g. `/dev/shm` for a tmpfs).
+    pub fn new_in(parent: &Path, tag: &str) -> std::io::Result<TempDir> {
         use std::os::unix::fs::PermissionsExt;
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("chessclock-{tag}-{}-{n}", std::process::id()));
+        let dir = parent.join(format!("chessclock-{tag}-{}-{n}", std::process::id()));
         if dir.exists() {
             std::fs::remove_dir_all(&dir)?;
         }
