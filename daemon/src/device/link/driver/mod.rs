@@ -36,7 +36,7 @@ use queue::{Queue, TimeoutOutcome};
 pub(crate) use time::Instant;
 use time::{Timer, Timers};
 
-use super::display::{Pushed, next_device_tick};
+use super::display::Pushed;
 use crate::device::link::display::BoardSide;
 use crate::device::link::state::DeviceState;
 
@@ -54,6 +54,10 @@ pub(crate) const KEEPALIVE_DEAD: Duration = Duration::from_secs(6);
 pub(crate) const BOARD_SETTLE: Duration = Duration::from_millis(250);
 /// While the clock refuses set-and-run (not in PC mode), try again this often.
 pub(crate) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
+/// How long after the device's own second the driver compares what it shows, unless a clock
+/// report (which a running clock sends as its display changes) woke it within that time: one
+/// wake-up per second and board instead of two.
+pub(crate) const DEVICE_TICK_SLACK: Duration = Duration::from_millis(100);
 /// The longest a text stays on the display (an operator's `ShowText` or an announcement):
 /// the times must come back. A press or any other change of the game ends text sooner
 /// ([`Driver::end_text`]).
@@ -392,13 +396,9 @@ impl Driver {
             }
             Timer::Resync => self.events.push_back(DriverEvent::RefreshDisplay),
             Timer::BoardSettle => self.send(wire::board_dump_request()),
-            Timer::DeviceTick => {
-                // Nothing to send by itself: the caller compares [`Driver::shows`] with what
-                // should be shown after every wake-up. Wake it at the next device second too.
-                if let Some(at) = self.pushed.as_ref().and_then(|p| next_device_tick(p, now)) {
-                    self.timers.set(Timer::DeviceTick, at);
-                }
-            }
+            // Nothing to send by itself: the caller compares [`Driver::shows`] with what
+            // should be shown after every wake-up. Wake it after the next device second too.
+            Timer::DeviceTick => self.schedule_device_tick(now),
         }
     }
 

@@ -30,12 +30,8 @@ impl Driver {
             return;
         }
         self.queue.push(wire::set_and_run(face));
-        let pushed = Pushed { face, at: now };
-        match next_device_tick(&pushed, now) {
-            Some(at) => self.timers.set(Timer::DeviceTick, at),
-            None => self.timers.stop(Timer::DeviceTick),
-        }
-        self.pushed = Some(pushed);
+        self.pushed = Some(Pushed { face, at: now });
+        self.schedule_device_tick(now);
         // The device starts its own second with this push; the engine's next whole second may
         // be sooner: push again then, so that the device's seconds fall on the engine's. The
         // latest push decides (a second push at the same instant used to cancel the re-sync
@@ -46,6 +42,17 @@ impl Driver {
                     .set(Timer::Resync, now + Duration::from_millis(ms));
             }
             _ => self.timers.stop(Timer::Resync),
+        }
+    }
+
+    /// Wake [`DEVICE_TICK_SLACK`] after the device's first own second after `from` (none
+    /// while its display stands still).
+    pub(super) fn schedule_device_tick(&mut self, from: Instant) {
+        match self.pushed.as_ref().and_then(|p| next_device_tick(p, from)) {
+            Some(at) => self
+                .timers
+                .set(Timer::DeviceTick, at + super::DEVICE_TICK_SLACK),
+            None => self.timers.stop(Timer::DeviceTick),
         }
     }
 

@@ -83,6 +83,9 @@ impl Driver {
                 // The report first: a lever change in it is read against its times.
                 self.events
                     .push_back(DriverEvent::ClockReport { report, at: now });
+                // This wake-up compares the display as the device tick would: the tick waits
+                // for the second after the one this report came with (or before).
+                self.schedule_device_tick(now + super::DEVICE_TICK_SLACK);
                 self.on_lever(now, right_high);
             }
             Incoming::Board(message) => {

@@ -161,3 +161,53 @@ fn a_clock_reporting_a_low_battery_is_published_so() {
     rig.run_until(rig.now + 1_500);
     assert!(!rig.published().battery_low, "changed");
 }
+
+/// The times the session's own timer was due until `until_ms`: the wake-ups the device
+/// thread pays beyond reading the clock.
+fn own_wakeups(rig: &mut Rig, until_ms: u64) -> usize {
+    let mut woke = 0;
+    for _ in 0..100_000 {
+        let own = rig
+            .session
+            .poll_timeout()
+            .map(crate::device::link::driver::Instant::as_ms);
+        let clock = rig.emu.poll_timeout();
+        match [own, clock].into_iter().flatten().min() {
+            Some(t) if t <= until_ms => {
+                // The clock's own deadlines (its display's seconds) are no wake-up of the
+                // session's: only its bytes are, and they come with their lag.
+                if own == Some(t) {
+                    woke += 1;
+                }
+                rig.now = rig.now.max(t);
+                rig.step();
+            }
+            _ => break,
+        }
+    }
+    rig.now = until_ms;
+    rig.step();
+    woke
+}
+
+/// A running clock reports as its display changes; each report's wake-up compares the
+/// display as the device's own second would, so a quiet game (a countdown the clock keeps
+/// by itself) wakes the session by its timer hardly at all, not once per second.
+#[test]
+fn a_running_clock_s_reports_stand_for_the_device_s_seconds() {
+    // Its reports come a little after its display changed, as over USB.
+    let clock = EmuConfig {
+        report_lag_ms: 7,
+        ..EmuConfig::default()
+    };
+    let mut rig = Rig::ready("G/5 inc/3", clock);
+    rig.start();
+    until(&mut rig, 1_000, "white running", |r| {
+        r.emu.view().running == Running::Left
+    });
+    rig.run_until(rig.now + 2_000);
+    let until_ms = rig.now + 20_000;
+    let woke = own_wakeups(&mut rig, until_ms);
+    assert!(woke <= 2, "{woke} wake-ups of the session's own in 20 s");
+    assert_eq!(rig.emu.view().running, Running::Left, "the game ran on");
+}
