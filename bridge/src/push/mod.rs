@@ -8,6 +8,7 @@
 //! and never logs the token.
 
 pub(crate) mod schedule;
+pub(crate) mod union;
 
 use std::path::PathBuf;
 use std::sync::Arc;
