@@ -10,6 +10,7 @@
 pub(crate) mod schedule;
 pub(crate) mod union;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,12 +19,14 @@ use anyhow::{Result, bail};
 use chessclock_api::ClockStatus;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::hub::Hub;
 use crate::secrets::{self, Credentials};
 use crate::settings::shorten;
 use schedule::{Outcome, Schedule};
+use union::Union;
 
 /// Lichess limits a broadcast round to this many games.
 pub(crate) const MAX_GAMES: usize = 64;
@@ -48,6 +51,37 @@ pub(crate) struct RoundSettings {
     /// The Lichess server.
     #[serde(default = "default_server")]
     pub(crate) server: String,
+    /// Where the round's games come from: this machine's clocks, or every machine's boards
+    /// on the MQTT broker.
+    #[serde(default)]
+    pub(crate) source: Source,
+}
+
+/// `source` of a `[[lichess]]` table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) enum Source {
+    /// The clocks of this machine's daemon (`clocks`).
+    #[default]
+    Local,
+    /// The boards every bridge publishes to MQTT (`chessclockd/<host>/board/<B>/pgn`), by
+    /// board number, for the current round ([`union`]).
+    Fleet,
+}
+
+impl TryFrom<String> for Source {
+    type Error = String;
+    fn try_from(s: String) -> Result<Source, String> {
+        match s.as_str() {
+            "local" => Ok(Source::Local),
+            "fleet" => Ok(Source::Fleet),
+            _ => Err(format!(
+                "{:?} is not a source: \"local\" (this machine's clocks, the default) or \
+                 \"fleet\" (every machine's boards on the MQTT broker)",
+                shorten(&s)
+            )),
+        }
+    }
 }
 
 fn default_server() -> String {
@@ -99,6 +133,31 @@ impl RoundSettings {
         Ok(token)
     }
 
+    /// Check `source` against the other settings: a fleet round reads the broker of `[mqtt]`
+    /// (`has_mqtt`) and takes every board on it (no `clocks`).
+    pub(crate) fn check_source(&self, has_mqtt: bool) -> Result<()> {
+        if self.source == Source::Local {
+            return Ok(());
+        }
+        if !has_mqtt {
+            bail!(
+                "lichess source = \"fleet\" (round {}) pushes the boards every machine's bridge \
+                 publishes to MQTT, and this bridge has no broker: add mqtt = \"mqtt://broker\" \
+                 (or an [mqtt] table), or set source = \"local\" to push this machine's clocks",
+                self.round
+            );
+        }
+        if !self.clocks.is_empty() {
+            bail!(
+                "lichess clocks picks this machine's clocks, but source = \"fleet\" (round {}) \
+                 pushes every board on the broker by its number: leave clocks out, or set \
+                 source = \"local\"",
+                self.round
+            );
+        }
+        Ok(())
+    }
+
     /// Whether `clock` belongs to this round.
     fn has(&self, clock: &ClockStatus) -> bool {
         self.clocks.is_empty()
@@ -118,20 +177,22 @@ impl RoundSettings {
 }
 
 /// Events after which the round's PGN may have changed.
-fn changes_pgn(kind: &str) -> bool {
+pub(crate) fn changes_pgn(kind: &str) -> bool {
     matches!(
         kind,
         "snapshot" | "move" | "result" | "pressed" | "state_changed" | "removed" | "daemon"
     )
 }
 
-/// Push `round` for as long as the bridge runs; `tls` for an https server.
+/// Push `round` for as long as the bridge runs; `tls` for an https server; `fleet`, the
+/// boards of every machine, for a `source = "fleet"` round.
 pub(crate) async fn run(
     conn: zbus::Connection,
     hub: Arc<Hub>,
     round: RoundSettings,
     token: String,
     tls: Option<Arc<rustls::ClientConfig>>,
+    mut fleet: Option<watch::Receiver<Union>>,
 ) {
     let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
         Ok(c) => c,
@@ -145,6 +206,7 @@ pub(crate) async fn run(
     let mut live = hub.attach(None).live;
     let mut schedule = Schedule::default();
     let mut last_sent = String::new();
+    let mut warned = BTreeSet::new();
     schedule.changed(now_ms());
     loop {
         let wake = schedule
@@ -157,12 +219,20 @@ pub(crate) async fn run(
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => schedule.changed(now_ms()),
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
+            Some(changed) = fleet_changed(&mut fleet) => match changed {
+                Ok(()) => schedule.changed(now_ms()),
+                Err(_) => return,
+            },
             () = sleep_until(wake) => {}
         }
         if !schedule.start(now_ms()) {
             continue;
         }
-        let outcome = match round_pgn(&conn, &hub, &round).await {
+        let pgn = match &fleet {
+            Some(fleet) => Ok(fleet_pgn(&fleet.borrow(), &round, &mut warned)),
+            None => round_pgn(&conn, &hub, &round).await,
+        };
+        let outcome = match pgn {
             Ok(pgn) if pgn == last_sent || pgn.is_empty() => Outcome::Done,
             Ok(pgn) => {
                 let outcome = push(&client, &round, &token, &pgn).await;
@@ -183,11 +253,39 @@ pub(crate) async fn run(
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
+pub(crate) async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
     }
+}
+
+/// The next change of the fleet's boards (`None` without a fleet: never).
+async fn fleet_changed(
+    fleet: &mut Option<watch::Receiver<Union>>,
+) -> Option<Result<(), watch::error::RecvError>> {
+    match fleet {
+        Some(rx) => Some(rx.changed().await),
+        None => std::future::pending().await,
+    }
+}
+
+/// The PGN of a fleet round; each conflict and the limit warned about once.
+fn fleet_pgn(fleet: &Union, round: &RoundSettings, warned: &mut BTreeSet<String>) -> String {
+    let body = fleet.body(MAX_GAMES);
+    let mut news: Vec<String> = body.conflicts.iter().map(ToString::to_string).collect();
+    let boards = fleet.boards();
+    if boards > MAX_GAMES {
+        news.push(format!(
+            "{boards} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} by board number are pushed"
+        ));
+    }
+    for what in news {
+        if warned.insert(what.clone()) {
+            tracing::warn!(round = %round.round, "{what}");
+        }
+    }
+    body.pgn
 }
 
 /// The PGN of every game of the round, one after the other.

@@ -65,7 +65,11 @@ fn games_without_a_round_number_are_pushed_only_when_none_has_one() {
     let body = u.body(64);
     assert_eq!((body.games, body.round), (2, None));
     u.set("pi-b", 3, &game("1.3", 3, "1. c4"));
-    assert_eq!(u.body(64).games, 1, "a numbered round leaves the others out");
+    assert_eq!(
+        u.body(64).games,
+        1,
+        "a numbered round leaves the others out"
+    );
 }
 
 #[test]
