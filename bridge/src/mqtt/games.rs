@@ -3,12 +3,12 @@
 //! bridge (`[[lichess]] source = "fleet"`) pushes to Lichess. The round is the game's own
 //! `Round "R.B"` tag, in the payload.
 //!
-//! Publishes a board when its PGN changed (read with `GetPgn` after a move, a result, new
-//! game information...: not per clock tick), gathered and retried on the push's
+//! Publishes a board when its PGN changed (its clock's `GetPgn` read again after a move, a
+//! result, new game information...: not per clock tick), gathered and retried on the push's
 //! [`Schedule`]; clears a board (an empty retained payload) when it goes away; republishes
 //! every board when the broker connection comes back. Reads the [`Hub`] and the daemon only.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use chessclock_api::ClockStatus;
@@ -54,9 +54,7 @@ pub(crate) async fn run(
     let now_ms = || u64::try_from(base.elapsed().as_millis()).unwrap_or(u64::MAX);
     let mut live = hub.attach(None).live;
     let mut schedule = Schedule::default();
-    // The PGN published per board, and what each clock's PGN was last read from.
-    let mut published: HashMap<u32, String> = HashMap::new();
-    let mut facts: HashMap<u32, String> = HashMap::new();
+    let mut boards = Boards::default();
     schedule.changed(now_ms());
     loop {
         let wake = schedule
@@ -65,20 +63,31 @@ pub(crate) async fn run(
         tokio::select! {
             ev = live.recv() => match ev {
                 Ok(ev) => {
-                    let changed = match (ev.kind, &ev.status) {
-                        ("clock", Some(st)) => facts.get(&st.index) != Some(&pgn_facts(st)),
-                        ("clock", None) => false,
-                        (kind, _) => crate::push::changes_pgn(kind),
+                    let changed = match (ev.kind, ev.index, &ev.status) {
+                        ("clock", _, Some(st)) => boards.stale(st),
+                        ("clock", _, None) => false,
+                        (kind, Some(i), _) if crate::push::changes_pgn(kind) => {
+                            boards.dirty.insert(i);
+                            true
+                        }
+                        (kind, _, _) if crate::push::changes_pgn(kind) => {
+                            boards.all = true;
+                            true
+                        }
+                        _ => false,
                     };
                     if changed {
                         schedule.changed(now_ms());
                     }
                 }
-                Err(RecvError::Lagged(_)) => schedule.changed(now_ms()),
+                Err(RecvError::Lagged(_)) => {
+                    boards.all = true;
+                    schedule.changed(now_ms());
+                }
                 Err(RecvError::Closed) => return,
             },
             () = reconnected.notified() => {
-                published.clear();
+                boards.published.clear();
                 schedule.changed(now_ms());
             }
             () = crate::push::sleep_until(wake) => {}
@@ -86,45 +95,86 @@ pub(crate) async fn run(
         if !schedule.start(now_ms()) {
             continue;
         }
-        let outcome = refresh(&conn, &client, &topics, &hub, &mut published, &mut facts).await;
+        let outcome = boards.refresh(&conn, &client, &topics, &hub).await;
         schedule.done(now_ms(), outcome);
     }
 }
 
-/// Read every board's PGN and publish those that changed; clear the boards that went away.
-async fn refresh(
-    conn: &zbus::Connection,
-    client: &AsyncClient,
-    topics: &Topics,
-    hub: &Hub,
-    published: &mut HashMap<u32, String>,
-    facts: &mut HashMap<u32, String>,
-) -> Outcome {
-    let clocks = hub.clocks();
-    let mut now: HashMap<u32, String> = HashMap::new();
-    for c in &clocks {
-        let pgn = match crate::pgn::games(conn, std::slice::from_ref(c)).await {
-            Ok(pgn) => pgn,
-            Err(e) => {
-                tracing::warn!("cannot read the PGN of clock {} for MQTT: {e:#}", c.index);
-                return Outcome::Failed;
-            }
-        };
-        facts.insert(c.index, pgn_facts(c));
-        // Two clocks of one machine with one board number: the first by index is published
-        // (the daemon refuses pairings onto such boards and says so).
-        now.entry(board(c)).or_insert(pgn);
-    }
-    facts.retain(|i, _| clocks.iter().any(|c| c.index == *i));
-    for (b, pgn) in &now {
-        if published.get(b) != Some(pgn) {
-            super::send(client, topics.pgn(*b), true, pgn.clone().into_bytes()).await;
+/// What is known of the boards: each clock's PGN as last read, which clocks to read again,
+/// and what the broker holds.
+#[derive(Default)]
+struct Boards {
+    /// By clock index: the facts its PGN was read with, its board number and its PGN.
+    read: HashMap<u32, (String, u32, String)>,
+    /// Clocks whose PGN may have changed since.
+    dirty: BTreeSet<u32>,
+    /// Read every clock again (a snapshot, a daemon restart, events missed).
+    all: bool,
+    /// The PGN published per board number.
+    published: BTreeMap<u32, String>,
+}
+
+impl Boards {
+    /// Whether a clock's new state may show in its PGN (it is then read again).
+    fn stale(&mut self, st: &ClockStatus) -> bool {
+        let stale = self
+            .read
+            .get(&st.index)
+            .is_none_or(|(facts, _, _)| *facts != pgn_facts(st));
+        if stale {
+            self.dirty.insert(st.index);
         }
+        stale
     }
-    for b in published.keys().filter(|b| !now.contains_key(b)) {
-        // An empty retained message deletes the board's game from the broker.
-        super::send(client, topics.pgn(*b), true, Vec::new()).await;
+
+    /// Read the clocks that may have changed and publish the boards that did; clear the
+    /// boards that went away.
+    async fn refresh(
+        &mut self,
+        conn: &zbus::Connection,
+        client: &AsyncClient,
+        topics: &Topics,
+        hub: &Hub,
+    ) -> Outcome {
+        let clocks = hub.clocks();
+        self.read
+            .retain(|i, _| clocks.iter().any(|c| c.index == *i));
+        for c in &clocks {
+            if !(self.all || self.dirty.contains(&c.index) || !self.read.contains_key(&c.index)) {
+                continue;
+            }
+            match crate::pgn::games(conn, std::slice::from_ref(c)).await {
+                Ok(pgn) => {
+                    self.read.insert(c.index, (pgn_facts(c), board(c), pgn));
+                    self.dirty.remove(&c.index);
+                }
+                Err(e) => {
+                    tracing::warn!("cannot read the PGN of clock {} for MQTT: {e:#}", c.index);
+                    return Outcome::Failed;
+                }
+            }
+        }
+        self.all = false;
+        self.dirty.clear();
+        // By index: of two clocks of one machine with one board number, the first is
+        // published (the daemon refuses pairings onto such boards and says so).
+        let mut indices: Vec<&u32> = self.read.keys().collect();
+        indices.sort();
+        let mut now: BTreeMap<u32, String> = BTreeMap::new();
+        for i in indices {
+            let (_, b, pgn) = &self.read[i];
+            now.entry(*b).or_insert_with(|| pgn.clone());
+        }
+        for (b, pgn) in &now {
+            if self.published.get(b) != Some(pgn) {
+                super::send(client, topics.pgn(*b), true, pgn.clone().into_bytes()).await;
+            }
+        }
+        for b in self.published.keys().filter(|b| !now.contains_key(b)) {
+            // An empty retained message deletes the board's game from the broker.
+            super::send(client, topics.pgn(*b), true, Vec::new()).await;
+        }
+        self.published = now;
+        Outcome::Done
     }
-    *published = now;
-    Outcome::Done
 }

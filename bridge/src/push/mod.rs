@@ -273,17 +273,8 @@ async fn fleet_changed(
 /// The PGN of a fleet round; each conflict and the limit warned about once.
 fn fleet_pgn(fleet: &Union, round: &RoundSettings, warned: &mut BTreeSet<String>) -> String {
     let body = fleet.body(MAX_GAMES);
-    let mut news: Vec<String> = body.conflicts.iter().map(ToString::to_string).collect();
-    let boards = fleet.boards();
-    if boards > MAX_GAMES {
-        news.push(format!(
-            "{boards} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} by board number are pushed"
-        ));
-    }
-    for what in news {
-        if warned.insert(what.clone()) {
-            tracing::warn!(round = %round.round, "{what}");
-        }
+    for what in fleet.news(&body, MAX_GAMES, warned) {
+        tracing::warn!(round = %round.round, "{what}");
     }
     body.pgn
 }

@@ -5,9 +5,9 @@
 //! round filter (the round is the `R` of each game's `Round "R.B"` tag; the current round is
 //! the highest one seen, and games of other rounds are left out), the order (by board number)
 //! and the conflicts (two hosts with one board number: the first host by name is pushed, the
-//! conflict is reported for the caller to warn about once). Pure: no MQTT, no HTTP, no clock.
+//! conflict is reported, once, for the caller to log). Pure: no MQTT, no HTTP, no clock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One game of the fleet: its PGN and the round of its `Round` tag, if it has a number.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +115,26 @@ impl Union {
             body.games += 1;
         }
         body
+    }
+
+    /// What to warn about in `body` (made with limit `max`) that is not in `warned` yet:
+    /// each conflict and the limit, once; `warned` remembers them.
+    pub(crate) fn news(
+        &self,
+        body: &Body,
+        max: usize,
+        warned: &mut BTreeSet<String>,
+    ) -> Vec<String> {
+        let mut news: Vec<String> = body.conflicts.iter().map(ToString::to_string).collect();
+        let boards = self.boards();
+        if boards > max {
+            news.push(format!(
+                "{boards} boards in the round; Lichess takes {max}: the first {max} by board \
+                 number are pushed"
+            ));
+        }
+        news.retain(|what| warned.insert(what.clone()));
+        news
     }
 
     /// How many boards the current round has (before any limit).

@@ -119,12 +119,14 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     )?;
     let cfg = cfg.to_str().context("utf-8")?;
     let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
-    let _bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
+    let mut bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
 
     // Each board's game is retained on the broker under its machine and number
     // (`mosquitto_sub -v` prints the topic with the PGN's first line).
     let mut sub = Sub::start_with(&sub_exe, broker.port, "chessclockd/pi-b/board/4/pgn", &[])?;
-    sub.wait(0, "chessclockd/pi-b/board/4/pgn", |p| p.starts_with("[Event"))?;
+    sub.wait(0, "chessclockd/pi-b/board/4/pgn", |p| {
+        p.starts_with("[Event")
+    })?;
 
     let games = wait_push(
         &requests,
@@ -144,6 +146,26 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     // Machine A starts round 6: the fleet round is round 6's boards, not B's old games.
     load(&da, dir_a.path(), 6, "1,Iota,Kappa\n3,Lambda,Mu\n")?;
     wait_push(&requests, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
+
+    // A third machine numbers a board 1 too: a conflict, said once; pi-a's game stays.
+    let dir_c = TempDir::new("fleet-round-c")?;
+    let (bus_c, _dc) = machine(&dir_c, &[1], 6, "1,Nu,Xi\n")?;
+    let _bridge_c = Bridge::spawn(bus_c.address(), &["--mqtt", &url, "--host", "pi-c"])?;
+    let said = "board 1 is published by pi-a and pi-c: pi-a's game is pushed, not pi-c's";
+    let at = bridge_a.wait_log(0, said)?;
+    load(&da, dir_a.path(), 6, "1,Iota,Omicron\n3,Lambda,Mu\n")?;
+    let games = wait_push(&requests, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
+    assert_eq!(
+        s(&games[0], "/headers/Black"),
+        "Omicron",
+        "pi-a's game, not pi-c's"
+    );
+    let times = bridge_a
+        .log_lines()
+        .iter()
+        .filter(|l| l.contains(said))
+        .count();
+    assert_eq!(times, 1, "said once (first at line {at})");
     Ok(())
 }
 

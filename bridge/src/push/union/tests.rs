@@ -96,6 +96,12 @@ fn two_hosts_with_one_board_number_are_a_conflict_and_one_game_is_pushed() {
             && said.contains("pi-a's game is pushed"),
         "{said}"
     );
+    let mut warned = BTreeSet::new();
+    assert_eq!(u.news(&body, 64, &mut warned), [said]);
+    assert!(
+        u.news(&u.body(64), 64, &mut warned).is_empty(),
+        "each conflict is said once"
+    );
     // An old round's board of the same number is no conflict.
     let mut u = Union::default();
     u.set("pi-a", 1, &game("7.1", 1, "1. e4"));
@@ -113,6 +119,11 @@ fn the_limit_keeps_the_first_boards() {
     assert_eq!(body.games, 3);
     assert!(body.pgn.contains("[Board \"3\"]") && !body.pgn.contains("[Board \"4\"]"));
     assert_eq!(u.boards(), 5);
+    let news = u.news(&body, 3, &mut BTreeSet::new());
+    assert_eq!(
+        news,
+        ["5 boards in the round; Lichess takes 3: the first 3 by board number are pushed"]
+    );
 }
 
 #[test]
