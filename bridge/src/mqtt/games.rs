@@ -5,7 +5,8 @@
 //!
 //! Publishes a board when its PGN changed (its clock's `GetPgn` read again after a move, a
 //! result, new game information...: not per clock tick), gathered and retried on the push's
-//! [`Schedule`]; clears a board (an empty retained payload) when it goes away; republishes
+//! [`Schedule`]; clears a board (an empty retained payload) when it goes away (detached, not
+//! while the daemon restarts); republishes
 //! every board when the broker connection comes back. Reads the [`Hub`] and the daemon only.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -136,6 +137,11 @@ impl Boards {
         topics: &Topics,
         hub: &Hub,
     ) -> Outcome {
+        // While the daemon is away its boards are not gone: the broker keeps their games
+        // until it is back and they are read again.
+        if !hub.daemon().running {
+            return Outcome::Done;
+        }
         let clocks = hub.clocks();
         self.read
             .retain(|i, _| clocks.iter().any(|c| c.index == *i));

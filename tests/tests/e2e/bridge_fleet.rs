@@ -2,7 +2,8 @@
 //! with its bridge publishing its boards' PGN retained to a real mosquitto
 //! (`chessclockd/<host>/board/<B>/pgn`), and one bridge with `[[lichess]] source = "fleet"`
 //! pushing the union to the local Lichess stand-in: python-chess reads every board of both
-//! machines once each, by board number; a new round on one machine pushes that round only.
+//! machines once each, by board number; a detached board leaves the round; a new round on one
+//! machine pushes that round only; a board number two machines share is a conflict said once.
 //! A fleet round without a broker is refused by `--check-config`, naming the setting.
 
 use std::path::Path;
@@ -103,7 +104,7 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     let dir_a = TempDir::new("fleet-round-a")?;
     let (bus_a, da) = machine(&dir_a, &[1, 3], 5, "1,Alpha,Beta\n3,Gamma,Delta\n")?;
     let dir_b = TempDir::new("fleet-round-b")?;
-    let (bus_b, _db) = machine(&dir_b, &[2, 4], 5, "2,Epsilon,Zeta\n4,Eta,Theta\n")?;
+    let (bus_b, db) = machine(&dir_b, &[2, 4], 5, "2,Epsilon,Zeta\n4,Eta,Theta\n")?;
 
     let (server, requests) = stand_in(vec![])?;
     let token = dir.path().join("lichess.token");
@@ -142,6 +143,14 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
         assert_eq!(g["errors"], serde_json::json!([]), "python-chess: {g}");
     }
     assert_eq!(s(&games[1], "/headers/Black"), "Zeta");
+
+    // A board detached on B leaves the broker (an empty retained message) and the round.
+    anyhow::ensure!(db.ctl(&["detach", "1"]).status.success());
+    wait_push(
+        &requests,
+        &dir,
+        &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
+    )?;
 
     // Machine A starts round 6: the fleet round is round 6's boards, not B's old games.
     load(&da, dir_a.path(), 6, "1,Iota,Kappa\n3,Lambda,Mu\n")?;
