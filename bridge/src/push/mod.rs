@@ -1,11 +1,13 @@
 //! Push to Lichess broadcasts: for each configured round, the live PGN of its boards (read
-//! from chessclockd with `GetPgn`) is sent to `POST /api/broadcast/round/{id}/push` after
-//! every change, with a bearer token, one request at a time, with retry and backoff.
+//! from chessclockd with `GetPgn`, or for `source = "fleet"` the boards of every machine on
+//! the MQTT broker, [`union`]) is sent to `POST /api/broadcast/round/{id}/push` after every
+//! change, with a bearer token, one request at a time, with retry and backoff.
 //!
 //! Owns the round settings (the token from `token_file` or systemd's credential, through
-//! [`crate::secrets`]), the HTTP requests (TLS from [`crate::tls`]: the system's CA store) and
-//! what their answers mean; when to push is the pure [`schedule`]. It never controls a clock
-//! and never logs the token.
+//! [`crate::secrets`]; `source` and its rules), the HTTP requests (TLS from [`crate::tls`]:
+//! the system's CA store) and what their answers mean; when to push is the pure [`schedule`],
+//! what a fleet round holds the pure [`union`] (fed by [`crate::mqtt`]). It never controls a
+//! clock and never logs the token.
 
 pub(crate) mod schedule;
 pub(crate) mod union;
