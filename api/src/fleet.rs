@@ -1,7 +1,7 @@
 //! The fleet's MQTT schema, shared by the bridge (which publishes) and `chessclockctl fleet`
 //! (which reads): broker URLs (`mqtt://`, `mqtts://user:password@host`) and topic names
 //! (docs/bridge.md). Payloads are
-//! [`crate::ClockStatus`] JSON. Pure: no MQTT client here.
+//! [`crate::ClockStatus`] JSON, and a board's PGN text on its `board/<B>/pgn` topic. Pure: no MQTT client here.
 
 /// An MQTT broker address: where, whether over TLS, and as whom.
 #[derive(Clone, PartialEq, Eq)]
@@ -144,6 +144,19 @@ impl Topics {
         format!("{}/clock/{index}/event", self.prefix)
     }
 
+    /// A board's retained PGN (by board number, not clock index: the boards of a round).
+    pub fn pgn(&self, board: u32) -> String {
+        format!("{}/board/{board}/pgn", self.prefix)
+    }
+
+    /// The host and board number of a PGN topic (`chessclockd/<host>/board/<B>/pgn`).
+    pub fn parse_pgn(topic: &str) -> Option<(&str, u32)> {
+        let rest = topic.strip_prefix("chessclockd/")?;
+        let (host, rest) = rest.split_once('/')?;
+        let board = rest.strip_prefix("board/")?.strip_suffix("/pgn")?;
+        Some((host, board.parse().ok()?))
+    }
+
     /// The host and clock index of a state topic (`chessclockd/<host>/clock/<index>/state`).
     pub fn parse_state(topic: &str) -> Option<(&str, u32)> {
         let rest = topic.strip_prefix("chessclockd/")?;
@@ -160,6 +173,9 @@ impl Topics {
 
 /// Subscriptions that see every machine's clocks and status.
 pub const FLEET_SUBSCRIPTIONS: [&str; 2] = ["chessclockd/+/clock/+/state", "chessclockd/+/status"];
+
+/// The subscription that sees every machine's boards' PGN (a fleet round).
+pub const FLEET_PGN: &str = "chessclockd/+/board/+/pgn";
 
 #[cfg(test)]
 mod tests {
@@ -216,5 +232,9 @@ mod tests {
         assert_eq!(Topics::parse_state(&t.state(3)), Some(("pi-4", 3)));
         assert_eq!(Topics::parse_state(&t.event(3)), None);
         assert_eq!(Topics::parse_status(&t.status()), Some("pi-4"));
+        assert_eq!(t.pgn(12), "chessclockd/pi-4/board/12/pgn");
+        assert_eq!(Topics::parse_pgn(&t.pgn(12)), Some(("pi-4", 12)));
+        assert_eq!(Topics::parse_pgn(&t.state(12)), None);
+        assert_eq!(Topics::parse_pgn("chessclockd/pi-4/board/x/pgn"), None);
     }
 }

@@ -205,7 +205,6 @@ impl Hub {
     }
 
     /// The daemon's state now.
-    #[cfg(test)]
     pub(crate) fn daemon(&self) -> Daemon {
         self.lock().daemon.clone()
     }

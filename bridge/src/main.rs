@@ -157,8 +157,21 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
+    // A `source = "fleet"` round reads every machine's boards from the broker (the settings
+    // have checked that there is one).
+    let fleet = settings
+        .lichess
+        .iter()
+        .any(|r| r.source == push::Source::Fleet)
+        .then(|| tokio::sync::watch::channel(push::union::Union::default()));
     if let Some(target) = settings.mqtt_target.clone() {
-        tokio::spawn(mqtt::run(target, settings.host_name(), hub.clone()));
+        tokio::spawn(mqtt::run(
+            target,
+            settings.host_name(),
+            hub.clone(),
+            conn.clone(),
+            fleet.as_ref().map(|(tx, _)| tx.clone()),
+        ));
     }
     for alert in &settings.alert {
         tokio::spawn(alert::run(
@@ -168,13 +181,18 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         ));
     }
     for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
-        tracing::info!(round = %round.round, "pushing to {}", round.server);
+        tracing::info!(round = %round.round, source = ?round.source, "pushing to {}", round.server);
+        let boards = match round.source {
+            push::Source::Fleet => fleet.as_ref().map(|(_, rx)| rx.clone()),
+            push::Source::Local => None,
+        };
         tokio::spawn(push::run(
             conn.clone(),
             hub.clone(),
             round.clone(),
             token.clone(),
             settings.lichess_tls.clone(),
+            boards,
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));

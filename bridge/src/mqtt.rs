@@ -1,12 +1,15 @@
 //! MQTT for fleets: each clock's state, retained, on `chessclockd/<host>/clock/<index>/state`;
 //! its events on `.../event`; `online` / `offline` (the last will) retained on
-//! `chessclockd/<host>/status`. The same JSON as the HTTP API.
+//! `chessclockd/<host>/status`. The same JSON as the HTTP API. Each board's PGN, retained, on
+//! `chessclockd/<host>/board/<B>/pgn` ([`games`]); for a fleet round, the bridge also reads
+//! every machine's boards' PGN into the round's [`Union`].
 //!
 //! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
 //! the retained state of every clock. The broker may want TLS (`mqtts://`) and a password:
 //! [`settings`] resolves both when the settings load; here a refusal (a bad password, an
 //! untrusted certificate) is logged as what to fix, never with the password.
 
+mod games;
 pub(crate) mod settings;
 
 use std::sync::Arc;
@@ -17,13 +20,22 @@ use rumqttc::{
     TlsConfiguration, Transport,
 };
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{Notify, watch};
 
 use crate::hub::Hub;
-use chessclock_api::fleet::Topics;
+use crate::push::union::Union;
+use chessclock_api::fleet::{FLEET_PGN, Topics};
 use settings::Target;
 
-/// Publish the hub to the broker of `target` until the process ends.
-pub(crate) async fn run(target: Target, host: String, hub: Arc<Hub>) {
+/// Publish the hub and its boards' PGN (read from the daemon on `conn`) to the broker of
+/// `target` until the process ends; with `fleet`, read every machine's boards' PGN into it.
+pub(crate) async fn run(
+    target: Target,
+    host: String,
+    hub: Arc<Hub>,
+    conn: zbus::Connection,
+    fleet: Option<watch::Sender<Union>>,
+) {
     let Target { broker, tls } = target;
     let topics = Topics::new(&host);
     let mut opts = MqttOptions::new(
@@ -46,6 +58,14 @@ pub(crate) async fn run(target: Target, host: String, hub: Arc<Hub>) {
         true,
     ));
     let (client, mut eventloop) = AsyncClient::new(opts, 1024);
+    let reconnected = Arc::new(Notify::new());
+    let boards = games::run(
+        conn,
+        client.clone(),
+        topics.clone(),
+        hub.clone(),
+        reconnected.clone(),
+    );
     let mut events = hub.attach(None).live;
     let publisher = {
         let (client, topics, hub) = (client.clone(), topics.clone(), hub.clone());
@@ -68,6 +88,20 @@ pub(crate) async fn run(target: Target, host: String, hub: Arc<Hub>) {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     tracing::info!("connected to MQTT broker {name}");
                     republish(&client, &topics, &hub).await;
+                    reconnected.notify_one();
+                    if fleet.is_some()
+                        && let Err(e) = client.subscribe(FLEET_PGN, QoS::AtLeastOnce).await
+                    {
+                        tracing::warn!("cannot subscribe to {FLEET_PGN}: {e}");
+                    }
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) => {
+                    if let (Some(fleet), Some((host, board))) =
+                        (&fleet, Topics::parse_pgn(&p.topic))
+                    {
+                        let pgn = String::from_utf8_lossy(&p.payload);
+                        fleet.send_if_modified(|u| u.set(host, board, &pgn));
+                    }
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -80,7 +114,7 @@ pub(crate) async fn run(target: Target, host: String, hub: Arc<Hub>) {
             }
         }
     };
-    tokio::join!(publisher, connection);
+    tokio::join!(publisher, connection, boards);
 }
 
 /// What to fix when the broker refused us, if it did (rather than being away).

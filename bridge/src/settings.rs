@@ -187,6 +187,10 @@ impl Settings {
                     .map_err(|e| origin.at(&format!("lichess[{i}]"), e))
             })
             .collect::<Result<_>>()?;
+        for (i, r) in s.lichess.iter().enumerate() {
+            r.check_source(s.mqtt.is_some())
+                .map_err(|e| origin.at(&format!("lichess[{i}].source"), e))?;
+        }
         if s.lichess.iter().any(|r| r.server.starts_with("https://")) {
             let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
                 .map_err(|e| origin.at("lichess", e))?;
@@ -507,5 +511,38 @@ mod tests {
             (Some("op"), "h2")
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_fleet_round_needs_a_broker_and_no_clocks_and_an_unknown_source_is_named() {
+        let creds = Credentials::new(None, true);
+        let round = "[[lichess]]\nround = \"abcdefgh\"\nsource = ";
+        let err =
+            |tag, text: &str| format!("{:#}", load_in(tag, text, &[], &[], &creds).expect_err(tag));
+        let e = err("fleet-no-mqtt", &format!("{round}\"fleet\"\n"));
+        assert!(
+            e.contains("source = \"fleet\"") && e.contains("add mqtt = "),
+            "{e}"
+        );
+        assert!(e.ends_with("bridge.toml, line 3)"), "{e}");
+        let e = err(
+            "fleet-clocks",
+            &format!("mqtt = \"mqtt://h\"\n{round}\"fleet\"\nclocks = [\"1\"]\n"),
+        );
+        assert!(e.contains("leave clocks out"), "{e}");
+        let e = err("unknown-source", &format!("{round}\"flet\"\n"));
+        assert!(
+            e.starts_with("lichess[0].source: \"flet\" is not a source") && e.contains("\"fleet\""),
+            "{e}"
+        );
+        let s = load_in(
+            "fleet",
+            &format!("mqtt = \"mqtt://h\"\n{round}\"fleet\"\n"),
+            &[],
+            &[],
+            &creds,
+        )
+        .expect("a fleet round with a broker");
+        assert_eq!(s.lichess[0].source, crate::push::Source::Fleet);
     }
 }

@@ -1,14 +1,18 @@
 //! Push to Lichess broadcasts: for each configured round, the live PGN of its boards (read
-//! from chessclockd with `GetPgn`) is sent to `POST /api/broadcast/round/{id}/push` after
-//! every change, with a bearer token, one request at a time, with retry and backoff.
+//! from chessclockd with `GetPgn`, or for `source = "fleet"` the boards of every machine on
+//! the MQTT broker, [`union`]) is sent to `POST /api/broadcast/round/{id}/push` after every
+//! change, with a bearer token, one request at a time, with retry and backoff.
 //!
 //! Owns the round settings (the token from `token_file` or systemd's credential, through
-//! [`crate::secrets`]), the HTTP requests (TLS from [`crate::tls`]: the system's CA store) and
-//! what their answers mean; when to push is the pure [`schedule`]. It never controls a clock
-//! and never logs the token.
+//! [`crate::secrets`]; `source` and its rules), the HTTP requests (TLS from [`crate::tls`]:
+//! the system's CA store) and what their answers mean; when to push is the pure [`schedule`],
+//! what a fleet round holds the pure [`union`] (fed by [`crate::mqtt`]). It never controls a
+//! clock and never logs the token.
 
 pub(crate) mod schedule;
+pub(crate) mod union;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,12 +21,14 @@ use anyhow::{Result, bail};
 use chessclock_api::ClockStatus;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::hub::Hub;
 use crate::secrets::{self, Credentials};
 use crate::settings::shorten;
 use schedule::{Outcome, Schedule};
+use union::Union;
 
 /// Lichess limits a broadcast round to this many games.
 pub(crate) const MAX_GAMES: usize = 64;
@@ -47,6 +53,37 @@ pub(crate) struct RoundSettings {
     /// The Lichess server.
     #[serde(default = "default_server")]
     pub(crate) server: String,
+    /// Where the round's games come from: this machine's clocks, or every machine's boards
+    /// on the MQTT broker.
+    #[serde(default)]
+    pub(crate) source: Source,
+}
+
+/// `source` of a `[[lichess]]` table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) enum Source {
+    /// The clocks of this machine's daemon (`clocks`).
+    #[default]
+    Local,
+    /// The boards every bridge publishes to MQTT (`chessclockd/<host>/board/<B>/pgn`), by
+    /// board number, for the current round ([`union`]).
+    Fleet,
+}
+
+impl TryFrom<String> for Source {
+    type Error = String;
+    fn try_from(s: String) -> Result<Source, String> {
+        match s.as_str() {
+            "local" => Ok(Source::Local),
+            "fleet" => Ok(Source::Fleet),
+            _ => Err(format!(
+                "{:?} is not a source: \"local\" (this machine's clocks, the default) or \
+                 \"fleet\" (every machine's boards on the MQTT broker)",
+                shorten(&s)
+            )),
+        }
+    }
 }
 
 fn default_server() -> String {
@@ -98,6 +135,31 @@ impl RoundSettings {
         Ok(token)
     }
 
+    /// Check `source` against the other settings: a fleet round reads the broker of `[mqtt]`
+    /// (`has_mqtt`) and takes every board on it (no `clocks`).
+    pub(crate) fn check_source(&self, has_mqtt: bool) -> Result<()> {
+        if self.source == Source::Local {
+            return Ok(());
+        }
+        if !has_mqtt {
+            bail!(
+                "lichess source = \"fleet\" (round {}) pushes the boards every machine's bridge \
+                 publishes to MQTT, and this bridge has no broker: add mqtt = \"mqtt://broker\" \
+                 (or an [mqtt] table), or set source = \"local\" to push this machine's clocks",
+                self.round
+            );
+        }
+        if !self.clocks.is_empty() {
+            bail!(
+                "lichess clocks picks this machine's clocks, but source = \"fleet\" (round {}) \
+                 pushes every board on the broker by its number: leave clocks out, or set \
+                 source = \"local\"",
+                self.round
+            );
+        }
+        Ok(())
+    }
+
     /// Whether `clock` belongs to this round.
     fn has(&self, clock: &ClockStatus) -> bool {
         self.clocks.is_empty()
@@ -117,20 +179,22 @@ impl RoundSettings {
 }
 
 /// Events after which the round's PGN may have changed.
-fn changes_pgn(kind: &str) -> bool {
+pub(crate) fn changes_pgn(kind: &str) -> bool {
     matches!(
         kind,
         "snapshot" | "move" | "result" | "pressed" | "state_changed" | "removed" | "daemon"
     )
 }
 
-/// Push `round` for as long as the bridge runs; `tls` for an https server.
+/// Push `round` for as long as the bridge runs; `tls` for an https server; `fleet`, the
+/// boards of every machine, for a `source = "fleet"` round.
 pub(crate) async fn run(
     conn: zbus::Connection,
     hub: Arc<Hub>,
     round: RoundSettings,
     token: String,
     tls: Option<Arc<rustls::ClientConfig>>,
+    mut fleet: Option<watch::Receiver<Union>>,
 ) {
     let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
         Ok(c) => c,
@@ -144,6 +208,7 @@ pub(crate) async fn run(
     let mut live = hub.attach(None).live;
     let mut schedule = Schedule::default();
     let mut last_sent = String::new();
+    let mut warned = BTreeSet::new();
     schedule.changed(now_ms());
     loop {
         let wake = schedule
@@ -156,12 +221,20 @@ pub(crate) async fn run(
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => schedule.changed(now_ms()),
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
+            Some(changed) = fleet_changed(&mut fleet) => match changed {
+                Ok(()) => schedule.changed(now_ms()),
+                Err(_) => return,
+            },
             () = sleep_until(wake) => {}
         }
         if !schedule.start(now_ms()) {
             continue;
         }
-        let outcome = match round_pgn(&conn, &hub, &round).await {
+        let pgn = match &fleet {
+            Some(fleet) => Ok(fleet_pgn(&fleet.borrow(), &round, &mut warned)),
+            None => round_pgn(&conn, &hub, &round).await,
+        };
+        let outcome = match pgn {
             Ok(pgn) if pgn == last_sent || pgn.is_empty() => Outcome::Done,
             Ok(pgn) => {
                 let outcome = push(&client, &round, &token, &pgn).await;
@@ -182,11 +255,30 @@ pub(crate) async fn run(
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
+pub(crate) async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
     }
+}
+
+/// The next change of the fleet's boards (`None` without a fleet: never).
+async fn fleet_changed(
+    fleet: &mut Option<watch::Receiver<Union>>,
+) -> Option<Result<(), watch::error::RecvError>> {
+    match fleet {
+        Some(rx) => Some(rx.changed().await),
+        None => std::future::pending().await,
+    }
+}
+
+/// The PGN of a fleet round; each conflict and the limit warned about once.
+fn fleet_pgn(fleet: &Union, round: &RoundSettings, warned: &mut BTreeSet<String>) -> String {
+    let body = fleet.body(MAX_GAMES);
+    for what in fleet.news(&body, MAX_GAMES, warned) {
+        tracing::warn!(round = %round.round, "{what}");
+    }
+    body.pgn
 }
 
 /// The PGN of every game of the round, one after the other.

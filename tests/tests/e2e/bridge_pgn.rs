@@ -19,15 +19,15 @@ use serde_json::Value;
 
 /// One request the stand-in server received.
 #[derive(Debug)]
-struct Request {
-    method: String,
-    path: String,
+pub(crate) struct Request {
+    pub(crate) method: String,
+    pub(crate) path: String,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -37,7 +37,7 @@ impl Request {
 
 /// A one-request-per-connection HTTP/1.1 server on a free port that answers with the
 /// statuses of `answers` in turn (then 200), and reports each request it got.
-fn stand_in(answers: Vec<u16>) -> Result<(String, mpsc::Receiver<Request>)> {
+pub(crate) fn stand_in(answers: Vec<u16>) -> Result<(String, mpsc::Receiver<Request>)> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let base = format!("http://{}", listener.local_addr()?);
     let (tx, rx) = mpsc::channel();

@@ -323,6 +323,7 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
         "token_file",
         "clocks",
         "server",
+        "source",
     ] {
         assert!(keys.contains(&key), "{key} is not in packaging/bridge.toml");
         assert!(

@@ -1,0 +1,170 @@
+//! A fleet round: the union of the boards' PGN that every machine's bridge publishes, retained,
+//! on `chessclockd/<host>/board/<B>/pgn`, as the one body a `source = "fleet"` round pushes.
+//!
+//! Owns the latest game per (host, board), a cleared board (an empty payload) leaving it, the
+//! round filter (the round is the `R` of each game's `Round "R.B"` tag; the current round is
+//! the highest one seen, and games of other rounds are left out), the order (by board number)
+//! and the conflicts (two hosts with one board number: the first host by name is pushed, the
+//! conflict is reported, once, for the caller to log). Pure: no MQTT, no HTTP, no clock.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One game of the fleet: its PGN and the round of its `Round` tag, if it has a number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Game {
+    pgn: String,
+    round: Option<u32>,
+}
+
+/// Two machines publishing the same board number in the current round.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Conflict {
+    /// The board number.
+    pub(crate) board: u32,
+    /// The host whose game is pushed (the first by name).
+    pub(crate) pushed: String,
+    /// The hosts whose games for that board are left out.
+    pub(crate) left_out: Vec<String>,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "board {} is published by {} and {}: {}'s game is pushed, not {}'s; give each \
+             board its own number (`board = N` in the [[clock]] tables of one machine)",
+            self.board,
+            self.pushed,
+            self.left_out.join(" and "),
+            self.pushed,
+            self.left_out.join("'s or "),
+        )
+    }
+}
+
+/// The round's body to push and its conflicts.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Body {
+    /// The games, by board number, each ending in a blank line (empty: nothing to push).
+    pub(crate) pgn: String,
+    /// The round the games are of (`None`: no game has a round number; all are pushed).
+    pub(crate) round: Option<u32>,
+    /// How many games `pgn` holds.
+    pub(crate) games: usize,
+    /// Board numbers two machines share.
+    pub(crate) conflicts: Vec<Conflict>,
+}
+
+/// The latest game of every (board, host) seen on the broker.
+#[derive(Debug, Default)]
+pub(crate) struct Union {
+    games: BTreeMap<(u32, String), Game>,
+}
+
+impl Union {
+    /// `host` published `payload` for `board`; an empty payload clears the board. Whether
+    /// anything changed.
+    pub(crate) fn set(&mut self, host: &str, board: u32, payload: &str) -> bool {
+        let key = (board, host.to_owned());
+        let pgn = payload.trim();
+        if pgn.is_empty() {
+            return self.games.remove(&key).is_some();
+        }
+        let game = Game {
+            pgn: pgn.to_owned(),
+            round: round_of(pgn),
+        };
+        if self.games.get(&key) == Some(&game) {
+            return false;
+        }
+        self.games.insert(key, game);
+        true
+    }
+
+    /// The current round's games, at most `max`, by board number.
+    pub(crate) fn body(&self, max: usize) -> Body {
+        let round = self.round();
+        let mut body = Body {
+            round,
+            ..Body::default()
+        };
+        // BTreeMap order: by board number, then host name; the first host of a board wins.
+        for ((board, host), game) in self.current(round) {
+            match body.conflicts.last_mut() {
+                Some(c) if c.board == *board => {
+                    c.left_out.push(host.clone());
+                    continue;
+                }
+                _ => {}
+            }
+            let shared = self
+                .current(round)
+                .any(|((b, h), _)| b == board && h != host);
+            if shared {
+                body.conflicts.push(Conflict {
+                    board: *board,
+                    pushed: host.clone(),
+                    left_out: Vec::new(),
+                });
+            }
+            if body.games == max {
+                continue;
+            }
+            body.pgn.push_str(&game.pgn);
+            body.pgn.push_str("\n\n");
+            body.games += 1;
+        }
+        body
+    }
+
+    /// What to warn about in `body` (made with limit `max`) that is not in `warned` yet:
+    /// each conflict and the limit, once; `warned` remembers them.
+    pub(crate) fn news(
+        &self,
+        body: &Body,
+        max: usize,
+        warned: &mut BTreeSet<String>,
+    ) -> Vec<String> {
+        let mut news: Vec<String> = body.conflicts.iter().map(ToString::to_string).collect();
+        let boards = self.boards();
+        if boards > max {
+            news.push(format!(
+                "{boards} boards in the round; Lichess takes {max}: the first {max} by board \
+                 number are pushed"
+            ));
+        }
+        news.retain(|what| warned.insert(what.clone()));
+        news
+    }
+
+    /// How many boards the current round has (before any limit).
+    pub(crate) fn boards(&self) -> usize {
+        let mut boards: Vec<u32> = self.current(self.round()).map(|((b, _), _)| *b).collect();
+        boards.dedup();
+        boards.len()
+    }
+
+    /// The current round: the highest of the games' round numbers.
+    fn round(&self) -> Option<u32> {
+        self.games.values().filter_map(|g| g.round).max()
+    }
+
+    /// The games of `round` (every game when `None`).
+    fn current(&self, round: Option<u32>) -> impl Iterator<Item = (&(u32, String), &Game)> {
+        self.games
+            .iter()
+            .filter(move |(_, g)| round.is_none() || g.round == round)
+    }
+}
+
+/// The round number of a PGN's `[Round "R.B"]` (or `[Round "R"]`) tag.
+pub(crate) fn round_of(pgn: &str) -> Option<u32> {
+    pgn.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with('[') || l.is_empty())
+        .find_map(|l| l.strip_prefix("[Round \"")?.split_once('"').map(|(v, _)| v))
+        .and_then(|v| v.split('.').next()?.parse().ok())
+}
+
+#[cfg(test)]
+mod tests;
