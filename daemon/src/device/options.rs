@@ -46,6 +46,9 @@ pub struct DeviceOptions {
     pub live_dir: Option<PathBuf>,
     /// Game information (PGN tags) the clock's games start with.
     pub game_info: Vec<(String, String)>,
+    /// Tags every game of the clock carries unless its information sets them: `Event` and
+    /// `Site` (the settings), `Round "R.B"` and `Board "B"` (the round, the board number).
+    pub tag_defaults: Vec<(String, String)>,
     /// What counts the moves of a multi-period control.
     pub move_source: MoveSource,
     /// Drive the clock, or observe it running its own mode.
@@ -80,6 +83,7 @@ impl Default for DeviceOptions {
             state_dir: None,
             live_dir: None,
             game_info: Vec::new(),
+            tag_defaults: Vec::new(),
             move_source: MoveSource::Board,
             mode: observe::Mode::Drive,
             draw_rules: None,

@@ -210,6 +210,12 @@ impl Supervisor {
                     entry.table = Some(board.board_serial.clone());
                     if let Some(number) = board.spec.board {
                         entry.board = number;
+                        let round = *self.published.round.borrow();
+                        let tags = chessclock_game::pairings::board_tags(round, number);
+                        let handle = handle.clone();
+                        tokio::spawn(async move {
+                            let _ = handle.request(Request::SetTagDefaults(tags)).await;
+                        });
                     }
                 }
                 self.publish();
@@ -296,6 +302,10 @@ impl Supervisor {
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
         let board = spec.board.unwrap_or(index.saturating_add(1));
+        let round = *self.published.round.borrow();
+        options
+            .tag_defaults
+            .extend(chessclock_game::pairings::board_tags(round, board));
         let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await

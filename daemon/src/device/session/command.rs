@@ -189,6 +189,9 @@ pub enum Request {
     Settings(LiveSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
+    /// Set tags every game carries unless its information sets them (`Round`, `Board` of
+    /// the current round; `Event`, `Site` from the settings), replacing those named.
+    SetTagDefaults(Vec<(String, String)>),
     /// Correct the game read from the board's pieces: undo plies, force a move, set the
     /// position (from a FEN or from the pieces as they stand).
     Correct(chessclock_game::Correction),

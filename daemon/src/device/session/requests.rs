@@ -52,6 +52,10 @@ impl Session {
                 self.set_game_info(&tags).map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
+            Request::SetTagDefaults(tags) => {
+                self.set_tag_defaults(&tags).map_err(DeviceError::Invalid)?;
+                return Ok(Reply::Done);
+            }
             Request::Correct(correction) => return self.correct_board(now, &correction),
             Request::Settings(s) => {
                 self.set_link(&s);

@@ -143,7 +143,7 @@ impl<P: BoardIo> Actor<P> {
             p.write_record(log.render(
                 Some(&self.session.snapshot(at)),
                 board,
-                self.session.game_info(),
+                &self.session.pgn_info(),
             ));
         }
     }

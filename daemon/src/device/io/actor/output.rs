@@ -92,6 +92,13 @@ impl<P: BoardIo> Actor<P> {
     /// Send the state the session publishes, if it says so.
     fn publish(&mut self, now: Instant) {
         let at = self.at(now);
+        // The game's `Date` is its start's, as the record kept it (a game resumed after a
+        // restart keeps its day).
+        let date = self
+            .log
+            .as_ref()
+            .and_then(chessclock_game::GameLog::start_date);
+        self.session.set_date(date);
         if self.session.take_pgn_changed() {
             self.pgn_dirty = true;
         }

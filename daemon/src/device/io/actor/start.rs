@@ -222,6 +222,10 @@ pub(super) fn launch<P: BoardIo>(
     if let Err(e) = session.set_game_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
     }
+    if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
+        tracing::warn!(clock = index, "default tags not taken: {e}");
+    }
+    session.set_date(game.log.as_ref().and_then(GameLog::start_date));
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));

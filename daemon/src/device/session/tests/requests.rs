@@ -26,6 +26,46 @@ fn a_control_before_the_start_is_refused_once_the_game_runs() {
     assert_eq!(rig.published().time_control, "G/3 inc/2");
 }
 
+/// Every game carries `Event`, `Site`, `Round`, `Board` (the defaults) and its `Date` (passed
+/// in); the game's own information wins; a bad default is refused and changes nothing.
+#[test]
+fn the_pgn_carries_the_default_tags_unless_the_game_names_its_own() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    let tag = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+    rig.request(Request::SetTagDefaults(vec![
+        tag("Event", "Club Open"),
+        tag("Site", "Hall"),
+        tag("Round", "3.2"),
+        tag("Board", "2"),
+    ]))
+    .expect("defaults");
+    rig.session.set_date(Some("2026.11.26".into()));
+    rig.request(Request::SetGameInfo(vec![tag("Site", "Annex")]))
+        .expect("info");
+    let pgn = rig.session.pgn(rig.at());
+    for want in [
+        "[Event \"Club Open\"]\n[Site \"Annex\"]\n[Date \"2026.11.26\"]\n[Round \"3.2\"]\n",
+        "[Board \"2\"]\n[TimeControl \"300\"]\n",
+    ] {
+        assert!(pgn.contains(want), "{want} in {pgn}");
+    }
+    // The next round replaces Round and keeps the rest.
+    rig.request(Request::SetTagDefaults(vec![tag("Round", "4.2")]))
+        .expect("round");
+    let bad = rig.request(Request::SetTagDefaults(vec![tag("Event", "a\nb")]));
+    assert!(
+        matches!(&bad, Err(DeviceError::Invalid(m)) if m.contains("line break")),
+        "{bad:?}"
+    );
+    let pgn = rig.session.pgn(rig.at());
+    assert!(
+        pgn.contains("[Event \"Club Open\"]") && pgn.contains("[Round \"4.2\"]"),
+        "{pgn}"
+    );
+    rig.session.set_date(None);
+    assert!(rig.session.pgn(rig.at()).contains("[Date \"????.??.??\"]"));
+}
+
 /// Text for longer than the limit is refused with a message saying the limit, and nothing is
 /// shown; the limit itself is taken.
 #[test]
