@@ -211,10 +211,13 @@ impl Supervisor {
                     if let Some(number) = board.spec.board {
                         entry.board = number;
                         let round = *self.published.round.borrow();
-                        let tags = chessclock_game::pairings::board_tags(round, number);
                         let handle = handle.clone();
                         tokio::spawn(async move {
-                            let _ = handle.request(Request::SetTagDefaults(tags)).await;
+                            let place = Request::Place {
+                                round,
+                                board: number,
+                            };
+                            let _ = handle.request(place).await;
                         });
                     }
                 }
@@ -302,10 +305,7 @@ impl Supervisor {
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
         let board = spec.board.unwrap_or(index.saturating_add(1));
-        let round = *self.published.round.borrow();
-        options
-            .tag_defaults
-            .extend(chessclock_game::pairings::board_tags(round, board));
+        options.place = Some((*self.published.round.borrow(), board));
         let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await

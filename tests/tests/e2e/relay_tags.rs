@@ -2,7 +2,9 @@
 //! real daemon, an emulated board and python-chess: `Event`/`Site` from the settings (a
 //! clock's game information wins), `Date` of the start, `Round "R.B"`/`Board "B"` from the
 //! current round and the board number before and after a round's pairings, the players from
-//! the pairings, `TimeControl` and the clock tags Lichess reads (`WhiteClock`, `BlackClock`).
+//! the pairings, `TimeControl` and the clock tags Lichess reads (`WhiteClock`, `BlackClock`);
+//! and the live folder the Broadcaster app watches, `round-R/game-B.pgn` and
+//! `round-R/games.pgn`, with nothing else in it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,32 +23,44 @@ fn today() -> Result<String> {
     Ok(String::from_utf8(out.stdout)?.trim().to_owned())
 }
 
-/// The live file of one game below `dir` (not a file of every game) once `done` holds.
-fn live_game(dir: &Path, what: &str, done: impl Fn(&str) -> bool) -> Result<(PathBuf, String)> {
-    let until = Instant::now() + WAIT;
-    loop {
-        let mut todo = vec![dir.to_path_buf()];
-        let mut files = Vec::new();
-        while let Some(d) = todo.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let (p, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
-                if p.is_dir() {
-                    todo.push(p);
-                } else if name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn" {
-                    files.push(p);
-                }
+/// Every file below `dir`, relative to it, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut todo = vec![dir.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                files.push(rel.display().to_string());
             }
         }
-        if let [file] = files.as_slice() {
-            let text = std::fs::read_to_string(file)?;
-            if done(&text) {
-                return Ok((file.clone(), text));
-            }
+    }
+    files.sort();
+    files
+}
+
+/// The live file `file` below `dir` once `done` holds of its text.
+fn live_game(
+    dir: &Path,
+    file: &str,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> Result<(PathBuf, String)> {
+    let until = Instant::now() + WAIT;
+    let path = dir.join(file);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && done(&text)
+        {
+            return Ok((path, text));
         }
         ensure!(
             Instant::now() < until,
-            "no live game {what} below {}: {files:?}",
-            dir.display()
+            "no live game {what} in {}: {:?}",
+            path.display(),
+            tree(dir)
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -85,7 +99,9 @@ fn every_game_carries_event_site_date_round_board_players_and_clocks() -> Result
     board.send("move e2e4")?;
     board.send("lever")?;
     let live = state.join("live");
-    let (_, text) = live_game(&live, "with White's move", |t| t.contains(" e4 "))?;
+    let (_, text) = live_game(&live, "round-1/game-5.pgn", "with White's move", |t| {
+        t.contains(" e4 ")
+    })?;
     let after = today()?;
     let got = tags(&text);
     let date = got.get(2).cloned().unwrap_or_default();
@@ -122,7 +138,7 @@ fn every_game_carries_event_site_date_round_board_players_and_clocks() -> Result
         &["round", "load", &csv.display().to_string(), "--round", "3"],
     );
     ctl_ok(&d, &["info", "0", "site=Annex"]);
-    let (file, text) = live_game(&live, "with round 3's players", |t| {
+    let (file, text) = live_game(&live, "round-3/game-5.pgn", "with round 3's players", |t| {
         t.contains("[Round \"3.5\"]") && t.contains("[Site \"Annex\"]")
     })?;
     let got = tags(&text);
@@ -145,6 +161,31 @@ fn every_game_carries_event_site_date_round_board_players_and_clocks() -> Result
             && headers["WhiteElo"] == "2830",
         "python-chess reads the tags: {headers}"
     );
+
+    // The feed's tree (docs/relay.md, "The live folder"): round 1's file as it was last
+    // written, round 3's board and its games.pgn once it caught up; nothing else a folder
+    // watcher would upload.
+    let (_, all) = live_game(&live, "round-3/games.pgn", "with board 5", |t| {
+        t.contains("[Round \"3.5\"]") && t.contains("[Site \"Annex\"]")
+    })?;
+    ensure!(
+        tree(&live)
+            == [
+                "round-1/game-5.pgn",
+                "round-1/games.pgn",
+                "round-3/game-5.pgn",
+                "round-3/games.pgn"
+            ],
+        "{:?}",
+        tree(&live)
+    );
+    let round1 = std::fs::read_to_string(live.join("round-1/game-5.pgn"))?;
+    ensure!(
+        round1.contains("[Round \"1.5\"]") && round1.contains("[White \"?\"]"),
+        "round 1's file keeps round 1's game: {round1}"
+    );
+    let games = python_reads(&live.join("round-3/games.pgn"))?;
+    ensure!(games.len() == 1, "one board in round 3's games.pgn: {all}");
 
     // `chessclockctl pgn` is the same game.
     let pgn = ctl_ok(&d, &["pgn", "0"]);

@@ -189,9 +189,14 @@ pub enum Request {
     Settings(LiveSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
-    /// Set tags every game carries unless its information sets them (`Round`, `Board` of
-    /// the current round; `Event`, `Site` from the settings), replacing those named.
-    SetTagDefaults(Vec<(String, String)>),
+    /// The clock is board `board` of round `round`: its games carry `Round "R.B"` and
+    /// `Board "B"` unless their information names them, and its live file is the round's.
+    Place {
+        /// The current round.
+        round: u32,
+        /// The clock's board number.
+        board: u32,
+    },
     /// Correct the game read from the board's pieces: undo plies, force a move, set the
     /// position (from a FEN or from the pieces as they stand).
     Correct(chessclock_game::Correction),

@@ -128,9 +128,12 @@ pub(crate) struct Session {
     now: Instant,
     observed: Observed,
     board_game: GameRecorder,
-    /// The tags every game carries unless its game information sets them (`Event`, `Site`,
-    /// `Round`, `Board`: the daemon's settings, the round and the board number).
+    /// The tags every game carries unless its game information sets them (`Event`, `Site`:
+    /// the daemon's settings).
     tag_defaults: GameInfo,
+    /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
+    /// game information names them; the live file's place).
+    place: Option<(u32, u32)>,
     /// The PGN `Date` of the game's start, passed in (the session reads no clock).
     date: Option<String>,
     info: DeviceInfo,
@@ -201,6 +204,7 @@ impl Session {
             observed: Observed::default(),
             board_game: GameRecorder::default(),
             tag_defaults: GameInfo::new(),
+            place: None,
             date: None,
             info: DeviceInfo::default(),
             journal_serial,

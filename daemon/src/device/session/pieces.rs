@@ -2,7 +2,7 @@
 //! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
 //! into `Move` events, presses giving each move its clock, the operator's corrections
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
-//! (`Event`, `Site`, `Round`, `Board` defaults and the `Date` passed in), and the game as
+//! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in), and the game as
 //! PGN; and
 //! [`MoveSource`], whether those moves or the presses count a player's moves.
 //!
@@ -204,8 +204,8 @@ impl Session {
         Ok(())
     }
 
-    /// Set tags every game carries unless its information sets them (`Event`, `Site`,
-    /// `Round`, `Board`), replacing those named; a bad tag changes nothing.
+    /// Set tags every game carries unless its information sets them (`Event`, `Site`),
+    /// replacing those named; a bad tag changes nothing.
     pub(crate) fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         let mut defaults = self.tag_defaults.clone();
         defaults.set_all(tags).map_err(|e| e.to_string())?;
@@ -215,6 +215,20 @@ impl Session {
             self.changed = true;
         }
         Ok(())
+    }
+
+    /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
+    pub(crate) fn set_place(&mut self, round: u32, board: u32) {
+        if self.place != Some((round, board)) {
+            self.place = Some((round, board));
+            self.game_record_changed();
+            self.changed = true;
+        }
+    }
+
+    /// The round and the board number the clock is, if the supervisor said so.
+    pub(crate) fn place(&self) -> Option<(u32, u32)> {
+        self.place
     }
 
     /// The PGN `Date` of the game's start (`None`: not started, `????.??.??`).
@@ -228,9 +242,12 @@ impl Session {
     /// The tags the game's PGN carries: its information, then the defaults and the date.
     pub(crate) fn pgn_info(&self) -> GameInfo {
         let mut defaults = self.tag_defaults.clone();
+        // A date is one line of digits and dots, Round/Board numbers: none can be refused.
         if let Some(date) = &self.date {
-            // A date is one line of digits and dots: it cannot be refused.
             let _ = defaults.set("Date", date);
+        }
+        if let Some((round, board)) = self.place {
+            let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
         self.board_game.info().or(&defaults)
     }

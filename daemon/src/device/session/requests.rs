@@ -52,8 +52,8 @@ impl Session {
                 self.set_game_info(&tags).map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
-            Request::SetTagDefaults(tags) => {
-                self.set_tag_defaults(&tags).map_err(DeviceError::Invalid)?;
+            Request::Place { round, board } => {
+                self.set_place(round, board);
                 return Ok(Reply::Done);
             }
             Request::Correct(correction) => return self.correct_board(now, &correction),

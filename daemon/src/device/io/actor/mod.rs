@@ -63,6 +63,8 @@ struct Actor<P> {
     reopen_at: Option<Instant>,
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
+    /// Where the live PGN was last written (its round's folder, its file).
+    live_at: Option<(std::path::PathBuf, String)>,
     /// Kept alive as long as the actor (a virtual clock's in-memory board).
     _keep: Option<Box<dyn Send>>,
 }
