@@ -4,10 +4,11 @@
 //! store's helper) and the rule that matches pairings to clocks by board number
 //! ([`plan`], pure): every paired board has exactly one clock, every tag is valid game
 //! information, or nothing is applied and the errors name the lines. [`SupervisorHandle::
-//! load_pairings`] then sets each board's game information through the clock's own
-//! `SetGameInfo` request and makes the round current, and every clock's place follows it
-//! (`Request::Place`: its default `Round "R.B"`/`Board "B"` tags and its live file). Parsing the file is the game crate's
-//! (`chessclock_game::pairings`); this module must not read files or know the bus.
+//! load_pairings`] then moves every clock to the round first (`Request::Place`: its default
+//! `Round "R.B"`/`Board "B"` tags and its live file), sets each paired board's game
+//! information through the clock's own `SetGameInfo` request and makes the round current.
+//! Parsing the file is the game crate's (`chessclock_game::pairings`); this module must not
+//! read files or know the bus.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -190,6 +190,21 @@ pub fn board_tags(round: u32, board: u32) -> Vec<(String, String)> {
     ]
 }
 
+/// Every tag a pairing sets, each with an empty value: what clears a board's players and
+/// its round for the next round (game information keeps its other tags).
+pub fn cleared_tags() -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("Round".to_owned(), String::new()),
+        ("Board".to_owned(), String::new()),
+    ];
+    for side in ["White", "Black"] {
+        for field in ["", "FideId", "Elo", "Title", "Team"] {
+            tags.push((format!("{side}{field}"), String::new()));
+        }
+    }
+    tags
+}
+
 impl Pairing {
     /// The game information tags this pairing gives its board's game in round `round`:
     /// `Round "R.B"`, `Board`, the players, their FIDE ids, ratings, titles and teams. A field

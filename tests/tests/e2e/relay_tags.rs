@@ -200,5 +200,56 @@ fn every_game_carries_event_site_date_round_board_players_and_clocks() -> Result
                 .collect::<Vec<_>>(),
         "the bus's PGN has the same tags:\n{pgn}\n---\n{text}"
     );
+
+    // The round's game still runs: `round next` names its board and changes nothing.
+    let out = d.ctl(&["round", "next"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    ensure!(
+        !out.status.success()
+            && err.contains("round 3 is still under way on board 5 (clock 0")
+            && err.contains("--force"),
+        "refused: {err}"
+    );
+    ensure!(
+        d.ctl_json(&["round", "show", "--json"])?["round"] == 3,
+        "still round 3"
+    );
+    ensure!(!live.join("round-4").exists(), "no round 4 feed yet");
+
+    // Forced: a new game on board 5 in round 4, its players cleared, round 3's files kept.
+    let said = ctl_ok(&d, &["round", "next", "--force"]);
+    ensure!(
+        said.contains("round 4:") && said.contains("board 5: clock 0"),
+        "{said}"
+    );
+    ensure!(
+        d.ctl_json(&["round", "show", "--json"])?["round"] == 4,
+        "round 4"
+    );
+    let st = d.wait_status("0", WAIT, "a new game", |v| s(v, "/game_state") == "ready")?;
+    ensure!(
+        st["game_info"].get("White").is_none(),
+        "players cleared: {st}"
+    );
+    // The arbiter sets the pieces up for the next game (the board's game follows the pieces).
+    board.send("setup")?;
+    let (file, text) = live_game(&live, "round-4/game-5.pgn", "of round 4", |t| {
+        t.contains("[Round \"4.5\"]") && !t.contains(" e4 ")
+    })?;
+    let got = tags(&text);
+    for want in [
+        "[Event \"Club Open\"]",
+        "[White \"?\"]",
+        "[Board \"5\"]",
+        "[Result \"*\"]",
+    ] {
+        ensure!(got.iter().any(|t| t == want), "{want} in {got:?}");
+    }
+    ensure!(python_reads(&file)?.len() == 1, "python-chess reads it");
+    let round3 = std::fs::read_to_string(live.join("round-3/game-5.pgn"))?;
+    ensure!(
+        round3.contains("[Round \"3.5\"]") && round3.contains(" e4 "),
+        "round 3's file keeps its game: {round3}"
+    );
     Ok(())
 }

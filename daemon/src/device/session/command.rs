@@ -197,6 +197,14 @@ pub enum Request {
         /// The clock's board number.
         board: u32,
     },
+    /// The round rolled over: in one step (one live-file write), a new game on the clock's
+    /// control, the tags a pairing set cleared, and the clock board `board` of `round`.
+    NextRound {
+        /// The new round.
+        round: u32,
+        /// The clock's board number.
+        board: u32,
+    },
     /// Correct the game read from the board's pieces: undo plies, force a move, set the
     /// position (from a FEN or from the pieces as they stand).
     Correct(chessclock_game::Correction),
