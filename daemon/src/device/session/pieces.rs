@@ -2,9 +2,9 @@
 //! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
 //! into `Move` events, presses giving each move its clock, the operator's corrections
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
-//! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in), and the game as
-//! PGN; and
-//! [`MoveSource`], whether those moves or the presses count a player's moves.
+//! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
+//! and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
+//! player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
