@@ -35,6 +35,9 @@ pub trait Manager {
     fn round(&self) -> zbus::Result<u32>;
     /// Load a round's pairings (file content, format, round; 0: the current round).
     fn load_pairings(&self, content: &str, format: &str, round: u32) -> zbus::Result<Vec<String>>;
+    /// Roll the round over (every clock a new game in the next round); `force`: even while
+    /// games are under way.
+    fn next_round(&self, force: bool) -> zbus::Result<Vec<String>>;
     /// A clock was attached.
     #[zbus(signal)]
     fn clock_added(&self, clock: zbus::ObjectPath<'_>) -> zbus::Result<()>;

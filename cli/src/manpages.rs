@@ -281,6 +281,23 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "chessclockctl round load round3.csv --round 3",
                 "round 3's pairings onto the boards",
             ),
+            (
+                "chessclockctl round next",
+                "every board's next game in the next round",
+            ),
+        ],
+    ),
+    (
+        "round-next",
+        &[
+            (
+                "chessclockctl round next",
+                "once every game of the round has its result",
+            ),
+            (
+                "chessclockctl round next --force",
+                "even while games are under way (they are discarded)",
+            ),
         ],
     ),
     (

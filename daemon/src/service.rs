@@ -94,6 +94,7 @@ fn device_defaults(cfg: &Config, time_control: TimeControl) -> DeviceOptions {
         pause_button: cfg.pause_button,
         draw_rules: cfg.draw_rules,
         live_dir: cfg.live_dir.clone(),
+        tag_defaults: cfg.tag_defaults(),
         ..DeviceOptions::default()
     }
 }

@@ -119,6 +119,12 @@ impl GameLog {
         self.result.is_some()
     }
 
+    /// The PGN `Date` of the game's start (`2026.11.26`, UTC), once it started.
+    pub fn start_date(&self) -> Option<String> {
+        let (y, mo, d, ..) = utc(self.entries.first()?.wall_ms);
+        Some(format!("{y:04}.{mo:02}.{d:02}"))
+    }
+
     /// The events so far.
     pub fn entries(&self) -> &[LogEntry] {
         &self.entries

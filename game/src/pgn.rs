@@ -142,6 +142,18 @@ impl GameInfo {
     pub fn tags(&self) -> &[(String, String)] {
         &self.tags
     }
+
+    /// These tags, then each of `defaults` these do not set (the tags every game carries,
+    /// typed in or not: `Event`, `Site`, `Date`, `Round`, `Board`).
+    pub fn or(&self, defaults: &GameInfo) -> GameInfo {
+        let mut info = self.clone();
+        for (name, value) in &defaults.tags {
+            if info.get(name).is_none() {
+                info.tags.push((name.clone(), value.clone()));
+            }
+        }
+        info
+    }
 }
 
 /// One move for the PGN.
@@ -363,6 +375,21 @@ mod tests {
             clock_ms: clock,
             elapsed_ms: emt,
         }
+    }
+
+    #[test]
+    fn defaults_fill_only_the_tags_not_set() {
+        let mut info = GameInfo::new();
+        info.set("Round", "3.1").expect("ok");
+        info.set("White", "A").expect("ok");
+        let mut defaults = GameInfo::new();
+        defaults.set("Event", "Club").expect("ok");
+        defaults.set("Round", "9.4").expect("ok");
+        let both = info.or(&defaults);
+        assert_eq!(both.get("Round"), Some("3.1"));
+        assert_eq!(both.get("Event"), Some("Club"));
+        assert_eq!(both.get("White"), Some("A"));
+        assert_eq!(both.tags().len(), 3);
     }
 
     #[test]

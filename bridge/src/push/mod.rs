@@ -1,7 +1,10 @@
 //! Push to Lichess broadcasts: for each configured round, the live PGN of its boards (read
 //! from chessclockd with `GetPgn`, or for `source = "fleet"` the boards of every machine on
 //! the MQTT broker, [`union`]) is sent to `POST /api/broadcast/round/{id}/push` after every
-//! change, with a bearer token, one request at a time, with retry and backoff.
+//! change, with a bearer token, one request at a time, with retry and backoff. The id is the
+//! one `rounds` gives the current round, else `round`: the daemon's `Round`, read before each
+//! push (a `round next` is followed without a restart), or for a fleet round the round of
+//! its games' `Round` tags.
 //!
 //! Owns the round settings (the token from `token_file` or systemd's credential, through
 //! [`crate::secrets`]; `source` and its rules), the HTTP requests (TLS from [`crate::tls`]:
@@ -10,6 +13,8 @@
 //! clock and never logs the token.
 
 pub(crate) mod schedule;
+#[cfg(test)]
+mod tests;
 pub(crate) mod union;
 
 use std::collections::BTreeSet;
@@ -43,6 +48,10 @@ const REFUSED_MS: u64 = 300_000;
 pub(crate) struct RoundSettings {
     /// The broadcast round's id (8 letters and digits, from the round's URL).
     pub(crate) round: String,
+    /// The Lichess round id of each of the daemon's rounds (`{ 1 = "AbCd1234" }`); a round
+    /// it does not name is pushed to `round`.
+    #[serde(default)]
+    pub(crate) rounds: std::collections::BTreeMap<String, String>,
     /// A file holding the API token (scope `study:write`; the token's owner must be a
     /// contributor of the broadcast). Without it, systemd's credential `lichess-token`.
     #[serde(default)]
@@ -95,13 +104,29 @@ impl RoundSettings {
     /// credential `lichess-token` in `creds`; empty when only checking the settings outside
     /// the service, which cannot read its unit's credentials).
     pub(crate) fn token(&self, creds: &Credentials) -> Result<String> {
-        let id_ok = self.round.len() == 8 && self.round.chars().all(|c| c.is_ascii_alphanumeric());
-        if !id_ok {
+        let id_ok = |id: &str| id.len() == 8 && id.chars().all(|c| c.is_ascii_alphanumeric());
+        if !id_ok(&self.round) {
             bail!(
                 "lichess round = {:?} is not a round id: 8 letters and digits, the last part \
                  of the round's URL (lichess.org/broadcast/<tour>/<round>/<id>)",
                 shorten(&self.round)
             );
+        }
+        for (number, id) in &self.rounds {
+            if !number.parse::<u32>().is_ok_and(|n| n > 0) {
+                bail!(
+                    "lichess rounds: {:?} is not a round number; name the daemon's rounds 1, 2, \
+                     ... like rounds = {{ 1 = \"AbCd1234\" }}",
+                    shorten(number)
+                );
+            }
+            if !id_ok(id) {
+                bail!(
+                    "lichess rounds.{number} = {:?} is not a round id: 8 letters and digits, the \
+                     last part of the round's URL (lichess.org/broadcast/<tour>/<round>/<id>)",
+                    shorten(id)
+                );
+            }
         }
         if !(self.server.starts_with("https://") || self.server.starts_with("http://")) {
             bail!(
@@ -169,11 +194,18 @@ impl RoundSettings {
                 .any(|c| *c == clock.name || *c == clock.index.to_string())
     }
 
-    fn url(&self) -> String {
+    /// The Lichess round id of the daemon's round `current`.
+    pub(crate) fn id_for(&self, current: u32) -> &str {
+        self.rounds
+            .iter()
+            .find(|(n, _)| n.parse::<u32>().ok() == Some(current))
+            .map_or(self.round.as_str(), |(_, id)| id.as_str())
+    }
+
+    fn url(&self, id: &str) -> String {
         format!(
-            "{}/api/broadcast/round/{}/push",
+            "{}/api/broadcast/round/{id}/push",
             self.server.trim_end_matches('/'),
-            self.round
         )
     }
 }
@@ -196,6 +228,8 @@ pub(crate) async fn run(
     tls: Option<Arc<rustls::ClientConfig>>,
     mut fleet: Option<watch::Receiver<Union>>,
 ) {
+    // The Lichess round pushed to: the one of the daemon's round.
+    let mut id = round.round.clone();
     let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
         Ok(c) => c,
         Err(e) => {
@@ -230,29 +264,50 @@ pub(crate) async fn run(
         if !schedule.start(now_ms()) {
             continue;
         }
-        let pgn = match &fleet {
-            Some(fleet) => Ok(fleet_pgn(&fleet.borrow(), &round, &mut warned)),
-            None => round_pgn(&conn, &hub, &round).await,
+        // The current round picks the Lichess round (unknown: the last one pushed to).
+        let (pgn, fleet_round) = match &fleet {
+            Some(fleet) => {
+                let (pgn, current) = fleet_pgn(&fleet.borrow(), &round, &mut warned);
+                (Ok(pgn), current)
+            }
+            None => (round_pgn(&conn, &hub, &round).await, None),
         };
+        let current = match fleet_round {
+            Some(r) => Ok(r),
+            None => current_round(&conn).await,
+        };
+        if let Ok(current) = current
+            && round.id_for(current) != id
+        {
+            round.id_for(current).clone_into(&mut id);
+            tracing::info!(round = %id, "the round is {current}: pushing to Lichess round {id}");
+            last_sent.clear();
+        }
         let outcome = match pgn {
             Ok(pgn) if pgn == last_sent || pgn.is_empty() => Outcome::Done,
             Ok(pgn) => {
-                let outcome = push(&client, &round, &token, &pgn).await;
+                let outcome = push(&client, &round, &id, &token, &pgn).await;
                 if outcome == Outcome::Done {
                     last_sent = pgn;
                 }
                 outcome
             }
             Err(e) => {
-                tracing::warn!(round = %round.round, "cannot read the round's PGN: {e:#}");
+                tracing::warn!(round = %id, "cannot read the round's PGN: {e:#}");
                 Outcome::Failed
             }
         };
         if outcome == Outcome::Done && schedule.failures() > 0 {
-            tracing::info!(round = %round.round, "pushing works again after {} failures", schedule.failures());
+            tracing::info!(round = %id, "pushing works again after {} failures", schedule.failures());
         }
         schedule.done(now_ms(), outcome);
     }
+}
+
+/// The daemon's current round (its Manager's `Round`).
+async fn current_round(conn: &zbus::Connection) -> Result<u32> {
+    let mgr = chessclock_api::proxy::ManagerProxy::new(conn).await?;
+    Ok(mgr.round().await?)
 }
 
 pub(crate) async fn sleep_until(at: Option<Instant>) {
@@ -272,13 +327,18 @@ async fn fleet_changed(
     }
 }
 
-/// The PGN of a fleet round; each conflict and the limit warned about once.
-fn fleet_pgn(fleet: &Union, round: &RoundSettings, warned: &mut BTreeSet<String>) -> String {
+/// The PGN of a fleet round and the round of its games; each conflict and the limit warned
+/// about once.
+fn fleet_pgn(
+    fleet: &Union,
+    round: &RoundSettings,
+    warned: &mut BTreeSet<String>,
+) -> (String, Option<u32>) {
     let body = fleet.body(MAX_GAMES);
     for what in fleet.news(&body, MAX_GAMES, warned) {
         tracing::warn!(round = %round.round, "{what}");
     }
-    body.pgn
+    (body.pgn, body.round)
 }
 
 /// The PGN of every game of the round, one after the other.
@@ -297,9 +357,15 @@ async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) ->
 }
 
 /// One push; what its answer means for the schedule.
-async fn push(client: &reqwest::Client, round: &RoundSettings, token: &str, pgn: &str) -> Outcome {
+async fn push(
+    client: &reqwest::Client,
+    round: &RoundSettings,
+    id: &str,
+    token: &str,
+    pgn: &str,
+) -> Outcome {
     let sent = client
-        .post(round.url())
+        .post(round.url(id))
         .bearer_auth(token)
         .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
         .body(pgn.to_owned())
@@ -310,9 +376,9 @@ async fn push(client: &reqwest::Client, round: &RoundSettings, token: &str, pgn:
         Err(e) => {
             match crate::tls::explain(&e, "SSL_CERT_FILE") {
                 Some(why) => {
-                    tracing::error!(round = %round.round, "push failed, will retry: {why}")
+                    tracing::error!(round = %id, "push failed, will retry: {why}")
                 }
-                None => tracing::warn!(round = %round.round, "push failed, will retry: {e}"),
+                None => tracing::warn!(round = %id, "push failed, will retry: {e}"),
             }
             return Outcome::Failed;
         }
@@ -321,26 +387,26 @@ async fn push(client: &reqwest::Client, round: &RoundSettings, token: &str, pgn:
     let body = resp.text().await.unwrap_or_default();
     match status.as_u16() {
         200..=299 => {
-            report_games(&round.round, &body);
+            report_games(id, &body);
             Outcome::Done
         }
         429 => {
-            tracing::warn!(round = %round.round, "Lichess asks to slow down (429): next push in a minute");
+            tracing::warn!(round = %id, "Lichess asks to slow down (429): next push in a minute");
             Outcome::WaitFor(RATE_LIMITED_MS)
         }
         401 | 403 => {
             tracing::error!(
-                round = %round.round,
+                round = %id,
                 "Lichess refused the token ({status}): it needs the study:write scope and its owner must be a contributor of the broadcast; retrying in 5 minutes"
             );
             Outcome::WaitFor(REFUSED_MS)
         }
         404 => {
-            tracing::error!(round = %round.round, "Lichess has no round {} (404); check `round` in the settings; retrying in 5 minutes", round.round);
+            tracing::error!(round = %id, "Lichess has no round {} (404); check `round` in the settings; retrying in 5 minutes", id);
             Outcome::WaitFor(REFUSED_MS)
         }
         _ => {
-            tracing::warn!(round = %round.round, "push answered {status}, will retry: {}", shorten(&body));
+            tracing::warn!(round = %id, "push answered {status}, will retry: {}", shorten(&body));
             Outcome::Failed
         }
     }

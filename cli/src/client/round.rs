@@ -1,5 +1,5 @@
-//! `chessclockctl round`: the daemon's current round, and a round's pairings loaded from a
-//! file (`round load`). The file is read here and its text sent (the daemon runs sandboxed
+//! `chessclockctl round`: the daemon's current round, a round's pairings loaded from a
+//! file (`round load`), and the roll-over to the next round (`round next`). The file is read here and its text sent (the daemon runs sandboxed
 //! and may not read the caller's files); parsing and applying are the daemon's.
 
 use std::path::PathBuf;
@@ -29,6 +29,15 @@ pub(crate) enum RoundCommand {
         /// content).
         #[arg(long, value_parser = ["auto", "csv", "pgn", "trf"])]
         format: Option<String>,
+    },
+    /// Roll the round over: every clock starts a new game as its board in the next round
+    /// (the live feed moves to live/round-R+1/; round R's files stay) and the next round is
+    /// current; load its pairings with `round load`. Refused, naming the boards, while games
+    /// are under way.
+    Next {
+        /// Roll over even while games are under way (they are discarded as by new-game).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -89,6 +98,20 @@ pub(crate) async fn run(
                 .load_pairings(&content, &format, round.unwrap_or(0))
                 .await
                 .map_err(f)?;
+            let round = mgr.round().await.map_err(f)?;
+            if json {
+                return out_line(
+                    &serde_json::json!({ "round": round, "boards": report }).to_string(),
+                );
+            }
+            out_line(&format!("round {round}:"))?;
+            for line in report {
+                out_line(&format!("  {line}"))?;
+            }
+            Ok(())
+        }
+        RoundCommand::Next { force } => {
+            let report = mgr.next_round(force).await.map_err(f)?;
             let round = mgr.round().await.map_err(f)?;
             if json {
                 return out_line(

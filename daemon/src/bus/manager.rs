@@ -85,6 +85,22 @@ impl ManagerIface {
         Ok(report)
     }
 
+    /// Roll the round over: every clock starts a new game on its control as its board in the
+    /// next round (its live file `round-R+1/game-B.pgn`; round R's files stay), the players
+    /// of the last round's pairings are cleared, and `Round` becomes R+1. While a game is
+    /// running, paused or flagged without a result this is `NotAllowed` naming the boards and
+    /// nothing is changed, unless `force` (those games are discarded as by `NewGame`).
+    /// Returns one line per clock.
+    async fn next_round(
+        &self,
+        force: bool,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<Vec<String>, BusError> {
+        let report = self.sup.next_round(force).await?;
+        let _ = self.round_changed(&emitter).await;
+        Ok(report)
+    }
+
     /// Object paths of the attached clocks, by index.
     #[zbus(property)]
     fn clocks(&self) -> Vec<OwnedObjectPath> {

@@ -116,6 +116,8 @@ const TOP_KEYS: &[&str] = &[
     "command_retries",
     "default_time_control",
     "draw_rules",
+    "event",
+    "site",
     "clock",
 ];
 /// Keys of a `[[clock]]` table.

@@ -130,6 +130,20 @@ pub struct Config {
         skip_serializing_if = "Option::is_none"
     )]
     pub draw_rules: Option<crate::device::DrawRules>,
+    /// The PGN `Event` of every game whose game information names none (unset: `?`).
+    #[serde(
+        default,
+        deserialize_with = "value::opt_text",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub event: Option<String>,
+    /// The PGN `Site` of every game whose game information names none (unset: `?`).
+    #[serde(
+        default,
+        deserialize_with = "value::opt_text",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub site: Option<String>,
     /// Boards to attach at start (`[[clock]]` tables, in file order).
     #[serde(rename = "clock")]
     pub clocks: Vec<ClockConfig>,
@@ -148,6 +162,8 @@ impl Default for Config {
             command_retries: 3,
             default_time_control: "G/90 inc/30".to_owned(),
             draw_rules: None,
+            event: None,
+            site: None,
             clocks: Vec::new(),
         }
     }
@@ -407,6 +423,15 @@ impl Config {
                 why,
             )
         })?;
+        for (key, tag, value) in [
+            ("event", "Event", &self.event),
+            ("site", "Site", &self.site),
+        ] {
+            if let Some(v) = value {
+                crate::device::check_game_info(&[(tag.to_owned(), v.clone())])
+                    .map_err(|why| invalid(key.to_owned(), why))?;
+            }
+        }
         for (i, clock) in self.clocks.iter().enumerate() {
             if let Some(tc) = &clock.time_control {
                 check(tc).map_err(|why| bad(format!("clock[{i}].time_control"), tc, why))?;
@@ -417,6 +442,15 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// `Event` and `Site` as the settings give them (the tags every game carries unless its
+    /// game information names its own).
+    pub fn tag_defaults(&self) -> Vec<(String, String)> {
+        [("Event", &self.event), ("Site", &self.site)]
+            .into_iter()
+            .filter_map(|(tag, v)| Some((tag.to_owned(), v.clone()?)))
+            .collect()
     }
 
     /// The control of new games: `default_time_control`, parsed.

@@ -46,6 +46,12 @@ pub struct DeviceOptions {
     pub live_dir: Option<PathBuf>,
     /// Game information (PGN tags) the clock's games start with.
     pub game_info: Vec<(String, String)>,
+    /// Tags every game of the clock carries unless its information sets them: `Event` and
+    /// `Site` (the settings).
+    pub tag_defaults: Vec<(String, String)>,
+    /// The current round and the clock's board number (`None`: round 1, the clock's number
+    /// + 1): `Round "R.B"`, `Board "B"`, and the live file `round-R/game-B.pgn`.
+    pub place: Option<(u32, u32)>,
     /// What counts the moves of a multi-period control.
     pub move_source: MoveSource,
     /// Drive the clock, or observe it running its own mode.
@@ -80,6 +86,8 @@ impl Default for DeviceOptions {
             state_dir: None,
             live_dir: None,
             game_info: Vec::new(),
+            tag_defaults: Vec::new(),
+            place: None,
             move_source: MoveSource::Board,
             mode: observe::Mode::Drive,
             draw_rules: None,

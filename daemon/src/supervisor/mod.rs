@@ -7,8 +7,9 @@
 //! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
 //! does no serial IO itself and holds no game state. It also owns the clocks' board numbers
 //! and the current round (`round.rs`: persisted, and a round's pairings applied to the
-//! boards).
+//! boards; `next_round.rs`: the roll-over to the next round).
 
+mod next_round;
 mod registry;
 pub mod round;
 mod table;

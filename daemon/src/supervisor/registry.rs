@@ -210,6 +210,15 @@ impl Supervisor {
                     entry.table = Some(board.board_serial.clone());
                     if let Some(number) = board.spec.board {
                         entry.board = number;
+                        let round = *self.published.round.borrow();
+                        let handle = handle.clone();
+                        tokio::spawn(async move {
+                            let place = Request::Place {
+                                round,
+                                board: number,
+                            };
+                            let _ = handle.request(place).await;
+                        });
                     }
                 }
                 self.publish();
@@ -296,6 +305,7 @@ impl Supervisor {
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
         let board = spec.board.unwrap_or(index.saturating_add(1));
+        options.place = Some((*self.published.round.borrow(), board));
         let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await

@@ -4,9 +4,11 @@
 //! store's helper) and the rule that matches pairings to clocks by board number
 //! ([`plan`], pure): every paired board has exactly one clock, every tag is valid game
 //! information, or nothing is applied and the errors name the lines. [`SupervisorHandle::
-//! load_pairings`] then sets each board's game information through the clock's own
-//! `SetGameInfo` request and makes the round current. Parsing the file is the game crate's
-//! (`chessclock_game::pairings`); this module must not read files or know the bus.
+//! load_pairings`] then moves every clock to the round first (`Request::Place`: its default
+//! `Round "R.B"`/`Board "B"` tags and its live file), sets each paired board's game
+//! information through the clock's own `SetGameInfo` request and makes the round current.
+//! Parsing the file is the game crate's (`chessclock_game::pairings`); this module must not
+//! read files or know the bus.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -190,6 +192,18 @@ impl SupervisorHandle {
             })
             .collect();
         let plan = plan(&pairings, &targets, round).map_err(nothing)?;
+        // Every board's game carries the round, paired or not (a clock that stopped
+        // meanwhile gets it when it is attached again); first, so that the new players go
+        // to the new round's live files and the last round's stay as they were.
+        for t in &targets {
+            if let Some(handle) = handles.iter().find(|h| h.borrow_state().index == t.index) {
+                let place = Request::Place {
+                    round,
+                    board: t.board,
+                };
+                let _ = handle.request(place).await;
+            }
+        }
         for (index, tags) in plan.apply {
             let Some(handle) = handles.iter().find(|h| h.borrow_state().index == index) else {
                 continue;

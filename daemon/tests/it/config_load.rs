@@ -450,3 +450,26 @@ fn draw_rules_are_fide_or_none_and_a_wrong_word_says_both() {
         "{msg}"
     );
 }
+
+#[test]
+fn event_and_site_are_the_default_tags_and_a_line_break_names_the_key() {
+    let c = Config::from_sources(
+        Some("event = \"Club Open\"\n"),
+        [("CHESSCLOCKD_SITE", "Zurich SUI")],
+    )
+    .expect("loads");
+    assert_eq!(
+        c.tag_defaults(),
+        vec![
+            ("Event".to_owned(), "Club Open".to_owned()),
+            ("Site".to_owned(), "Zurich SUI".to_owned())
+        ]
+    );
+    assert!(Config::default().tag_defaults().is_empty(), "unset: none");
+    let c = Config::from_sources(Some("event = \"a\\nb\"\n"), NO_ENV).expect("loads");
+    let msg = c
+        .validate_with(&|_| Ok(()))
+        .expect_err("refused")
+        .to_string();
+    assert!(msg.contains("event") && msg.contains("line break"), "{msg}");
+}

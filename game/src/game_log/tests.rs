@@ -48,6 +48,14 @@ fn utc_dates_are_civil_dates() {
 }
 
 #[test]
+fn the_date_is_the_start_s_not_the_clock_s_creation() {
+    let log = GameLog::new("Table 1", "/dev/ttyACM0", "G/3 inc/2", 0);
+    assert_eq!(log.start_date(), None, "a game not started has no date yet");
+    // 1_763_892_000_000 ms is 2025-11-23 10:00 UTC.
+    assert_eq!(started().start_date().as_deref(), Some("2025.11.23"));
+}
+
+#[test]
 fn a_finished_game_has_clk_comments_a_result_and_every_event() {
     let mut log = started();
     log.event(5000, 0, press(Side::White, 1, 179_000, 182_000));

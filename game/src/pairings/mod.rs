@@ -180,15 +180,37 @@ pub fn parse(
     }
 }
 
+/// The tags that place a game in a round: `Round "R.B"` and `Board "B"` (what a pairing
+/// gives its board, and what every board's game carries when no pairing or game information
+/// names them).
+pub fn board_tags(round: u32, board: u32) -> Vec<(String, String)> {
+    vec![
+        ("Round".to_owned(), format!("{round}.{board}")),
+        ("Board".to_owned(), board.to_string()),
+    ]
+}
+
+/// Every tag a pairing sets, each with an empty value: what clears a board's players and
+/// its round for the next round (game information keeps its other tags).
+pub fn cleared_tags() -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("Round".to_owned(), String::new()),
+        ("Board".to_owned(), String::new()),
+    ];
+    for side in ["White", "Black"] {
+        for field in ["", "FideId", "Elo", "Title", "Team"] {
+            tags.push((format!("{side}{field}"), String::new()));
+        }
+    }
+    tags
+}
+
 impl Pairing {
     /// The game information tags this pairing gives its board's game in round `round`:
     /// `Round "R.B"`, `Board`, the players, their FIDE ids, ratings, titles and teams. A field
     /// the pairing does not give is an empty value, which removes what an earlier round left.
     pub fn tags(&self, round: u32) -> Vec<(String, String)> {
-        let mut tags = vec![
-            ("Round".to_owned(), format!("{round}.{}", self.board)),
-            ("Board".to_owned(), self.board.to_string()),
-        ];
+        let mut tags = board_tags(round, self.board);
         for (side, p) in [("White", &self.white), ("Black", &self.black)] {
             let opt = |v: Option<String>| v.unwrap_or_default();
             tags.push((side.to_owned(), p.name.clone()));

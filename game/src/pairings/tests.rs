@@ -241,6 +241,17 @@ fn tags_give_every_field_and_clear_the_missing_ones() {
 }
 
 #[test]
+fn cleared_tags_are_every_tag_a_pairing_sets() {
+    let p = &parse("board,white,black\n4,A,B\n", None, 1).expect("parsed")[0];
+    let mut set: Vec<String> = p.tags(2).into_iter().map(|(k, _)| k).collect();
+    let mut cleared: Vec<String> = super::cleared_tags().into_iter().map(|(k, _)| k).collect();
+    set.sort();
+    cleared.sort();
+    assert_eq!(set, cleared);
+    assert!(super::cleared_tags().iter().all(|(_, v)| v.is_empty()));
+}
+
+#[test]
 fn format_names() {
     assert_eq!(Format::from_name("TRF"), Ok(Some(Format::Trf)));
     assert_eq!(Format::from_name("auto"), Ok(None));

@@ -110,18 +110,13 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     assert_eq!(s(g, "/headers/Board"), "4");
     assert_eq!(s(g, "/headers/TimeControl"), "300+3");
 
-    // The live files: the clock's own and all.pgn, rewritten after each change.
-    let live = dir.path().join("state/live");
+    // The live files: the board's own (board 1 of round 1: the clock's number + 1, no round
+    // loaded) and the round's games.pgn, rewritten after each change.
+    let live = dir.path().join("state/live/round-1");
     let mut found = None;
     for _ in 0..100 {
-        let own = std::fs::read_dir(&live)
-            .ok()
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.file_name().is_some_and(|n| n != "all.pgn"));
-        if let Some(p) = own
+        let p = live.join("game-1.pgn");
+        if p.exists()
             && python_reads(&p)
                 .is_ok_and(|g| g.first().is_some_and(|g| sans(g).len() == want.len()))
         {
@@ -131,7 +126,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         std::thread::sleep(Duration::from_millis(100));
     }
     let own = found.context("no live PGN with every move in state/live")?;
-    for f in [own, live.join("all.pgn")] {
+    for f in [own, live.join("games.pgn")] {
         let games = python_reads(&f)?;
         assert_eq!(games.len(), 1, "{}", f.display());
         assert_eq!(sans(&games[0]), want, "{}", f.display());

@@ -136,7 +136,7 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     let live = dir.path().join("state/live");
     let mut read = Vec::new();
     for _ in 0..100 {
-        read = python_reads(&live.join("all.pgn")).unwrap_or_default();
+        read = python_reads(&live.join("round-1/games.pgn")).unwrap_or_default();
         if read.first().is_some_and(|g| sans(g).len() == want.len()) {
             break;
         }

@@ -2,7 +2,8 @@
 //! the push to a Lichess broadcast round against a local HTTP server standing in for
 //! lichess.org (the real service is not reachable from here): the request's method, path,
 //! bearer token and content type, a body that python-chess reads as the round's games, a
-//! retry after a failure, and a clear start error for a bad round id.
+//! retry after a failure, a clear start error for a bad round id, and the push following
+//! the daemon's round (`rounds`) after `round next`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -233,6 +234,51 @@ fn a_bad_round_id_is_a_clear_start_error() -> Result<()> {
         "{err}"
     );
     assert!(err.lines().count() <= 2, "one sentence: {err}");
+    Ok(())
+}
+
+/// `rounds` maps the daemon's rounds to Lichess rounds: after `chessclockctl round next` the
+/// bridge pushes the next round's games to its Lichess round without a restart.
+#[test]
+fn the_push_follows_the_daemon_s_round_to_its_lichess_round() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-lichess-rounds")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
+    let (server, requests) = stand_in(Vec::new())?;
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_testtoken123\n")?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[[lichess]]\nround = \"AbCd1234\"\nrounds = {{ 2 = \"EfGh5678\" }}\n\
+             token_file = {:?}\nserver = \"{server}\"\n",
+            token.display().to_string()
+        ),
+    )?;
+    let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
+    let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
+    assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
+    assert!(first.body.contains("[Round \"1.1\"]"), "{}", first.body);
+
+    let out = d.ctl(&["round", "next"]);
+    anyhow::ensure!(
+        out.status.success(),
+        "round next: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let until = std::time::Instant::now() + WAIT;
+    let next = loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        let r = requests
+            .recv_timeout(left)
+            .context("no push to round 2's Lichess round")?;
+        if r.path == "/api/broadcast/round/EfGh5678/push" {
+            break r;
+        }
+    };
+    assert!(next.body.contains("[Round \"2.1\"]"), "{}", next.body);
     Ok(())
 }
 

@@ -39,6 +39,7 @@ mod log_control;
 mod log_control_bridge;
 mod packaging;
 mod relay_round;
+mod relay_tags;
 mod schemas;
 mod system_files;
 mod udev_boards;

@@ -1,12 +1,15 @@
-//! The live PGN files (`state_dir/live/<clock>.pgn` and `all.pgn`): one writer thread
+//! The live PGN files, in the layout LiveChess writes and the Lichess Broadcaster app uploads
+//! (`live/round-R/game-B.pgn`, one per board, and `live/round-R/games.pgn`, every board of the
+//! round in board order; the actor names the folder and the file): one writer thread
 //! ([`LiveFiles`]) for every clock of a supervisor, handed to each clock, not a global.
 //!
 //! Actors hand over a clock's whole PGN after each change; the writer replaces that clock's
-//! file at once and `all.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
+//! file at once and `games.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
 //! (read from the directory once, on its first use, so clocks that have not changed since a
 //! restart are there too). Files are replaced atomically (a reader sees the old or the new
 //! file) but not fsynced: they are a feed for broadcast tools, and the journal, not they, is
-//! what survives a power loss. Under load many changes cost one `all.pgn` write, not one
+//! what survives a power loss. Temporary files end in `.tmp`, never `.pgn`, so a folder watcher
+//! uploads no half-written game. Under load many changes cost one `games.pgn` write, not one
 //! each, and never a read of the directory. It must not know games or clocks: texts in,
 //! files out.
 
@@ -17,10 +20,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The file of every clock's game.
-pub(crate) const ALL: &str = "all.pgn";
+/// The file of every board's game of a round (the Broadcaster uploads a file whose name ends
+/// in `games.pgn` as the round's games, every other `.pgn` as one game).
+pub(crate) const ALL: &str = "games.pgn";
 
-/// `all.pgn` is rewritten at most this often (it holds every clock's game: at 128 boards a
+/// `games.pgn` is rewritten at most this often (it holds every clock's game: at 128 boards a
 /// rewrite per press would be most of the daemon's work); a clock's own file at once.
 pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
 
@@ -97,10 +101,10 @@ struct Dir {
 fn run(rx: &Receiver<Update>) {
     let mut dirs: BTreeMap<PathBuf, Dir> = BTreeMap::new();
     let mut touched = BTreeSet::new();
-    // When all.pgn may next be written.
+    // When games.pgn may next be written.
     let mut next_all = Instant::now();
     loop {
-        // Wait for a change; with all.pgn behind, only until it is due.
+        // Wait for a change; with games.pgn behind, only until it is due.
         let got = if touched.is_empty() {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
         } else {
@@ -167,10 +171,21 @@ impl Dir {
         Dir { games }
     }
 
-    /// Every game, by file name, one blank line apart.
+    /// Every game, one blank line apart, in board order (the number in the file name:
+    /// `game-2.pgn` before `game-10.pgn`).
     fn all(&self) -> String {
+        let number = |name: &str| -> u64 {
+            let digits: String = name
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().unwrap_or(u64::MAX)
+        };
+        let mut games: Vec<(&String, &String)> = self.games.iter().collect();
+        games.sort_by_key(|(name, _)| (number(name), *name));
         let mut all = String::new();
-        for text in self.games.values() {
+        for (_, text) in games {
             all.push_str(text.trim_end());
             all.push_str("\n\n");
         }
@@ -218,24 +233,32 @@ mod tests {
     }
 
     #[test]
-    fn every_clock_s_latest_game_is_in_all_pgn_with_those_from_before() {
+    fn every_board_s_latest_game_is_in_games_pgn_in_board_order_with_those_from_before() {
         let dir = scratch("all");
         let live = LiveFiles::default();
         std::fs::create_dir_all(&dir).expect("dir");
-        // A clock that has not changed since a restart.
-        std::fs::write(dir.join("b.pgn"), "[Event \"b\"]\n\n*\n").expect("old file");
-        live.update(dir.clone(), "a.pgn".into(), "[Event \"a1\"]\n\n*\n".into());
-        live.update(dir.clone(), "c.pgn".into(), "[Event \"c\"]\n\n*\n".into());
+        // A board that has not changed since a restart.
+        std::fs::write(dir.join("game-2.pgn"), "[Event \"b\"]\n\n*\n").expect("old file");
         live.update(
             dir.clone(),
-            "a.pgn".into(),
+            "game-10.pgn".into(),
+            "[Event \"a1\"]\n\n*\n".into(),
+        );
+        live.update(
+            dir.clone(),
+            "game-1.pgn".into(),
+            "[Event \"c\"]\n\n*\n".into(),
+        );
+        live.update(
+            dir.clone(),
+            "game-10.pgn".into(),
             "[Event \"a2\"]\n\n1. e4 *\n".into(),
         );
         wait_for(
             &dir.join(ALL),
-            "[Event \"a2\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n*\n\n[Event \"c\"]\n\n*\n\n",
+            "[Event \"c\"]\n\n*\n\n[Event \"b\"]\n\n*\n\n[Event \"a2\"]\n\n1. e4 *\n\n",
         );
-        wait_for(&dir.join("a.pgn"), "[Event \"a2\"]\n\n1. e4 *\n");
+        wait_for(&dir.join("game-10.pgn"), "[Event \"a2\"]\n\n1. e4 *\n");
         let left: Vec<String> = std::fs::read_dir(&dir)
             .expect("dir")
             .flatten()

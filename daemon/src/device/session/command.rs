@@ -189,6 +189,22 @@ pub enum Request {
     Settings(LiveSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
+    /// The clock is board `board` of round `round`: its games carry `Round "R.B"` and
+    /// `Board "B"` unless their information names them, and its live file is the round's.
+    Place {
+        /// The current round.
+        round: u32,
+        /// The clock's board number.
+        board: u32,
+    },
+    /// The round rolled over: in one step (one live-file write), a new game on the clock's
+    /// control, the tags a pairing set cleared, and the clock board `board` of `round`.
+    NextRound {
+        /// The new round.
+        round: u32,
+        /// The clock's board number.
+        board: u32,
+    },
     /// Correct the game read from the board's pieces: undo plies, force a move, set the
     /// position (from a FEN or from the pieces as they stand).
     Correct(chessclock_game::Correction),

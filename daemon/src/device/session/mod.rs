@@ -45,6 +45,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use chessclock_game::GameRecorder;
+use chessclock_game::pgn::GameInfo;
 
 use crate::device::link::display::BoardSide;
 
@@ -127,6 +128,14 @@ pub(crate) struct Session {
     now: Instant,
     observed: Observed,
     board_game: GameRecorder,
+    /// The tags every game carries unless its game information sets them (`Event`, `Site`:
+    /// the daemon's settings).
+    tag_defaults: GameInfo,
+    /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
+    /// game information names them; the live file's place).
+    place: Option<(u32, u32)>,
+    /// The PGN `Date` of the game's start, passed in (the session reads no clock).
+    date: Option<String>,
     info: DeviceInfo,
     /// The serial number of the board this game is played on, as the journal knows it.
     journal_serial: Option<String>,
@@ -194,6 +203,9 @@ impl Session {
             now: Instant::ZERO,
             observed: Observed::default(),
             board_game: GameRecorder::default(),
+            tag_defaults: GameInfo::new(),
+            place: None,
+            date: None,
             info: DeviceInfo::default(),
             journal_serial,
             announcements: VecDeque::new(),

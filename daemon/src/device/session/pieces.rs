@@ -1,13 +1,15 @@
 //! The board's pieces in the session: board messages from the driver fed to the board's
 //! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
 //! into `Move` events, presses giving each move its clock, the operator's corrections
-//! (journaled, a notice, the live PGN), game information, and the game as PGN; and
-//! [`MoveSource`], whether those moves or the presses count a player's moves.
+//! (journaled, a notice, the live PGN), game information with the tags every game carries
+//! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
+//! and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
+//! player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
 
-use chessclock_game::pgn::{self, PgnGame};
+use chessclock_game::pgn::{self, GameInfo, PgnGame};
 use chessclock_game::shakmaty::Color;
 use chessclock_game::{Clocks, Correction, CorrectionError, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
@@ -202,9 +204,52 @@ impl Session {
         Ok(())
     }
 
-    /// The game's information (PGN tags).
-    pub(crate) fn game_info(&self) -> &chessclock_game::pgn::GameInfo {
-        self.board_game.info()
+    /// Set tags every game carries unless its information sets them (`Event`, `Site`),
+    /// replacing those named; a bad tag changes nothing.
+    pub(crate) fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
+        let mut defaults = self.tag_defaults.clone();
+        defaults.set_all(tags).map_err(|e| e.to_string())?;
+        if defaults != self.tag_defaults {
+            self.tag_defaults = defaults;
+            self.game_record_changed();
+            self.changed = true;
+        }
+        Ok(())
+    }
+
+    /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
+    pub(crate) fn set_place(&mut self, round: u32, board: u32) {
+        if self.place != Some((round, board)) {
+            self.place = Some((round, board));
+            self.game_record_changed();
+            self.changed = true;
+        }
+    }
+
+    /// The round and the board number the clock is, if the supervisor said so.
+    pub(crate) fn place(&self) -> Option<(u32, u32)> {
+        self.place
+    }
+
+    /// The PGN `Date` of the game's start (`None`: not started, `????.??.??`).
+    pub(crate) fn set_date(&mut self, date: Option<String>) {
+        if self.date != date {
+            self.date = date;
+            self.game_record_changed();
+        }
+    }
+
+    /// The tags the game's PGN carries: its information, then the defaults and the date.
+    pub(crate) fn pgn_info(&self) -> GameInfo {
+        let mut defaults = self.tag_defaults.clone();
+        // A date is one line of digits and dots, Round/Board numbers: none can be refused.
+        if let Some(date) = &self.date {
+            let _ = defaults.set("Date", date);
+        }
+        if let Some((round, board)) = self.place {
+            let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
+        }
+        self.board_game.info().or(&defaults)
     }
 
     /// Whether moves were read from the pieces.
@@ -237,14 +282,16 @@ impl Session {
                 notation::canonical(self.engine.control()),
             )
         };
-        self.board_game.pgn(Some(PgnClocks {
+        let mut game = self.board_game.pgn(Some(PgnClocks {
             time_control,
             control_notation,
             white_ms: snap.white_ms,
             black_ms: snap.black_ms,
             result: snap.result,
             termination,
-        }))
+        }));
+        game.info = self.pgn_info();
+        game
     }
 
     /// The game so far as PGN, clocks at `now`.

@@ -52,6 +52,17 @@ impl Session {
                 self.set_game_info(&tags).map_err(DeviceError::Invalid)?;
                 return Ok(Reply::Done);
             }
+            Request::Place { round, board } => {
+                self.set_place(round, board);
+                return Ok(Reply::Done);
+            }
+            Request::NextRound { round, board } => {
+                self.request(now, Request::NewGame)?;
+                self.set_game_info(&chessclock_game::pairings::cleared_tags())
+                    .map_err(DeviceError::Invalid)?;
+                self.set_place(round, board);
+                return Ok(Reply::Done);
+            }
             Request::Correct(correction) => return self.correct_board(now, &correction),
             Request::Settings(s) => {
                 self.set_link(&s);

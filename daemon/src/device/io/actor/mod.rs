@@ -63,6 +63,8 @@ struct Actor<P> {
     reopen_at: Option<Instant>,
     /// The live PGN must be rewritten.
     pgn_dirty: bool,
+    /// Where the live PGN was last written (its round's folder, its file).
+    live_at: Option<(std::path::PathBuf, String)>,
     /// Kept alive as long as the actor (a virtual clock's in-memory board).
     _keep: Option<Box<dyn Send>>,
 }
@@ -143,7 +145,7 @@ impl<P: BoardIo> Actor<P> {
             p.write_record(log.render(
                 Some(&self.session.snapshot(at)),
                 board,
-                self.session.game_info(),
+                &self.session.pgn_info(),
             ));
         }
     }

@@ -69,12 +69,11 @@ impl<P: BoardIo> Actor<P> {
                         log.set_control(&time_control);
                     }
                 }
-                SessionEvent::Renamed { old } => {
+                // The live file is the board's, not the name's: it stays.
+                SessionEvent::Renamed { .. } => {
                     if let Some(log) = &mut self.log {
                         log.set_name(self.session.name());
                     }
-                    self.remove_live_pgn(&old);
-                    self.pgn_dirty = true;
                 }
                 SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
             }
@@ -92,6 +91,13 @@ impl<P: BoardIo> Actor<P> {
     /// Send the state the session publishes, if it says so.
     fn publish(&mut self, now: Instant) {
         let at = self.at(now);
+        // The game's `Date` is its start's, as the record kept it (a game resumed after a
+        // restart keeps its day).
+        let date = self
+            .log
+            .as_ref()
+            .and_then(chessclock_game::GameLog::start_date);
+        self.session.set_date(date);
         if self.session.take_pgn_changed() {
             self.pgn_dirty = true;
         }
@@ -100,24 +106,31 @@ impl<P: BoardIo> Actor<P> {
             .send_if_modified(|cur| session.publish(at, cur));
     }
 
-    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged).
+    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged):
+    /// `round-R/game-B.pgn` of the clock's place. A board renumbered within the round leaves
+    /// no file under its old number (a folder watcher would upload the game twice); the file
+    /// of an earlier round stays as it was last written (that round's feed).
     fn write_live_pgn(&mut self, now: Instant) {
         if !std::mem::take(&mut self.pgn_dirty) {
             return;
         }
-        let Some(dir) = self.live_dir() else {
+        let Some(live) = self.live_dir() else {
             return;
         };
-        let text = self.session.pgn(self.at(now));
-        self.live
-            .update(dir, live_file_name(self.session.name()), text);
-    }
-
-    /// Remove the live PGN file of the clock's old name `old`.
-    pub(super) fn remove_live_pgn(&self, old: &str) {
-        if let Some(dir) = self.live_dir() {
-            self.live.remove(dir, live_file_name(old));
+        let (round, board) = self
+            .session
+            .place()
+            .unwrap_or((1, self.session.clock().saturating_add(1)));
+        let at = (live.join(round_dir(round)), game_file(board));
+        if let Some((dir, file)) = self.live_at.take()
+            && dir == at.0
+            && file != at.1
+        {
+            self.live.remove(dir, file);
         }
+        let text = self.session.pgn(self.at(now));
+        self.live.update(at.0.clone(), at.1.clone(), text);
+        self.live_at = Some(at);
     }
 
     /// The live feed's folder: the configured one, else `live/` in the state directory;
@@ -156,11 +169,12 @@ impl<P: BoardIo> Actor<P> {
     }
 }
 
-/// The live file of a clock named `name` (`/` and leading dots are not kept).
-fn live_file_name(name: &str) -> String {
-    let safe: String = name
-        .chars()
-        .map(|c| if c == '/' || c == '\0' { '_' } else { c })
-        .collect();
-    format!("{}.pgn", safe.trim_start_matches('.'))
+/// The live feed's folder of round `round` (LiveChess's and the Broadcaster's layout).
+pub(crate) fn round_dir(round: u32) -> String {
+    format!("round-{round}")
+}
+
+/// The live file of board `board` in its round's folder.
+pub(crate) fn game_file(board: u32) -> String {
+    format!("game-{board}.pgn")
 }

@@ -222,6 +222,12 @@ pub(super) fn launch<P: BoardIo>(
     if let Err(e) = session.set_game_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
     }
+    if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
+        tracing::warn!(clock = index, "default tags not taken: {e}");
+    }
+    let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
+    session.set_place(round, board);
+    session.set_date(game.log.as_ref().and_then(GameLog::start_date));
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
@@ -242,6 +248,7 @@ pub(super) fn launch<P: BoardIo>(
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
         pgn_dirty: false,
+        live_at: None,
         _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });

@@ -26,6 +26,49 @@ fn a_control_before_the_start_is_refused_once_the_game_runs() {
     assert_eq!(rig.published().time_control, "G/3 inc/2");
 }
 
+/// Every game carries `Event`, `Site` (the defaults), `Round "R.B"`, `Board "B"` (its place)
+/// and its `Date` (passed in); the game's own information wins; a bad default is refused
+/// and changes nothing.
+#[test]
+fn the_pgn_carries_the_default_tags_unless_the_game_names_its_own() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    let tag = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+    rig.session
+        .set_tag_defaults(&[tag("Event", "Club Open"), tag("Site", "Hall")])
+        .expect("defaults");
+    rig.request(Request::Place { round: 3, board: 2 })
+        .expect("place");
+    rig.session.set_date(Some("2026.11.26".into()));
+    rig.request(Request::SetGameInfo(vec![tag("Site", "Annex")]))
+        .expect("info");
+    let pgn = rig.session.pgn(rig.at());
+    for want in [
+        "[Event \"Club Open\"]\n[Site \"Annex\"]\n[Date \"2026.11.26\"]\n[Round \"3.2\"]\n",
+        "[Board \"2\"]\n[TimeControl \"300\"]\n",
+    ] {
+        assert!(pgn.contains(want), "{want} in {pgn}");
+    }
+    // The next round replaces Round and keeps the rest; the game's own Round wins.
+    rig.request(Request::Place { round: 4, board: 2 })
+        .expect("round");
+    let bad = rig.session.set_tag_defaults(&[tag("Event", "a\nb")]);
+    assert!(
+        matches!(&bad, Err(m) if m.contains("line break")),
+        "{bad:?}"
+    );
+    let pgn = rig.session.pgn(rig.at());
+    assert!(
+        pgn.contains("[Event \"Club Open\"]") && pgn.contains("[Round \"4.2\"]"),
+        "{pgn}"
+    );
+    assert_eq!(rig.session.place(), Some((4, 2)));
+    rig.request(Request::SetGameInfo(vec![tag("Round", "4")]))
+        .expect("info");
+    assert!(rig.session.pgn(rig.at()).contains("[Round \"4\"]"));
+    rig.session.set_date(None);
+    assert!(rig.session.pgn(rig.at()).contains("[Date \"????.??.??\"]"));
+}
+
 /// Text for longer than the limit is refused with a message saying the limit, and nothing is
 /// shown; the limit itself is taken.
 #[test]

@@ -322,10 +322,12 @@ async fn after_a_press_the_display_steps_with_the_engines_seconds() {
     }
 }
 
-/// The live PGN goes to the sink the actor was given: a renamed clock's old file is removed
-/// and its game handed over under the new name (here to a channel: no thread, no files).
+/// The live PGN goes to the sink the actor was given (here a channel: no thread, no files),
+/// as `round-R/game-B.pgn` of the clock's place: a rename keeps the file, a board renumbered
+/// within its round leaves no file under its old number, a new round's file is in the new
+/// round's folder and the old round's stays.
 #[tokio::test(start_paused = true)]
-async fn a_renamed_clock_hands_its_live_pgn_to_its_sink_under_the_new_name() {
+async fn the_live_pgn_is_the_board_s_file_in_its_round_s_folder() {
     let (tx, rx) = std::sync::mpsc::channel();
     let sinks = Sinks {
         live: LiveFiles::to(tx),
@@ -334,43 +336,68 @@ async fn a_renamed_clock_hands_its_live_pgn_to_its_sink_under_the_new_name() {
     let state_dir = std::path::PathBuf::from("/nonexistent/state");
     let options = DeviceOptions {
         state_dir: Some(state_dir.clone()),
+        place: Some((2, 7)),
         ..DeviceOptions::default()
     };
     let (stream, _actions, _view) = plug();
     let no_replug = Box::new(|| Err(io::Error::other("no replug here")));
     let handle = start_game(stream, no_replug, options, sinks, new_game("G/5 d/0"));
     until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
+    let live = state_dir.join("live");
+    let next = |rx: &std::sync::mpsc::Receiver<Update>| rx.try_recv().ok();
+    // Until `want` is handed over; everything before it.
+    async fn until(
+        rx: &std::sync::mpsc::Receiver<Update>,
+        want: impl Fn(&Update) -> bool,
+    ) -> Vec<Update> {
+        let mut updates: Vec<Update> = Vec::new();
+        while updates.last().is_none_or(|u| !want(u)) {
+            match rx.try_recv() {
+                Ok(u) => updates.push(u),
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+        updates
+    }
     handle
         .request(Request::Rename("board two".into()))
         .await
         .expect("rename");
-    // Until the game is handed over under the new name (before it: its old file's).
-    let mut updates: Vec<Update> = Vec::new();
-    while updates.last().is_none_or(|u| u.file != "board two.pgn") {
-        match rx.try_recv() {
-            Ok(u) => updates.push(u),
-            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
-        }
-    }
-    let live = state_dir.join("live");
+    handle
+        .request(Request::Place { round: 2, board: 8 })
+        .await
+        .expect("renumbered");
+    let round2 = live.join("round-2");
+    let updates = until(&rx, |u| u.file == "game-8.pgn").await;
     let (new, before) = updates.split_last().expect("an update");
-    let (removed, earlier) = before.split_last().expect("the old file's removal");
+    let (removed, earlier) = before.split_last().expect("the old number's removal");
     assert_eq!(
         removed,
         &Update {
-            dir: live.clone(),
-            file: "t.pgn".into(),
+            dir: round2.clone(),
+            file: "game-7.pgn".into(),
             text: None
         }
     );
     assert!(
         earlier
             .iter()
-            .all(|u| u.file == "t.pgn" && u.text.is_some()),
+            .all(|u| u.dir == round2 && u.file == "game-7.pgn" && u.text.is_some()),
         "{earlier:?}"
     );
-    assert_eq!(new.dir, live);
+    assert_eq!(new.dir, round2);
     let text = new.text.as_deref().expect("the game's text");
-    assert!(text.starts_with("[Event "), "{text}");
-    assert_eq!(rx.try_recv().ok(), None, "nothing else handed over");
+    assert!(text.contains("[Round \"2.8\"]\n[White"), "{text}");
+    handle
+        .request(Request::Place { round: 3, board: 8 })
+        .await
+        .expect("next round");
+    let updates = until(&rx, |u| u.dir == live.join("round-3")).await;
+    assert!(
+        updates.iter().all(|u| u.text.is_some()),
+        "round 2's file stays: {updates:?}"
+    );
+    let last = updates.last().expect("an update");
+    assert_eq!(last.file, "game-8.pgn");
+    assert_eq!(next(&rx), None, "nothing else handed over");
 }
