@@ -67,7 +67,8 @@ impl ManagerIface {
     /// `trf` or `auto` (empty: detected), `round` the round they are for (0: the current
     /// round; TRF holds every round). Each paired board's clock (by its `Board`) gets the
     /// players, FIDE ids, ratings, titles, teams and `Round "R.B"` as game information, and
-    /// the round becomes current. A malformed line, a board without a clock or a board two
+    /// the round becomes current; the next round's, once a game of the current round has
+    /// started, are kept for `NextRound` instead. A malformed line, a board without a clock or a board two
     /// clocks share is `InvalidArgument` naming the lines, and nothing is changed. Returns
     /// one line per board, and one per clock the pairings leave out.
     async fn load_pairings(
@@ -87,7 +88,8 @@ impl ManagerIface {
 
     /// Roll the round over: every clock starts a new game on its control as its board in the
     /// next round (its live file `round-R+1/game-B.pgn`; round R's files stay), the players
-    /// of the last round's pairings are cleared, and `Round` becomes R+1. While a game is
+    /// of the last round's pairings are cleared and those kept for R+1 set, and `Round`
+    /// becomes R+1. While a game is
     /// running, paused or flagged without a result this is `NotAllowed` naming the boards and
     /// nothing is changed, unless `force` (those games are discarded as by `NewGame`).
     /// Returns one line per clock.
