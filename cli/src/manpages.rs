@@ -299,6 +299,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "even while games are under way (they are discarded)",
             ),
             (
+                "chessclockctl round next --lichess-round EfGh5678",
+                "and the bridge pushes the new round to that Lichess round",
+            ),
+            (
                 "chessclockctl round next --json",
                 "as JSON; the players `round load --round R+1` kept go to the new games",
             ),

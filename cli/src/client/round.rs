@@ -40,6 +40,11 @@ pub(crate) enum RoundCommand {
         /// Roll over even while games are under way (they are discarded as by new-game).
         #[arg(long)]
         force: bool,
+        /// The Lichess broadcast round id of the new round (8 letters and digits, the last
+        /// part of its URL): kept by the daemon, the bridge pushes the round there unless its
+        /// [[lichess]] rounds names one.
+        #[arg(long, value_name = "ID")]
+        lichess_round: Option<String>,
     },
 }
 
@@ -112,8 +117,15 @@ pub(crate) async fn run(
             }
             Ok(())
         }
-        RoundCommand::Next { force } => {
-            let report = mgr.next_round(force).await.map_err(f)?;
+        RoundCommand::Next {
+            force,
+            lichess_round,
+        } => {
+            let report = match lichess_round {
+                Some(id) => mgr.next_round_broadcast(force, &id).await,
+                None => mgr.next_round(force).await,
+            }
+            .map_err(f)?;
             let round = mgr.round().await.map_err(f)?;
             if json {
                 return out_line(
