@@ -2,16 +2,19 @@
 //! (docs/relay.md §4): `round load --round R+1` while round R is being played keeps the
 //! pairings (in the state directory, across a restart) instead of renaming the games under
 //! way; `round next` applies them to every board's new game, and refuses, changing nothing,
-//! when a kept board has no clock any more.
+//! when a kept board has no clock any more. The finished records go to `games/round-R/` of
+//! the round they were played in (a game ended by `--force` too) and `games list|export
+//! --round R` finds them, older records in `games/` included.
 //!
 //! The clocks are virtual: started and given results through `chessclockctl`.
 
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use anyhow::{Result, ensure};
 use chessclock_tests::e2e::ctl_ok;
 use chessclock_tests::pgn::python_reads;
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -32,6 +35,30 @@ fn round(d: &Daemon) -> Result<u64> {
     Ok(d.ctl_json(&["round", "show", "--json"])?["round"]
         .as_u64()
         .unwrap_or(0))
+}
+
+/// The `n` game records (`*.pgn`) in `dir`, once they are there.
+fn wait_records(dir: &Path, n: usize) -> Result<Vec<PathBuf>> {
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        if found.len() == n {
+            return Ok(found);
+        }
+        ensure!(
+            std::time::Instant::now() < until,
+            "{n} records in {}: {found:?}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Wait until `--json list` shows `n` clocks.
@@ -162,5 +189,54 @@ fn the_next_rounds_pairings_wait_for_round_next_and_go_to_the_new_games() -> Res
         h["White"] == "Carlsen, Magnus" && h["Round"] == "2.1" && h["WhiteElo"] == "2830",
         "{h}"
     );
+    // Round 1's finished game went to games/round-1/.
+    let state = dir.path().join("state");
+    let round1 = wait_records(&state.join("games/round-1"), 1)?;
+    let games = python_reads(&round1[0])?;
+    ensure!(
+        games.len() == 1 && games[0]["headers"]["Result"] == "1-0",
+        "{games:?}"
+    );
+
+    // A game of round 2 ended by round next --force: its record is round 2's; an old
+    // record in games/ (before round folders) is still found.
+    ctl_ok(&d, &["start", "0"]);
+    ctl_ok(&d, &["round", "next", "--force"]);
+    assert_eq!(round(&d)?, 3);
+    let round2 = wait_records(&state.join("games/round-2"), 1)?;
+    ensure!(
+        python_reads(&round2[0])?.len() == 1,
+        "python-chess reads it"
+    );
+    std::fs::copy(&round1[0], state.join("games/old.pgn"))?;
+    let listed = |args: &[&str]| -> Result<Value> {
+        let out = std::process::Command::new(workspace_bin("chessclockctl")?)
+            .args(["games", "list", "--json", "--state-dir"])
+            .arg(&state)
+            .args(args)
+            .output()?;
+        ensure!(out.status.success(), "{}", text(&out));
+        Ok(serde_json::from_slice(&out.stdout)?)
+    };
+    let count = |v: &Value| v.as_array().map_or(0, Vec::len);
+    ensure!(count(&listed(&[])?) == 3, "every record: {}", listed(&[])?);
+    ensure!(
+        count(&listed(&["--round", "2"])?) == 1,
+        "{}",
+        listed(&["--round", "2"])?
+    );
+    ensure!(
+        count(&listed(&["--round", "1"])?) == 2,
+        "{}",
+        listed(&["--round", "1"])?
+    );
+    let exported = std::process::Command::new(workspace_bin("chessclockctl")?)
+        .args(["games", "export", "--round", "2", "--state-dir"])
+        .arg(&state)
+        .output()?;
+    let file = dir.path().join("round2.pgn");
+    std::fs::write(&file, &exported.stdout)?;
+    ensure!(python_reads(&file)?.len() == 1, "the export of round 2");
+
     Ok(())
 }
