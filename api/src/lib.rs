@@ -1,7 +1,7 @@
 //! The D-Bus API of chessclockd as clients see it: the fixed names and paths ([`names`]), the
 //! zbus proxies ([`proxy`]), the error names ([`error`]), the conversions between `a{sv}` and
 //! JSON ([`variant`]), typed values straight to `a{sv}` ([`to_variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
-//! every clock in one round trip ([`read`]).
+//! every clock in one round trip ([`read`]), and what a Lichess round id is ([`broadcast`]).
 //!
 //! Shared by the daemon's bus service (names, variant conversions), `chessclockctl` and
 //! `chessclock-bridge`, so that every client prints the same JSON. Owns no behaviour of the
@@ -9,6 +9,7 @@
 //! shared value types and rules ([`Side`], how a running clock's values move, clock text),
 //! never an engine. The CLOCK_MONOTONIC time base of `as_of_us` is [`monotonic`]'s.
 
+pub mod broadcast;
 pub mod error;
 pub mod event;
 pub mod fleet;

@@ -38,6 +38,12 @@ pub trait Manager {
     /// Roll the round over (every clock a new game in the next round); `force`: even while
     /// games are under way.
     fn next_round(&self, force: bool) -> zbus::Result<Vec<String>>;
+    /// Roll the round over as `next_round`, and keep `lichess_round` as the Lichess round id
+    /// of the next round (`broadcast_rounds`).
+    fn next_round_broadcast(&self, force: bool, lichess_round: &str) -> zbus::Result<Vec<String>>;
+    /// The Lichess round id kept for each round (`round next --lichess-round`).
+    #[zbus(property)]
+    fn broadcast_rounds(&self) -> zbus::Result<std::collections::BTreeMap<u32, String>>;
     /// A clock was attached.
     #[zbus(signal)]
     fn clock_added(&self, clock: zbus::ObjectPath<'_>) -> zbus::Result<()>;

@@ -1,5 +1,6 @@
 //! `chessclockctl games list|export`: the finished games in the daemon's state directory
-//! (`games/*.pgn`), selected by round and date, listed or copied out as one PGN.
+//! (`games/round-R/*.pgn`, each round's, and `games/*.pgn`, older records and clocks without
+//! a round), selected by round and date, listed or copied out as one PGN.
 //!
 //! Owns this verb only: it reads the folder directly (an operator in group `chessclock` may
 //! read it; the daemon need not run) and reads tags with `chessclock_game::pgn::read`. It must
@@ -61,6 +62,8 @@ fn parse_since(s: &str) -> Result<Date, String> {
 #[derive(Debug)]
 struct Found {
     file: PathBuf,
+    /// The round of its folder (`games/round-R/`), if it is in one.
+    folder_round: Option<String>,
     written: SystemTime,
     game: ReadGame,
 }
@@ -104,7 +107,7 @@ pub(crate) fn run(command: Command, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Every game of every `*.pgn` in `dir`, oldest file first.
+/// Every game of every `*.pgn` in `dir` and its `round-R/` folders, oldest file first.
 fn load(dir: &Path) -> Result<Vec<Found>, String> {
     let denied = |e: &std::io::Error| {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
@@ -124,14 +127,24 @@ fn load(dir: &Path) -> Result<Vec<Found>, String> {
         }
     };
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| denied(&e))? {
-        let path = entry.map_err(|e| denied(&e))?.path();
-        if path.extension().is_some_and(|x| x == "pgn") {
-            files.push(path);
+    let mut folders = vec![(dir.to_path_buf(), None)];
+    while let Some((folder, round)) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(|e| denied(&e))? {
+            let path = entry.map_err(|e| denied(&e))?.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let sub = name
+                .as_deref()
+                .and_then(|n| n.strip_prefix("round-"))
+                .filter(|r| r.parse::<u32>().is_ok());
+            if round.is_none() && path.is_dir() && sub.is_some() {
+                folders.push((path.clone(), sub.map(str::to_owned)));
+            } else if path.extension().is_some_and(|x| x == "pgn") {
+                files.push((path, round.clone()));
+            }
         }
     }
     let mut found = Vec::new();
-    for file in files {
+    for (file, folder_round) in files {
         let text = std::fs::read_to_string(&file).map_err(|e| denied(&e))?;
         let written = std::fs::metadata(&file)
             .and_then(|m| m.modified())
@@ -139,6 +152,7 @@ fn load(dir: &Path) -> Result<Vec<Found>, String> {
         for game in read::games(&text) {
             found.push(Found {
                 file: file.clone(),
+                folder_round: folder_round.clone(),
                 written,
                 game,
             });
@@ -156,7 +170,8 @@ fn select(games: Vec<Found>, filter: &Filter) -> Vec<Found> {
         .filter(|g| {
             filter.round.as_ref().is_none_or(|r| {
                 let round = g.tag("Round");
-                round == r
+                g.folder_round.as_ref() == Some(r)
+                    || round == r
                     || round
                         .strip_prefix(r.as_str())
                         .is_some_and(|s| s.starts_with('.'))

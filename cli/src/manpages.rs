@@ -298,6 +298,14 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "chessclockctl round next --force",
                 "even while games are under way (they are discarded)",
             ),
+            (
+                "chessclockctl round next --lichess-round EfGh5678",
+                "and the bridge pushes the new round to that Lichess round",
+            ),
+            (
+                "chessclockctl round next --json",
+                "as JSON; the players `round load --round R+1` kept go to the new games",
+            ),
         ],
     ),
     (
@@ -321,6 +329,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "chessclockctl round load round2.pgn --format pgn --round 2",
                 "a tags-only PGN, one game per board",
+            ),
+            (
+                "chessclockctl round load round4.csv --round 4",
+                "during round 3: kept for round next, which gives them to the new games",
             ),
         ],
     ),

@@ -2,9 +2,10 @@
 //! from chessclockd with `GetPgn`, or for `source = "fleet"` the boards of every machine on
 //! the MQTT broker, [`union`]) is sent to `POST /api/broadcast/round/{id}/push` after every
 //! change, with a bearer token, one request at a time, with retry and backoff. The id is the
-//! one `rounds` gives the current round, else `round`: the daemon's `Round`, read before each
-//! push (a `round next` is followed without a restart), or for a fleet round the round of
-//! its games' `Round` tags.
+//! one `rounds` gives the current round, else the one the daemon keeps for it
+//! (`BroadcastRounds`: `round next --lichess-round ID`), else `round`; the current round is
+//! the daemon's `Round`, read before each push (a `round next` is followed without a
+//! restart), or for a fleet round the round of its games' `Round` tags.
 //!
 //! Owns the round settings (the token from `token_file` or systemd's credential, through
 //! [`crate::secrets`]; `source` and its rules), the HTTP requests (TLS from [`crate::tls`]:
@@ -17,7 +18,7 @@ pub(crate) mod schedule;
 mod tests;
 pub(crate) mod union;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -104,11 +105,11 @@ impl RoundSettings {
     /// credential `lichess-token` in `creds`; empty when only checking the settings outside
     /// the service, which cannot read its unit's credentials).
     pub(crate) fn token(&self, creds: &Credentials) -> Result<String> {
-        let id_ok = |id: &str| id.len() == 8 && id.chars().all(|c| c.is_ascii_alphanumeric());
+        let id_ok = chessclock_api::broadcast::round_id_ok;
+        let help = chessclock_api::broadcast::ROUND_ID_HELP;
         if !id_ok(&self.round) {
             bail!(
-                "lichess round = {:?} is not a round id: 8 letters and digits, the last part \
-                 of the round's URL (lichess.org/broadcast/<tour>/<round>/<id>)",
+                "lichess round = {:?} is not a round id: {help}",
                 shorten(&self.round)
             );
         }
@@ -122,8 +123,7 @@ impl RoundSettings {
             }
             if !id_ok(id) {
                 bail!(
-                    "lichess rounds.{number} = {:?} is not a round id: 8 letters and digits, the \
-                     last part of the round's URL (lichess.org/broadcast/<tour>/<round>/<id>)",
+                    "lichess rounds.{number} = {:?} is not a round id: {help}",
                     shorten(id)
                 );
             }
@@ -194,12 +194,16 @@ impl RoundSettings {
                 .any(|c| *c == clock.name || *c == clock.index.to_string())
     }
 
-    /// The Lichess round id of the daemon's round `current`.
-    pub(crate) fn id_for(&self, current: u32) -> &str {
+    /// The Lichess round id of the daemon's round `current`: the one `rounds` names, else
+    /// the one the daemon keeps for it (`daemon`, its `BroadcastRounds`: `round next
+    /// --lichess-round`), else `round`.
+    pub(crate) fn id_for<'a>(&'a self, current: u32, daemon: &'a BTreeMap<u32, String>) -> &'a str {
         self.rounds
             .iter()
             .find(|(n, _)| n.parse::<u32>().ok() == Some(current))
-            .map_or(self.round.as_str(), |(_, id)| id.as_str())
+            .map(|(_, id)| id.as_str())
+            .or_else(|| daemon.get(&current).map(String::as_str))
+            .unwrap_or(self.round.as_str())
     }
 
     fn url(&self, id: &str) -> String {
@@ -276,10 +280,11 @@ pub(crate) async fn run(
             Some(r) => Ok(r),
             None => current_round(&conn).await,
         };
+        let daemon = daemon_rounds(&conn).await;
         if let Ok(current) = current
-            && round.id_for(current) != id
+            && round.id_for(current, &daemon) != id
         {
-            round.id_for(current).clone_into(&mut id);
+            round.id_for(current, &daemon).clone_into(&mut id);
             tracing::info!(round = %id, "the round is {current}: pushing to Lichess round {id}");
             last_sent.clear();
         }
@@ -308,6 +313,22 @@ pub(crate) async fn run(
 async fn current_round(conn: &zbus::Connection) -> Result<u32> {
     let mgr = chessclock_api::proxy::ManagerProxy::new(conn).await?;
     Ok(mgr.round().await?)
+}
+
+/// The Lichess round ids the daemon keeps by round (its Manager's `BroadcastRounds`; none
+/// from a daemon that cannot say).
+async fn daemon_rounds(conn: &zbus::Connection) -> BTreeMap<u32, String> {
+    let ids = async {
+        let mgr = chessclock_api::proxy::ManagerProxy::new(conn).await?;
+        mgr.broadcast_rounds().await
+    };
+    ids.await
+        .map(|ids| {
+            ids.into_iter()
+                .filter(|(_, id)| chessclock_api::broadcast::round_id_ok(id))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 pub(crate) async fn sleep_until(at: Option<Instant>) {

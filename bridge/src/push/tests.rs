@@ -21,10 +21,20 @@ fn settings(rounds: &[(&str, &str)]) -> RoundSettings {
 #[test]
 fn each_daemon_round_goes_to_its_lichess_round_else_to_round() {
     let s = settings(&[("2", "EfGh5678"), ("10", "IjKl9012")]);
-    assert_eq!(s.id_for(1), "AbCd1234");
-    assert_eq!(s.id_for(2), "EfGh5678");
-    assert_eq!(s.id_for(10), "IjKl9012");
-    assert_eq!(s.id_for(3), "AbCd1234");
+    let none = std::collections::BTreeMap::new();
+    assert_eq!(s.id_for(1, &none), "AbCd1234");
+    assert_eq!(s.id_for(2, &none), "EfGh5678");
+    assert_eq!(s.id_for(10, &none), "IjKl9012");
+    assert_eq!(s.id_for(3, &none), "AbCd1234");
+    // The daemon's ids (`round next --lichess-round`) where `rounds` names none.
+    let daemon = [(2, "MnOp3456".to_owned()), (3, "QrSt7890".to_owned())].into();
+    assert_eq!(
+        s.id_for(2, &daemon),
+        "EfGh5678",
+        "the bridge's settings win"
+    );
+    assert_eq!(s.id_for(3, &daemon), "QrSt7890");
+    assert_eq!(s.id_for(4, &daemon), "AbCd1234");
 }
 
 #[test]

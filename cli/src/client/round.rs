@@ -16,8 +16,10 @@ pub(crate) enum RoundCommand {
     /// Print the current round.
     Show,
     /// Load a round's pairings: each board's clock gets its players (names, FIDE ids, Elo,
-    /// titles, teams) and Round "R.B"; the round becomes current. A bad line, a board without
-    /// a clock or a board two clocks share changes nothing and is named by its line.
+    /// titles, teams) and Round "R.B"; the round becomes current. The next round's, once a
+    /// game of the current round has started, are kept for `round next` instead (the games
+    /// under way keep their players). A bad line, a board without a clock or a board two
+    /// clocks share changes nothing and is named by its line.
     Load {
         /// The pairings file: CSV with a header (board,white,black,...), tags-only PGN or FIDE
         /// TRF-16; `-` reads standard input.
@@ -31,13 +33,18 @@ pub(crate) enum RoundCommand {
         format: Option<String>,
     },
     /// Roll the round over: every clock starts a new game as its board in the next round
-    /// (the live feed moves to live/round-R+1/; round R's files stay) and the next round is
-    /// current; load its pairings with `round load`. Refused, naming the boards, while games
-    /// are under way.
+    /// (the live feed moves to live/round-R+1/; round R's files stay) with the next round's
+    /// pairings kept by `round load`, if any, and the next round is current. Refused, naming
+    /// the boards, while games are under way.
     Next {
         /// Roll over even while games are under way (they are discarded as by new-game).
         #[arg(long)]
         force: bool,
+        /// The Lichess broadcast round id of the new round (8 letters and digits, the last
+        /// part of its URL): kept by the daemon, the bridge pushes the round there unless its
+        /// [[lichess]] rounds names one.
+        #[arg(long, value_name = "ID")]
+        lichess_round: Option<String>,
     },
 }
 
@@ -110,8 +117,15 @@ pub(crate) async fn run(
             }
             Ok(())
         }
-        RoundCommand::Next { force } => {
-            let report = mgr.next_round(force).await.map_err(f)?;
+        RoundCommand::Next {
+            force,
+            lichess_round,
+        } => {
+            let report = match lichess_round {
+                Some(id) => mgr.next_round_broadcast(force, &id).await,
+                None => mgr.next_round(force).await,
+            }
+            .map_err(f)?;
             let round = mgr.round().await.map_err(f)?;
             if json {
                 return out_line(

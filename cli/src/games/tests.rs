@@ -11,6 +11,9 @@ fn state_dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
     let start = SystemTime::now() - Duration::from_secs(3600 * 24);
     for (i, (file, pgn)) in files.iter().enumerate() {
         let path = dir.join("games").join(file);
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).expect("round folder");
+        }
         std::fs::write(&path, pgn).expect("game file");
         let f = std::fs::File::options()
             .write(true)
@@ -56,6 +59,31 @@ fn games_come_oldest_first_whatever_their_names() {
         &filter(&dir, None, None),
     );
     assert_eq!(whites(&games), ["Zed", "Ann"]);
+}
+
+#[test]
+fn round_folders_and_old_records_are_all_found() {
+    let dir = state_dir(
+        "folders",
+        &[
+            ("old.pgn", &pgn("2026.11.20", "1.1", "Old")),
+            ("round-2/a.pgn", &pgn("2026.11.21", "2.1", "R2")),
+            // A record in its round's folder whose tag names another round (a game ended by
+            // round next --force) is still of its folder's round.
+            ("round-3/b.pgn", &pgn("2026.11.22", "4.1", "R3")),
+            ("notes/c.pgn", &pgn("2026.11.22", "3.1", "NotARound")),
+        ],
+    );
+    let all = || load(&dir.join("games")).expect("load");
+    assert_eq!(whites(&all()), ["Old", "R2", "R3"]);
+    assert_eq!(
+        whites(&select(all(), &filter(&dir, Some("3"), None))),
+        ["R3"]
+    );
+    assert_eq!(
+        whites(&select(all(), &filter(&dir, Some("1"), None))),
+        ["Old"]
+    );
 }
 
 #[test]

@@ -67,9 +67,10 @@ impl ManagerIface {
     /// `trf` or `auto` (empty: detected), `round` the round they are for (0: the current
     /// round; TRF holds every round). Each paired board's clock (by its `Board`) gets the
     /// players, FIDE ids, ratings, titles, teams and `Round "R.B"` as game information, and
-    /// the round becomes current. A malformed line, a board without a clock or a board two
-    /// clocks share is `InvalidArgument` naming the lines, and nothing is changed. Returns
-    /// one line per board, and one per clock the pairings leave out.
+    /// the round becomes current; the next round's, once a game of the current round has
+    /// started, are kept for `NextRound` instead. A malformed line, a board without a clock
+    /// or a board two clocks share is `InvalidArgument` naming the lines, and nothing is
+    /// changed. Returns one line per board, and one per clock the pairings leave out.
     async fn load_pairings(
         &self,
         content: &str,
@@ -87,9 +88,10 @@ impl ManagerIface {
 
     /// Roll the round over: every clock starts a new game on its control as its board in the
     /// next round (its live file `round-R+1/game-B.pgn`; round R's files stay), the players
-    /// of the last round's pairings are cleared, and `Round` becomes R+1. While a game is
-    /// running, paused or flagged without a result this is `NotAllowed` naming the boards and
-    /// nothing is changed, unless `force` (those games are discarded as by `NewGame`).
+    /// of the last round's pairings are cleared and those kept for R+1 set, and `Round`
+    /// becomes R+1. While a game is running, paused or flagged without a result this is
+    /// `NotAllowed` naming the boards and nothing is changed, unless `force` (those games
+    /// are discarded as by `NewGame`).
     /// Returns one line per clock.
     async fn next_round(
         &self,
@@ -99,6 +101,29 @@ impl ManagerIface {
         let report = self.sup.next_round(force).await?;
         let _ = self.round_changed(&emitter).await;
         Ok(report)
+    }
+
+    /// Roll the round over as `NextRound` and keep `lichess_round` as the new round's Lichess
+    /// round id (`BroadcastRounds`: the bridge pushes the round there unless its own
+    /// `[[lichess]] rounds` names one). An id that is not 8 letters and digits is
+    /// `InvalidArgument` naming it, and nothing is changed.
+    async fn next_round_broadcast(
+        &self,
+        force: bool,
+        lichess_round: &str,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<Vec<String>, BusError> {
+        let report = self.sup.next_round_broadcast(force, lichess_round).await?;
+        let _ = self.round_changed(&emitter).await;
+        let _ = self.broadcast_rounds_changed(&emitter).await;
+        Ok(report)
+    }
+
+    /// The Lichess round id given for each round with `NextRoundBroadcast`, kept in the state
+    /// directory across restarts.
+    #[zbus(property)]
+    fn broadcast_rounds(&self) -> std::collections::BTreeMap<u32, String> {
+        self.sup.broadcast_rounds()
     }
 
     /// Object paths of the attached clocks, by index.

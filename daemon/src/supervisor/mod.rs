@@ -7,9 +7,12 @@
 //! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
 //! does no serial IO itself and holds no game state. It also owns the clocks' board numbers
 //! and the current round (`round.rs`: persisted, and a round's pairings applied to the
-//! boards; `next_round.rs`: the roll-over to the next round).
+//! boards; `pending.rs`: the next round's pairings kept for the roll-over; `next_round.rs`:
+//! the roll-over to the next round; `broadcast.rs`: the Lichess round id given per round).
 
+mod broadcast;
 mod next_round;
+mod pending;
 mod registry;
 pub mod round;
 mod table;
@@ -176,6 +179,8 @@ pub struct SupervisorHandle {
     clocks: watch::Receiver<Vec<u32>>,
     boards: watch::Receiver<BTreeMap<u32, u32>>,
     round: watch::Receiver<u32>,
+    pending: pending::Pending,
+    broadcast: broadcast::Broadcast,
 }
 
 /// What the supervisor publishes for its handles to read without asking it.
@@ -196,6 +201,8 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
     let (boards_tx, boards_rx) = watch::channel(BTreeMap::new());
     let first_round = defaults.device.state_dir.as_deref().map_or(1, round::load);
     let (round_tx, round_rx) = watch::channel(first_round);
+    let pending = pending::Pending::load(defaults.device.state_dir.as_deref());
+    let broadcast = broadcast::Broadcast::load(defaults.device.state_dir.as_deref());
     let published = Published {
         numbers: clocks_tx,
         boards: boards_tx,
@@ -208,6 +215,8 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
             clocks: clocks_rx,
             boards: boards_rx,
             round: round_rx,
+            pending,
+            broadcast,
         },
         changes_rx,
     )

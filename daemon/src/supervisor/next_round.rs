@@ -4,8 +4,10 @@
 //! whose game is running, paused or flagged without a result are named, and nothing is
 //! changed unless forced) and the roll-over, one `NextRound` request per clock: a new game
 //! on the clock's control, the tags a pairing set cleared, the clock's place in the next
-//! round (its live file `round-R+1/game-B.pgn`; round R's files stay); then the round
-//! becomes current. It must not read files or know the bus.
+//! round (its live file `round-R+1/game-B.pgn`; round R's files stay); then the next
+//! round's pairings kept by `LoadPairings` (`pending.rs`), if any, are applied to the new
+//! games with `round.rs`'s plan (checked against the clocks before anything changes), and
+//! the round becomes current. It must not read files or know the bus.
 
 use crate::device::Request;
 use crate::engine::Status;
@@ -40,8 +42,9 @@ pub(super) fn under_way(boards: &[Board]) -> Vec<String> {
 
 impl SupervisorHandle {
     /// Roll the round over: every clock starts a new game on its control as its board in the
-    /// next round (the players of the last round's pairings cleared: load the next round's
-    /// with `LoadPairings`), and the next round becomes current. Refused, naming the boards
+    /// next round (the players of the last round's pairings cleared, then the next round's
+    /// kept pairings applied; a kept board without a clock refuses the roll-over as
+    /// `LoadPairings` refuses it), and the next round becomes current. Refused, naming the boards
     /// and changing nothing, while a game is under way, unless `force` (those games are
     /// discarded as by a new game). Returns one line per clock.
     pub async fn next_round(&self, force: bool) -> Result<Vec<String>, SupervisorError> {
@@ -49,21 +52,14 @@ impl SupervisorHandle {
         let next = round.checked_add(1).ok_or_else(|| {
             SupervisorError::InvalidArgument(format!("round {round} is the last there can be"))
         })?;
-        let handles = self.handles().await;
-        let numbers = self.boards();
-        let boards: Vec<Board> = handles
+        let targets = self.targets().await;
+        let boards: Vec<Board> = targets
             .iter()
-            .map(|h| {
-                let st = h.borrow_state();
-                Board {
-                    index: st.index,
-                    board: numbers
-                        .get(&st.index)
-                        .copied()
-                        .unwrap_or(st.index.saturating_add(1)),
-                    name: st.name.clone(),
-                    status: st.game_state,
-                }
+            .map(|(h, t)| Board {
+                index: t.index,
+                board: t.board,
+                name: t.name.clone(),
+                status: h.borrow_state().game_state,
             })
             .collect();
         let running = under_way(&boards);
@@ -75,8 +71,10 @@ impl SupervisorHandle {
                 running.join(", ")
             )));
         }
+        // The next round's kept pairings must fit the clocks before anything changes.
+        let plan = self.plan_kept(next, &targets)?;
         let mut report = Vec::new();
-        for (handle, b) in handles.iter().zip(&boards) {
+        for ((handle, _), b) in targets.iter().zip(&boards) {
             // One request: the live file is written once, the new game in the new round's
             // folder, round R's left as it was.
             let step = Request::NextRound {
@@ -94,6 +92,11 @@ impl SupervisorHandle {
                     b.board, b.index, b.name, b.index
                 ),
             });
+        }
+        if let Some(plan) = plan {
+            Self::apply_plan(&targets, plan.apply).await?;
+            report.extend(plan.report);
+            self.forget_kept(next);
         }
         self.set_round(next).await?;
         Ok(report)

@@ -6,7 +6,9 @@
 //! information, or nothing is applied and the errors name the lines. [`SupervisorHandle::
 //! load_pairings`] then moves every clock to the round first (`Request::Place`: its default
 //! `Round "R.B"`/`Board "B"` tags and its live file), sets each paired board's game
-//! information through the clock's own `SetGameInfo` request and makes the round current.
+//! information through the clock's own `SetGameInfo` request and makes the round current;
+//! or, for the next round while the current one is being played, keeps the pairings
+//! (`pending.rs`) for the roll-over, which applies them with the same plan.
 //! Parsing the file is the game crate's (`chessclock_game::pairings`); this module must not
 //! read files or know the bus.
 
@@ -15,8 +17,9 @@ use std::path::Path;
 
 use chessclock_game::pairings::{self, Format, LineError, Pairing, PairingsError};
 
-use super::{SupervisorError, SupervisorHandle};
-use crate::device::Request;
+use super::{SupervisorError, SupervisorHandle, pending};
+use crate::device::{DeviceHandle, Request};
+use crate::engine::Status;
 
 /// The round file in the state directory.
 pub const FILE: &str = "round.json";
@@ -155,60 +158,52 @@ pub fn plan(pairings: &[Pairing], clocks: &[Target], round: u32) -> Result<Plan,
 }
 
 impl SupervisorHandle {
-    /// Load round `round`'s pairings (0: the current round) from `content` in `format`
-    /// (`csv`, `pgn`, `trf`, or `auto`/empty to detect it): every paired board's clock gets
-    /// its game information and the round becomes current. A bad file, a board without a
-    /// clock or a board two clocks share changes nothing; the error names the lines. Returns
-    /// what was done, one line per board and per clock left out.
-    pub async fn load_pairings(
-        &self,
-        content: &str,
-        format: &str,
-        round: u32,
-    ) -> Result<Vec<String>, SupervisorError> {
-        let format: Option<Format> =
-            Format::from_name(format).map_err(SupervisorError::InvalidArgument)?;
-        let round = if round == 0 { self.round() } else { round };
-        let nothing = |e: PairingsError| {
-            SupervisorError::InvalidArgument(format!(
-                "the pairings were not loaded (nothing was changed): {e}"
-            ))
-        };
-        let pairings = pairings::parse(content, format, round).map_err(nothing)?;
-        let handles = self.handles().await;
+    /// Every attached clock as the pairings see it, with its handle.
+    pub(super) async fn targets(&self) -> Vec<(DeviceHandle, Target)> {
         let boards = self.boards();
-        let targets: Vec<Target> = handles
-            .iter()
+        self.handles()
+            .await
+            .into_iter()
             .map(|h| {
                 let st = h.borrow_state();
-                Target {
+                let target = Target {
                     index: st.index,
                     board: boards
                         .get(&st.index)
                         .copied()
                         .unwrap_or(st.index.saturating_add(1)),
                     name: st.name.clone(),
-                }
-            })
-            .collect();
-        let plan = plan(&pairings, &targets, round).map_err(nothing)?;
-        // Every board's game carries the round, paired or not (a clock that stopped
-        // meanwhile gets it when it is attached again); first, so that the new players go
-        // to the new round's live files and the last round's stay as they were.
-        for t in &targets {
-            if let Some(handle) = handles.iter().find(|h| h.borrow_state().index == t.index) {
-                let place = Request::Place {
-                    round,
-                    board: t.board,
                 };
-                let _ = handle.request(place).await;
-            }
-        }
-        for (index, tags) in plan.apply {
-            let Some(handle) = handles.iter().find(|h| h.borrow_state().index == index) else {
+                drop(st);
+                (h, target)
+            })
+            .collect()
+    }
+
+    /// Parse `content` in `format` as round `round`'s pairings and match them to `targets`;
+    /// the error names the format or the lines.
+    fn plan_pairings(
+        content: &str,
+        format: &str,
+        round: u32,
+        targets: &[(DeviceHandle, Target)],
+    ) -> Result<Plan, String> {
+        let format: Option<Format> = Format::from_name(format)?;
+        let pairings = pairings::parse(content, format, round).map_err(|e| e.to_string())?;
+        let targets: Vec<Target> = targets.iter().map(|(_, t)| t.clone()).collect();
+        plan(&pairings, &targets, round).map_err(|e| e.to_string())
+    }
+
+    /// Set each planned clock's game information; a clock that stopped meanwhile is said.
+    pub(super) async fn apply_plan(
+        targets: &[(DeviceHandle, Target)],
+        apply: Vec<(u32, Vec<(String, String)>)>,
+    ) -> Result<(), SupervisorError> {
+        for (index, tags) in apply {
+            let Some((handle, _)) = targets.iter().find(|(_, t)| t.index == index) else {
                 continue;
             };
-            // Checked above: only a clock that stopped meanwhile refuses.
+            // Checked by the plan: only a clock that stopped meanwhile refuses.
             handle
                 .request(Request::SetGameInfo(tags))
                 .await
@@ -219,6 +214,91 @@ impl SupervisorHandle {
                     ))
                 })?;
         }
+        Ok(())
+    }
+
+    /// The plan of the pairings kept for round `round` (none kept: `None`), matched to the
+    /// clocks attached now.
+    pub(super) fn plan_kept(
+        &self,
+        round: u32,
+        targets: &[(DeviceHandle, Target)],
+    ) -> Result<Option<Plan>, SupervisorError> {
+        let Some(kept) = self.pending.get(round) else {
+            return Ok(None);
+        };
+        Self::plan_pairings(&kept.content, &kept.format, round, targets)
+            .map(Some)
+            .map_err(|e| {
+                SupervisorError::InvalidArgument(format!(
+                    "the round was not rolled over (nothing was changed): round {round}'s kept \
+                     pairings do not fit the clocks: {e}; fix the boards, or load round \
+                     {round}'s pairings again (`chessclockctl round load FILE --round {round}`)"
+                ))
+            })
+    }
+
+    /// Forget the pairings kept for round `round` (they were applied).
+    pub(super) fn forget_kept(&self, round: u32) {
+        self.pending.forget(round);
+    }
+
+    /// Load round `round`'s pairings (0: the current round) from `content` in `format`
+    /// (`csv`, `pgn`, `trf`, or `auto`/empty to detect it). The next round's, while a game
+    /// of the current round has started (any clock's game not ready), are kept for
+    /// `NextRound` (in the state directory), which applies them to the new games; otherwise
+    /// every paired board's clock gets its game information at once and the round becomes
+    /// current. A bad file, a board without a clock or a board two clocks share changes
+    /// nothing; the error names the lines. Returns what was done, one line per board and per
+    /// clock left out (kept: a first line that says so).
+    pub async fn load_pairings(
+        &self,
+        content: &str,
+        format: &str,
+        round: u32,
+    ) -> Result<Vec<String>, SupervisorError> {
+        let current = self.round();
+        let round = if round == 0 { current } else { round };
+        let targets = self.targets().await;
+        let plan = Self::plan_pairings(content, format, round, &targets).map_err(|e| {
+            SupervisorError::InvalidArgument(format!(
+                "the pairings were not loaded (nothing was changed): {e}"
+            ))
+        })?;
+        let begun = targets
+            .iter()
+            .any(|(h, _)| h.borrow_state().game_state != Status::Ready);
+        if begun && Some(round) == current.checked_add(1) {
+            let kept = pending::Stored {
+                round,
+                format: format.to_owned(),
+                content: content.to_owned(),
+            };
+            self.pending.keep(kept).map_err(|e| {
+                SupervisorError::PortFailed(format!(
+                    "round {round}'s pairings were not kept (nothing was changed): cannot write \
+                     them to the state directory: {e}"
+                ))
+            })?;
+            let mut report = vec![format!(
+                "round {round}'s pairings are kept for `chessclockctl round next` (round \
+                 {current} has begun: its games keep their players)"
+            )];
+            report.extend(plan.report);
+            return Ok(report);
+        }
+        // Every board's game carries the round, paired or not (a clock that stopped
+        // meanwhile gets it when it is attached again); first, so that the new players go
+        // to the new round's live files and the last round's stay as they were.
+        for (handle, t) in &targets {
+            let place = Request::Place {
+                round,
+                board: t.board,
+            };
+            let _ = handle.request(place).await;
+        }
+        Self::apply_plan(&targets, plan.apply).await?;
+        self.pending.forget(round);
         self.set_round(round).await?;
         Ok(plan.report)
     }

@@ -147,7 +147,8 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     assert!(st["running"].is_null(), "no clock runs: {st}");
     let err = d.ctl(&["pause", "0"]);
     assert!(!err.status.success(), "nothing to pause after the mate");
-    let games_dir = dir.path().join("state/games");
+    // Round 1's record (its round's folder).
+    let games_dir = dir.path().join("state/games/round-1");
     let mut finished = None;
     for _ in 0..100 {
         let pgn = std::fs::read_dir(&games_dir)
@@ -163,7 +164,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let finished = finished.context("no finished game in state/games")?;
+    let finished = finished.context("no finished game in state/games/round-1")?;
     let games = python_reads(&finished)?;
     assert_eq!(sans(&games[0]), want, "{}", finished.display());
     assert_eq!(s(&games[0], "/headers/Result"), "1-0");

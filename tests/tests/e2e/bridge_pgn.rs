@@ -3,7 +3,8 @@
 //! lichess.org (the real service is not reachable from here): the request's method, path,
 //! bearer token and content type, a body that python-chess reads as the round's games, a
 //! retry after a failure, a clear start error for a bad round id, and the push following
-//! the daemon's round (`rounds`) after `round next`.
+//! the daemon's round (`rounds`, or the id given with `round next --lichess-round`) after
+//! `round next`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -279,6 +280,86 @@ fn the_push_follows_the_daemon_s_round_to_its_lichess_round() -> Result<()> {
         }
     };
     assert!(next.body.contains("[Round \"2.1\"]"), "{}", next.body);
+    Ok(())
+}
+
+/// `round next --lichess-round ID`: the daemon keeps the new round's Lichess id and the
+/// bridge pushes there when its `rounds` names none for that round (its settings win); a
+/// malformed id is refused, naming it, and the round stays.
+#[test]
+fn the_push_follows_the_lichess_round_given_at_round_next() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-lichess-next")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
+    let (server, requests) = stand_in(Vec::new())?;
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_testtoken123\n")?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[[lichess]]\nround = \"AbCd1234\"\nrounds = {{ 2 = \"EfGh5678\" }}\n\
+             token_file = {:?}\nserver = \"{server}\"\n",
+            token.display().to_string()
+        ),
+    )?;
+    let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
+    let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
+    assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
+    let next_push = |id: &str, round: &str| -> Result<Request> {
+        let until = std::time::Instant::now() + WAIT;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let r = requests
+                .recv_timeout(left)
+                .with_context(|| format!("no push of round {round} to {id}"))?;
+            if r.path == format!("/api/broadcast/round/{id}/push")
+                && r.body.contains(&format!("[Round \"{round}.1\"]"))
+            {
+                return Ok(r);
+            }
+        }
+    };
+    let ctl = |args: &[&str]| -> Result<String> {
+        let out = d.ctl(args);
+        anyhow::ensure!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let round =
+        || -> Result<Value> { Ok(d.ctl_json(&["round", "show", "--json"])?["round"].clone()) };
+
+    // Round 2: the bridge's rounds names it; its id wins over the one given.
+    let said = ctl(&["round", "next", "--lichess-round", "XyZw1234"])?;
+    assert!(said.contains("round 2 is Lichess round XyZw1234"), "{said}");
+    next_push("EfGh5678", "2")?;
+
+    // A malformed id: refused, naming it; still round 2.
+    let out = d.ctl(&["round", "next", "--lichess-round", "QrSt-789"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("\"QrSt-789\" is not a Lichess round id: 8 letters and digits")
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(round()?, 2);
+
+    // Round 3: the bridge names none; the daemon's id.
+    ctl(&["round", "next", "--lichess-round", "QrSt7890"])?;
+    assert_eq!(round()?, 3);
+    let pushed = next_push("QrSt7890", "3")?;
+    let games = python_reads(&dir, &pushed.body)?;
+    assert_eq!(
+        games.len(),
+        1,
+        "python-chess reads round 3's game: {}",
+        pushed.body
+    );
     Ok(())
 }
 

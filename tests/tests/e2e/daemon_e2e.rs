@@ -118,7 +118,8 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
     // White moved; Black's 3 s run out.
     r.daemon
         .wait_status("0", WAIT, "Black's flag", |v| s(v, "/result") == "1-0")?;
-    let games = r.dir.path().join("state").join("games");
+    // The record of round 1 (the current round until pairings say otherwise).
+    let games = r.dir.path().join("state/games/round-1");
     let deadline = std::time::Instant::now() + WAIT;
     let (pgn_file, pgn, log) = loop {
         let mut found = std::fs::read_dir(&games)

@@ -38,6 +38,7 @@ mod live_dir;
 mod log_control;
 mod log_control_bridge;
 mod packaging;
+mod relay_next;
 mod relay_round;
 mod relay_tags;
 mod schemas;

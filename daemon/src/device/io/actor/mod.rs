@@ -54,6 +54,9 @@ struct Actor<P> {
     persist: Option<Persist>,
     /// The game's record so far (kept where the game is journaled).
     log: Option<GameLog>,
+    /// The round the game was played in: the clock's round when its record started (a
+    /// roll-over moves the clock on before the last game's record is written).
+    played_round: Option<u32>,
     /// Where the live PGN files go.
     live: LiveFiles,
     state_tx: watch::Sender<ClockState>,
@@ -114,6 +117,7 @@ impl<P: BoardIo> Actor<P> {
         {
             self.write_record(now);
         }
+        self.played_round = None;
         let control = self.session.engine().control().clone();
         self.log = self.persist.as_ref().map(|_| {
             GameLog::new(
@@ -142,11 +146,17 @@ impl<P: BoardIo> Actor<P> {
                 .session
                 .has_board_moves()
                 .then(|| self.session.pgn_game(at));
-            p.write_record(log.render(
-                Some(&self.session.snapshot(at)),
-                board,
-                &self.session.pgn_info(),
-            ));
+            let round = self
+                .played_round
+                .or_else(|| self.session.place().map(|(round, _)| round));
+            p.write_record(
+                log.render(
+                    Some(&self.session.snapshot(at)),
+                    board,
+                    &self.session.pgn_info(),
+                ),
+                round,
+            );
         }
     }
 

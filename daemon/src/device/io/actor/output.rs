@@ -40,6 +40,10 @@ impl<P: BoardIo> Actor<P> {
     pub(super) fn drain_session(&mut self, now: Instant) {
         let mut finished = false;
         while let Some(ev) = self.session.poll_event() {
+            // The round of a game under way is the one it started in.
+            if self.played_round.is_none() && self.log.as_ref().is_some_and(|l| l.started()) {
+                self.played_round = self.session.place().map(|(round, _)| round);
+            }
             match ev {
                 SessionEvent::Input { t_ms, input } => {
                     if let Some(p) = &self.persist {

@@ -242,6 +242,7 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         log: game.log,
+        played_round: None,
         live: sinks.live,
         state_tx,
         events,

@@ -208,11 +208,13 @@ impl Persist {
         });
     }
 
-    /// Write a game's record (PGN and JSON event log) into the `games` directory.
-    pub(crate) fn write_record(&self, record: Rendered) {
+    /// Write a game's record (PGN and JSON event log) into the `games` directory:
+    /// `games/round-R/` of the round it was played in, `games/` without one.
+    pub(crate) fn write_record(&self, record: Rendered, round: Option<u32>) {
         self.send(Job::Record {
             id: self.id,
             record: Box::new(record),
+            round,
         });
     }
 

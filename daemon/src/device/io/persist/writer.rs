@@ -1,5 +1,7 @@
 //! The journal writer ([`Journals`]): one thread for every clock's journal and game records
-//! (of one supervisor: it is handed to each clock, not found in a global).
+//! (of one supervisor: it is handed to each clock, not found in a global). A record goes to
+//! `games/round-R/` of the round the clock names for it (the actor's: the round the game
+//! started in), or `games/` without one.
 //!
 //! Jobs from all clocks arrive on one channel and are handled in batches: the batch's
 //! records are written, each touched journal is fsynced once (group commit), and only then
@@ -55,6 +57,7 @@ pub(super) enum Job {
     Record {
         id: u64,
         record: Box<Rendered>,
+        round: Option<u32>,
     },
     Close {
         id: u64,
@@ -138,9 +141,13 @@ fn run(rx: &std_mpsc::Receiver<Job>) {
                     }
                 }
                 Job::Done { id, reply, answer } => answers.push((id, reply, answer)),
-                Job::Record { id, record } => {
+                Job::Record { id, record, round } => {
                     if let Some(s) = stores.get(&id) {
-                        match write_record(&s.games, &record) {
+                        let dir = match round {
+                            Some(r) => s.games.join(format!("round-{r}")),
+                            None => s.games.clone(),
+                        };
+                        match write_record(&dir, &record) {
                             Ok(pgn) => tracing::info!("game record written: {}", pgn.display()),
                             Err(e) => tracing::error!("game record {}: {e}", record.stem),
                         }
