@@ -204,9 +204,13 @@ fn the_next_rounds_pairings_wait_for_round_next_and_go_to_the_new_games() -> Res
     ctl_ok(&d, &["round", "next", "--force"]);
     assert_eq!(round(&d)?, 3);
     let round2 = wait_records(&state.join("games/round-2"), 1)?;
+    let games = python_reads(&round2[0])?;
+    // Written as the game stood: round 2's tags and players, not the next round's.
     ensure!(
-        python_reads(&round2[0])?.len() == 1,
-        "python-chess reads it"
+        games.len() == 1
+            && games[0]["headers"]["Round"] == "2.1"
+            && games[0]["headers"]["White"] == "Carlsen, Magnus",
+        "python-chess reads round 2's game: {games:?}"
     );
     std::fs::copy(&round1[0], state.join("games/old.pgn"))?;
     let listed = |args: &[&str]| -> Result<Value> {

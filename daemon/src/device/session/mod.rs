@@ -96,15 +96,28 @@ pub(crate) enum SessionEvent {
     Signal(ClockEvent),
     /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
-    /// A new game started on the session's engine: the last game's record is done and the
-    /// journal starts anew (the notes it must keep follow as [`SessionEvent::Note`]s).
-    NewGame,
+    /// A new game started on the session's engine: the last game's record is done (written
+    /// from the game as it stood then, [`Replaced`]) and the journal starts anew (the notes
+    /// it must keep follow as [`SessionEvent::Note`]s).
+    NewGame(Box<Replaced>),
     /// The time control of the game under way changed (canonical notation).
     Reconfigured { time_control: String },
     /// The clock was renamed from `old` (the session's name is the new one).
     Renamed { old: String },
     /// The board stopped answering: close the port, then call [`Session::disconnect`].
     LinkDead,
+}
+
+/// The game a new game replaced, as it stood at that moment: its record is written from
+/// this, not from the session, whose engine, tags and round have moved on by then.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Replaced {
+    /// Its times and result.
+    pub(crate) snapshot: Snapshot,
+    /// The board's game, if the board recorded moves.
+    pub(crate) board: Option<chessclock_game::pgn::PgnGame>,
+    /// Its game information with the tags every game carries.
+    pub(crate) info: GameInfo,
 }
 
 /// The device as the link knows it, for the published state.
@@ -414,12 +427,18 @@ impl Session {
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.now = now;
+        let replaced = Replaced {
+            snapshot: self.snapshot(now),
+            board: self.has_board_moves().then(|| self.pgn_game(now)),
+            info: self.pgn_info(),
+        };
         self.engine = engine;
         self.observed.reset();
         self.state.time_control = crate::engine::notation::canonical(self.engine.control());
         self.state.notices.clear();
         self.state_changed();
-        self.events.push_back(SessionEvent::NewGame);
+        self.events
+            .push_back(SessionEvent::NewGame(Box::new(replaced)));
         self.lever_journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
         if let Some(serial) = self.journal_serial.clone() {

@@ -34,9 +34,9 @@ use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
 use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
-use crate::device::session::Session;
 use crate::device::session::command::{ClockEvent, ClockState, Reply, Request};
 use crate::device::session::note::Note;
+use crate::device::session::{Replaced, Session};
 use crate::engine::Time;
 
 struct Actor<P> {
@@ -109,13 +109,13 @@ impl<P: BoardIo> Actor<P> {
     /// The session started a new game on its control: the last game's record is written
     /// if it was under way, and the journal is compacted to the new game's start (the notes
     /// it must keep follow as the session's events).
-    fn started_new_game(&mut self, now: Instant) {
+    fn started_new_game(&mut self, now: Instant, replaced: Replaced) {
         if self
             .log
             .as_ref()
             .is_some_and(|l| l.started() && !l.finished())
         {
-            self.write_record(now);
+            self.write_record_of(&replaced.snapshot, replaced.board, &replaced.info);
         }
         self.played_round = None;
         let control = self.session.engine().control().clone();
@@ -140,23 +140,27 @@ impl<P: BoardIo> Actor<P> {
     /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
     /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
     fn write_record(&self, now: Instant) {
+        let at = self.at(now);
+        let board = self
+            .session
+            .has_board_moves()
+            .then(|| self.session.pgn_game(at));
+        self.write_record_of(&self.session.snapshot(at), board, &self.session.pgn_info());
+    }
+
+    /// [`Actor::write_record`] of a game as it stood: its `snapshot`, the board's game and
+    /// its tags.
+    fn write_record_of(
+        &self,
+        snapshot: &crate::engine::Snapshot,
+        board: Option<chessclock_game::pgn::PgnGame>,
+        info: &chessclock_game::pgn::GameInfo,
+    ) {
         if let (Some(p), Some(log)) = (&self.persist, &self.log) {
-            let at = self.at(now);
-            let board = self
-                .session
-                .has_board_moves()
-                .then(|| self.session.pgn_game(at));
             let round = self
                 .played_round
                 .or_else(|| self.session.place().map(|(round, _)| round));
-            p.write_record(
-                log.render(
-                    Some(&self.session.snapshot(at)),
-                    board,
-                    &self.session.pgn_info(),
-                ),
-                round,
-            );
+            p.write_record(log.render(Some(snapshot), board, info), round);
         }
     }
 

@@ -67,7 +67,7 @@ impl<P: BoardIo> Actor<P> {
                 SessionEvent::Signal(event) => self.emit(event),
                 // In the published notices already; the session logged it.
                 SessionEvent::Notice(_) => {}
-                SessionEvent::NewGame => self.started_new_game(now),
+                SessionEvent::NewGame(replaced) => self.started_new_game(now, *replaced),
                 SessionEvent::Reconfigured { time_control } => {
                     if let Some(log) = &mut self.log {
                         log.set_control(&time_control);
