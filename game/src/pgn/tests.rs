@@ -1,4 +1,5 @@
-//! The PGN writer and the game information: default tags, roster and clock tags, move numbers and wrapping, terminations, refused tags, clock rounding.
+//! The PGN writer and the game information: default tags, roster and clock tags, move
+//! numbers and wrapping, terminations, refused tags, clock rounding.
 
 use super::*;
 
