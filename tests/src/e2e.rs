@@ -97,3 +97,34 @@ pub fn detached_stays_gone(mut daemon: Daemon, address: &str, config: &Path) -> 
     assert_eq!(list, serde_json::json!([]), "{list}");
     Ok(daemon)
 }
+
+/// A command's stdout then stderr, for messages.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Clock `clock`'s game information (`status --json`'s `game_info`).
+pub fn game_info(d: &Daemon, clock: &str) -> Result<Value> {
+    Ok(d.ctl_json(&["status", clock, "--json"])?["game_info"].clone())
+}
+
+/// The daemon's current round (`round show --json`).
+pub fn current_round(d: &Daemon) -> Result<u64> {
+    Ok(d.ctl_json(&["round", "show", "--json"])?["round"]
+        .as_u64()
+        .unwrap_or(0))
+}
+
+/// Whether a file directly in `dir` contains `text` (a journal).
+pub fn journal_says(dir: &Path, text: &str) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .any(|t| t.contains(text))
+}

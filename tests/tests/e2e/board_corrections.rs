@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, journal_says};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -56,16 +56,6 @@ fn wait_pieces(emu: &mut Emu, ranks: &str) -> Result<()> {
         v["pieces"].as_str() == Some(want.as_str())
     })?;
     Ok(())
-}
-
-/// Whether a file directly in `dir` contains `text` (the journal).
-fn journal_says(dir: &std::path::Path, text: &str) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .any(|t| t.contains(text))
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use chessclock_tests::e2e::text;
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::{PrivateBus, TestUser, ensure_test_user, is_root};
 
@@ -52,14 +53,6 @@ fn users() -> Users {
         operator: ensure_test_user("cctest-operator", &["chessclock"])
             .expect("create user cctest-operator"),
     }
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn run(bus: &PrivateBus, user: Option<&TestUser>, args: &[&str]) -> Output {

@@ -7,17 +7,10 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use anyhow::Result;
+use chessclock_tests::e2e::text;
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{NotifySocket, PolicyUsers, PrivateBus, TempDir, policy_users};
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn ctl_as(bus: &PrivateBus, user: &chessclock_tests::TestUser, args: &[&str]) -> Result<Output> {
     let ctl = chessclock_tests::rig::workspace_bin("chessclockctl")?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::PrivateBus;
-use chessclock_tests::e2e::{assert_shown, ctl_ok, ready, rig, started};
+use chessclock_tests::e2e::{assert_shown, ctl_ok, journal_says, ready, rig, started};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{WAIT, is_set_and_run};
@@ -450,14 +450,4 @@ fn a_press_while_the_daemon_was_down_is_charged_after_the_restart() -> Result<()
         "Black's second while down was charged: {st}"
     );
     Ok(())
-}
-
-/// Whether a file directly in `dir` contains `text`.
-fn journal_says(dir: &std::path::Path, text: &str) -> bool {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .any(|t| t.contains(text))
 }

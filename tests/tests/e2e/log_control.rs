@@ -9,6 +9,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+pub(super) use chessclock_tests::e2e::text;
 use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{workspace_bin, write_config};
 use chessclock_tests::{PolicyUsers, PrivateBus, TempDir, TestUser, policy_users};
@@ -17,14 +18,6 @@ pub(super) const LOG_CONTROL: &str = "org.freedesktop.LogControl1";
 pub(super) const LOG_PATH: &str = "/org/freedesktop/LogControl1";
 pub(super) const DAEMON: &str = "org.chessclockd.ChessClock1";
 pub(super) const BRIDGE: &str = "org.chessclockd.Bridge1";
-
-pub(super) fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// chessclockd with its stderr in a file (a pipe, not a terminal), killed on drop.
 struct LoggingDaemon {

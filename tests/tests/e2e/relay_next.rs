@@ -9,33 +9,13 @@
 //! The clocks are virtual: started and given results through `chessclockctl`.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use anyhow::{Result, ensure};
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, current_round as round, game_info as info, text};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Clock `clock`'s game information.
-fn info(d: &Daemon, clock: &str) -> Result<Value> {
-    Ok(d.ctl_json(&["status", clock, "--json"])?["game_info"].clone())
-}
-
-fn round(d: &Daemon) -> Result<u64> {
-    Ok(d.ctl_json(&["round", "show", "--json"])?["round"]
-        .as_u64()
-        .unwrap_or(0))
-}
 
 /// The `n` game records (`*.pgn`) in `dir`, once they are there.
 fn wait_records(dir: &Path, n: usize) -> Result<Vec<PathBuf>> {

@@ -7,20 +7,11 @@
 //! its port) and a virtual clock: no serial traffic is needed to set game information.
 
 use std::path::Path;
-use std::process::Output;
 
 use anyhow::Result;
+use chessclock_tests::e2e::{current_round as round, game_info as info, text};
 use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
-use serde_json::Value;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// Two `[[clock]]` tables on absent ports; the first with board `first`.
 fn config(dir: &Path, first: u32) -> Result<std::path::PathBuf> {
@@ -48,17 +39,6 @@ fn boards(d: &Daemon) -> Result<Vec<(u64, u64)>> {
                 .collect()
         })
         .unwrap_or_default())
-}
-
-/// Clock `clock`'s game information.
-fn info(d: &Daemon, clock: &str) -> Result<Value> {
-    Ok(d.ctl_json(&["status", clock, "--json"])?["game_info"].clone())
-}
-
-fn round(d: &Daemon) -> Result<u64> {
-    Ok(d.ctl_json(&["round", "show", "--json"])?["round"]
-        .as_u64()
-        .unwrap_or(0))
 }
 
 /// A TRF-16 player line: starting rank, title, name, rating, FIDE id, then per round
