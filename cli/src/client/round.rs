@@ -106,16 +106,7 @@ pub(crate) async fn run(
                 .await
                 .map_err(f)?;
             let round = mgr.round().await.map_err(f)?;
-            if json {
-                return out_line(
-                    &serde_json::json!({ "round": round, "boards": report }).to_string(),
-                );
-            }
-            out_line(&format!("round {round}:"))?;
-            for line in report {
-                out_line(&format!("  {line}"))?;
-            }
-            Ok(())
+            print_report(round, &report, json)
         }
         RoundCommand::Next {
             force,
@@ -127,18 +118,21 @@ pub(crate) async fn run(
             }
             .map_err(f)?;
             let round = mgr.round().await.map_err(f)?;
-            if json {
-                return out_line(
-                    &serde_json::json!({ "round": round, "boards": report }).to_string(),
-                );
-            }
-            out_line(&format!("round {round}:"))?;
-            for line in report {
-                out_line(&format!("  {line}"))?;
-            }
-            Ok(())
+            print_report(round, &report, json)
         }
     }
+}
+
+/// What a round command did to each board, after the round it left current.
+fn print_report(round: u32, report: &[String], json: bool) -> Result<()> {
+    if json {
+        return out_line(&serde_json::json!({ "round": round, "boards": report }).to_string());
+    }
+    out_line(&format!("round {round}:"))?;
+    for line in report {
+        out_line(&format!("  {line}"))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
