@@ -6,6 +6,9 @@
 //! - [`GameRecorder`] is the board's game for every caller (the daemon, `chessclockctl
 //!   replay`): both combined into a [`GameRecord`] (moves with clocks, result, problems), plus
 //!   the game information and what changed.
+//! - [`Step`] is one change of the board's game as a journal keeps it: the recorder says
+//!   each ([`GameRecorder::poll_step`]) and folding them rebuilds the game
+//!   ([`GameRecorder::replay`]).
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
 //! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
 //!   move counts, who can still mate.
@@ -27,6 +30,7 @@ pub mod pgn;
 pub mod placement;
 pub mod record;
 pub mod recorder;
+pub mod step;
 pub mod tracker;
 
 pub use clock_event::ClockEvent;
@@ -38,4 +42,5 @@ pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
 pub use recorder::{Clocks, GameRecorder};
 pub use shakmaty;
+pub use step::{Step, StepError};
 pub use tracker::{Correction, CorrectionError, PlayedMove, Tracker, TrackerConfig};

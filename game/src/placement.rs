@@ -191,7 +191,8 @@ fn is_chess960_start(board: &Board) -> bool {
 }
 
 /// How a result was signalled on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ResultSignal {
     /// Both kings on the centre squares (d4, e4, d5, e5).
     KingsInCentre,

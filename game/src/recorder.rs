@@ -11,7 +11,10 @@
 //! reports) is the half whose press ended White's move (else the half that ran first). It
 //! The operator's corrections go to the tracker and come back as its events
 //! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It
-//! must not do IO or read a clock: `now` is passed in.
+//! must not do IO or read a clock: `now` is passed in. A caller that keeps the game across a
+//! restart turns on its steps ([`GameRecorder::set_journaling`]): every change of the game
+//! comes out as a [`Step`] ([`GameRecorder::poll_step`]), and folding the steps over a fresh
+//! recorder ([`GameRecorder::replay`]) rebuilds the same game.
 
 use std::collections::VecDeque;
 
@@ -22,6 +25,7 @@ use crate::event::{GameEvent, GameResult, ResultSignal};
 use crate::observe::{ClockObserver, Half, LeverPress};
 use crate::pgn::{GameInfo, PgnGame, TagError};
 use crate::record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
+use crate::step::{Step, StepError};
 use crate::tracker::{Correction, CorrectionError, Tracker, TrackerConfig};
 
 /// Both players' clocks at an input, ms, from a caller that runs the clock.
@@ -55,6 +59,11 @@ pub struct GameRecorder {
     games: u32,
     info: GameInfo,
     changes: VecDeque<RecordChange>,
+    /// Whether each change of the game is said as a [`Step`].
+    journaling: bool,
+    steps: VecDeque<Step>,
+    /// The held board as the last [`Step::Held`] said it.
+    held_said: Option<shakmaty::Board>,
 }
 
 impl Default for GameRecorder {
@@ -76,7 +85,68 @@ impl GameRecorder {
             games: 0,
             info: GameInfo::new(),
             changes: VecDeque::new(),
+            journaling: false,
+            steps: VecDeque::new(),
+            held_said: None,
         }
+    }
+
+    /// Say every change of the game from now on as a [`Step`] ([`GameRecorder::poll_step`]).
+    pub fn set_journaling(&mut self, on: bool) {
+        self.journaling = on;
+    }
+
+    /// The next step of the game since journaling was turned on, oldest first.
+    pub fn poll_step(&mut self) -> Option<Step> {
+        self.steps.pop_front()
+    }
+
+    fn step(&mut self, step: Step) {
+        if self.journaling {
+            self.steps.push_back(step);
+        }
+    }
+
+    /// Apply a step the game made earlier, at `now_ms` (a fold over a journal's steps
+    /// rebuilds the game: the same moves, clocks, result and information); the step is not
+    /// said again. A step that does not fit the game is an error and changes nothing.
+    pub fn replay(&mut self, now_ms: u64, step: &Step) -> Result<(), StepError> {
+        let journaling = std::mem::replace(&mut self.journaling, false);
+        let done = self.replay_step(now_ms, step);
+        self.journaling = journaling;
+        self.held_said = self.tracker.held_board().cloned();
+        done
+    }
+
+    fn replay_step(&mut self, now_ms: u64, step: &Step) -> Result<(), StepError> {
+        match step {
+            Step::Press {
+                white,
+                clock_ms,
+                elapsed_ms,
+            } => {
+                let color = if *white { Color::White } else { Color::Black };
+                self.on_press(color, *clock_ms, *elapsed_ms);
+            }
+            Step::Info { tags } => self
+                .info
+                .set_all(tags)
+                .map_err(|e| StepError::Info(e.to_string()))?,
+            _ => {
+                self.tracker.replay(now_ms, step)?;
+                let clocks = match step {
+                    Step::Move {
+                        clock_ms: Some(ms), ..
+                    } => Some(Clocks {
+                        white_ms: *ms,
+                        black_ms: *ms,
+                    }),
+                    _ => None,
+                };
+                self.drain(clocks);
+            }
+        }
+        Ok(())
     }
 
     /// Feed one decoded message that arrived at `now_ms`; `clocks` are both clocks now when
@@ -156,6 +226,11 @@ impl GameRecorder {
             m.clock_ms = Some(clock_ms);
             m.elapsed_ms = elapsed_ms;
             m.from_press = true;
+            self.step(Step::Press {
+                white: color == Color::White,
+                clock_ms,
+                elapsed_ms,
+            });
         }
     }
 
@@ -240,7 +315,11 @@ impl GameRecorder {
 
     /// Set game information tags; all or nothing (the first bad tag is the error).
     pub fn set_info(&mut self, tags: &[(String, String)]) -> Result<(), TagError> {
-        self.info.set_all(tags)
+        self.info.set_all(tags)?;
+        self.step(Step::Info {
+            tags: tags.to_vec(),
+        });
+        Ok(())
     }
 
     /// The current game as a PGN game with the game information (see [`GameRecord::pgn`]).
@@ -299,6 +378,7 @@ impl GameRecorder {
         while let Some(e) = self.tracker.poll_event() {
             let change = match e {
                 GameEvent::NewGame { .. } => {
+                    self.step(Step::NewGame);
                     self.games += 1;
                     let record = std::mem::take(&mut self.current);
                     if !record.moves.is_empty() {
@@ -308,6 +388,10 @@ impl GameRecorder {
                     RecordChange::Rewound
                 }
                 GameEvent::SetUp { fen, chess960, .. } => {
+                    self.step(Step::SetUp {
+                        fen: fen.clone(),
+                        chess960,
+                    });
                     self.current.setup = Some((fen, chess960));
                     RecordChange::Rewound
                 }
@@ -333,15 +417,22 @@ impl GameRecorder {
                         self.fill_from_reading(n - 2);
                     }
                     self.current.outcome = outcome_of(&m.event.fen);
+                    self.step(Step::Move {
+                        uci: m.event.uci.clone(),
+                        corrects: m.event.corrects.is_some(),
+                        clock_ms: m.clock_ms,
+                    });
                     RecordChange::Move(m)
                 }
                 GameEvent::Takeback { to_ply, .. } => {
+                    self.step(Step::Takeback { to_ply });
                     let moves = &mut self.current.moves;
                     moves.truncate(usize::try_from(to_ply).unwrap_or(usize::MAX));
                     self.current.outcome = moves.last().and_then(|m| outcome_of(&m.event.fen));
                     RecordChange::Rewound
                 }
                 GameEvent::Result { result, signal, .. } => {
+                    self.step(Step::Result { result, signal });
                     self.current.signalled = Some((result, signal));
                     RecordChange::Result(result)
                 }
@@ -369,9 +460,21 @@ impl GameRecorder {
                     }
                     RecordChange::Problem(None)
                 }
-                GameEvent::Orientation(_) => continue,
+                GameEvent::Orientation(o) => {
+                    self.step(Step::Orientation {
+                        rotated: o == Orientation::Rotated,
+                    });
+                    continue;
+                }
             };
             self.changes.push_back(change);
+        }
+        // The board a correction held, whenever it changes (`Step::Held` with no board: none).
+        if self.journaling && self.tracker.held_board() != self.held_said.as_ref() {
+            self.held_said = self.tracker.held_board().cloned();
+            self.step(Step::Held {
+                board: self.tracker.held().unwrap_or_default(),
+            });
         }
     }
 }

@@ -9,7 +9,8 @@
 //! changes nothing in the game and is reported once it has stood for the settle time; a new
 //! game or takeback that only the side to move's pieces show (maybe its move half made) waits
 //! for the settle time too. A Chess960 start is a new game as the standard start is. The
-//! operator's corrections (undo, a forced move, a position set) are [`correct`]'s.
+//! operator's corrections (undo, a forced move, a position set) are [`correct`]'s; rebuilding
+//! the game from its steps after a restart is `replay`'s.
 
 use std::collections::VecDeque;
 
@@ -22,6 +23,7 @@ use crate::event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, Res
 use crate::placement::{RawFields, placement, signalled_result};
 
 mod correct;
+mod replay;
 mod start;
 pub use correct::{Correction, CorrectionError};
 

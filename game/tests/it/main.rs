@@ -7,5 +7,6 @@ mod emulated_board;
 mod pgn_python;
 mod properties;
 mod recorder;
+mod replay;
 mod signal;
 mod support;

@@ -213,7 +213,7 @@ impl Session {
         } else {
             p.black_ms
         };
-        self.board_press(side, remaining, p.move_ms);
+        self.board_press(self.time_at(at), side, remaining, p.move_ms);
         self.events.push_back(SessionEvent::Clock {
             t_ms: self.time_at(at).as_ms(),
             event: ClockEvent::Pressed {

@@ -90,6 +90,13 @@ pub(crate) enum SessionEvent {
     /// Something to keep in the journal at `t_ms` (a flag, the board's serial number, a
     /// connection); `record`: in the game's record too.
     Note { t_ms: u64, note: Note, record: bool },
+    /// A change of the board's game at `t_ms` (a move read, a correction, a result, the
+    /// times a press gave a move, game information): journal it, in order with the inputs,
+    /// so that a restart rebuilds the game ([`Session::replay_step`]).
+    Board {
+        t_ms: u64,
+        step: chessclock_game::Step,
+    },
     /// A bus event at engine time `t_ms` (the game's record keeps it too).
     Clock { t_ms: u64, event: ClockEvent },
     /// A bus event the game's record does not keep (a new game's `StateChanged`).
@@ -173,6 +180,10 @@ pub(crate) struct Session {
     lever_restarted: bool,
     /// What the journal last said of the lever ([`Note::Lever`]).
     lever_journaled: Option<bool>,
+    /// A game rebuilt from the journal whose pieces have not been read since: the first
+    /// board report is reconciled with it (moves made while the daemon was down are read
+    /// as moves, and said).
+    reconciling: bool,
     /// Something besides the running time changed since the last [`Session::publish`].
     changed: bool,
     /// The board's game (moves, information, result) changed since
@@ -227,6 +238,7 @@ impl Session {
             lever_resumed,
             lever_restarted: false,
             lever_journaled: None,
+            reconciling: false,
             dirty: true,
             refresh: false,
             changed: true,

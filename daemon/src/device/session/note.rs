@@ -1,6 +1,6 @@
 //! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
-//! board's serial number, which half is White's, a flag, a rename, an operator's correction
-//! of the board's game), and their text.
+//! board's serial number, which half is White's, the mode and an observed clock's declared
+//! control, a flag, a rename, an operator's correction of the board's game), and their text.
 //!
 //! Owns the one spelling of each note: the session says a [`Note`], the journal and the
 //! game's record keep its text, and a restore reads back the notes the game depends on
@@ -18,6 +18,8 @@ const WHITE_SIDE: &str = "white_side ";
 const BOARD_SERIAL: &str = "board_serial ";
 const LEVER_IN_STEP: &str = "lever in step";
 const LEVER_OUT_OF_STEP: &str = "lever out of step";
+const MODE: &str = "mode ";
+const DECLARED: &str = "declared control ";
 
 /// Something the journal keeps that is not replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +44,9 @@ pub(crate) enum Note {
     /// no longer does (`lever out of step`): after a restart, a lever that was in step and
     /// shows the other player to move is a press made while the daemon was not running.
     Lever(bool),
+    /// The operator declared the control an observed clock runs (`declared control G/90
+    /// inc/30`, canonical notation).
+    Declared(String),
     /// The operator corrected the board's game (`correction: undo 2`, `correction: force
     /// e7e5`, `correction: position <FEN>`, `correction: position board`), and the position
     /// it left (`... -> <FEN>`).
@@ -49,12 +54,18 @@ pub(crate) enum Note {
 }
 
 impl Note {
-    /// The note a game depends on, from its journal text: which half is White's and which
-    /// board it is played on; `None` for the others (and for text this version does not
-    /// know).
+    /// The note a game depends on, from its journal text: which half is White's, which
+    /// board it is played on, the lever, the mode and an observed clock's declared control;
+    /// `None` for the others (and for text this version does not know).
     pub(crate) fn read(what: &str) -> Option<Note> {
         if let Some(side) = what.strip_prefix(WHITE_SIDE) {
             return parse_board_side(side).ok().map(Note::WhiteSide);
+        }
+        if let Some(mode) = what.strip_prefix(MODE) {
+            return Mode::parse(mode).map(Note::Mode);
+        }
+        if let Some(control) = what.strip_prefix(DECLARED) {
+            return Some(Note::Declared(control.to_owned()));
         }
         match what {
             LEVER_IN_STEP => return Some(Note::Lever(true)),
@@ -73,7 +84,8 @@ impl fmt::Display for Note {
             Note::BoardSerial(serial) => write!(f, "{BOARD_SERIAL}{serial}"),
             Note::Reconnected => f.write_str("reconnected"),
             Note::Disconnected(why) => write!(f, "disconnected: {why}"),
-            Note::Mode(mode) => write!(f, "mode {}", mode.as_str()),
+            Note::Mode(mode) => write!(f, "{MODE}{}", mode.as_str()),
+            Note::Declared(control) => write!(f, "{DECLARED}{control}"),
             Note::Renamed { old, new } => write!(f, "renamed {old:?} to {new:?}"),
             Note::NewObservedGame => f.write_str("new game (observe mode)"),
             Note::Flag { side, reason } => write!(f, "flag {} {reason}", side.as_str()),
@@ -137,6 +149,12 @@ mod tests {
         assert_eq!(Note::read("lever in step"), Some(Note::Lever(true)));
         assert_eq!(Note::Lever(false).to_string(), "lever out of step");
         assert_eq!(Note::read("lever out of step"), Some(Note::Lever(false)));
+        assert_eq!(Note::read("mode observe"), Some(Note::Mode(Mode::Observe)));
+        assert_eq!(Note::read("mode drive"), Some(Note::Mode(Mode::Drive)));
+        assert_eq!(
+            Note::read("declared control G/90 inc/30"),
+            Some(Note::Declared("G/90 inc/30".into()))
+        );
         assert_eq!(Note::read("white_side up"), None);
         assert_eq!(Note::read("reconnected"), None);
     }

@@ -3,7 +3,8 @@
 //! into `Move` events, presses giving each move its clock, the operator's corrections
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
 //! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
-//! and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
+//! every change of the board's game journaled as a step and the game rebuilt from them after
+//! a restart (then reconciled with the pieces), and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
 //! player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
@@ -30,6 +31,17 @@ pub enum MoveSource {
     Board,
     /// The lever presses.
     Lever,
+}
+
+/// The bus event of a move read from the pieces.
+fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
+    ClockEvent::Move {
+        ply: m.event.ply,
+        san: m.event.san.clone(),
+        uci: m.event.uci.clone(),
+        fen: m.event.fen.clone(),
+        mover_ms: m.clock_ms.unwrap_or_default(),
+    }
 }
 
 /// The board's colour of a clock side.
@@ -60,12 +72,89 @@ impl Session {
         }
     }
 
-    /// A board dump or field update read at `at`.
+    /// A board dump or field update read at `at`. The first dump after a game was rebuilt
+    /// from the journal reconciles the two: the same position goes on, a legal continuation
+    /// is read as the moves made while the daemon was down (and said), anything else is the
+    /// board problem any misread board gets.
     pub(super) fn on_board_message(&mut self, at: Instant, message: &Message) {
         let t = self.time_at(at);
         let clocks = self.clocks(t);
+        let plies = self.board_game.moves().len();
         self.board_game.on_message(t.as_ms(), message, Some(clocks));
         self.drain_board(at);
+        if self.reconciling && matches!(message, Message::BoardDump(_)) {
+            self.reconciling = false;
+            let read: Vec<String> = self
+                .board_game
+                .moves()
+                .iter()
+                .skip(plies)
+                .map(|m| m.event.san.clone())
+                .collect();
+            if !read.is_empty() && self.board_game.moves().len() > plies {
+                self.notify(format!(
+                    "clock {}: the pieces show {} played while chessclockd was not running:                      read as the game's next moves ({}); if that is wrong, `chessclockctl move                      {} undo {}` takes them back",
+                    self.cfg.clock,
+                    if read.len() == 1 { "a move" } else { "moves" },
+                    read.join(" "),
+                    self.cfg.clock,
+                    read.len()
+                ));
+            }
+        }
+    }
+
+    /// Whether the board's game has no position yet (no start seen, no position set).
+    pub(crate) fn board_game_is_empty(&self) -> bool {
+        self.board_game.tracker().positions().is_empty()
+    }
+
+    /// How many plies the board's game has.
+    pub(crate) fn board_plies(&self) -> usize {
+        self.board_game.moves().len()
+    }
+
+    /// Say the board game's changes since the last call as journal events, at `t`.
+    fn say_steps(&mut self, t: Time) {
+        while let Some(step) = self.board_game.poll_step() {
+            self.events.push_back(SessionEvent::Board {
+                t_ms: t.as_ms(),
+                step,
+            });
+        }
+    }
+
+    /// Rebuild the board's game from a journaled step at engine time `t_ms` (a restart's
+    /// fold over the journal): applied as the game made it, nothing journaled or judged
+    /// again (the engine's verdicts are in the journal as inputs). Returns the bus events
+    /// the step makes for the game's record (a move); a step that does not fit is an error
+    /// and changes nothing.
+    pub(crate) fn replay_step(
+        &mut self,
+        t_ms: u64,
+        step: &chessclock_game::Step,
+    ) -> Result<Vec<ClockEvent>, chessclock_game::StepError> {
+        self.board_game.replay(t_ms, step)?;
+        let mut events = Vec::new();
+        while let Some(change) = self.board_game.poll_change() {
+            if let RecordChange::Move(m) = change {
+                events.push(move_event(&m));
+            }
+        }
+        self.game_record_changed();
+        self.changed = true;
+        Ok(events)
+    }
+
+    /// The journal's steps are replayed (or there were none): from now on every change of
+    /// the board's game is journaled, and a rebuilt game is reconciled with the pieces at
+    /// the first board dump. The rebuilt position is judged as any change of the game is.
+    pub(crate) fn board_resumed(&mut self) {
+        self.board_game.set_journaling(true);
+        if !self.board_game_is_empty() {
+            self.reconciling = true;
+            self.judge_board(self.now);
+        }
     }
 
     /// Time passed for the tracker (the settle time of a problem).
@@ -83,9 +172,10 @@ impl Session {
     }
 
     /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
-    pub(super) fn board_press(&mut self, side: Side, remaining_ms: u64, move_ms: u64) {
+    pub(super) fn board_press(&mut self, t: Time, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board_game
             .on_press(color(side), remaining_ms, Some(move_ms));
+        self.say_steps(t);
         self.game_record_changed();
     }
 
@@ -151,24 +241,22 @@ impl Session {
         recorded + before
     }
 
+    /// Act on the board game's changes: journal them (before anything the engine is told of
+    /// them), judge the game after each (a move read, a takeback, a new game or a position
+    /// set, a correction), and say each move.
     fn drain_board(&mut self, at: Instant) {
         let t = self.time_at(at);
+        self.say_steps(t);
         while let Some(change) = self.board_game.poll_change() {
             match &change {
-                RecordChange::Move(_) => self.judge_board(at),
+                RecordChange::Move(_) | RecordChange::Rewound => self.judge_board(at),
                 RecordChange::Result(result) => self.board_signal(at, *result),
-                RecordChange::Rewound | RecordChange::Problem(_) => {}
+                RecordChange::Problem(_) => {}
             }
             if let RecordChange::Move(m) = &change {
                 self.events.push_back(SessionEvent::Clock {
                     t_ms: t.as_ms(),
-                    event: ClockEvent::Move {
-                        ply: m.event.ply,
-                        san: m.event.san.clone(),
-                        uci: m.event.uci.clone(),
-                        fen: m.event.fen.clone(),
-                        mover_ms: m.clock_ms.unwrap_or_default(),
-                    },
+                    event: move_event(m),
                 });
             }
             if let RecordChange::Problem(Some(p)) = &change {
@@ -199,6 +287,7 @@ impl Session {
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board_game.set_info(tags).map_err(|e| e.to_string())?;
+        self.say_steps(self.time_at(self.now));
         self.game_record_changed();
         self.changed = true;
         Ok(())

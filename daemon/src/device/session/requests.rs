@@ -183,6 +183,7 @@ impl Session {
                 // record.
                 self.state.time_control = notation::canonical(control);
                 self.declared = Some((**control).clone());
+                self.note(now, Note::Declared(self.state.time_control.clone()), true);
                 self.game_record_changed();
                 self.changed = true;
                 Some(Ok(Reply::Done))
@@ -296,6 +297,15 @@ impl Session {
         true
     }
 
+    /// The control an observed clock runs, as the operator declared it before a restart.
+    pub(crate) fn declare(&mut self, control: TimeControl) {
+        if self.observing() {
+            self.state.time_control = notation::canonical(&control);
+        }
+        self.declared = Some(control);
+        self.game_record_changed();
+    }
+
     /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
     /// switch is allowed).
     pub(super) fn set_mode(&mut self, now: Instant, mode: Mode) {
@@ -310,5 +320,9 @@ impl Session {
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);
         self.state_changed();
+        // Driven again, the board's game is judged as it stands (who can still mate).
+        if mode == Mode::Drive && !self.board_game_is_empty() {
+            self.judge_board(now);
+        }
     }
 }

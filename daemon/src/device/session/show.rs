@@ -14,7 +14,7 @@ use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
 use crate::device::session::announce;
 use crate::device::session::command::ClockEvent;
-use crate::engine::{Event, MethodDetail, Side};
+use crate::engine::{Event, MethodDetail, Side, Time};
 
 /// A display value that changes within this many ms is pushed as it will be.
 const LOOKAHEAD_MS: u64 = 5;
@@ -47,7 +47,7 @@ impl Session {
                     } else {
                         *black_ms
                     };
-                    self.board_press(*side, remaining, *move_ms);
+                    self.board_press(Time::from_ms(t_ms), *side, remaining, *move_ms);
                 }
                 Event::Flag { side, reason } => {
                     self.note(

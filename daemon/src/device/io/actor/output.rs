@@ -54,6 +54,15 @@ impl<P: BoardIo> Actor<P> {
                         });
                     }
                 }
+                SessionEvent::Board { t_ms, step } => {
+                    if let Some(p) = &self.persist {
+                        p.append(GameRecord::Board {
+                            t_ms,
+                            wall_ms: persist::wall_ms(),
+                            step,
+                        });
+                    }
+                }
                 SessionEvent::Note { t_ms, note, record } => {
                     self.record_note(t_ms, &note, record);
                 }

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use super::Actor;
 use crate::device::client::DeviceHandle;
-use crate::device::io::persist::{self, GameStart, Persist};
+use crate::device::io::persist::{self, GameStart, Persist, Replayed};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
 use crate::device::io::transport::Transport;
@@ -90,6 +90,7 @@ fn resume(
     let mut notices = Vec::new();
     let mut board_serial = None;
     let mut lever_in_step = None;
+    let mut declared = None;
     let persist = match store {
         Some((dir, store)) => {
             let fallback = GameStart {
@@ -116,6 +117,18 @@ fn resume(
                         options.white_side = side;
                     }
                     board_serial = r.board_serial;
+                    if let Some(mode) = r.mode {
+                        options.mode = mode;
+                    }
+                    match r.declared.as_deref().map(notation::parse) {
+                        Some(Ok(parsed)) => declared = Some(parsed.control),
+                        Some(Err(e)) => notices.push(format!(
+                            "on resuming the game: the declared control {:?} cannot be read \
+                             ({e}); declare it again with `chessclockctl set`",
+                            r.declared.unwrap_or_default()
+                        )),
+                        None => {}
+                    }
                     // A journal cut at a damaged tail may have lost a press and the lever
                     // notes after it: what it says of the lever is then not known.
                     lever_in_step = r.lever_in_step.filter(|_| persist.damage().is_empty());
@@ -136,20 +149,16 @@ fn resume(
         }
         None => None,
     };
-    let log = persist.as_ref().map(|_| {
-        let mut log = GameLog::new(name, port, &time_control, started_wall_ms);
-        for (t_ms, wall_ms, ev) in replayed {
-            if let Some(ev) = clock_event(ev) {
-                log.event(t_ms, wall_ms, ev);
-            }
-        }
-        log
-    });
+    let log = persist
+        .as_ref()
+        .map(|_| GameLog::new(name, port, &time_control, started_wall_ms));
     Ok(Game {
         engine,
         offset_ms,
         persist,
         log,
+        replayed,
+        declared,
         notices,
         board_serial,
         lever_in_step,
@@ -163,12 +172,53 @@ pub(super) struct Game {
     pub(super) offset_ms: u64,
     pub(super) persist: Option<Persist>,
     pub(super) log: Option<GameLog>,
+    /// The journal's replay, in order: the engine's events (for the record) and the board's
+    /// steps (for the board's game).
+    pub(super) replayed: Vec<(u64, u64, Replayed)>,
+    /// The control the operator declared for the observed clock, as the journal said.
+    pub(super) declared: Option<crate::engine::params::TimeControl>,
     /// What the operator should know about the resumed game (problems of the restore).
     pub(super) notices: Vec<String>,
     /// The serial number of the board the journaled game was played on, if it said.
     pub(super) board_serial: Option<String>,
     /// Whether the journal last said the lever was in step.
     pub(super) lever_in_step: Option<bool>,
+}
+
+/// Fold the journal's replay over the session's board game and the game's record, in
+/// journal order; then the board's game is journaled from here on. A step that does not fit
+/// stops the board's replay there, and the operator is told: the game stays as far as it was
+/// rebuilt, and the pieces are reconciled with that.
+fn replay(session: &mut Session, log: &mut Option<GameLog>, replayed: Vec<(u64, u64, Replayed)>) {
+    let mut broken = None;
+    for (t_ms, wall_ms, item) in replayed {
+        let events = match item {
+            Replayed::Engine(ev) => clock_event(ev).into_iter().collect(),
+            Replayed::Board(_) if broken.is_some() => Vec::new(),
+            Replayed::Board(step) => match session.replay_step(t_ms, &step) {
+                Ok(events) => events,
+                Err(e) => {
+                    broken = Some(format!(
+                        "on resuming the game: the board's game could not be rebuilt past ply \
+                         {} ({e}); the pieces are read against that position: fix the game \
+                         with `chessclockctl move {} ...` or `chessclockctl position`",
+                        session.board_plies(),
+                        session.clock()
+                    ));
+                    Vec::new()
+                }
+            },
+        };
+        if let Some(log) = log.as_mut() {
+            for ev in events {
+                log.event(t_ms, wall_ms, ev);
+            }
+        }
+    }
+    if let Some(notice) = broken {
+        session.add_notice(notice);
+    }
+    session.board_resumed();
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -222,12 +272,17 @@ pub(super) fn launch<P: BoardIo>(
     if let Err(e) = session.set_game_info(&options.game_info) {
         tracing::warn!(clock = index, "game information not taken: {e}");
     }
+    if let Some(control) = game.declared {
+        session.declare(control);
+    }
+    let mut log = game.log;
+    replay(&mut session, &mut log, game.replayed);
     if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
         tracing::warn!(clock = index, "default tags not taken: {e}");
     }
     let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
     session.set_place(round, board);
-    session.set_date(game.log.as_ref().and_then(GameLog::start_date));
+    session.set_date(log.as_ref().and_then(GameLog::start_date));
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
@@ -241,7 +296,7 @@ pub(super) fn launch<P: BoardIo>(
         session,
         epoch,
         persist: game.persist,
-        log: game.log,
+        log,
         played_round: None,
         live: sinks.live,
         state_tx,

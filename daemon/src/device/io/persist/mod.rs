@@ -1,8 +1,9 @@
 //! "Nothing lost": a clock's game as journal records, written by the journal writer, and
 //! rebuilt after a crash or power loss.
 //!
-//! Every accepted engine input (lever presses, operator and arbiter actions) is appended,
-//! fsynced, before the request that caused it is answered. A new game compacts the journal
+//! Every accepted engine input (lever presses, operator and arbiter actions) and every change
+//! of the board's game (moves read, corrections, results, game information: the game crate's
+//! steps) is appended, fsynced, before the request that caused it is answered. A new game compacts the journal
 //! into a snapshot holding its start, and the start is also the journal's first record, so a
 //! lost snapshot loses nothing. On start the game is replayed with the original engine times
 //! ([`restore`]), and the time between the last record and now is charged to the side that
@@ -30,7 +31,7 @@ use writer::Job;
 pub(crate) use writer::Journals;
 
 use crate::device::session::note::Note;
-pub(crate) use restore::Restored;
+pub(crate) use restore::{Replayed, Restored};
 pub(crate) use stamp::wall_ms;
 
 /// How a game starts: its control and when (engine and wall time).
@@ -58,6 +59,14 @@ pub(crate) enum GameRecord {
         wall_ms: u64,
         what: String,
     },
+    /// A change of the board's game at engine time `t_ms` (a move read from the pieces, a
+    /// correction, a result, a press's times, game information): replayed over the board's
+    /// game on restore, in order with the inputs.
+    Board {
+        t_ms: u64,
+        wall_ms: u64,
+        step: chessclock_game::Step,
+    },
     /// A new game started (the journal's first record after a compaction).
     Start(Box<GameStart>),
 }
@@ -66,9 +75,9 @@ impl GameRecord {
     /// Engine and wall time of the record.
     pub(crate) fn times(&self) -> (u64, u64) {
         match self {
-            GameRecord::Input { t_ms, wall_ms, .. } | GameRecord::Note { t_ms, wall_ms, .. } => {
-                (*t_ms, *wall_ms)
-            }
+            GameRecord::Input { t_ms, wall_ms, .. }
+            | GameRecord::Note { t_ms, wall_ms, .. }
+            | GameRecord::Board { t_ms, wall_ms, .. } => (*t_ms, *wall_ms),
             GameRecord::Start(s) => (s.t_ms, s.wall_ms),
         }
     }

@@ -1,5 +1,7 @@
 //! Rebuilding a game from its journal: find where the game started, replay every accepted
-//! input with its original engine time, and charge the gap since the last record.
+//! input with its original engine time, hand back the board's steps in order with the
+//! engine's events (the session folds them over the board's game), and charge the gap since
+//! the last record.
 //!
 //! Pure: the journal's entries and "now" are passed in; no IO, no clock reads. What could not
 //! be rebuilt exactly is returned as `problems` (sentences for the log and the operator),
@@ -8,11 +10,22 @@
 use super::stamp::Now;
 use super::{Entry, GameRecord, GameStart, Note};
 use crate::device::link::display::BoardSide;
+use crate::device::session::observe::Mode;
 use crate::engine::{Engine, Event, Time};
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was
 /// set (stepped) in between.
 const STEP_TOLERANCE_MS: i128 = 2_000;
+
+/// One thing the replay of a journal gives back, in journal order: the game's record and the
+/// board's game are folds over these.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Replayed {
+    /// An event of the engine's replay.
+    Engine(Event),
+    /// A step of the board's game, to fold over the session's.
+    Board(chessclock_game::Step),
+}
 
 /// A game rebuilt from the journal.
 #[derive(Debug)]
@@ -22,12 +35,18 @@ pub(crate) struct Restored {
     pub now_ms: u64,
     /// When the game started (wall time), for its record.
     pub started_wall_ms: u64,
-    /// The events of the replay, with engine and wall time, for the game's record.
-    pub replayed: Vec<(u64, u64, Event)>,
+    /// The engine's events and the board's steps of the replay, with engine and wall time,
+    /// in journal order: the game's record and the board's game are rebuilt from them.
+    pub replayed: Vec<(u64, u64, Replayed)>,
     /// Which half was White's when the journal last said so (`SetWhiteSide`).
     pub white_side: Option<BoardSide>,
     /// The serial number of the board the game was last played on, if the journal said.
     pub board_serial: Option<String>,
+    /// Driven or observed, as the journal last said.
+    pub mode: Option<Mode>,
+    /// The control the operator declared for an observed clock (canonical notation), as the
+    /// journal last said.
+    pub declared: Option<String>,
     /// Whether the lever was in step with the running player when the journal last said
     /// (and White's half has not changed since); `None` when it did not.
     pub lever_in_step: Option<bool>,
@@ -92,6 +111,8 @@ pub(crate) fn restore(
     let mut white_side = None;
     let mut lever_in_step = None;
     let mut board_serial = None;
+    let mut mode = None;
+    let mut declared = None;
     let mut rejected = Vec::new();
     let mut records = Vec::with_capacity(rest.len());
     let mut last = &start;
@@ -114,8 +135,21 @@ pub(crate) fn restore(
                     records.push(entry.clone());
                 }
                 while let Some(ev) = engine.poll_event() {
-                    replayed.push((*t_ms, *wall_ms, ev));
+                    replayed.push((*t_ms, *wall_ms, Replayed::Engine(ev)));
                 }
+            }
+            GameRecord::Board {
+                t_ms,
+                wall_ms,
+                step,
+            } => {
+                // Time passes for the engine first: a flag due before the step falls first.
+                engine.handle_timeout(Time::from_ms(*t_ms));
+                while let Some(ev) = engine.poll_event() {
+                    replayed.push((*t_ms, *wall_ms, Replayed::Engine(ev)));
+                }
+                replayed.push((*t_ms, *wall_ms, Replayed::Board(step.clone())));
+                records.push(entry.clone());
             }
             GameRecord::Note { what, .. } => {
                 match Note::read(what) {
@@ -126,6 +160,8 @@ pub(crate) fn restore(
                     }
                     Some(Note::Lever(in_step)) => lever_in_step = Some(in_step),
                     Some(Note::BoardSerial(serial)) => board_serial = Some(serial),
+                    Some(Note::Mode(m)) => mode = Some(m),
+                    Some(Note::Declared(control)) => declared = Some(control),
                     _ => {}
                 }
                 records.push(entry.clone());
@@ -146,7 +182,7 @@ pub(crate) fn restore(
     let now_ms = last_t.saturating_add(gap);
     engine.handle_timeout(Time::from_ms(now_ms));
     while let Some(ev) = engine.poll_event() {
-        replayed.push((now_ms, now.wall_ms, ev));
+        replayed.push((now_ms, now.wall_ms, Replayed::Engine(ev)));
     }
     Some(Restored {
         engine,
@@ -155,6 +191,8 @@ pub(crate) fn restore(
         replayed,
         white_side,
         board_serial,
+        mode,
+        declared,
         lever_in_step,
         rejected,
         problems,

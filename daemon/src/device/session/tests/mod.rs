@@ -13,6 +13,7 @@ mod game;
 mod judging;
 mod requests;
 mod restart;
+mod resume;
 
 use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
 
@@ -111,6 +112,7 @@ impl Rig {
             journal_serial,
         );
         session.connect_first(Instant::ZERO);
+        session.board_resumed();
         Rig {
             session,
             emu: Emulator::new(emu),

@@ -121,6 +121,8 @@ fn new_game(control: &str) -> Game {
         offset_ms: 0,
         persist: None,
         log: None,
+        replayed: Vec::new(),
+        declared: None,
         notices: Vec::new(),
         board_serial: None,
         lever_in_step: None,
