@@ -7,6 +7,7 @@ mod board_claims;
 mod board_corrections;
 mod board_game;
 mod board_observe;
+mod board_restart;
 mod bridge_alerts;
 mod bridge_fleet;
 mod bridge_http;

@@ -91,14 +91,25 @@ impl Session {
                 .skip(plies)
                 .map(|m| m.event.san.clone())
                 .collect();
-            if !read.is_empty() && self.board_game.moves().len() > plies {
+            let now_plies = self.board_game.moves().len();
+            if !read.is_empty() {
                 self.notify(format!(
-                    "clock {}: the pieces show {} played while chessclockd was not running:                      read as the game's next moves ({}); if that is wrong, `chessclockctl move                      {} undo {}` takes them back",
+                    "clock {}: the pieces show {} played while chessclockd was not running: \
+                     read as the game's next moves ({}); if that is wrong, `chessclockctl move \
+                     {} undo {}` takes them back",
                     self.cfg.clock,
                     if read.len() == 1 { "a move" } else { "moves" },
                     read.join(" "),
                     self.cfg.clock,
                     read.len()
+                ));
+            } else if now_plies < plies {
+                self.notify(format!(
+                    "clock {}: the pieces show the game's position after ply {now_plies}, not \
+                     after ply {plies} as when chessclockd stopped: read as a takeback; if \
+                     that is wrong, set the pieces back (or `chessclockctl move {} force UCI` \
+                     plays the moves again)",
+                    self.cfg.clock, self.cfg.clock
                 ));
             }
         }

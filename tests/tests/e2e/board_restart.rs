@@ -1,0 +1,226 @@
+//! End to end: the board's game survives every kind of restart (issue 27). The real
+//! `chessclockd` reads a game from the real `chessclock-emu`'s pieces, with presses and the
+//! operator's corrections; it is killed (SIGKILL), stopped cleanly, or stopped with its
+//! runtime directory emptied as by a reboot, and started again. The same moves, clocks and
+//! `[%clk]` come back (python-chess reads the PGN before and after), the live file is written
+//! again, and the next move is read as the same game's. Moves made while it was down are read
+//! as moves; other pieces are a board problem, never a start position.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use chessclock_tests::e2e::{ctl_ok, journal_says};
+use chessclock_tests::json::{s, u};
+use chessclock_tests::pgn::{python_reads, sans};
+use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(10);
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn moves(v: &Value) -> Vec<String> {
+    sans(&serde_json::json!({ "san": v["moves_san"] }))
+}
+
+fn wait_moves(d: &Daemon, want: &[&str]) -> Result<Value> {
+    d.wait_status("0", WAIT, &format!("the moves {want:?}"), |v| {
+        moves(v) == want && s(v, "/device_state") == "ready"
+    })
+}
+
+/// `chessclockctl pgn 0` read by python-chess: its one game (sans, clocks).
+fn pgn_read(d: &Daemon, dir: &Path, name: &str) -> Result<Value> {
+    let pgn = ctl_ok(d, &["pgn", "0"]);
+    let file = dir.join(name);
+    std::fs::write(&file, &pgn)?;
+    let mut games = python_reads(&file)?;
+    ensure!(games.len() == 1, "one game: {pgn}");
+    let g = games.remove(0);
+    ensure!(g["errors"] == serde_json::json!([]), "{pgn}");
+    Ok(g)
+}
+
+/// A daemon and an emulated board with pieces, under `G/10 inc/2`, the live feed in
+/// `run/live` (the runtime directory systemd gives).
+struct Setup {
+    dir: TempDir,
+    bus: PrivateBus,
+    emu: Emu,
+    config: std::path::PathBuf,
+    run: String,
+}
+
+impl Setup {
+    fn new(tag: &str) -> Result<Setup> {
+        let dir = TempDir::new(tag)?;
+        let bus = PrivateBus::start_session()?;
+        let emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+        let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
+        let run = dir.path().join("run");
+        std::fs::create_dir_all(&run)?;
+        let run = run.to_str().context("a UTF-8 temp path")?.to_owned();
+        Ok(Setup {
+            dir,
+            bus,
+            emu,
+            config,
+            run,
+        })
+    }
+
+    fn daemon(&self) -> Result<Daemon> {
+        let d = Daemon::spawn(
+            self.bus.address(),
+            &self.config,
+            &[("RUNTIME_DIRECTORY", &self.run)],
+        )?;
+        d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
+            s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
+        })?;
+        Ok(d)
+    }
+
+    /// A move on the pieces, then the mover's press.
+    fn play(&mut self, uci: &str) -> Result<()> {
+        self.emu.send(&format!("move {uci}"))?;
+        self.emu.send("lever")
+    }
+
+    /// The live file of board 1, once it holds `plies` moves: what python-chess reads.
+    fn live_game(&self, plies: usize) -> Result<Value> {
+        let file = Path::new(&self.run).join("live/round-1/game-1.pgn");
+        let until = std::time::Instant::now() + WAIT;
+        loop {
+            if file.exists() {
+                let games = python_reads(&file)?;
+                if let [g] = games.as_slice()
+                    && sans(g).len() == plies
+                {
+                    return Ok(g.clone());
+                }
+            }
+            ensure!(
+                std::time::Instant::now() < until,
+                "no live game of {plies} plies in {}: {:?}",
+                file.display(),
+                std::fs::read_to_string(&file)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// e4 e5 Nf3 with presses; Nf3 taken back by the operator and forced again; Nc6 pressed.
+fn opening(t: &mut Setup, d: &Daemon) -> Result<Value> {
+    ctl_ok(d, &["start", "0"]);
+    for uci in ["e2e4", "e7e5", "g1f3"] {
+        t.play(uci)?;
+    }
+    wait_moves(d, &["e4", "e5", "Nf3"])?;
+    d.wait_status("0", WAIT, "three presses", |v| {
+        u(v, "/moves/white") + u(v, "/moves/black") == 3
+    })?;
+    ctl_ok(d, &["move", "0", "undo"]);
+    wait_moves(d, &["e4", "e5"])?;
+    ctl_ok(d, &["move", "0", "force", "g1f3"]);
+    wait_moves(d, &["e4", "e5", "Nf3"])?;
+    t.play("b8c6")?;
+    wait_moves(d, &["e4", "e5", "Nf3", "Nc6"])?;
+    d.wait_status("0", WAIT, "four presses", |v| {
+        u(v, "/moves/white") + u(v, "/moves/black") == 4
+    })?;
+    pgn_read(d, t.dir.path(), "before.pgn")
+}
+
+/// What a restart must give back: the moves and each move's clock and time.
+fn same_game(before: &Value, after: &Value) -> Result<()> {
+    for key in ["san", "clk", "emt"] {
+        ensure!(
+            before[key] == after[key],
+            "{key} before and after the restart:\n{before}\n{after}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Result<()> {
+    let mut t = Setup::new("board-restart-kill")?;
+    let mut d = t.daemon()?;
+    let before = opening(&mut t, &d)?;
+    let status = d.ctl_json(&["status", "0", "--json"])?;
+    d.kill();
+
+    let d = t.daemon()?;
+    let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
+    ensure!(s(&st, "/board_problem").is_empty(), "{st}");
+    ensure!(
+        st["moves"] == status["moves"] && s(&st, "/fen") == s(&status, "/fen"),
+        "the same game:\n{status}\n{st}"
+    );
+    same_game(&before, &pgn_read(&d, t.dir.path(), "after.pgn")?)?;
+    same_game(&before, &t.live_game(4)?)?;
+    // The next move is the same game's.
+    t.play("f1c4")?;
+    wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
+    let g = t.live_game(5)?;
+    ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
+    ensure!(journal_says(
+        &t.dir.path().join("state"),
+        "\"step\":\"move\""
+    ));
+    Ok(())
+}
+
+#[test]
+fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_read() -> Result<()> {
+    let mut t = Setup::new("board-restart-stop")?;
+    let mut d = t.daemon()?;
+    let before = opening(&mut t, &d)?;
+    ensure!(d.terminate()?, "a clean stop");
+    let d = t.daemon()?;
+    wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
+    same_game(&before, &pgn_read(&d, t.dir.path(), "after-stop.pgn")?)?;
+
+    // A reboot: the daemon dies, the runtime directory (the live feed) is emptied, and the
+    // players go on meanwhile.
+    let mut d = d;
+    d.kill();
+    std::fs::remove_dir_all(Path::new(&t.run).join("live"))?;
+    t.emu.send("move f1c4")?;
+    let d = t.daemon()?;
+    let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
+    ensure!(
+        st["notices"].as_array().is_some_and(|n| n.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("while chessclockd was not running")))),
+        "the moves read are said: {st}"
+    );
+    let g = t.live_game(5)?;
+    ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
+    Ok(())
+}
+
+#[test]
+fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -> Result<()> {
+    let mut t = Setup::new("board-restart-other")?;
+    let mut d = t.daemon()?;
+    opening(&mut t, &d)?;
+    d.kill();
+    // Three plies while down: no one or two legal moves explain the board.
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        t.emu.send(&format!("move {uci}"))?;
+    }
+    let d = t.daemon()?;
+    let st = d.wait_status("0", WAIT, "the board problem", |v| {
+        !s(v, "/board_problem").is_empty()
+    })?;
+    ensure!(
+        moves(&st) == ["e4", "e5", "Nf3", "Nc6"],
+        "the game kept: {st}"
+    );
+    ensure!(s(&st, "/fen") != START, "{st}");
+    Ok(())
+}
