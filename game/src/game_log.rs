@@ -256,22 +256,23 @@ impl GameLog {
     }
 }
 
-/// Civil UTC date and time of Unix milliseconds (proleptic Gregorian; no leap seconds).
+/// Civil UTC date and time of Unix milliseconds (jiff's calendar; no leap seconds): year,
+/// month, day, hour, minute, second. A time past jiff's range reads as the epoch.
 fn utc(wall_ms: u64) -> (i64, u32, u32, u64, u64, u64) {
-    let secs = wall_ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, rem / 3600, (rem / 60) % 60, rem % 60)
+    let at = i64::try_from(wall_ms)
+        .ok()
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let dt = at.to_zoned_datetime(jiff::tz::TimeZone::UTC).datetime();
+    let n = |v: i8| u64::try_from(v).unwrap_or(0);
+    (
+        i64::from(dt.year()),
+        u32::try_from(dt.month()).unwrap_or(1),
+        u32::try_from(dt.day()).unwrap_or(1),
+        n(dt.hour()),
+        n(dt.minute()),
+        n(dt.second()),
+    )
 }
 
 #[cfg(test)]

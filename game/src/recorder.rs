@@ -8,10 +8,10 @@
 //! clock's reports: the [`ClockObserver`] finds the lever presses in them, and a move without
 //! a press gets the mover's time when the next move is made or the input ends. Either way the
 //! press that ended a move gives it the mover's clock and the turn's length. White's half (in
-//! reports) is the half whose press ended White's move (else the half that ran first). It
-//! The operator's corrections go to the tracker and come back as its events
-//! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It
-//! must not do IO or read a clock: `now` is passed in. A caller that keeps the game across a
+//! reports) is the half whose press ended White's move (else the half that ran first). The
+//! operator's corrections go to the tracker and come back as its events
+//! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It must
+//! not do IO or read a clock: `now` is passed in. A caller that keeps the game across a
 //! restart turns on its steps ([`GameRecorder::set_journaling`]): every change of the game
 //! comes out as a [`Step`] ([`GameRecorder::poll_step`]), and folding the steps over a fresh
 //! recorder ([`GameRecorder::replay`]) rebuilds the same game.

@@ -21,7 +21,8 @@
 //! resumed game.
 //!
 //! The session layer's folder also holds its pure helpers: the announcements of engine
-//! events ([`announce`]), observe mode ([`observe`]) and the record's events (`record`).
+//! events ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
+//! requests and replies ([`command`]).
 
 pub(crate) mod announce;
 pub(crate) mod command;
