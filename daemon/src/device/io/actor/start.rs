@@ -276,6 +276,9 @@ pub(super) fn launch<P: BoardIo>(
         session.declare(control);
     }
     let mut log = game.log;
+    // A game resumed from the journal is written to the live feed again at once (after a
+    // reboot the feed's tmpfs is empty; the board's dump may change nothing).
+    let resumed = !game.replayed.is_empty();
     replay(&mut session, &mut log, game.replayed);
     if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
         tracing::warn!(clock = index, "default tags not taken: {e}");
@@ -303,7 +306,7 @@ pub(super) fn launch<P: BoardIo>(
         events,
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
-        pgn_dirty: false,
+        pgn_dirty: resumed,
         live_at: None,
         _keep: keep,
     };
