@@ -413,10 +413,14 @@ impl Session {
     fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
         let t = self.time_at(now);
         self.engine.handle_input(t, input.clone())?;
+        let lever = note::lever_noted_after(&input);
         self.events.push_back(SessionEvent::Input {
             t_ms: t.as_ms(),
             input,
         });
+        if lever {
+            self.lever_after_input(now);
+        }
         self.state_changed();
         Ok(())
     }

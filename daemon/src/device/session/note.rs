@@ -12,7 +12,7 @@ use std::fmt;
 
 use crate::device::link::display::{BoardSide, parse_board_side};
 use crate::device::session::observe::Mode;
-use crate::engine::{FlagReason, Side};
+use crate::engine::{FlagReason, Input, Side};
 
 const WHITE_SIDE: &str = "white_side ";
 const BOARD_SERIAL: &str = "board_serial ";
@@ -64,6 +64,20 @@ impl Note {
         what.strip_prefix(BOARD_SERIAL)
             .map(|serial| Note::BoardSerial(serial.to_owned()))
     }
+}
+
+/// Whether the journal notes the lever ([`Note::Lever`]) right after `input`: an input that
+/// may set a clock running or change whose clock runs (a press, a start, a resume, a ruling
+/// that resumes play). A restore trusts a lever note only when no such input came after it.
+pub(crate) fn lever_noted_after(input: &Input) -> bool {
+    matches!(
+        input,
+        Input::Start { .. }
+            | Input::Press { .. }
+            | Input::PressMove { .. }
+            | Input::Resume
+            | Input::Ruling { .. }
+    )
 }
 
 impl fmt::Display for Note {

@@ -8,6 +8,7 @@
 use super::stamp::Now;
 use super::{Entry, GameRecord, GameStart, Note};
 use crate::device::link::display::BoardSide;
+use crate::device::session::note::lever_noted_after;
 use crate::engine::{Engine, Event, Time};
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was
@@ -28,8 +29,12 @@ pub(crate) struct Restored {
     pub white_side: Option<BoardSide>,
     /// The serial number of the board the game was last played on, if the journal said.
     pub board_serial: Option<String>,
-    /// Whether the lever was in step with the running player when the journal last said
-    /// (and White's half has not changed since); `None` when it did not.
+    /// Whether the lever was in step with the running player when the journal last said,
+    /// if nothing changed since: `None` when it did not say, or an input that may change
+    /// whose clock runs (a press, a start, a resume: [`lever_noted_after`]) or White's half
+    /// came after it (the session journals the lever's
+    /// agreement with every input after which a clock runs, so a note missing after an
+    /// input is a journal cut between the two: not known).
     pub lever_in_step: Option<bool>,
     /// Entries the engine refused on replay (kept aside by the caller, never dropped
     /// silently).
@@ -102,6 +107,10 @@ pub(crate) fn restore(
                 wall_ms,
                 input,
             } => {
+                // The lever's note after this input says whether it is still in step.
+                if lever_noted_after(input) {
+                    lever_in_step = None;
+                }
                 if let Err(e) = engine.handle_input(Time::from_ms(*t_ms), input.clone()) {
                     if rejected.is_empty() {
                         problems.push(format!(
