@@ -42,6 +42,9 @@ pub(crate) enum Note {
     /// no longer does (`lever out of step`): after a restart, a lever that was in step and
     /// shows the other player to move is a press made while the daemon was not running.
     Lever(bool),
+    /// The clock was detached with its game under way, which was archived as it stood
+    /// (`detached: the game was archived as it stood`).
+    Detached,
     /// The operator corrected the board's game (`correction: undo 2`, `correction: force
     /// e7e5`, `correction: position <FEN>`, `correction: position board`), and the position
     /// it left (`... -> <FEN>`).
@@ -94,6 +97,7 @@ impl fmt::Display for Note {
             Note::Lever(true) => f.write_str(LEVER_IN_STEP),
             Note::Lever(false) => f.write_str(LEVER_OUT_OF_STEP),
             Note::Correction { what, fen } => write!(f, "correction: {what} -> {fen}"),
+            Note::Detached => f.write_str("detached: the game was archived as it stood"),
         }
     }
 }
@@ -122,6 +126,10 @@ mod tests {
                 "renamed \"a\" to \"b c\"",
             ),
             (Note::NewObservedGame, "new game (observe mode)"),
+            (
+                Note::Detached,
+                "detached: the game was archived as it stood",
+            ),
             (
                 Note::Flag {
                     side: Side::White,
