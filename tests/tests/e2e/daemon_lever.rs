@@ -82,10 +82,15 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     )?;
     let state = r.dir.path().join("state");
     pressed_over_the_bus(&r.daemon, &state)?;
+    let unplugged = r.emu.mark();
     r.emu.send("unplug")?;
+    r.emu
+        .wait_for(unplugged, WAIT, "unplugged", |v| v["event"] == "unplugged")?;
     r.daemon.wait_status("0", WAIT, "disconnected", |v| {
         v.get("connected") == Some(&Value::Bool(false))
     })?;
+    // Out for a while, as in daemon_link (the clock counts on by itself meanwhile).
+    std::thread::sleep(std::time::Duration::from_millis(1_200));
     let mark = r.emu.mark();
     r.emu.send("replug")?;
     // The report the daemon asks for on the new link comes before its first set-and-run:

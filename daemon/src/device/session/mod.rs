@@ -160,8 +160,9 @@ pub(crate) struct Session {
     /// clock became usable, text ended).
     refresh: bool,
     /// The lever's raised end agreed with the engine's player to move at the last clock
-    /// report of a running game: a disagreement at the first report after a reconnect or a
-    /// restart is a press the host could not hear.
+    /// report of a running game, or after the last input that set a clock running (a press
+    /// over the bus leaves the lever where it was): a disagreement at the first report after
+    /// a reconnect or a restart is a press the host could not hear.
     lever_agreed: bool,
     /// The next clock report is the first since the port was opened.
     lever_unchecked: bool,
