@@ -97,10 +97,11 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     let mark = r.emu.mark();
     r.emu.send("replug")?;
     // The report the daemon asks for on the new link comes before its first set-and-run:
-    // once that push is seen, the lever has been judged.
+    // once that push is seen, the lever has been judged. (The emulator sometimes applies a
+    // replug only after 10-30 s: emu_cli::unplug_and_replug_from_stdin_keep_the_link.)
     let (_, push) = r.emu.wait_for(
         mark,
-        WAIT,
+        std::time::Duration::from_secs(60),
         "the first push after the replug",
         is_set_and_run,
     )?;
