@@ -1,6 +1,7 @@
 //! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
 //! board's serial number, which half is White's, a flag, a rename, an operator's correction
-//! of the board's game), and their text.
+//! of the board's game, the lever's agreement with the running side, a detach), their text,
+//! and after which inputs the lever's agreement is noted ([`lever_noted_after`]).
 //!
 //! Owns the one spelling of each note: the session says a [`Note`], the journal and the
 //! game's record keep its text, and a restore reads back the notes the game depends on
