@@ -92,6 +92,11 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     r.daemon.wait_status("0", WAIT, "disconnected", |v| {
         v.get("connected") == Some(&Value::Bool(false))
     })?;
+    // Merely unplugged, not detached: the clock keeps its journal (docs/reliability.md).
+    let kept = std::fs::read_dir(&state)?
+        .flatten()
+        .any(|e| e.path().extension().is_some_and(|x| x == "journal"));
+    assert!(kept, "the journal stays while the board is unplugged");
     // Out for a while, as in daemon_link (the clock counts on by itself meanwhile).
     std::thread::sleep(std::time::Duration::from_millis(1_200));
     let mark = r.emu.mark();
