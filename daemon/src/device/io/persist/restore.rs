@@ -30,11 +30,11 @@ pub(crate) struct Restored {
     /// The serial number of the board the game was last played on, if the journal said.
     pub board_serial: Option<String>,
     /// Whether the lever was in step with the running player when the journal last said,
-    /// if nothing changed since: `None` when it did not say, or an input that may change
-    /// whose clock runs (a press, a start, a resume: [`lever_noted_after`]) or White's half
-    /// came after it (the session journals the lever's
-    /// agreement with every input after which a clock runs, so a note missing after an
-    /// input is a journal cut between the two: not known).
+    /// if nothing changed since: `None` when it did not say, or when an input that may
+    /// change whose clock runs (a press, a start, a resume: [`lever_noted_after`]) or White's
+    /// half came after it. The session notes the lever right after every such input, so an
+    /// input without its note is a journal cut between the two (or a journal of a version
+    /// that noted only changes): not known.
     pub lever_in_step: Option<bool>,
     /// Entries the engine refused on replay (kept aside by the caller, never dropped
     /// silently).
