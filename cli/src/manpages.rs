@@ -201,7 +201,7 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "detach",
         &[(
             "chessclockctl detach 0",
-            "let go of clock 0 (its game stays in the journal)",
+            "let go of clock 0 (its game goes to games/, its journal is removed)",
         )],
     ),
     (

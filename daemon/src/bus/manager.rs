@@ -163,7 +163,8 @@ impl ManagerIface {
         path_of(self.sup.attach(port).await?)
     }
 
-    /// Detach a clock. Its game is kept in the journal; the object disappears.
+    /// Detach a clock. Its game is written to games/ (a game under way as it stood) and its
+    /// journal and snapshot are removed; the object disappears.
     async fn detach(&self, clock: ObjectPath<'_>) -> Result<(), BusError> {
         let no_such = || {
             BusError::NoSuchClock(format!(

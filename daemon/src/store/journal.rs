@@ -1,5 +1,5 @@
 //! The append-only journal: checksummed lines, fsync per append (or one per group of writes),
-//! torn/corrupt tail repair on open, compaction into a snapshot.
+//! torn/corrupt tail repair on open, compaction into a snapshot, removal of the whole store.
 //!
 //! Owns `NAME.journal` and its lock. It must not interpret records.
 
@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::StoreError;
 use super::line;
-use super::snapshot::{read_snapshot, sync_dir, write_snapshot};
+use super::snapshot::{read_snapshot, snapshot_path, sync_dir, write_snapshot};
 
 /// One journal entry as recovered on open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,6 +234,22 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// The journal file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Delete the store: its snapshot, then the journal (still locked, so no other owner
+    /// opens it in between), and make that durable. The caller keeps what it needs first (a
+    /// detached clock's game is in `games/`). Files set aside beside it (`*.bad-*`, ...)
+    /// stay. Missing files are fine: the store is gone either way.
+    pub fn remove(self) -> Result<(), StoreError> {
+        let snapshot = snapshot_path(&self.dir, &self.name);
+        for path in [&snapshot, &self.path] {
+            match fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io("remove", path, e)),
+            }
+        }
+        sync_dir(&self.dir)
     }
 }
 

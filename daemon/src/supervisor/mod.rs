@@ -298,7 +298,7 @@ impl SupervisorHandle {
             .unwrap_or(Err(SupervisorError::Gone))
     }
 
-    /// Detach clock `index`; its game stays in its journal.
+    /// Detach clock `index`: its game is written to `games/` and its journal removed.
     pub async fn detach(&self, index: u32) -> Result<(), SupervisorError> {
         self.ask(|reply| Msg::Detach { index, reply })
             .await

@@ -3,7 +3,8 @@
 //! [`Change`]s it announces.
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
-//! announced, then remembered; detached: actor stopped, then announced, then forgotten). It
+//! announced, then remembered; detached: actor stopped (its game archived, its journal
+//! removed), then announced, then forgotten). It
 //! must not know how a clock is served (no bus types) nor do serial IO.
 
 use std::collections::BTreeMap;
@@ -115,7 +116,8 @@ pub(super) async fn run(
             Msg::Shutdown { reply } => {
                 let indices: Vec<u32> = sup.clocks.keys().copied().collect();
                 for i in indices {
-                    sup.remove(i).await;
+                    // The daemon stops: every journal stays, and the games come back.
+                    sup.remove(i, Request::Shutdown).await;
                 }
                 let _ = reply.send(());
                 break;
@@ -368,7 +370,9 @@ impl Supervisor {
             )));
         };
         let (port, virtual_name) = (entry.port.clone(), entry.virtual_name.clone());
-        self.remove(index).await;
+        // Its game goes to games/ and its journal and snapshot go: the state directory
+        // holds state only for attached clocks (a clock merely unplugged is still attached).
+        self.remove(index, Request::Detach).await;
         // Detached on purpose: not attached again after a restart.
         let forgotten = match virtual_name {
             Some(n) => self.remembered.virtual_clocks.remove(&n),
@@ -380,14 +384,16 @@ impl Supervisor {
         Ok(())
     }
 
-    async fn remove(&mut self, index: u32) {
+    /// Stop clock `index`'s actor with `stop` ([`Request::Shutdown`]: its journal stays;
+    /// [`Request::Detach`]: its game is archived and its journal removed), then announce it.
+    async fn remove(&mut self, index: u32, stop: Request) {
         let Some(entry) = self.clocks.remove(&index) else {
             return;
         };
         if let Some(watch) = &entry.serial_watch {
             watch.abort();
         }
-        if let Err(e) = entry.handle.request(Request::Shutdown).await {
+        if let Err(e) = entry.handle.request(stop).await {
             tracing::debug!(clock = index, "actor stop: {e}");
         }
         let _ = entry.actor.await;

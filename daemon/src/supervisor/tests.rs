@@ -146,6 +146,11 @@ async fn a_virtual_clock_is_remembered_and_its_game_resumes_after_a_restart() {
         "{remembered:?}"
     );
 
+    // A daemon that stops keeps the journal: that is how the game survives.
+    let journal = dir.join("virtual-Board_207.journal");
+    let snapshot = dir.join("virtual-Board_207.snapshot");
+    assert!(journal.exists() && snapshot.exists(), "kept at a stop");
+
     // A new daemon adds it again (as service::attach_remembered does): the game goes on.
     let (sup, changes) = start(defaults(&dir));
     let _seen = serve(changes);
@@ -154,9 +159,32 @@ async fn a_virtual_clock_is_remembered_and_its_game_resumes_after_a_restart() {
     assert_eq!(st.game_state, Status::Running, "{st:?}");
     assert_eq!(st.snapshot.running, Some(Side::Black), "{st:?}");
 
-    // Detached on purpose: forgotten.
+    // Detached on purpose: forgotten, its game under way written to games/ as it stood, and
+    // its journal and snapshot gone once the detach is answered.
     sup.detach(0).await.expect("detached");
     assert!(crate::remembered::load(&dir).virtual_clocks.is_empty());
+    assert!(
+        !journal.exists() && !snapshot.exists(),
+        "removed at a detach"
+    );
+    let mut records = Vec::new();
+    let mut folders = vec![dir.join("games")];
+    while let Some(folder) = folders.pop() {
+        for path in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            let path = path.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|x| x == "json") {
+                records.extend(std::fs::read_to_string(path).ok());
+            }
+        }
+    }
+    assert_eq!(records.len(), 1, "the game's record");
+    assert!(
+        records[0].contains("detached: the game was archived as it stood"),
+        "{}",
+        records[0]
+    );
     sup.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

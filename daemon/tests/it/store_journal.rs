@@ -193,6 +193,32 @@ fn snapshot_plus_journal_tail_replays_and_sequence_continues() {
     assert_eq!(j.next_seq(), 5);
 }
 
+/// A removed store leaves no journal and no snapshot (what a detached clock leaves), files
+/// of other stores beside it stay, and a store opened again under the name starts empty.
+#[test]
+fn a_removed_store_leaves_no_files_and_reopens_empty() {
+    let dir = TempDir::new("journal-remove");
+    let events = sample();
+    let (mut j, _) = open(dir.path()).expect("open");
+    j.append(&events[0]).expect("append");
+    j.compact(&State { presses: 1 }).expect("compact");
+    j.append(&events[1]).expect("append");
+    let (mut other, _) = Journal::<Event>::open::<State>(dir.path(), "other").expect("open");
+    other.append(&events[2]).expect("append");
+    j.remove().expect("remove");
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["other.journal"]);
+    let (j, rec) = open(dir.path()).expect("reopen");
+    assert_eq!(rec.snapshot, None);
+    assert!(rec.records.is_empty());
+    assert_eq!(j.next_seq(), 1);
+}
+
 #[test]
 fn crash_between_snapshot_and_truncate_skips_covered_records() {
     let dir = TempDir::new("journal-half-compact");

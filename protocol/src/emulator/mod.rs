@@ -430,12 +430,12 @@ impl Emulator {
         }
         match board_action(&self.cfg.board, &cmd, &self.pieces) {
             BoardAction::Mode(mode) => {
+                // No report on entering a mode (the spec says none): UPDATE_NICE reports the
+                // next change, UPDATE its periodic reports from a second on; a host that
+                // wants the clock at once asks (`0x41`).
                 self.mode = mode;
-                self.last_report = None;
+                self.last_report = Some(self.clock.report().encode_payload());
                 self.next_periodic = (mode == BoardMode::Update).then_some(now + 1000);
-                if mode.acks() {
-                    self.report_now(now);
-                }
             }
             BoardAction::ClockReport => {
                 let answer = match self.bt_repeated_ack(now) {

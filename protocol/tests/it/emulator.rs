@@ -164,7 +164,28 @@ fn update_mode_reports_every_second_even_when_stopped() {
     send(&mut emu, 0, Command::SendUpdate);
     let r = reports(&run(&mut emu, 0, 4000));
     let at: Vec<u64> = r.iter().map(|(t, _)| *t).collect();
-    assert_eq!(at, [0, 1000, 2000, 3000, 4000]);
+    // From a second after the mode was entered: entering it sends nothing (spec §3, §7.1).
+    assert_eq!(at, [1000, 2000, 3000, 4000]);
+}
+
+/// Entering UPDATE or UPDATE_NICE sends no report (the spec says none); a host that wants
+/// the clock as it stands asks with `0x41`, answered in any mode.
+#[test]
+fn entering_an_update_mode_sends_no_report_and_0x41_answers_one() {
+    for mode in [Command::SendUpdateNice, Command::SendUpdate] {
+        let mut emu = Emulator::new(EmuConfig::default());
+        emu.press_lever(0);
+        send(&mut emu, 10, mode.clone());
+        assert!(reports(&run(&mut emu, 10, 900)).is_empty(), "{mode:?}");
+        send(&mut emu, 900, Command::SendClock);
+        let r = reports(&run(&mut emu, 900, 990));
+        assert_eq!(r.len(), 1, "{mode:?}: {r:?}");
+        assert!(r[0].1.right_high, "{mode:?}: the lever as it stands");
+    }
+    // A change after entering UPDATE_NICE is reported.
+    let mut emu = nice(EmuConfig::default());
+    emu.press_lever(200);
+    assert_eq!(reports(&run(&mut emu, 200, 300)).len(), 1);
 }
 
 #[test]

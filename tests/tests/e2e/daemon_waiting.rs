@@ -1,11 +1,15 @@
 //! End to end, clocks whose board is not there: a configured board that is plugged in only
-//! after the daemon started, a board named by its serial number attached at run time, and a
-//! virtual clock across a crash of the daemon. The real
+//! after the daemon started, a board named by its serial number attached at run time, a
+//! virtual clock across a crash of the daemon, and detached virtual clocks, which leave no
+//! files behind but their games. The real
 //! `chessclockd`, `chessclock-emu` on a pty, `chessclockctl`, a private dbus-daemon.
 
-use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
 use chessclock_tests::e2e::{ctl_ok, detached_stays_gone, emu};
 use chessclock_tests::json::{s, u};
+use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
@@ -111,5 +115,134 @@ fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
     assert_eq!(s(&after, "/port"), "virtual:Board 9", "{after}");
 
     detached_stays_gone(daemon, bus.address(), &config)?;
+    Ok(())
+}
+
+/// The files of the state directory, its subfolders too, as paths below it.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                found.push(rel.to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The journal and snapshot files of the state directory (its top level).
+fn journals(state: &Path) -> Vec<String> {
+    let mut names: Vec<String> = files_below(state)
+        .into_iter()
+        .filter(|p| p.components().count() == 1)
+        .map(|p| p.display().to_string())
+        .filter(|n| n.ends_with(".journal") || n.ends_with(".snapshot"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The index of the listed clock named `name`.
+fn index_of(daemon: &Daemon, name: &str) -> Result<String> {
+    let list = daemon.ctl_json(&["list", "--json"])?;
+    let entry = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| s(c, "/name") == name)
+        .with_context(|| format!("{name} in {list}"))?;
+    Ok(entry["index"].as_u64().context("index")?.to_string())
+}
+
+/// Attach and detach churn of virtual clocks: a detached clock's journal and snapshot are
+/// gone once `detach` answers (docs/reliability.md), its game under way is in `games/` as it
+/// stood, with the note saying so; the attached clock keeps its files and game across a
+/// restart, and a detached name added again starts afresh.
+#[test]
+fn detached_virtual_clocks_leave_no_files_and_their_games_in_games() -> Result<()> {
+    let dir = TempDir::new("e2e-detach")?;
+    let bus = PrivateBus::start_session()?;
+    let config = write_config(dir.path(), &[], "default_time_control = \"G/5 d/0\"")?;
+    let state = dir.path().join("state");
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    for name in ["a", "b", "c"] {
+        ctl_ok(&daemon, &["add-virtual", name]);
+    }
+    // a (0): a game under way; b (1): none started; c (2): stays attached with its game.
+    for clock in ["0", "2"] {
+        ctl_ok(&daemon, &["start", clock]);
+        ctl_ok(&daemon, &["press", clock, "white"]);
+    }
+    let each = |names: &[&str]| -> Vec<String> {
+        names
+            .iter()
+            .flat_map(|n| {
+                [
+                    format!("virtual-{n}.journal"),
+                    format!("virtual-{n}.snapshot"),
+                ]
+            })
+            .collect()
+    };
+    assert_eq!(
+        journals(&state),
+        each(&["a", "b", "c"]),
+        "{:?}",
+        files_below(&state)
+    );
+    for round in 1..=3 {
+        let (a, b) = (index_of(&daemon, "a")?, index_of(&daemon, "b")?);
+        ctl_ok(&daemon, &["detach", &a]);
+        ctl_ok(&daemon, &["detach", &b]);
+        assert_eq!(
+            journals(&state),
+            each(&["c"]),
+            "round {round}: {:?}",
+            files_below(&state)
+        );
+        // The names again: new clocks, new games.
+        ctl_ok(&daemon, &["add-virtual", "a"]);
+        ctl_ok(&daemon, &["add-virtual", "b"]);
+        let a = index_of(&daemon, "a")?;
+        let st = daemon.ctl_json(&["status", &a, "--json"])?;
+        assert_eq!(s(&st, "/status"), "ready", "round {round}: afresh: {st}");
+        ctl_ok(&daemon, &["start", &a]);
+        ctl_ok(&daemon, &["press", &a, "white"]);
+    }
+    // Three games of a were under way when it was detached: each is in games/, as it stood.
+    let records: Vec<PathBuf> = files_below(&state.join("games"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| state.join("games").join(p))
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .is_ok_and(|t| t.contains("detached: the game was archived as it stood"))
+        })
+        .collect();
+    assert_eq!(records.len(), 3, "{:?}", files_below(&state));
+    for json in &records {
+        let pgn = json.with_extension("pgn");
+        let games = python_reads(&pgn).with_context(|| pgn.display().to_string())?;
+        assert_eq!(games.len(), 1, "{}", pgn.display());
+        assert_eq!(s(&games[0], "/headers/Result"), "*", "{}", pgn.display());
+    }
+    // A restart keeps every attached clock's files and game.
+    daemon.kill();
+    let daemon = Daemon::spawn(bus.address(), &config, &[])?;
+    let c = index_of(&daemon, "c")?;
+    let st = daemon.ctl_json(&["status", &c, "--json"])?;
+    assert_eq!(u(&st, "/moves/white"), 1, "c's game came back: {st}");
+    assert_eq!(
+        journals(&state),
+        each(&["a", "b", "c"]),
+        "{:?}",
+        files_below(&state)
+    );
     Ok(())
 }

@@ -26,6 +26,7 @@ mod cli_live;
 mod cli_watch;
 mod daemon_bus;
 mod daemon_e2e;
+mod daemon_lever;
 mod daemon_link;
 mod daemon_scan;
 mod daemon_waiting;

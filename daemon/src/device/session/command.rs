@@ -218,8 +218,11 @@ pub enum Request {
     Pgn,
     /// Report the live state (the snapshot computed now).
     Live,
-    /// Stop the actor (detach).
+    /// Stop the actor, keeping its journal (the daemon stops: the game comes back).
     Shutdown,
+    /// Stop the actor for good (the clock is detached): its game is written to `games/`
+    /// (a game under way as it stood), then its journal and snapshot are removed.
+    Detach,
 }
 
 impl Request {

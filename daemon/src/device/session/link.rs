@@ -117,7 +117,8 @@ impl Session {
     /// same holds when the journal last said the lever was in step
     /// ([`Session::resume_lever_in_step`]); otherwise it is not known (an operator's press
     /// over the bus, a board turned round): the operator is told, and takes the press with
-    /// `chessclockctl press`. The agreement is journaled whenever it changes.
+    /// `chessclockctl press`. The agreement is journaled whenever it changes, and with every
+    /// input ([`Session::lever_after_input`]).
     fn check_lever(&mut self, at: Instant, right_high: bool) {
         self.lever_step(at, right_high);
         // Journaled when it changes, so that a restart knows (docs/reliability.md).
@@ -127,6 +128,27 @@ impl Session {
             self.lever_journaled = Some(self.lever_agreed);
             self.note(at, Note::Lever(self.lever_agreed), false);
         }
+    }
+
+    /// Drive mode, after an input the engine took at `now` (a press from the lever or over
+    /// the bus, a start, a resume...): does the lever agree with the player whose time runs
+    /// now? Journaled right after the input (the same batch of the journal), so that a
+    /// restart trusts a lever note only when no input came after it (`persist::restore`): a
+    /// press over the bus leaves the lever where it was, out of step, and a restart or a
+    /// replug must not take the lever's disagreement for a press nobody made. A lever not
+    /// seen on this link (unplugged, or no report since the port opened) has not moved as far
+    /// as anyone knows while the runner changed, or may have: not in step.
+    pub(super) fn lever_after_input(&mut self, now: Instant) {
+        if self.observing() || self.engine.status() != Status::Running {
+            return;
+        }
+        let shown = self
+            .driver
+            .lever_up()
+            .map(|half| side_on(half, self.cfg.white_side));
+        self.lever_agreed = shown.is_some() && shown == self.engine.to_move();
+        self.lever_journaled = Some(self.lever_agreed);
+        self.note(now, Note::Lever(self.lever_agreed), false);
     }
 
     /// A running game resumed from a journal that says the lever was in step: the first

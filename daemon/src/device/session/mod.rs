@@ -168,8 +168,9 @@ pub(crate) struct Session {
     /// clock became usable, text ended).
     refresh: bool,
     /// The lever's raised end agreed with the engine's player to move at the last clock
-    /// report of a running game: a disagreement at the first report after a reconnect or a
-    /// restart is a press the host could not hear.
+    /// report of a running game, or after the last input that set a clock running (a press
+    /// over the bus leaves the lever where it was): a disagreement at the first report after
+    /// a reconnect or a restart is a press the host could not hear.
     lever_agreed: bool,
     /// The next clock report is the first since the port was opened.
     lever_unchecked: bool,
@@ -426,10 +427,14 @@ impl Session {
     fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
         let t = self.time_at(now);
         self.engine.handle_input(t, input.clone())?;
+        let lever = note::lever_noted_after(&input);
         self.events.push_back(SessionEvent::Input {
             t_ms: t.as_ms(),
             input,
         });
+        if lever {
+            self.lever_after_input(now);
+        }
         self.state_changed();
         Ok(())
     }

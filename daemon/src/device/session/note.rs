@@ -1,6 +1,8 @@
 //! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
 //! board's serial number, which half is White's, the mode and an observed clock's declared
-//! control, a flag, a rename, an operator's correction of the board's game), and their text.
+//! control, a flag, a rename, an operator's correction of the board's game, the lever's
+//! agreement with the running side, a detach), their text, and after which inputs the
+//! lever's agreement is noted ([`lever_noted_after`]).
 //!
 //! Owns the one spelling of each note: the session says a [`Note`], the journal and the
 //! game's record keep its text, and a restore reads back the notes the game depends on
@@ -12,7 +14,7 @@ use std::fmt;
 
 use crate::device::link::display::{BoardSide, parse_board_side};
 use crate::device::session::observe::Mode;
-use crate::engine::{FlagReason, Side};
+use crate::engine::{FlagReason, Input, Side};
 
 const WHITE_SIDE: &str = "white_side ";
 const BOARD_SERIAL: &str = "board_serial ";
@@ -47,6 +49,9 @@ pub(crate) enum Note {
     /// The operator declared the control an observed clock runs (`declared control G/90
     /// inc/30`, canonical notation).
     Declared(String),
+    /// The clock was detached with its game under way, which was archived as it stood
+    /// (`detached: the game was archived as it stood`).
+    Detached,
     /// The operator corrected the board's game (`correction: undo 2`, `correction: force
     /// e7e5`, `correction: position <FEN>`, `correction: position board`), and the position
     /// it left (`... -> <FEN>`).
@@ -77,6 +82,20 @@ impl Note {
     }
 }
 
+/// Whether the journal notes the lever ([`Note::Lever`]) right after `input`: an input that
+/// may set a clock running or change whose clock runs (a press, a start, a resume, a ruling
+/// that resumes play). A restore trusts a lever note only when no such input came after it.
+pub(crate) fn lever_noted_after(input: &Input) -> bool {
+    matches!(
+        input,
+        Input::Start { .. }
+            | Input::Press { .. }
+            | Input::PressMove { .. }
+            | Input::Resume
+            | Input::Ruling { .. }
+    )
+}
+
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -92,6 +111,7 @@ impl fmt::Display for Note {
             Note::Lever(true) => f.write_str(LEVER_IN_STEP),
             Note::Lever(false) => f.write_str(LEVER_OUT_OF_STEP),
             Note::Correction { what, fen } => write!(f, "correction: {what} -> {fen}"),
+            Note::Detached => f.write_str("detached: the game was archived as it stood"),
         }
     }
 }
@@ -120,6 +140,10 @@ mod tests {
                 "renamed \"a\" to \"b c\"",
             ),
             (Note::NewObservedGame, "new game (observe mode)"),
+            (
+                Note::Detached,
+                "detached: the game was archived as it stood",
+            ),
             (
                 Note::Flag {
                     side: Side::White,

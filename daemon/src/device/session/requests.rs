@@ -46,7 +46,7 @@ impl Session {
                 return Ok(Reply::Done);
             }
             Request::Live => return Ok(Reply::State(Box::new(self.published(now)))),
-            Request::Shutdown => return Ok(Reply::Done),
+            Request::Shutdown | Request::Detach => return Ok(Reply::Done),
             Request::Pgn => return Ok(Reply::Pgn(self.pgn(now))),
             Request::SetGameInfo(tags) => {
                 self.set_game_info(&tags).map_err(DeviceError::Invalid)?;

@@ -10,7 +10,8 @@
 //! and passed down. It journals what the session says to, keeps the game's record, sends
 //! the state the session publishes and the bus events, and answers a request once the
 //! journal has what it did. It must not hold game, link or request rules itself: a request
-//! is forwarded as it is (only `Shutdown`, which stops the loop, is its own). Its work is
+//! is forwarded as it is (only `Shutdown` and `Detach`, which stop the loop, are its own:
+//! a detached clock's game goes to `games/` and its journal is removed). Its work is
 //! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
 //! port that vanished and came back), [`output`] (the session's events, the published
 //! state, the live PGN, writes).
@@ -34,7 +35,7 @@ use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
 use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
-use crate::device::session::command::{ClockEvent, ClockState, Reply, Request};
+use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
 use crate::device::session::note::Note;
 use crate::device::session::{Replaced, Session};
 use crate::engine::Time;
@@ -164,6 +165,37 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
+    /// The clock is detached: its game goes to `games/` (one under way as it stood, with a
+    /// note saying so), then its journal and snapshot are removed, and `reply` is answered
+    /// once they are gone. A daemon that stops ([`Request::Shutdown`]) keeps them.
+    fn retire(
+        &mut self,
+        now: Instant,
+        reply: tokio::sync::oneshot::Sender<Result<Reply, DeviceError>>,
+    ) {
+        if self
+            .log
+            .as_ref()
+            .is_some_and(|l| l.started() && !l.finished())
+        {
+            tracing::warn!(
+                clock = self.session.clock(),
+                "clock {} is detached with its game under way: the game is written to games/ \
+                 as it stood",
+                self.session.clock()
+            );
+            let t_ms = self.time(now).as_ms();
+            self.record_note(t_ms, &Note::Detached, true);
+            self.write_record(now);
+        }
+        match self.persist.take() {
+            Some(p) => p.retire(reply, Ok(Reply::Done)),
+            None => {
+                let _ = reply.send(Ok(Reply::Done));
+            }
+        }
+    }
+
     async fn run(&mut self) {
         let mut buf = [0u8; 512];
         loop {
@@ -193,6 +225,10 @@ impl<P: BoardIo> Actor<P> {
                 Wake::Request(Some(env)) => {
                     if matches!(env.request, Request::Shutdown) {
                         let _ = env.reply.send(Ok(Reply::Done));
+                        break;
+                    }
+                    if matches!(env.request, Request::Detach) {
+                        self.retire(now, env.reply);
                         break;
                     }
                     let read_only = env.request.is_read_only();

@@ -90,6 +90,11 @@ impl<P: BoardIo> Actor<P> {
                 }
                 SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
             }
+            // ... and as soon as its start is in the record: the start's drain may be the
+            // last before a roll-over moves the clock on (`round next --force`).
+            if self.played_round.is_none() && self.log.as_ref().is_some_and(|l| l.started()) {
+                self.played_round = self.session.place().map(|(round, _)| round);
+            }
         }
         if finished {
             self.write_record(now);

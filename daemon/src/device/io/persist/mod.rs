@@ -251,6 +251,26 @@ impl Persist {
     }
 }
 
+impl Persist {
+    /// The clock is detached: its journal and snapshot are removed once everything sent
+    /// before (its game's record in `games/`) is written; then `answer` goes to `reply`.
+    pub(crate) fn retire(
+        self,
+        reply: oneshot::Sender<Result<Reply, DeviceError>>,
+        answer: Result<Reply, DeviceError>,
+    ) {
+        if let Err(std_mpsc::SendError(Job::Retire { reply, answer, .. })) =
+            self.tx.send(Job::Retire {
+                id: self.id,
+                reply,
+                answer,
+            })
+        {
+            let _ = reply.send(answer);
+        }
+    }
+}
+
 impl Drop for Persist {
     /// The writer syncs and closes the journal (and releases its lock) before it handles
     /// anything sent after this, such as the same board's next open.

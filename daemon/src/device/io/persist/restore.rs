@@ -10,6 +10,7 @@
 use super::stamp::Now;
 use super::{Entry, GameRecord, GameStart, Note};
 use crate::device::link::display::BoardSide;
+use crate::device::session::note::lever_noted_after;
 use crate::device::session::observe::Mode;
 use crate::engine::{Engine, Event, Time};
 
@@ -47,8 +48,12 @@ pub(crate) struct Restored {
     /// The control the operator declared for an observed clock (canonical notation), as the
     /// journal last said.
     pub declared: Option<String>,
-    /// Whether the lever was in step with the running player when the journal last said
-    /// (and White's half has not changed since); `None` when it did not.
+    /// Whether the lever was in step with the running player when the journal last said,
+    /// if nothing changed since: `None` when it did not say, or when an input that may
+    /// change whose clock runs (a press, a start, a resume: [`lever_noted_after`]) or White's
+    /// half came after it. The session notes the lever right after every such input, so an
+    /// input without its note is a journal cut between the two (or a journal of a version
+    /// that noted only changes): not known.
     pub lever_in_step: Option<bool>,
     /// Entries the engine refused on replay (kept aside by the caller, never dropped
     /// silently).
@@ -123,6 +128,10 @@ pub(crate) fn restore(
                 wall_ms,
                 input,
             } => {
+                // The lever's note after this input says whether it is still in step.
+                if lever_noted_after(input) {
+                    lever_in_step = None;
+                }
                 if let Err(e) = engine.handle_input(Time::from_ms(*t_ms), input.clone()) {
                     if rejected.is_empty() {
                         problems.push(format!(

@@ -10,7 +10,9 @@
 //! appends (that would leave a gap); the writer keeps the game's records in memory and
 //! rewrites the journal whole (snapshot of every record, then an empty journal) after every
 //! batch until that succeeds. Until then every request is answered with an error that says
-//! the action took effect but is not durable. Owns the thread and its per-clock state only.
+//! the action took effect but is not durable. A detached clock's store is removed once the
+//! jobs sent before (its game's record) are done ([`Job::Retire`]). Owns the thread and its
+//! per-clock state only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -61,6 +63,13 @@ pub(super) enum Job {
     },
     Close {
         id: u64,
+    },
+    /// The clock is detached: once everything sent before (its game's record) is written,
+    /// remove its journal and snapshot, then answer.
+    Retire {
+        id: u64,
+        reply: oneshot::Sender<Result<Reply, DeviceError>>,
+        answer: Result<Reply, DeviceError>,
     },
 }
 
@@ -158,6 +167,13 @@ fn run(rx: &std_mpsc::Receiver<Job>) {
                         s.settle();
                     }
                     dirty.remove(&id);
+                }
+                Job::Retire { id, reply, answer } => {
+                    dirty.remove(&id);
+                    if let Some(s) = stores.remove(&id) {
+                        s.remove();
+                    }
+                    let _ = reply.send(answer);
                 }
             }
         }
@@ -291,6 +307,20 @@ impl Store {
         match written {
             Ok(()) => self.healthy = true,
             Err(e) => self.fail(&e),
+        }
+    }
+
+    /// The clock is detached and its game is in `games/`: its journal and snapshot go, so
+    /// that the state directory holds state only for attached clocks. A failure is logged
+    /// (the files stay, and the game would come back if the clock were attached again).
+    fn remove(self) {
+        let path = self.journal.path().to_path_buf();
+        match self.journal.remove() {
+            Ok(()) => tracing::info!("journal {} and its snapshot removed", path.display()),
+            Err(e) => tracing::error!(
+                "journal {}: could not remove it ({e}); remove it and its snapshot by hand",
+                path.display()
+            ),
         }
     }
 

@@ -47,6 +47,10 @@ impl Driver {
                     self.probing = false;
                     self.timers.stop(Timer::Probe);
                     self.timers.set(Timer::KeepAlive, now + KEEPALIVE_IDLE);
+                    // The clock as it stands, before the first set-and-run: the board reports
+                    // only changes, and a press made while nobody listened (the daemon down,
+                    // the board unplugged) must be judged before the display is set.
+                    self.send(wire::clock_report_request());
                     self.send(wire::board_serial_request());
                     self.send(wire::board_dump_request());
                     self.queue.push(wire::version_request());

@@ -88,6 +88,12 @@ pub(crate) fn board_dump_request() -> Vec<u8> {
     Command::SendBoard.encode()
 }
 
+/// Ask for one clock report (DGT_SEND_CLK, `0x41`): the clock's times and lever now, as a
+/// board in UPDATE_NICE reports only what changes.
+pub(crate) fn clock_report_request() -> Vec<u8> {
+    Command::SendClock.encode()
+}
+
 /// Ask for the board's serial number (also the keep-alive).
 pub(crate) fn board_serial_request() -> Vec<u8> {
     Command::ReturnSerialNumber.encode()

@@ -2,8 +2,8 @@
 //! and journaled, flags announced with the times back after, a press ending text at once,
 //! the run button, an unplugged clock re-synced, observe mode timing moves by the clock.
 
-use chessclock_protocol::Button;
 use chessclock_protocol::emulator::{EmuConfig, Running};
+use chessclock_protocol::{Button, ClockCommand, Command, RunFlags, RunSide};
 
 use super::{Rig, notices, shows_wanted, until};
 use crate::device::link::driver::Instant;
@@ -176,6 +176,15 @@ fn a_press_made_while_unplugged_is_taken_when_the_board_is_back() {
     until(&mut rig, 4_000, "Black's time runs", |r| {
         r.emu.view().running == Running::Right
     });
+    // The clock was asked for a report (0x41) before the first set-and-run: every push
+    // after the replug shows Black's time running, none White's.
+    let pushes = pushes_since(&mut rig, back);
+    assert!(!pushes.is_empty(), "pushed after the replug");
+    assert!(
+        pushes.iter().all(|(_, run)| *run == RunSide::Right),
+        "the display showed the wrong side running: {pushes:?}"
+    );
+    assert!(pushes[0].0 < back + 1_000, "{pushes:?}: within a second");
     let presses = pressed(&rig);
     assert_eq!(presses.len(), 3, "{presses:?}");
     let (t, side, move_ms) = presses[2];
@@ -191,6 +200,27 @@ fn a_press_made_while_unplugged_is_taken_when_the_board_is_back() {
         said.len() == 1 && said[0].contains("white's press"),
         "{said:?}"
     );
+}
+
+/// Operators press over the bus, White, Black, White, on a board whose lever never moved,
+/// and the cable is pulled at once, before the clock reports the change: the lever is out of
+/// step with Black's time running, and after the replug its disagreement is no press.
+#[test]
+fn presses_over_the_bus_then_an_unplug_invent_no_press() {
+    let mut rig = Rig::ready("G/10", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.bus_presses_unheard(&[Side::White, Side::Black, Side::White]);
+    rig.unplug();
+    rig.run_until(rig.now + 1_000);
+    rig.replug();
+    rig.run_until(rig.now + 3_000);
+    assert_eq!(pressed(&rig).len(), 3, "only the operators' presses");
+    let snap = rig.session.snapshot(rig.at());
+    assert_eq!((snap.moves.white, snap.moves.black), (2, 1), "{snap:?}");
+    assert_eq!(rig.session.engine().to_move(), Some(Side::Black));
+    assert_eq!(rig.emu.view().running, Running::Right, "Black's time runs");
+    assert!(notices(&rig).is_empty(), "{:?}", notices(&rig));
 }
 
 /// Across a restart of the daemon whether the lever was in step is not known: a new
@@ -270,6 +300,24 @@ fn a_lever_out_of_step_before_the_loss_is_not_taken_as_a_press() {
     assert_eq!(pressed(&rig).len(), 1, "only the operator's press");
     assert_eq!(rig.session.engine().to_move(), Some(Side::Black));
     assert!(notices(&rig).is_empty());
+}
+
+/// The set-and-runs the board received from `since` on: when, and which half ran.
+fn pushes_since(rig: &mut Rig, since: u64) -> Vec<(u64, RunSide)> {
+    rig.emu
+        .host_log()
+        .iter()
+        .filter(|e| e.at_ms >= since)
+        .filter_map(|e| match &e.command {
+            Command::Clock(ClockCommand::SetAndRun(s)) => {
+                let run = [RunSide::Left, RunSide::Right, RunSide::Paused]
+                    .into_iter()
+                    .find(|r| RunFlags::from(*r) == s.flags)?;
+                Some((e.at_ms, run))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn pressed(rig: &Rig) -> Vec<(u64, Side, u64)> {

@@ -197,6 +197,24 @@ impl Rig {
             .unwrap_or_else(|e| panic!("start refused: {e}"));
     }
 
+    /// Operators press for `sides` over the bus, one after another now. The board executes
+    /// what it is sent, but nothing it says is read: the daemon is killed or the cable pulled
+    /// at once, before the clock's report of the change comes back.
+    pub(super) fn bus_presses_unheard(&mut self, sides: &[Side]) {
+        let at = self.at();
+        for side in sides {
+            self.session
+                .handle_request(at, Request::Press(*side))
+                .unwrap_or_else(|e| panic!("{side:?}'s press refused: {e}"));
+            while let Some(bytes) = self.session.poll_transmit(at) {
+                self.emu.on_host_bytes(self.now, &bytes);
+            }
+            while let Some(ev) = self.session.poll_event() {
+                self.events.push((self.now, ev));
+            }
+        }
+    }
+
     /// The player to move presses the lever now.
     pub(super) fn press(&mut self) {
         self.emu.press_lever(self.now);

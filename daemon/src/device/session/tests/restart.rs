@@ -1,14 +1,16 @@
 //! A press made while the daemon was down (docs/reliability.md): the lever's agreement with
-//! the running player is journaled when it changes, and a restarted session whose journal
-//! says it was in step takes the first report's disagreement as the running player's press;
-//! out of step, or not said, it is a notice only.
+//! the running player is journaled when it changes and with every press (over the bus too),
+//! and a restarted session whose journal says it was in step takes the first report's
+//! disagreement as the running player's press; out of step, or not said, it is a notice
+//! only. The clock is asked for a report before the first set-and-run.
 
 use chessclock_protocol::emulator::{EmuConfig, Running};
+use chessclock_protocol::{ClockCommand, Command, RunFlags, RunSide};
 
 use super::{Rig, notices, until};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::command::ClockEvent;
-use crate::device::session::note::Note;
+use crate::device::session::note::{Note, lever_noted_after};
 use crate::device::session::{Session, SessionEvent};
 use crate::engine::{Input, Side};
 
@@ -116,18 +118,130 @@ fn a_lever_out_of_step_in_the_journal_or_not_journaled_is_a_notice_only() {
     }
 }
 
-/// A press flips the lever and the runner in the same report: the lever stays in step, and
-/// the journal gets no note (and no fsync) for it.
+/// A press journals the lever's agreement right after it (the same batch of the journal:
+/// no fsync of its own): a lever press keeps it in step, a press over the bus, with the
+/// lever where it was, puts it out of step and the next one back in step.
 #[test]
-fn a_press_journals_no_lever_note() {
+fn every_press_journals_the_lever_s_agreement_right_after_it() {
     let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
     rig.start();
     rig.run_until(rig.now + 2_000);
-    let before = lever_notes(&rig);
     for _ in 0..3 {
         rig.press();
         rig.run_until(rig.now + 1_500);
     }
-    assert_eq!(presses(&rig).len(), 3, "the presses were taken");
-    assert_eq!(lever_notes(&rig), before, "no lever note for a press");
+    // Black to move, the lever showing Black.
+    rig.bus_presses_unheard(&[Side::Black, Side::White]);
+    assert_eq!(presses(&rig).len(), 5, "the presses were taken");
+    let after: Vec<Option<bool>> = rig
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, ev))| matches!(ev, SessionEvent::Input { .. }))
+        .map(|(i, _)| match rig.events.get(i + 1) {
+            Some((
+                _,
+                SessionEvent::Note {
+                    note: Note::Lever(in_step),
+                    ..
+                },
+            )) => Some(*in_step),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        after,
+        [
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(false),
+            Some(true)
+        ],
+        "start, three lever presses, two presses over the bus"
+    );
+}
+
+/// An arbiter presses over the bus, White, Black, White, on a board whose lever never
+/// moved, and the daemon is killed at once, before the clock reports the change: the
+/// journal said with each press whether the lever was in step, so the restarted daemon
+/// invents no press (it used to take the lever's disagreement for Black's press).
+#[test]
+fn presses_over_the_bus_then_a_restart_invent_no_press() {
+    let mut rig = Rig::ready("G/10", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.bus_presses_unheard(&[Side::White, Side::Black, Side::White]);
+    let journal = journal_says(&rig);
+    assert_eq!(journal, Some(false), "journaled out of step");
+    restart(&mut rig, false, journal);
+    rig.run_until(rig.now + 4_000);
+    assert!(presses(&rig).is_empty(), "no press invented");
+    let snap = rig.session.snapshot(Instant::from_ms(rig.now));
+    assert_eq!((snap.moves.white, snap.moves.black), (2, 1), "{snap:?}");
+    assert_eq!(rig.emu.view().running, Running::Right, "Black's time runs");
+    let said = notices(&rig);
+    assert!(
+        said.len() == 1 && said[0].contains("`chessclockctl press 7 black`"),
+        "{said:?}"
+    );
+}
+
+/// After a restart the clock is asked for a report (0x41) before the first set-and-run:
+/// a press made while the daemon was down is taken before the display is set, which never
+/// shows the wrong side running.
+#[test]
+fn after_a_restart_the_first_push_already_follows_a_press_made_while_down() {
+    let mut rig = Rig::ready("G/5 d/0", EmuConfig::default());
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.press();
+    rig.run_until(rig.now + 1_000);
+    let journal = journal_says(&rig);
+    assert_eq!(journal, Some(true));
+    restart(&mut rig, true, journal);
+    let back = rig.now;
+    until(&mut rig, 2_000, "the press", |r| !presses(r).is_empty());
+    rig.run_until(rig.now + 1_000);
+    let pushes: Vec<_> = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|e| e.at_ms >= back)
+        .filter_map(|e| match &e.command {
+            Command::Clock(ClockCommand::SetAndRun(s)) => Some((e.at_ms, s.flags)),
+            _ => None,
+        })
+        .collect();
+    assert!(!pushes.is_empty(), "pushed after the restart");
+    assert!(
+        pushes
+            .iter()
+            .all(|(_, flags)| *flags == RunFlags::from(RunSide::Left)),
+        "only White's time shown running: {pushes:?}"
+    );
+    assert!(pushes[0].0 < back + 1_000, "{pushes:?}: within a second");
+}
+
+/// What a restore would read of the lever from the journal the session asked for so far:
+/// the last lever note, unless an input after which the journal notes the lever, or White's
+/// half, came after it (`persist::restore`).
+fn journal_says(rig: &Rig) -> Option<bool> {
+    let mut said = None;
+    for (_, ev) in &rig.events {
+        match ev {
+            SessionEvent::Input { input, .. } if lever_noted_after(input) => said = None,
+            SessionEvent::Note {
+                note: Note::Lever(in_step),
+                ..
+            } => said = Some(*in_step),
+            SessionEvent::Note {
+                note: Note::WhiteSide(_),
+                ..
+            } => said = None,
+            _ => {}
+        }
+    }
+    said
 }

@@ -18,12 +18,21 @@ fn probe_finds_a_dgt_3000() {
     let (reply, ack) = (cfg.reply_delay_ms, cfg.ack_delay_ms);
     let mut p = Pair::new(cfg);
     p.run_until(1_000);
-    // Handshake at once; the board's version answer asks for the serial number and the
-    // clock's version; the version ack makes the clock ready.
+    // Handshake at once; the board's version answer asks for the serial number, a clock
+    // report and the clock's version; the version ack makes the clock ready.
     assert_eq!(p.sent(&Command::SendUpdateNice), [0]);
     assert_eq!(p.sent(&Command::SendVersion), [0]);
     assert_eq!(p.sent(&Command::ReturnSerialNumber), [reply]);
     assert_eq!(p.sent_clock(|c| *c == ClockCommand::Version), [reply]);
+    // ... and for one clock report (0x41): the board reports only changes, and the lever
+    // must be known before the clock is ready for its first set-and-run.
+    assert_eq!(p.sent(&Command::SendClock), [reply]);
+    let reports = p.events_since(0, |e| matches!(e, DriverEvent::ClockReport { .. }));
+    assert_eq!(reports.first().map(|(t, _)| *t), Some(2 * reply));
+    assert!(
+        2 * reply < reply + ack,
+        "the report before the clock is ready"
+    );
     assert_eq!(p.became(0, DeviceState::Ready), Some(reply + ack));
     assert_eq!(p.driver.model(), Some(ClockModel::Dgt3000));
     let identified = p.events_since(0, |e| matches!(e, DriverEvent::ClockIdentified { .. }));
