@@ -22,6 +22,7 @@ mod bus_words;
 mod cli_doctor;
 mod cli_games;
 mod cli_live;
+mod cli_names;
 mod cli_watch;
 mod daemon_bus;
 mod daemon_e2e;
