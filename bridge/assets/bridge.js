@@ -152,10 +152,13 @@ const Bridge = {
     return st.result + (st.reason ? " · " + st.reason.replaceAll("_", " ") : "");
   },
 
-  // Whose turn: the running side, else the side to move in the position.
+  // Whose turn: the running side, else the side after the presses, else the side to move in
+  // the position.
   turn(st) {
     if (st.result) return "";
     if (st.running) return st.running;
+    const m = st.moves || {};
+    if (m.white + m.black > 0) return m.white > m.black ? "black" : "white";
     const f = (st.fen || "").split(" ")[1];
     return f === "w" ? "white" : f === "b" ? "black" : "";
   },

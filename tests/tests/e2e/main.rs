@@ -13,6 +13,7 @@ mod bridge_http;
 mod bridge_mqtt;
 mod bridge_pages;
 mod bridge_pgn;
+mod bridge_screen;
 mod bridge_tls;
 mod bus_clock;
 mod bus_get_clocks;
