@@ -268,5 +268,20 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         "{colours}"
     );
     light.screenshot(700, 260, false, &shots.join("overlay-light.png"))?;
+    drop(light);
+
+    // The dark theme: a finished board's result, the players above their clocks.
+    let mut dark = Page::open(
+        &browser,
+        &dir.path().join("profile-dark"),
+        &format!("{}/overlay/board:2?theme=dark", bridge.base),
+    )?;
+    dark.wait("document.querySelector('.status').textContent", WAIT, |v| {
+        v.as_str().is_some_and(|t| t.starts_with("Board 2 · 1-0"))
+    })
+    .context("the dark overlay's result")?;
+    let who = dark.eval("document.querySelector('.side.white .who').textContent.trim()")?;
+    assert_eq!(who, "White2, Anna 2002");
+    dark.screenshot(700, 260, false, &shots.join("overlay-dark-result.png"))?;
     Ok(())
 }
