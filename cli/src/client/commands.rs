@@ -12,7 +12,8 @@ use super::render::{list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
 use super::{BusArgs, Failure, Result, bus_failure, connect};
 
-/// A clock: index, object path, tty path or board serial.
+/// A clock: `board:N` (board N of the round), index, name, object path, tty path or board
+/// serial (`chessclock_api::select`).
 type ClockName = String;
 
 /// Subcommands that talk to the daemon.

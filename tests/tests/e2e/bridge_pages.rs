@@ -1,8 +1,8 @@
 //! The bridge's pages in a real headless Chromium (Debian's `chromium`): the dashboard puts
-//! the board that needs the operator first, the overlay shows a clock and follows a press
-//! within one second; the page is driven over the DevTools protocol (a websocket), which
-//! also takes the screenshots written to `target/bridge-screenshots/` for people to look at.
-//! In CI a missing Chromium fails the test.
+//! the board that needs the operator first with its fix and follows a start, the overlay
+//! shows a clock and follows a press within one second. The page is driven over the
+//! DevTools protocol (`chessclock_tests::chromium`). A round of 64 boards on the operator's
+//! screen is `bridge_screen`'s. In CI a missing Chromium fails the test.
 
 use std::time::{Duration, Instant};
 
