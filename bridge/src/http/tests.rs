@@ -343,7 +343,10 @@ async fn pages_and_assets_are_served_with_their_types() {
     for (uri, kind, has) in [
         ("/", "text/html; charset=utf-8", "<html"),
         ("/overlay/0", "text/html; charset=utf-8", "<html"),
+        ("/overlay/board:1", "text/html; charset=utf-8", "<html"),
+        ("/board/board:1", "text/html; charset=utf-8", "id=\"moves\""),
         ("/assets/bridge.js", "text/javascript", ""),
+        ("/assets/pieces.svg", "image/svg+xml", "id=\"cc-wK\""),
         ("/assets/bridge.css", "text/css", ""),
     ] {
         let (code, body, resp) = get(&fake, uri, &[]).await;
