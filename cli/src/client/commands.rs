@@ -8,7 +8,7 @@ use chessclock_api::proxy::{ClockProxy, ManagerProxy};
 use chessclock_engine::{AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use zbus::Connection;
 
-use super::render::{list_header, list_line, status_text};
+use super::render::{board_order, list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
 use super::{BusArgs, Failure, Result, bus_failure, connect};
 
@@ -335,7 +335,9 @@ async fn list(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
         );
     }
     out_line(&list_header())?;
-    for c in &clocks {
+    let mut by_board: Vec<&ClockStatus> = clocks.iter().collect();
+    by_board.sort_by_key(|c| board_order(c));
+    for c in by_board {
         out_line(&list_line(c))?;
     }
     Ok(())

@@ -131,6 +131,12 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     out
 }
 
+/// Where a clock comes among the boards: by board number (the round's), then index; clocks
+/// without a board number (an older daemon) after, by index.
+pub(crate) fn board_order(c: &ClockStatus) -> (bool, u32, u32) {
+    (c.board == 0, c.board, c.index)
+}
+
 /// One line of `list`: the board, its players, its clock and what needs attention.
 pub(crate) fn list_line(v: &ClockStatus) -> String {
     let mark = |side: Side| if v.running == Some(side) { "*" } else { " " };

@@ -80,7 +80,7 @@ fn clocks_are_named_by_name_board_and_index_and_a_shared_name_is_refused() -> Re
     assert_eq!(controls[1], "G/3 d/0", "{list}");
     assert_ne!(controls[0], "G/3 d/0", "{list}");
 
-    // `list`'s BOARD column is the board number.
+    // `list`'s BOARD column is the board number, its lines in board order.
     let text = String::from_utf8_lossy(&d.ctl(&["list"]).stdout).into_owned();
     let boards: Vec<(String, String)> = text
         .lines()
@@ -90,7 +90,7 @@ fn clocks_are_named_by_name_board_and_index_and_a_shared_name_is_refused() -> Re
             (w[0].to_owned(), w[1].to_owned())
         })
         .collect();
-    let want: Vec<(String, String)> = [("0", "5"), ("1", "2"), ("2", "3")]
+    let want: Vec<(String, String)> = [("1", "2"), ("2", "3"), ("0", "5")]
         .iter()
         .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
         .collect();
