@@ -92,6 +92,8 @@ mod tests {
             board_problem: String::new(),
             notices: Vec::new(),
             mode: "drive".into(),
+            last_move: None,
+            problems: Vec::new(),
         }
     }
 

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use zbus::{OwnedVariant, Variant};
 
+use crate::attention::{Problem, problems};
+use crate::last_move::{LastMove, last_move};
 use crate::variant::variant_to_json;
 
 use chessclock_engine::PendingClaim;
@@ -148,6 +150,14 @@ pub struct ClockStatus {
     /// Who runs the time: `drive` (chessclockd) or `observe` (the clock's own mode, followed).
     #[serde(default = "drive")]
     pub mode: String,
+    /// The last move of `moves_san`, with its number and squares (made by the client from
+    /// the moves; left out before the first move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<LastMove>,
+    /// What needs the operator at this board, most urgent first (made by the client from
+    /// the fields above, [`crate::attention`]; left out when nothing does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<Problem>,
 }
 
 fn drive() -> String {
@@ -250,8 +260,41 @@ impl ClockStatus {
         for key in ["running", "result"] {
             obj.entry(key).or_insert(Value::Null);
         }
-        serde_json::from_value(Value::Object(obj))
-            .map_err(|e| StatusError(format!("clock {path}: {e}")))
+        let mut st: ClockStatus = serde_json::from_value(Value::Object(obj))
+            .map_err(|e| StatusError(format!("clock {path}: {e}")))?;
+        st.derive();
+        Ok(st)
+    }
+
+    /// Make the fields derived from the others again: `last_move` and `problems`.
+    pub fn derive(&mut self) {
+        self.last_move = last_move(&self.moves_san, &self.game_info);
+        self.problems = problems(self);
+    }
+
+    /// The players as the pairings gave them: `White`/`Black` tags with title and Elo
+    /// (`GM Carlsen, Magnus (2830)`), `?` for one not given.
+    pub fn player(&self, side: Side) -> String {
+        let tag = match side {
+            Side::White => "White",
+            Side::Black => "Black",
+        };
+        let get = |suffix: &str| {
+            self.game_info
+                .get(&format!("{tag}{suffix}"))
+                .map(|v| v.trim())
+                .filter(|v| !v.is_empty() && *v != "?" && *v != "-")
+        };
+        let mut s = String::new();
+        if let Some(t) = get("Title") {
+            s.push_str(t);
+            s.push(' ');
+        }
+        s.push_str(get("").unwrap_or("?"));
+        if let Some(elo) = get("Elo").filter(|e| *e != "0") {
+            s.push_str(&format!(" ({elo})"));
+        }
+        s
     }
 
     /// The value of `side` in exact milliseconds.

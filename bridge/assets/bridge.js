@@ -1,5 +1,7 @@
 // chessclock-bridge pages: the live state from /api/v1/events (Server-Sent Events), with the
-// running side's time extrapolated from the snapshot's instant. No build step, no library.
+// running side's time extrapolated from the snapshot's instant; the clock a URL names, the
+// players, the round, and a board's diagram (the pieces of bridge/assets/pieces.svg, served
+// by the bridge: no internet needed). No build step, no library.
 "use strict";
 
 const Bridge = {
@@ -76,23 +78,144 @@ const Bridge = {
     return bits.join(" · ");
   },
 
-  // What needs the operator, most urgent first: [rank, text].
+  // What needs the operator, most urgent first: the status's own list (the api crate's
+  // attention module makes it; the CLI's status and watch show the same).
   problems(st) {
-    const p = [];
-    if (st.device_state === "disconnected" || !st.connected) p.push([0, "board missing"]);
-    if (st.device_state === "not_responding") p.push([1, "clock not responding"]);
-    if (st.device_state === "not_in_pc_mode")
-      p.push([1, `not in PC mode: select option ${st.model === "DGT XL" ? 23 : 25} on the clock`]);
-    if (st.device_state === "no_clock") p.push([1, "no clock on the board"]);
-    if (st.claim)
-      p.push([1, `${st.claim.side} claims insufficient losing chances: the director rules`]);
-    else if (st.status === "paused") p.push([2, "paused mid-game"]);
-    if (st.watched) p.push([4, `${st.watched} watched by the director (USCF 14H)`]);
-    if ((st.draw_claimable || []).length)
-      p.push([4, "draw claimable: " + st.draw_claimable.join(", ").replaceAll("_", "-")]);
-    if (st.status === "flagged" || (st.flags || []).length)
-      p.push([3, "flag: " + (st.flags || []).map((f) => `${f.side} (${f.reason})`).join(", ")]);
-    return p;
+    return st.problems || [];
+  },
+
+  // The urgency of a board: its most urgent problem's rank (0 first), 9 when nothing needs
+  // the operator (rank 4 is only worth knowing).
+  rank(st) {
+    const p = this.problems(st).filter((x) => x.rank < 4);
+    return p.length ? Math.min(...p.map((x) => x.rank)) : 9;
+  },
+
+  // The clock a URL names, as chessclockctl names one (chessclock_api::select): board:N (the
+  // board of the round), an index, a name (one clock only), a port, a board serial.
+  find(name) {
+    const all = [...this.clocks.values()];
+    const one = (pred, what) => {
+      const found = all.filter((c) => pred(c.st));
+      if (found.length > 1)
+        return { error: `${found.length} clocks have ${what}: ${found.map((c) => c.st.index).join(", ")}` };
+      return found.length ? { clock: found[0] } : null;
+    };
+    const board = /^board:(\d+)$/.exec(name);
+    if (board) return one((st) => st.board === Number(board[1]), `board ${board[1]}`)
+      || { error: `no clock plays board ${board[1]}` };
+    if (/^\d+$/.test(name) && this.clocks.has(Number(name))) return { clock: this.clocks.get(Number(name)) };
+    return one((st) => st.name === name, `the name "${name}"`)
+      || one((st) => st.port === name, `the port ${name}`)
+      || one((st) => st.board_serial !== "" && st.board_serial === name, `board serial ${name}`)
+      || { error: `no clock ${name}` };
+  },
+
+  // A side's player as the pairings gave them: {name, title, elo, team}.
+  player(st, side) {
+    const tag = side === "white" ? "White" : "Black";
+    const g = st.game_info || {};
+    const v = (k) => { const x = (g[tag + k] || "").trim(); return x && x !== "?" && x !== "-" && x !== "0" ? x : ""; };
+    return { name: v("") || (side === "white" ? "White" : "Black"), title: v("Title"), elo: v("Elo"),
+      team: v("Team") || v("Fed") };
+  },
+
+  // The round of the boards: the R of their `Round "R.B"` tags, most common first.
+  round() {
+    const seen = new Map();
+    for (const c of this.clocks.values()) {
+      const r = ((c.st.game_info || {}).Round || "").split(".")[0];
+      if (/^\d+$/.test(r)) seen.set(r, (seen.get(r) || 0) + 1);
+    }
+    return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";
+  },
+
+  // The event of the boards (their Event tag, most common).
+  event() {
+    const seen = new Map();
+    for (const c of this.clocks.values()) {
+      const e = ((c.st.game_info || {}).Event || "").trim();
+      if (e && e !== "?") seen.set(e, (seen.get(e) || 0) + 1);
+    }
+    return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";
+  },
+
+  // The last move as a reader writes it: `23... Nf6`.
+  lastMove(st) {
+    const m = st.last_move;
+    return m ? `${m.number}${m.side === "white" ? "." : "..."} ${m.san}` : "";
+  },
+
+  // The result and why: `1-0 · checkmate`.
+  result(st) {
+    if (!st.result) return st.status === "ended" ? "ended" : "";
+    return st.result + (st.reason ? " · " + st.reason.replaceAll("_", " ") : "");
+  },
+
+  // Whose turn: the running side, else the side after the presses, else the side to move in
+  // the position.
+  turn(st) {
+    if (st.result) return "";
+    if (st.running) return st.running;
+    const m = st.moves || {};
+    if (m.white + m.black > 0) return m.white > m.black ? "black" : "white";
+    const f = (st.fen || "").split(" ")[1];
+    return f === "w" ? "white" : f === "b" ? "black" : "";
+  },
+
+  // The piece set (bridge/assets/pieces.svg), put in the page once.
+  pieces() {
+    if (this.piecesAsked) return;
+    this.piecesAsked = true;
+    fetch("/assets/pieces.svg").then((r) => r.text()).then((t) => {
+      const holder = document.createElement("div");
+      holder.hidden = true;
+      holder.innerHTML = t;
+      document.body.prepend(holder);
+    });
+  },
+
+  // A diagram of `fen` (White at the bottom) with the squares of `uci` marked: an SVG.
+  diagram(fen, uci) {
+    this.pieces();
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 360 360");
+    svg.setAttribute("class", "diagram");
+    svg.setAttribute("role", "img");
+    const marked = new Set();
+    if (uci && uci.length >= 4) { marked.add(uci.slice(0, 2)); marked.add(uci.slice(2, 4)); }
+    const rows = (fen || "8/8/8/8/8/8/8/8").split(" ")[0].split("/");
+    const add = (tag, attrs) => {
+      const e = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      svg.append(e);
+      return e;
+    };
+    for (let r = 0; r < 8; r++) {
+      for (let f = 0; f < 8; f++) {
+        const sq = "abcdefgh"[f] + (8 - r);
+        const cls = ((r + f) % 2 ? "dark" : "light") + (marked.has(sq) ? " last" : "");
+        add("rect", { x: f * 45, y: r * 45, width: 45, height: 45, class: "sq " + cls, "data-square": sq });
+      }
+    }
+    let label = [];
+    rows.slice(0, 8).forEach((row, r) => {
+      let f = 0;
+      for (const ch of row) {
+        if (/\d/.test(ch)) { f += Number(ch); continue; }
+        const id = (ch === ch.toUpperCase() ? "w" : "b") + ch.toUpperCase();
+        const use = add("use", { href: "#cc-" + id, x: f * 45, y: r * 45, width: 45, height: 45,
+          "data-piece": id, "data-square": "abcdefgh"[f] + (8 - r) });
+        use.setAttribute("class", "piece");
+        label.push(id + "abcdefgh"[f] + (8 - r));
+        f += 1;
+      }
+    });
+    svg.setAttribute("aria-label", "position: " + label.join(" "));
+    svg.dataset.fen = fen || "";
+    svg.dataset.last = uci || "";
+    return svg;
   },
 
   el(tag, cls, text) {

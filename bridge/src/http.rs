@@ -1,5 +1,6 @@
 //! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
-//! (dashboard, overlay) with their assets, embedded in the binary.
+//! (the dashboard, a board's page, the overlay) with their assets (script, style, the piece
+//! set), embedded in the binary so that no page needs the internet.
 //!
 //! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
 //! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
@@ -83,16 +84,21 @@ pub(crate) fn app<S: ClockSource>(source: S) -> Router {
         .route("/pgn/{file}", get(crate::pgn::serve::<S>))
         .route("/", get(|| page(DASHBOARD)))
         .route("/overlay/{clock}", get(|| page(OVERLAY)))
+        .route("/board/{clock}", get(|| page(BOARD)))
         .route(
             "/assets/bridge.js",
             get(|| asset(SCRIPT, "text/javascript")),
         )
         .route("/assets/bridge.css", get(|| asset(STYLE, "text/css")))
+        .route("/assets/pieces.svg", get(|| asset(PIECES, "image/svg+xml")))
         .with_state(state)
 }
 
 const DASHBOARD: &str = include_str!("../assets/dashboard.html");
 const OVERLAY: &str = include_str!("../assets/overlay.html");
+const BOARD: &str = include_str!("../assets/board.html");
+/// The cburnett piece set (bridge/assets/PIECES.md says whence and its licence).
+const PIECES: &str = include_str!("../assets/pieces.svg");
 const SCRIPT: &str = include_str!("../assets/bridge.js");
 const STYLE: &str = include_str!("../assets/bridge.css");
 
@@ -126,12 +132,12 @@ async fn clocks<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
     }
 }
 
-/// The clock named by `name`: its index, else its operator-given name.
-pub(crate) fn find<'a>(all: &'a [ClockStatus], name: &str) -> Option<&'a ClockStatus> {
-    name.parse::<u32>()
-        .ok()
-        .and_then(|i| all.iter().find(|c| c.index == i))
-        .or_else(|| all.iter().find(|c| c.name == name))
+/// The clock named by `name`, as every client names one ([`chessclock_api::select`]: index,
+/// `board:N`, name, ...), or why there is none.
+pub(crate) fn find<'a>(all: &'a [ClockStatus], name: &str) -> Result<&'a ClockStatus, String> {
+    chessclock_api::select(all, name)
+        .map(|i| &all[i])
+        .map_err(|e| format!("{e} (GET /api/v1/clocks lists them)"))
 }
 
 async fn one_clock<S: ClockSource>(
@@ -143,14 +149,8 @@ async fn one_clock<S: ClockSource>(
         Err(e) => return unavailable(e),
     };
     match find(&all, &name) {
-        Some(c) => Json(c).into_response(),
-        None => (
-            StatusCode::NOT_FOUND,
-            Json(json!({"error": format!(
-                "no clock {name:?}; name a clock by index or name (GET /api/v1/clocks lists them)"
-            )})),
-        )
-            .into_response(),
+        Ok(c) => Json(c).into_response(),
+        Err(e) => (StatusCode::NOT_FOUND, Json(json!({"error": e}))).into_response(),
     }
 }
 

@@ -82,12 +82,8 @@ pub(crate) async fn serve<S: ClockSource>(
     } else {
         let listed: Vec<ClockStatus> = all.iter().map(|c| (**c).clone()).collect();
         match find(&listed, name) {
-            Some(c) => vec![Arc::new(c.clone())],
-            None => {
-                return not_found(format!(
-                    "no clock {name:?}; name a clock by index or name (GET /api/v1/clocks lists them)"
-                ));
-            }
+            Ok(c) => vec![Arc::new(c.clone())],
+            Err(e) => return not_found(e),
         }
     };
     let body = match app.source.games(&clocks).await {

@@ -64,7 +64,8 @@ pub struct GameLog {
 /// The rendered record: file stem, PGN text, JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
-    /// `<YYYYmmddTHHMMSSZ>-<clock name>`, file-name safe.
+    /// `<YYYYmmddTHHMMSSZ>-round-R-board-B` (from the game's `Round "R.B"` and `Board`
+    /// tags), else `<YYYYmmddTHHMMSSZ>-<clock name>`, file-name safe.
     pub stem: String,
     /// The game as PGN.
     pub pgn: String,
@@ -182,8 +183,21 @@ impl GameLog {
             events: &self.entries,
             final_snapshot,
         };
-        let safe: String = self
-            .name
+        // Named by round and board (`Round "R.B"`, `Board` tags) when the game has them, so a
+        // folder of records reads as the round's boards; else by the clock's name.
+        let tag = |name: &str| game.info.get(name).map(str::trim).filter(|v| !v.is_empty());
+        let board = tag("Board")
+            .or_else(|| tag("Round").and_then(|r| r.split_once('.').map(|(_, b)| b)))
+            .filter(|b| b.parse::<u32>().is_ok());
+        let round = tag("Round")
+            .map(|r| r.split_once('.').map_or(r, |(r, _)| r))
+            .filter(|r| r.parse::<u32>().is_ok());
+        let label = match (round, board) {
+            (Some(r), Some(b)) => format!("round-{r}-board-{b}"),
+            (None, Some(b)) => format!("board-{b}"),
+            _ => self.name.clone(),
+        };
+        let safe: String = label
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '-' {

@@ -8,6 +8,7 @@
 pub mod bridge;
 pub mod bus;
 pub mod bus_client;
+pub mod chromium;
 pub mod e2e;
 pub mod json;
 pub mod notify;

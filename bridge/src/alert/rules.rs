@@ -175,21 +175,23 @@ impl Watcher {
         due
     }
 
-    /// Whether `kind` holds for `c`, its delay and its text.
+    /// Whether `kind` holds for `c`, its delay and its text. A board gone, a pause, a board
+    /// problem and a low battery are the board's problems as every client lists them
+    /// ([`chessclock_api::attention`]), said with what fixes them.
     fn condition(&self, kind: Kind, c: &ClockStatus) -> (bool, u64, String) {
         let at = format!("board {} ({})", c.board, c.name);
         let s = &self.settings;
+        let problems = chessclock_api::problems(c);
+        let problem = |kind: &str, delay_s: u64| match problems.iter().find(|p| p.kind == kind) {
+            Some(p) => (true, delay_s, format!("{at}: {}: {}", p.text, p.fix)),
+            None => (false, delay_s, String::new()),
+        };
         match kind {
-            Kind::BoardGone => (
-                c.device_state == "disconnected",
-                s.gone_after_s,
-                format!("{at}: the board is gone ({})", c.port),
-            ),
-            Kind::Paused => (
-                c.status == "paused" && c.moves.white + c.moves.black > 0,
-                s.paused_after_s,
-                format!("{at}: the game is paused"),
-            ),
+            Kind::BoardGone => problem("missing", s.gone_after_s),
+            // Only a game under way: a clock paused before its first press waits for its
+            // players, not for the operator.
+            Kind::Paused if c.moves.white + c.moves.black == 0 => (false, 0, String::new()),
+            Kind::Paused => problem("paused", s.paused_after_s),
             Kind::Flag => {
                 let flag = c.flags.first();
                 (
@@ -210,16 +212,8 @@ impl Watcher {
                     c.reason.as_deref().unwrap_or("result").replace('_', " ")
                 ),
             ),
-            Kind::BoardProblem => (
-                !c.board_problem.is_empty(),
-                s.problem_after_s,
-                format!("{at}: {}", c.board_problem),
-            ),
-            Kind::BatteryLow => (
-                c.battery_low,
-                0,
-                format!("{at}: the clock's battery is low"),
-            ),
+            Kind::BoardProblem => problem("board_problem", s.problem_after_s),
+            Kind::BatteryLow => problem("battery_low", 0),
         }
     }
 }

@@ -35,6 +35,7 @@ impl Fake {
             .map(|(i, name)| {
                 let mut c = status(i as u32, 300_000);
                 c.name = (*name).to_owned();
+                c.board = 2 - i as u32;
                 c
             })
             .collect();
@@ -106,7 +107,7 @@ fn json_of(text: &str) -> Value {
 }
 
 #[tokio::test]
-async fn clocks_are_the_status_json_named_by_index_or_name() {
+async fn clocks_are_the_status_json_named_by_index_board_or_name() {
     let fake = Fake::two_clocks();
     let (code, body, resp) = get(&fake, "/api/v1/clocks", &[]).await;
     assert_eq!(code, StatusCode::OK, "{body}");
@@ -114,7 +115,7 @@ async fn clocks_are_the_status_json_named_by_index_or_name() {
     let want = serde_json::to_value(fake.clocks.as_ref().expect("clocks")).expect("JSON");
     assert_eq!(json_of(&body), want);
 
-    for which in ["1", "beta"] {
+    for which in ["1", "beta", "board:1"] {
         let (code, body, _) = get(&fake, &format!("/api/v1/clocks/{which}"), &[]).await;
         assert_eq!(code, StatusCode::OK, "{which}: {body}");
         assert_eq!(json_of(&body), want[1], "{which}");
@@ -128,9 +129,12 @@ async fn clocks_are_the_status_json_named_by_index_or_name() {
         .unwrap_or_default()
         .to_owned();
     assert!(
-        error.contains("\"gamma\"") && error.contains("index or name"),
+        error.contains("\"gamma\"") && error.contains("board:N"),
         "{body}"
     );
+    let (code, body, _) = get(&fake, "/api/v1/clocks/board:9", &[]).await;
+    assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("no clock plays board 9"), "{body}");
 }
 
 #[tokio::test]
@@ -211,7 +215,7 @@ async fn pgn_files_have_validators_and_are_not_modified_while_unchanged() {
 #[tokio::test]
 async fn one_board_is_named_by_index_or_name_and_bad_names_are_404s_that_say_why() {
     let fake = Fake::two_clocks();
-    for which in ["1", "beta"] {
+    for which in ["1", "beta", "board:1"] {
         let (code, body, _) = get(&fake, &format!("/pgn/{which}.pgn"), &[]).await;
         assert_eq!(code, StatusCode::OK, "{which}: {body}");
         assert_eq!(body, "[White \"beta\"]\n[Round \"1\"]\n\n*\n\n", "{which}");
@@ -339,7 +343,10 @@ async fn pages_and_assets_are_served_with_their_types() {
     for (uri, kind, has) in [
         ("/", "text/html; charset=utf-8", "<html"),
         ("/overlay/0", "text/html; charset=utf-8", "<html"),
+        ("/overlay/board:1", "text/html; charset=utf-8", "<html"),
+        ("/board/board:1", "text/html; charset=utf-8", "id=\"moves\""),
         ("/assets/bridge.js", "text/javascript", ""),
+        ("/assets/pieces.svg", "image/svg+xml", "id=\"cc-wK\""),
         ("/assets/bridge.css", "text/css", ""),
     ] {
         let (code, body, resp) = get(&fake, uri, &[]).await;

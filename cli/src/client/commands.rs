@@ -8,11 +8,12 @@ use chessclock_api::proxy::{ClockProxy, ManagerProxy};
 use chessclock_engine::{AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use zbus::Connection;
 
-use super::render::{list_header, list_line, status_text};
+use super::render::{board_order, list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
 use super::{BusArgs, Failure, Result, bus_failure, connect};
 
-/// A clock: index, object path, tty path or board serial.
+/// A clock: `board:N` (board N of the round), index, name, object path, tty path or board
+/// serial (`chessclock_api::select`).
 type ClockName = String;
 
 /// Subcommands that talk to the daemon.
@@ -334,7 +335,9 @@ async fn list(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
         );
     }
     out_line(&list_header())?;
-    for c in &clocks {
+    let mut by_board: Vec<&ClockStatus> = clocks.iter().collect();
+    by_board.sort_by_key(|c| board_order(c));
+    for c in by_board {
         out_line(&list_line(c))?;
     }
     Ok(())

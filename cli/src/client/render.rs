@@ -1,5 +1,6 @@
 //! Output of the reading commands for people: a clock's [`ClockStatus`] as the text of
-//! `status` and as a line of `list` / `watch`. The JSON form is the status itself (its
+//! `status` (with its players, last move and what needs attention, each with its fix) and as
+//! a line of `list`. The JSON form is the status itself (its
 //! schema is the `chessclock-api` crate's).
 
 use chessclock_api::{ClockStatus, Side};
@@ -31,7 +32,19 @@ fn side_notes(v: &ClockStatus, side: Side) -> String {
 /// The human form of `status`.
 pub(crate) fn status_text(v: &ClockStatus) -> String {
     let mut out = String::new();
-    out.push_str(&format!("Clock {}  {:?}  {}\n", v.index, v.name, v.port));
+    out.push_str(&format!(
+        "Clock {}  board {}  {:?}  {}\n",
+        v.index, v.board, v.name, v.port
+    ));
+    out.push_str(&format!(
+        "  players  {} - {}{}\n",
+        v.player(Side::White),
+        v.player(Side::Black),
+        v.game_info
+            .get("Round")
+            .map(|r| format!("  (round {r})"))
+            .unwrap_or_default()
+    ));
     let model = if v.model.is_empty() {
         "clock model unknown".to_owned()
     } else {
@@ -46,11 +59,12 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
         "  device   {} ({model}{serial}), white on the {} half\n",
         v.device_state, v.white_side
     ));
-    if let Some(advice) = device_advice(&v.device_state, &v.model) {
-        out.push_str(&format!("           {advice}\n"));
-    }
-    if v.battery_low {
-        out.push_str("           the clock's battery is low: change it before the next game\n");
+    // What needs the operator (chessclock_api::attention); a claim and the draws claimable
+    // have their own lines below.
+    for p in &v.problems {
+        if !matches!(p.kind.as_str(), "claim" | "watched" | "draw_claimable") {
+            out.push_str(&format!("  ATTENTION {}: {}\n", p.text, p.fix));
+        }
     }
     if v.mode == "observe" {
         out.push_str("  mode     observe: the clock runs its own mode; times from its reports\n");
@@ -74,6 +88,10 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
             v.moves.get(side),
             side_notes(v, side)
         ));
+    }
+    if let Some(m) = &v.last_move {
+        let dots = if m.side == Side::White { "." } else { "..." };
+        out.push_str(&format!("  last     {}{dots} {}\n", m.number, m.san));
     }
     if let Some(r) = &v.result {
         out.push_str(&format!(
@@ -113,24 +131,39 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     out
 }
 
-/// One line of `list` / `watch`.
+/// Where a clock comes among the boards: by board number (the round's), then index; clocks
+/// without a board number (an older daemon) after, by index.
+pub(crate) fn board_order(c: &ClockStatus) -> (bool, u32, u32) {
+    (c.board == 0, c.board, c.index)
+}
+
+/// One line of `list`: the board, its players, its clock and what needs attention.
 pub(crate) fn list_line(v: &ClockStatus) -> String {
     let mark = |side: Side| if v.running == Some(side) { "*" } else { " " };
+    let players = format!("{} - {}", v.player(Side::White), v.player(Side::Black));
+    let state = match &v.result {
+        Some(r) => r.clone(),
+        None => v.game_state.clone(),
+    };
+    let attention: Vec<&str> = v.problems.iter().map(|p| p.text.as_str()).collect();
     format!(
-        "{:>3} {:>5}  {:<14} {:<16} {:<9} {:<14} {:<8} {}{:>8} {}{:>8}  {}",
+        "{:>3} {:>5}  {:<12} {:<32} {:<16} {:<14} {:<8} {}{:>8} {}{:>8}  {:<14} {}",
         v.index,
         v.board,
-        truncate(&v.name, 14),
+        truncate(&v.name, 12),
+        truncate(&players, 32),
         truncate(&v.port, 16),
-        truncate(&v.model, 9),
         v.device_state,
-        v.game_state,
+        state,
         mark(Side::White),
         v.text.white,
         mark(Side::Black),
         v.text.black,
-        v.time_control,
+        truncate(&v.time_control, 14),
+        attention.join("; ")
     )
+    .trim_end()
+    .to_owned()
 }
 
 /// What the operator should do about a device state, if anything (docs/dbus-api.md).
@@ -154,11 +187,21 @@ pub(crate) fn device_advice(state: &str, model: &str) -> Option<String> {
     })
 }
 
-/// Header of `list` / `watch`.
+/// Header of `list`.
 pub(crate) fn list_header() -> String {
     format!(
-        "{:>3} {:>5}  {:<14} {:<16} {:<9} {:<14} {:<8} {:>9} {:>9}  {}",
-        "#", "BOARD", "NAME", "PORT", "MODEL", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
+        "{:>3} {:>5}  {:<12} {:<32} {:<16} {:<14} {:<8} {:>9} {:>9}  {:<14} {}",
+        "#",
+        "BOARD",
+        "NAME",
+        "PLAYERS",
+        "PORT",
+        "DEVICE",
+        "GAME",
+        "WHITE",
+        "BLACK",
+        "CONTROL",
+        "ATTENTION"
     )
 }
 

@@ -298,10 +298,7 @@ impl Supervisor {
         options.draw_rules = spec.draw_rules.or(options.draw_rules);
         options.wait_for_port = spec.wait_for_port;
         let name = spec.name.unwrap_or_else(|| match &port {
-            PortSpec::Tty(p) => p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            PortSpec::Tty(p) => default_name(p),
             PortSpec::Virtual => format!("virtual{index}"),
         });
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
@@ -451,5 +448,35 @@ async fn spawn(
             };
             device::spawn(index, name, options, sinks, open).await
         }
+    }
+}
+
+/// The name of a clock that a table does not name: its tty's file name (`ttyACM0`), with its
+/// folder's in front when that name begins with a digit (`/dev/pts/1` is `pts1`), so that a
+/// default name never reads as another clock's index or board number.
+pub(crate) fn default_name(port: &std::path::Path) -> String {
+    let Some(file) = port.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return port.display().to_string();
+    };
+    if !file.starts_with(|c: char| c.is_ascii_digit()) {
+        return file;
+    }
+    let folder = port
+        .parent()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| "tty".to_owned(), |n| n.to_string_lossy().into_owned());
+    format!("{folder}{file}")
+}
+
+#[cfg(test)]
+mod default_name_tests {
+    use super::default_name;
+    use std::path::Path;
+
+    #[test]
+    fn a_default_name_never_reads_as_a_number() {
+        assert_eq!(default_name(Path::new("/dev/ttyACM0")), "ttyACM0");
+        assert_eq!(default_name(Path::new("/dev/pts/1")), "pts1");
+        assert_eq!(default_name(Path::new("7")), "tty7");
     }
 }

@@ -251,3 +251,19 @@ fn a_record_of_presses_carries_the_game_s_information() {
         "the game's Event wins: {pgn}"
     );
 }
+
+#[test]
+fn a_record_of_a_round_is_named_by_round_and_board() {
+    let log = started();
+    let mut info = GameInfo::new();
+    info.set_all(&crate::pairings::board_tags(3, 12))
+        .expect("tags");
+    let r = log.render(None, None, &info);
+    assert!(r.stem.ends_with("Z-round-3-board-12"), "{}", r.stem);
+    let mut info = GameInfo::new();
+    info.set("Board", "4").expect("tag");
+    assert!(log.render(None, None, &info).stem.ends_with("Z-board-4"));
+    let mut info = GameInfo::new();
+    info.set("Round", "?").expect("tag");
+    assert!(log.render(None, None, &info).stem.ends_with("Z-Table_1"));
+}

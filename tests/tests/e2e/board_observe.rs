@@ -32,12 +32,15 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
     let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
 
-    // Driven, the clock refuses: status says so and offers observe mode.
+    // Driven, the clock refuses: status says so and offers observe mode, naming the board.
     d.wait_status("0", WAIT, "the refusal", |v| {
         s(v, "/device_state") == "not_in_pc_mode"
     })?;
     let text = ctl_ok(&d, &["status", "0"]);
-    assert!(text.contains("chessclockctl mode CLOCK observe"), "{text}");
+    assert!(
+        text.contains("chessclockctl mode board:1 observe"),
+        "{text}"
+    );
 
     ctl_ok(&d, &["mode", "0", "observe"]);
     let st = d.wait_status("0", WAIT, "observe mode", |v| {

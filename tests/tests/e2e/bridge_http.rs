@@ -31,7 +31,7 @@ fn daemon_with(bus: &PrivateBus, dir: &TempDir, names: &[&str]) -> Result<Daemon
 }
 
 #[test]
-fn clocks_json_is_the_status_json_and_clocks_are_named_by_index_or_name() -> Result<()> {
+fn clocks_json_is_the_status_json_and_clocks_are_named_by_index_board_or_name() -> Result<()> {
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-api")?;
     let d = daemon_with(&bus, &dir, &["alpha", "beta"])?;
@@ -52,6 +52,18 @@ fn clocks_json_is_the_status_json_and_clocks_are_named_by_index_or_name() -> Res
     assert_eq!(stable(&by_index), stable(&one));
     assert_eq!(stable(&by_name), stable(&one));
     assert_eq!(s(&by_name, "/name"), "beta");
+
+    // board:N names the clock of board N (virtual clocks: index + 1), in the JSON and the
+    // PGN URLs; a board no clock plays is a 404 that says so.
+    let by_board = bridge.get_json("/api/v1/clocks/board:2")?;
+    assert_eq!(stable(&by_board), stable(&one));
+    let (code, pgn) = bridge.get("/pgn/board:2.pgn")?;
+    assert_eq!(code, 200, "{pgn}");
+    let (code, body) = bridge.get("/api/v1/clocks/board:7")?;
+    assert_eq!(code, 404, "{body}");
+    assert!(body.contains("no clock plays board 7"), "{body}");
+    let (code, body) = bridge.get("/pgn/board:7.pgn")?;
+    assert_eq!(code, 404, "{body}");
 
     // The router's own answers (unknown clocks, methods, errors, validators, SSE framing)
     // are tested in process: bridge/src/http/tests.rs.

@@ -1,48 +1,18 @@
 //! The bridge's pages in a real headless Chromium (Debian's `chromium`): the dashboard puts
-//! the board that needs the operator first, the overlay shows a clock and follows a press
-//! within one second; the page is driven over the DevTools protocol (a websocket), which
-//! also takes the screenshots written to `target/bridge-screenshots/` for people to look at.
-//! In CI a missing Chromium fails the test.
+//! the board that needs the operator first with its fix and follows a start, the overlay
+//! shows a clock and follows a press within one second. The page is driven over the
+//! DevTools protocol (`chessclock_tests::chromium`). A round of 64 boards on the operator's
+//! screen is `bridge_screen`'s. In CI a missing Chromium fails the test.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
-use base64::Engine as _;
-use chessclock_tests::bridge::{Bridge, free_port, have};
+use anyhow::Result;
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::chromium::{Page, shots_dir, shown};
 use chessclock_tests::json::{s, u};
-use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-/// Headless Chromium with a fresh profile (`profile`) showing `url`.
-fn chromium(exe: &Path, profile: &Path, what: &[&str], url: &str) -> Command {
-    let mut c = Command::new(exe);
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--hide-scrollbars",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()))
-    .args(what)
-    .arg(url)
-    .stdin(Stdio::null())
-    .stderr(Stdio::null());
-    c
-}
-
-fn shots_dir() -> Result<PathBuf> {
-    let dir = repo_path("target/bridge-screenshots");
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
 
 fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
     let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
@@ -55,130 +25,6 @@ fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
     Ok(d)
 }
 
-/// A page in a headless Chromium driven over the DevTools protocol (a websocket): enough to
-/// evaluate an expression in the page.
-struct Page {
-    browser: Child,
-    socket: tungstenite::WebSocket<std::net::TcpStream>,
-    next: u64,
-}
-
-impl Page {
-    fn open(exe: &Path, profile: &Path, url: &str) -> Result<Page> {
-        let port = free_port()?;
-        let debug = format!("--remote-debugging-port={port}");
-        let browser = chromium(exe, profile, &[&debug], url)
-            .stdout(Stdio::null())
-            .spawn()
-            .context("cannot run chromium")?;
-        let mut page = None;
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while page.is_none() && Instant::now() < deadline {
-            let list: Option<Value> =
-                reqwest::blocking::get(format!("http://127.0.0.1:{port}/json/list"))
-                    .ok()
-                    .and_then(|r| r.json().ok());
-            page = list.and_then(|l| {
-                l.as_array()?
-                    .iter()
-                    .find(|p| p["type"] == "page")
-                    .and_then(|p| p["webSocketDebuggerUrl"].as_str().map(str::to_owned))
-            });
-            if page.is_none() {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-        let ws = page.context("Chromium's DevTools did not list the page")?;
-        let stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
-        stream.set_read_timeout(Some(WAIT))?;
-        let (socket, _) = tungstenite::client(ws.as_str(), stream)
-            .map_err(|e| anyhow::anyhow!("DevTools websocket: {e}"))?;
-        Ok(Page {
-            browser,
-            socket,
-            next: 1,
-        })
-    }
-
-    /// The value of a JavaScript expression in the page.
-    fn eval(&mut self, expr: &str) -> Result<Value> {
-        let r = self.call(
-            "Runtime.evaluate",
-            serde_json::json!({"expression": expr, "returnByValue": true}),
-        )?;
-        Ok(r["result"]["value"].clone())
-    }
-
-    /// Send a DevTools command; its result.
-    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
-        let id = self.next;
-        self.next += 1;
-        let msg = serde_json::json!({"id": id, "method": method, "params": params});
-        self.socket
-            .send(tungstenite::Message::text(msg.to_string()))
-            .map_err(|e| anyhow::anyhow!("DevTools: {e}"))?;
-        loop {
-            let m = self
-                .socket
-                .read()
-                .map_err(|e| anyhow::anyhow!("DevTools: {e}"))?;
-            let Ok(text) = m.to_text() else { continue };
-            let v: Value = serde_json::from_str(text)?;
-            if v["id"] == id {
-                if let Some(e) = v.get("error") {
-                    bail!("DevTools {method}: {e}");
-                }
-                return Ok(v["result"].clone());
-            }
-        }
-    }
-
-    /// A PNG of the page at `width` x `height` CSS pixels, written to `file`.
-    fn screenshot(&mut self, width: u32, height: u32, mobile: bool, file: &Path) -> Result<()> {
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            serde_json::json!({"width": width, "height": height, "deviceScaleFactor": 1,
-                "mobile": mobile}),
-        )?;
-        let shot = self.call(
-            "Page.captureScreenshot",
-            serde_json::json!({"format": "png"}),
-        )?;
-        let data = shot["data"].as_str().context("no screenshot data")?;
-        let png = base64::engine::general_purpose::STANDARD.decode(data)?;
-        anyhow::ensure!(png.starts_with(b"\x89PNG"), "not a PNG");
-        std::fs::write(file, png)?;
-        Ok(())
-    }
-
-    /// Evaluate `expr` until `pred` accepts its value (up to `timeout`); the value.
-    fn wait(
-        &mut self,
-        expr: &str,
-        timeout: Duration,
-        pred: impl Fn(&Value) -> bool,
-    ) -> Result<Value> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let v = self.eval(expr)?;
-            if pred(&v) {
-                return Ok(v);
-            }
-            if Instant::now() > deadline {
-                bail!("the page never showed what was expected; last: {v}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Page {
-    fn drop(&mut self) {
-        let _ = self.browser.kill();
-        let _ = self.browser.wait();
-    }
-}
-
 /// What the overlay shows: whose turn, and both times as text.
 const SHOWN: &str = "JSON.stringify({turn: (document.querySelector('.side.turn') || {}).dataset?.side || '', \
     white: document.querySelector('.side.white .time').textContent, \
@@ -186,12 +32,6 @@ const SHOWN: &str = "JSON.stringify({turn: (document.querySelector('.side.turn')
     white_ms: document.querySelector('.side.white .time').dataset.ms, \
     black_ms: document.querySelector('.side.black .time').dataset.ms, \
     clock: JSON.stringify((Bridge.clocks.get(0) || {}).st || null)})";
-
-fn shown(v: &Value) -> Value {
-    v.as_str()
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or(Value::Null)
-}
 
 #[test]
 fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
@@ -313,12 +153,14 @@ fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
     Ok(())
 }
 
-/// The dashboard's rows: index and what needs attention, in order.
-const ROWS: &str = "JSON.stringify([...document.querySelectorAll('#boards tbody tr')].map(r => \
-    [r.dataset.index, r.querySelector('.issues').textContent, r.querySelector('.name').textContent]))";
+/// The dashboard's tiles in order: board number, clock index, what needs attention, and
+/// the fix of the first problem.
+const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => \
+    [t.dataset.board, t.dataset.index, [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
+    (t.querySelector('.problem .fix') || {}).textContent || '']))";
 
 #[test]
-fn dashboard_puts_the_paused_board_first_and_renders() -> Result<()> {
+fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> Result<()> {
     let Some(browser) = have("chromium", "chromium")? else {
         return Ok(());
     };
@@ -338,39 +180,27 @@ fn dashboard_puts_the_paused_board_first_and_renders() -> Result<()> {
         &dir.path().join("profile"),
         &format!("{}/", bridge.base),
     )?;
-    let rows = page.wait(ROWS, Duration::from_secs(20), |v| {
+    let tiles = page.wait(TILES, Duration::from_secs(20), |v| {
         shown(v).as_array().is_some_and(|a| a.len() == 2)
     })?;
-    let rows = shown(&rows);
-    assert_eq!(rows[0][0], "1", "the paused board comes first: {rows}");
-    assert_eq!(rows[0][1], "paused mid-game", "{rows}");
-    assert_eq!(rows[0][2], "board-two", "{rows}");
-    assert_eq!(rows[1][1], "—", "board-one needs nothing: {rows}");
+    let tiles = shown(&tiles);
+    assert_eq!(tiles[0][0], "2", "board 2 (paused) comes first: {tiles}");
+    assert_eq!(tiles[0][2], "paused mid-game", "{tiles}");
+    assert_eq!(tiles[0][3], "chessclockctl resume board:2", "{tiles}");
+    assert_eq!(tiles[1][0], "1", "{tiles}");
+    assert_eq!(tiles[1][2], "", "board 1 needs nothing: {tiles}");
     let head = page.eval("document.getElementById('daemon').textContent")?;
     assert!(
         head.as_str()
             .is_some_and(|h| h.contains("connected to chessclockd")),
         "the daemon's state shows: {head}"
     );
-    let shots = shots_dir()?;
-    page.screenshot(900, 260, false, &shots.join("dashboard.png"))?;
-    page.screenshot(390, 400, true, &shots.join("dashboard-phone.png"))?;
-    // A claim waiting for the director and the draws claimable, as the status says them.
-    let claim = page.eval(
-        "JSON.stringify(Bridge.problems({status: 'paused', connected: true, device_state: \
-         'ready', claim: {side: 'white', flag_fell: false}, draw_claimable: ['fifty_moves']}))",
-    )?;
-    let claim = claim.as_str().unwrap_or_default();
-    assert!(
-        claim.contains("white claims insufficient losing chances: the director rules")
-            && claim.contains("draw claimable: fifty-moves")
-            && !claim.contains("paused mid-game"),
-        "{claim}"
-    );
-    // Live: a flag-free board that starts shows as running on the page.
-    anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
+    // Live: board 1 starts and shows its clock running; board 2 resumed needs nothing.
+    anyhow::ensure!(d.ctl(&["start", "board:1"]).status.success());
+    anyhow::ensure!(d.ctl(&["resume", "board:2"]).status.success());
     page.wait(
-        "document.querySelector('tr[data-index=\"0\"] td.running') !== null",
+        "document.querySelector('.tile[data-board=\"1\"] .time.running') !== null \
+         && document.querySelectorAll('.tile.attention').length === 0",
         WAIT,
         |v| v == &Value::Bool(true),
     )?;

@@ -1,5 +1,5 @@
 //! `chessclockctl watch` for a venue, in a real terminal (tmux): 40 boards on 80×24 under
-//! the header, redrawn when the daemon signals (not by polling), paged on a short terminal,
+//! the header, each by its board number, redrawn when the daemon signals (not by polling), paged on a short terminal,
 //! a daemon restart said and survived, and the terminal given back as it was on quit. And
 //! `monitor` saying when the daemon goes and comes back.
 //!
@@ -15,13 +15,14 @@ use chessclock_tests::rig::{Daemon, Spawned, WAIT, workspace_bin, write_config};
 use chessclock_tests::tmux::Session;
 use chessclock_tests::{PrivateBus, TempDir};
 
-/// The board indexes on a screen of `N Board M` cells, sorted.
+/// The board numbers on a screen of `N Table M` cells (board number, then the clock's name:
+/// no players are loaded), sorted.
 fn boards_shown(screen: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for line in screen.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         for pair in words.windows(2) {
-            if let (Ok(n), "Board") = (pair[0].parse::<u32>(), pair[1]) {
+            if let (Ok(n), "Table") = (pair[0].parse::<u32>(), pair[1]) {
                 out.push(n);
             }
         }
@@ -30,9 +31,10 @@ fn boards_shown(screen: &str) -> Vec<u32> {
     out
 }
 
-/// The cell of board `index` (from its index to the next two spaces after its state).
-fn cell(screen: &str, index: u32) -> String {
-    let key = format!("{index:>3} Board ");
+/// The cell of board number `board` (from its number to the next two spaces after its
+/// state).
+fn cell(screen: &str, board: u32) -> String {
+    let key = format!("{board:>3} Table ");
     screen
         .lines()
         .find_map(|l| l.find(&key).map(|i| l[i..].chars().take(38).collect()))
@@ -41,7 +43,7 @@ fn cell(screen: &str, index: u32) -> String {
 
 fn add_boards(d: &Daemon, n: u32) -> Result<()> {
     for i in 1..=n {
-        let out = d.ctl(&["add-virtual", &format!("Board {i}")]);
+        let out = d.ctl(&["add-virtual", &format!("Table {i}")]);
         anyhow::ensure!(out.status.success(), "add-virtual: {out:?}");
     }
     Ok(())
@@ -77,20 +79,21 @@ fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_resto
     assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
     assert_eq!(
         boards_shown(&screen),
-        (0..40).collect::<Vec<_>>(),
+        (1..41).collect::<Vec<_>>(),
         "{screen}"
     );
     assert_eq!(term.format("#{cursor_flag} #{alternate_on}")?, "0 1");
 
-    // A start is a signal: board 5 is drawn running, and its time then runs on screen.
+    // A start is a signal: board 6 (clock 5, named so) is drawn running, and its time then
+    // runs on screen.
     let mut monitor = Spawned::ctl(&address, &["monitor", "--json"])?;
-    assert!(daemon.ctl(&["start", "5"]).status.success());
-    let screen = term.wait(WAIT, "board 5 running", |s| {
-        s.contains("1 running") && cell(s, 5).contains('*')
+    assert!(daemon.ctl(&["start", "board:6"]).status.success());
+    let screen = term.wait(WAIT, "board 6 running", |s| {
+        s.contains("1 running") && cell(s, 6).contains('*')
     })?;
-    let first = cell(&screen, 5);
-    term.wait(WAIT, "board 5's time to run", |s| {
-        let now = cell(s, 5);
+    let first = cell(&screen, 6);
+    term.wait(WAIT, "board 6's time to run", |s| {
+        let now = cell(s, 6);
         !now.is_empty() && now != first
     })?;
 
@@ -107,7 +110,7 @@ fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_resto
     );
     assert_eq!(
         boards_shown(&screen),
-        (18..36).collect::<Vec<_>>(),
+        (19..37).collect::<Vec<_>>(),
         "{screen}"
     );
     term.resize(80, 24)?;
@@ -123,7 +126,7 @@ fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_resto
         s.contains("chessclockd  40 boards, 1 running")
     })?;
     monitor.wait_json(0, "daemon_back", |v| s(v, "/event") == "daemon_back")?;
-    let out = daemon.ctl(&["add-virtual", "Board 41"]);
+    let out = daemon.ctl(&["add-virtual", "Table 41"]);
     anyhow::ensure!(out.status.success(), "add-virtual: {out:?}");
     term.wait(WAIT, "one more board", |s| {
         s.contains("chessclockd  41 boards, 1 running")

@@ -2,9 +2,10 @@
 //! terminal, no bus, no clock reads: the caller passes the time since the read and the wall
 //! time), so every size is tested here.
 //!
-//! Narrow terminals (80×24) get a grid of compact cells, two per line at 80 columns, so 40
-//! boards fit under the header; wide ones get a line per board with phase, moves, last move,
-//! result and what needs attention. More boards than fit are paged, and the footer says so.
+//! Narrow terminals (80×24) get a grid of compact cells (board number, players, both times,
+//! state), two per line at 80 columns, so 40 boards fit under the header; wide ones get a
+//! line per board with phase, moves, last move, result and what needs attention (the
+//! api's one list of a board's problems). More boards than fit are paged, and the footer says so.
 
 use chessclock_api::{ClockStatus, Side};
 
@@ -154,27 +155,43 @@ fn daemon_note(daemon: &Daemon) -> String {
     }
 }
 
-/// What needs the operator at this board, in a word or two, if anything.
-pub(super) fn alert(c: &ClockStatus) -> Option<&'static str> {
-    Some(match c.device_state.as_str() {
-        "disconnected" => "board gone",
-        "not_in_pc_mode" => "clock not in PC mode",
-        "no_clock" => "no clock",
-        "not_responding" => "clock silent",
-        "opening" | "probing" => return None,
-        _ if !c.board_problem.is_empty() => "board problem",
-        _ if c.claim.is_some() => "claim: ruling",
-        _ if c.battery_low => "battery low",
-        _ if c.status == "flagged" => "flag",
-        _ if !c.draw_claimable.is_empty() => "draw claimable",
-        _ => return None,
-    })
+/// What needs the operator at this board most, in a few words, if anything: the first of
+/// its problems ([`chessclock_api::attention`], the list the dashboard and `status` show).
+pub(super) fn alert(c: &ClockStatus) -> Option<String> {
+    chessclock_api::problems(c)
+        .into_iter()
+        .find(|p| p.rank < 4)
+        .map(|p| match p.kind.as_str() {
+            "board_problem" => "board problem".to_owned(),
+            "flag" => "flag".to_owned(),
+            _ => p.text,
+        })
+}
+
+/// Who plays at the board in a few characters: the players' surnames (`Carlsen-Ding`), else
+/// the clock's name.
+fn players(c: &ClockStatus) -> String {
+    let surname = |tag: &str| {
+        c.game_info
+            .get(tag)
+            .map(|n| n.split(',').next().unwrap_or(n).trim().to_owned())
+            .filter(|n| !n.is_empty() && n != "?")
+    };
+    match (surname("White"), surname("Black")) {
+        (None, None) => c.name.clone(),
+        (w, b) => format!(
+            "{}-{}",
+            w.as_deref().unwrap_or("?"),
+            b.as_deref().unwrap_or("?")
+        ),
+    }
 }
 
 /// The state of a board in at most five characters (alerts in capitals).
 fn short_state(c: &ClockStatus) -> String {
     let s = match (c.device_state.as_str(), c.status.as_str()) {
         ("disconnected", _) => "GONE",
+        _ if !c.connected => "GONE",
         ("not_in_pc_mode", _) => "NOPC",
         ("no_clock", _) => "NOCLK",
         ("not_responding", _) => "MUTE",
@@ -182,6 +199,8 @@ fn short_state(c: &ClockStatus) -> String {
         _ if !c.board_problem.is_empty() => "BOARD",
         _ if c.claim.is_some() => "CLAIM",
         (_, "flagged") => "FLAG",
+        (_, "paused") if c.moves.white + c.moves.black > 0 => "PAUSE",
+        _ if c.battery_low => "BATT",
         (_, "running") if !c.draw_claimable.is_empty() => "DRAW?",
         (_, "running") => "run",
         (_, "paused") => "pause",
@@ -206,7 +225,7 @@ fn times(c: &ClockStatus, elapsed_ms: u64, width: usize) -> [String; 2] {
 fn cell_header() -> String {
     format!(
         "{:>3} {:<10} {:>8} {:>8} {:<5}",
-        "#", "BOARD", "WHITE", "BLACK", "STATE"
+        "BD", "PLAYERS", "WHITE", "BLACK", "STATE"
     )
 }
 
@@ -214,16 +233,16 @@ fn cell(c: &ClockStatus, elapsed_ms: u64) -> String {
     let [w, b] = times(c, elapsed_ms, 8);
     format!(
         "{:>3} {:<10} {w} {b} {:<5}",
-        c.index,
-        truncate(&c.name, 10),
+        c.board,
+        truncate(&players(c), 10),
         short_state(c)
     )
 }
 
 fn wide_header() -> String {
     format!(
-        "{:>3} {:<14} {:>9} {:>9} {:<15} {:>4} {:<10} {:<7} {}",
-        "#", "BOARD", "WHITE", "BLACK", "PHASE", "MOVE", "LAST", "RESULT", "STATE"
+        "{:>5} {:<24} {:>9} {:>9} {:<15} {:>4} {:<10} {:<7} {}",
+        "BOARD", "PLAYERS", "WHITE", "BLACK", "PHASE", "MOVE", "LAST", "RESULT", "STATE"
     )
 }
 
@@ -234,12 +253,11 @@ fn wide_line(c: &ClockStatus, elapsed_ms: u64) -> String {
     } else {
         format!("{}/{}", c.phase.white, c.phase.black)
     };
-    let plies = c.moves_san.len();
-    let (number, last) = match c.moves_san.last() {
-        Some(san) => {
-            let n = plies.div_ceil(2);
-            let dots = if plies % 2 == 1 { "." } else { "..." };
-            (n.to_string(), format!("{n}{dots}{san}"))
+    let last_move = chessclock_api::last_move::last_move(&c.moves_san, &c.game_info);
+    let (number, last) = match last_move {
+        Some(m) => {
+            let dots = if m.side == Side::White { "." } else { "..." };
+            (m.number.to_string(), format!("{}{dots}{}", m.number, m.san))
         }
         None => (
             (c.moves.white.max(c.moves.black)).to_string(),
@@ -251,9 +269,9 @@ fn wide_line(c: &ClockStatus, elapsed_ms: u64) -> String {
         None => c.status.clone(),
     };
     format!(
-        "{:>3} {:<14} {w} {b} {:<15} {:>4} {:<10} {:<7} {}",
-        c.index,
-        truncate(&c.name, 14),
+        "{:>5} {:<24} {w} {b} {:<15} {:>4} {:<10} {:<7} {}",
+        c.board,
+        truncate(&players(c), 24),
         truncate(&phase, 15),
         number,
         truncate(&last, 10),
@@ -270,7 +288,7 @@ fn footer(clocks: &[ClockStatus], page: usize, pages: usize) -> String {
     parts.push("q: quit".into());
     let alerts: Vec<String> = clocks
         .iter()
-        .filter_map(|c| alert(c).map(|a| format!("{} {a}", c.index)))
+        .filter_map(|c| alert(c).map(|a| format!("board {} {a}", c.board)))
         .collect();
     if !alerts.is_empty() {
         parts.push(format!("attention: {}", alerts.join(", ")));

@@ -18,6 +18,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::feed::{Feed, Happening};
+use super::render::board_order;
 use super::{BusArgs, Failure, Result, bus_failure, bus_label, connect, read_failure};
 use layout::{Daemon, View};
 use term::{Input, Terminal};
@@ -80,7 +81,9 @@ impl Screen {
     /// Read every clock again; `Err` for a reply this client cannot read.
     async fn reread(&mut self, conn: &zbus::Connection, bus: &BusArgs) -> Result<()> {
         match read::all_clocks(conn).await {
-            Ok(clocks) => {
+            Ok(mut clocks) => {
+                // In board order, as the venue numbers them.
+                clocks.sort_by_key(board_order);
                 self.clocks = clocks;
                 self.read_at = Instant::now();
                 self.daemon = Daemon::Up;

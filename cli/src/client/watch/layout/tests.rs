@@ -12,7 +12,7 @@ fn clock(index: u32) -> ClockStatus {
         clock: format!("/org/chessclockd/ChessClock1/Clock/{index}"),
         index,
         board: index + 1,
-        name: format!("Board {}", index + 1),
+        name: format!("tbl{index}"),
         port: format!("/dev/ttyACM{index}"),
         model: "DGT 3000".into(),
         firmware: "1.0".into(),
@@ -49,6 +49,8 @@ fn clock(index: u32) -> ClockStatus {
         board_problem: String::new(),
         notices: Vec::new(),
         mode: "drive".into(),
+        last_move: None,
+        problems: Vec::new(),
     }
 }
 
@@ -76,14 +78,14 @@ fn assert_fits(frame: &Frame, width: usize, height: usize) {
     }
 }
 
-/// The board indexes a frame shows, in the order drawn.
+/// The board numbers a frame shows, in the order drawn.
 fn shown(frame: &Frame) -> Vec<u32> {
     let mut out = Vec::new();
     for line in &frame.lines[2..frame.lines.len() - 1] {
-        // A cell or line starts with the index, then the name ("Board N").
+        // A cell or line starts with the board number, then the name (`tblN`, no players).
         let words: Vec<&str> = line.split_whitespace().collect();
         for pair in words.windows(2) {
-            if let (Ok(n), "Board") = (pair[0].parse::<u32>(), pair[1]) {
+            if let (Ok(n), true) = (pair[0].parse::<u32>(), pair[1].starts_with("tbl")) {
                 out.push(n);
             }
         }
@@ -106,7 +108,7 @@ fn forty_boards_fit_80x24_with_the_header_on_top() {
     assert!(f.lines[1].contains("WHITE") && f.lines[1].contains("BLACK"));
     let mut seen = shown(&f);
     seen.sort_unstable();
-    assert_eq!(seen, (0..40).collect::<Vec<_>>());
+    assert_eq!(seen, (1..41).collect::<Vec<_>>());
     // Both times and the running side's mark are there.
     let row = &f.lines[2];
     assert!(
@@ -125,11 +127,11 @@ fn more_boards_than_fit_are_paged_and_the_footer_says_so() {
     assert!(footer.contains("page 1/3"), "{footer:?}");
     let last = draw(&all, 80, 24, 2);
     // Column-major: down the first column, then the second.
-    let expected: Vec<u32> = (84..92).zip(92..100).flat_map(|(a, b)| [a, b]).collect();
+    let expected: Vec<u32> = (85..93).zip(93..101).flat_map(|(a, b)| [a, b]).collect();
     assert_eq!(shown(&last), expected);
     let mut middle = shown(&draw(&all, 80, 24, 1));
     middle.sort_unstable();
-    assert_eq!(middle, (42..84).collect::<Vec<_>>());
+    assert_eq!(middle, (43..85).collect::<Vec<_>>());
     // A page past the end shows the last one.
     assert_eq!(draw(&all, 80, 24, 9).lines, last.lines);
 }
@@ -153,6 +155,17 @@ fn wide_terminals_get_phase_moves_last_move_and_result() {
         "{:?}",
         f.lines[3]
     );
+    // The players the pairings gave, and the board number, not the clock's index or name.
+    all[2].board = 17;
+    for (tag, v) in [("White", "Carlsen, Magnus"), ("Black", "Ding, Liren")] {
+        all[2].game_info.insert(tag.into(), v.into());
+    }
+    let f = draw(&all, 140, 30, 0);
+    assert!(
+        f.lines[4].trim_start().starts_with("17 Carlsen-Ding"),
+        "{:?}",
+        f.lines[4]
+    );
     // Forty boards on 140×30 do not fit one per line, but fit the grid: the grid wins.
     let f = draw(&clocks(40), 140, 30, 0);
     assert_eq!(f.pages, 1);
@@ -168,7 +181,7 @@ fn boards_that_need_attention_are_named_in_the_title_and_footer() {
     assert!(f.lines[0].contains("2 need attention"), "{:?}", f.lines[0]);
     let footer = f.lines.last().expect("footer");
     assert!(
-        footer.contains("1 board gone") && footer.contains("3 clock not in PC mode"),
+        footer.contains("board 2 board missing") && footer.contains("board 4 clock not in PC mode"),
         "{footer:?}"
     );
     assert!(f.lines.iter().any(|l| l.contains("GONE")), "{:#?}", f.lines);

@@ -1,0 +1,287 @@
+//! The operator's screen with a round of 64 boards (docs/bridge.md, "Dashboard"), in a real
+//! headless Chromium: a tile per board in board order with the one that needs the operator
+//! first, each with its players, clocks, a diagram and its last move or result; a board's
+//! page (moves, PGN link, fix commands); the overlay with the players, a board named by
+//! number and `?board=1`'s diagram, readable in both themes. Screenshots go to
+//! `target/bridge-screenshots/` (docs/bridge.md shows them).
+//!
+//! The real daemon with 64 virtual clocks (`add-virtual`), the real CLI loading the round's
+//! pairings and making a move, a result and a pause, and the real bridge.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::chromium::{Page, shots_dir, shown};
+use chessclock_tests::json::s;
+use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+const BOARDS: u32 = 64;
+
+/// What each tile shows, in order.
+const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => ({\
+    board: t.dataset.board, no: t.querySelector('.no').textContent, \
+    white: t.querySelector('.pl.white .who').textContent, \
+    white_elo: t.querySelector('.pl.white .elo').textContent, \
+    black: t.querySelector('.pl.black .who').textContent, \
+    time: t.querySelector('.pl.white .time').textContent, \
+    turn: (t.querySelector('.pl.turn') || {dataset: {}}).dataset.side || '', \
+    res: t.querySelector('.res').textContent, last: t.querySelector('.lastmove').textContent, \
+    pieces: t.querySelectorAll('svg.diagram use.piece').length, \
+    marked: [...t.querySelectorAll('svg.diagram rect.last')].map(r => r.dataset.square).sort().join(' '), \
+    problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
+    href: t.getAttribute('href')})))";
+
+fn ok(d: &Daemon, args: &[&str]) -> Result<()> {
+    let out = d.ctl(args);
+    anyhow::ensure!(
+        out.status.success(),
+        "chessclockctl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
+#[test]
+fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_players() -> Result<()> {
+    let Some(browser) = have("chromium", "chromium")? else {
+        return Ok(());
+    };
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-screen")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for i in 1..=BOARDS {
+        ok(&d, &["add-virtual", &format!("table-{i}")])?;
+    }
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let all = d.ctl_json(&["list", "--json"])?;
+        let ready = all.as_array().is_some_and(|a| {
+            a.len() == BOARDS as usize && a.iter().all(|c| s(c, "/device_state") == "ready")
+        });
+        if ready {
+            break;
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "64 clocks never ready"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Round 3's pairings: every board's players, titles, ratings and teams.
+    let mut csv = String::from(
+        "board,white,black,white_elo,black_elo,white_title,black_title,white_team,black_team\n",
+    );
+    for b in 1..=BOARDS {
+        csv.push_str(&format!(
+            "{b},\"White{b}, Anna\",\"Black{b}, Bo\",{},{},{},,NOR,IND\n",
+            2000 + b,
+            1900 + b,
+            if b == 1 { "GM" } else { "" }
+        ));
+    }
+    let file = dir.path().join("round3.csv");
+    std::fs::write(&file, csv)?;
+    ok(
+        &d,
+        &["round", "load", &file.display().to_string(), "--round", "3"],
+    )?;
+    ok(&d, &["info", "board:1", "event=Test Open"])?;
+    // Board 1: a move; board 2: a result; board 3: paused mid-game.
+    ok(&d, &["start", "board:1"])?;
+    ok(&d, &["move", "board:1", "force", "e2e4"])?;
+    ok(&d, &["press", "board:1", "white"])?;
+    ok(&d, &["start", "board:2"])?;
+    ok(&d, &["result", "board:2", "1-0"])?;
+    ok(&d, &["start", "board:3"])?;
+    ok(&d, &["press", "board:3", "white"])?;
+    ok(&d, &["pause", "board:3"])?;
+
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    let mut page = Page::open(
+        &browser,
+        &dir.path().join("profile-screen"),
+        &format!("{}/", bridge.base),
+    )?;
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false}),
+    )?;
+    let tiles = page
+        .wait(TILES, Duration::from_secs(30), |v| {
+            shown(v).as_array().is_some_and(|a| {
+                a.len() == BOARDS as usize
+                    && a.iter().all(|t| t["pieces"].as_u64().unwrap_or(0) > 0)
+            })
+        })
+        .context("the dashboard's tiles")?;
+    let tiles = shown(&tiles);
+    let tile = |b: u32| {
+        tiles
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["board"] == b.to_string().as_str()))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    // Board order, the boards that need the operator first: board 1, whose pieces do not
+    // show the move forced on it (a board problem), then board 3, paused.
+    let order: Vec<String> = tiles
+        .as_array()
+        .map(|a| a.iter().map(|t| s(t, "/board").to_owned()).collect())
+        .unwrap_or_default();
+    let mut want = vec!["1".to_owned(), "3".to_owned()];
+    want.extend(
+        (1..=BOARDS)
+            .filter(|b| *b != 1 && *b != 3)
+            .map(|b| b.to_string()),
+    );
+    assert_eq!(order, want, "board order, attention first: {}", tile(1));
+    assert!(
+        s(&tile(1), "/problems").starts_with("board problem: "),
+        "{}",
+        tile(1)
+    );
+    assert_eq!(s(&tile(3), "/problems"), "paused mid-game", "{}", tile(3));
+    // Players, titles, ratings and teams as the pairings gave them.
+    let one = tile(1);
+    assert_eq!(s(&one, "/white"), "GM White1, Anna", "{one}");
+    assert_eq!(s(&one, "/white_elo"), "2001 NOR", "{one}");
+    assert_eq!(s(&one, "/black"), "Black1, Bo", "{one}");
+    assert_eq!(s(&one, "/no"), "1", "{one}");
+    // The last move, in SAN with its number, marked on the diagram; Black to move.
+    assert_eq!(s(&one, "/last"), "1. e4", "{one}");
+    assert_eq!(s(&one, "/marked"), "e2 e4", "{one}");
+    assert_eq!(s(&one, "/turn"), "black", "{one}");
+    assert_eq!(one["pieces"], 32, "{one}");
+    // A result and why; every other board its diagram of the start, its clock shown.
+    assert!(s(&tile(2), "/res").starts_with("1-0"), "{}", tile(2));
+    for b in 4..=BOARDS {
+        let t = tile(b);
+        assert_eq!(t["pieces"], 32, "{t}");
+        assert_eq!(s(&t, "/white"), format!("White{b}, Anna"), "{t}");
+        assert_eq!(s(&t, "/time"), "1:30:30", "{t}");
+    }
+    let title = page.eval("document.getElementById('title').textContent")?;
+    assert_eq!(title, "Round 3 · Test Open");
+    // 64 boards fit a 1080p screen, and a phone's width.
+    let height = page.eval("document.documentElement.scrollHeight")?;
+    assert!(
+        height.as_u64().is_some_and(|h| h <= 1080),
+        "64 boards in {height} px"
+    );
+    let shots = shots_dir()?;
+    page.screenshot(1920, 1080, false, &shots.join("dashboard-64.png"))?;
+    page.screenshot(390, 844, true, &shots.join("dashboard-phone.png"))?;
+    let wide = page.eval("document.documentElement.scrollWidth")?;
+    assert!(
+        wide.as_u64().is_some_and(|w| w <= 390),
+        "no sideways scroll on a phone: {wide}"
+    );
+    drop(page);
+
+    // A tile opens its board's page: moves, the PGN link, status and fix commands.
+    let href = s(&one, "/href").to_owned();
+    assert_eq!(href, "/board/board%3A1");
+    let mut board = Page::open(
+        &browser,
+        &dir.path().join("profile-board"),
+        &format!("{}{href}", bridge.base),
+    )?;
+    let shown_board = board
+        .wait(
+            "JSON.stringify({title: document.getElementById('title').textContent, \
+         moves: document.getElementById('moves').textContent, \
+         pgn: document.getElementById('pgn').getAttribute('href'), \
+         pieces: document.querySelectorAll('#diagram use.piece').length, \
+         commands: document.getElementById('commands').textContent})",
+            WAIT,
+            |v| shown(v)["moves"] == "e4",
+        )
+        .context("the board's page")?;
+    let shown_board = shown(&shown_board);
+    assert!(
+        s(&shown_board, "/title").starts_with("Board 1 · round 3"),
+        "{shown_board}"
+    );
+    assert_eq!(shown_board["pieces"], 32, "{shown_board}");
+    assert!(
+        s(&shown_board, "/commands").contains("chessclockctl move board:1 undo"),
+        "{shown_board}"
+    );
+    let pgn_url = s(&shown_board, "/pgn").to_owned();
+    let (code, pgn) = bridge.get(&pgn_url)?;
+    assert_eq!(code, 200, "{pgn_url}: {pgn}");
+    assert!(
+        pgn.contains("[White \"White1, Anna\"]") && pgn.contains("1. e4"),
+        "{pgn}"
+    );
+    board.screenshot(1000, 700, false, &shots.join("board-page.png"))?;
+    drop(board);
+
+    // The overlay of board 1, named by number, with the diagram.
+    let mut overlay = Page::open(
+        &browser,
+        &dir.path().join("profile-overlay"),
+        &format!("{}/overlay/board:1?board=1", bridge.base),
+    )?;
+    let o = overlay
+        .wait(
+            "JSON.stringify({white: document.querySelector('.side.white .who').textContent.trim(), \
+         black: document.querySelector('.side.black .who').textContent.trim(), \
+         status: document.querySelector('.status').textContent, \
+         turn: (document.querySelector('.side.turn') || {dataset: {}}).dataset.side || '', \
+         marked: [...document.querySelectorAll('svg.diagram rect.last')].length})",
+            WAIT,
+            |v| shown(v)["marked"] == 2,
+        )
+        .context("the overlay with the diagram")?;
+    let o = shown(&o);
+    assert_eq!(s(&o, "/white"), "GM White1, Anna 2001", "{o}");
+    assert_eq!(s(&o, "/black"), "Black1, Bo 1901", "{o}");
+    assert_eq!(s(&o, "/status"), "Board 1 · 1. e4", "{o}");
+    assert_eq!(s(&o, "/turn"), "black", "{o}");
+    overlay.screenshot(700, 700, false, &shots.join("overlay-board.png"))?;
+    drop(overlay);
+
+    // The light theme: a paused board's state is readable (dark on light, not white on
+    // white), as a result is.
+    let mut light = Page::open(
+        &browser,
+        &dir.path().join("profile-light"),
+        &format!("{}/overlay/board:3", bridge.base),
+    )?;
+    let colours = light
+        .wait(
+            "JSON.stringify({text: document.querySelector('.status').textContent, \
+         colour: getComputedStyle(document.querySelector('.status')).color, \
+         background: getComputedStyle(document.querySelector('.status')).backgroundColor})",
+            WAIT,
+            |v| shown(v)["text"] == "Board 3 · paused",
+        )
+        .context("the light overlay")?;
+    let colours = shown(&colours);
+    assert_eq!(s(&colours, "/colour"), "rgb(17, 17, 17)", "{colours}");
+    assert!(
+        s(&colours, "/background").starts_with("rgba(255, 255, 255"),
+        "{colours}"
+    );
+    light.screenshot(700, 260, false, &shots.join("overlay-light.png"))?;
+    drop(light);
+
+    // The dark theme: a finished board's result, the players above their clocks.
+    let mut dark = Page::open(
+        &browser,
+        &dir.path().join("profile-dark"),
+        &format!("{}/overlay/board:2?theme=dark", bridge.base),
+    )?;
+    dark.wait("document.querySelector('.status').textContent", WAIT, |v| {
+        v.as_str().is_some_and(|t| t.starts_with("Board 2 · 1-0"))
+    })
+    .context("the dark overlay's result")?;
+    let who = dark.eval("document.querySelector('.side.white .who').textContent.trim()")?;
+    assert_eq!(who, "White2, Anna 2002");
+    dark.screenshot(700, 260, false, &shots.join("overlay-dark-result.png"))?;
+    Ok(())
+}
