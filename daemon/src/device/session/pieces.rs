@@ -33,6 +33,10 @@ pub enum MoveSource {
     Lever,
 }
 
+/// The end of a correction's notice while the pieces do not show the corrected game; the
+/// notice goes once they do.
+const PIECES_PENDING: &str = "; the pieces do not show it yet: set them as the game's position";
+
 /// The bus event of a move read from the pieces.
 fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
     ClockEvent::Move {
@@ -225,7 +229,7 @@ impl Session {
         );
         let problem = match self.board_game.tracker().state() {
             chessclock_game::BoardState::Synced => String::new(),
-            _ => "; the pieces do not show it yet: set them as the game's position".to_owned(),
+            _ => PIECES_PENDING.to_owned(),
         };
         self.notify(format!(
             "the board's game was corrected ({correction}): now {fen}{problem}"
@@ -274,6 +278,17 @@ impl Session {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
             self.game_record_changed();
+            self.changed = true;
+        }
+        // A correction's "not shown yet" is true no longer once the pieces show the game.
+        if self.board_game.tracker().state() == &chessclock_game::BoardState::Synced
+            && self
+                .state
+                .notices
+                .iter()
+                .any(|n| n.ends_with(PIECES_PENDING))
+        {
+            self.state.notices.retain(|n| !n.ends_with(PIECES_PENDING));
             self.changed = true;
         }
     }

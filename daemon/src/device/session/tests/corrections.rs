@@ -76,6 +76,46 @@ fn undo_and_a_forced_move_change_the_published_game_the_pgn_and_the_journal_at_o
     assert_eq!(corrections(&rig).len(), 2);
 }
 
+/// The notice that the pieces do not show a correction yet goes once they do; the notice of
+/// the correction itself stays.
+#[test]
+fn the_pieces_not_shown_yet_notice_goes_once_the_pieces_show_the_game() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    play(&mut rig, "e2e4");
+    play(&mut rig, "e7e5");
+    rig.request(Request::Correct(Correction::Undo(1)))
+        .expect("undo");
+    let pending = |rig: &Rig| {
+        notices(rig)
+            .iter()
+            .any(|n| n.contains("do not show it yet"))
+    };
+    assert!(pending(&rig), "{:?}", notices(&rig));
+    assert!(
+        rig.published()
+            .notices
+            .iter()
+            .any(|n| n.contains("do not show it yet"))
+    );
+    // The pawn goes back to e7: the pieces show the corrected game.
+    let mv = PieceMove::parse("e5e7", rig.emu.pieces()).expect("a piece move");
+    rig.emu
+        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
+        .expect("moved");
+    rig.run_until(rig.now + 1_000);
+    let live = rig.published();
+    assert!(
+        !live
+            .notices
+            .iter()
+            .any(|n| n.contains("do not show it yet")),
+        "{:?}",
+        live.notices
+    );
+    assert!(live.board.problem.is_empty(), "{}", live.board.problem);
+}
+
 #[test]
 fn a_bad_correction_is_refused_with_its_reason_and_changes_nothing() {
     let mut rig = Rig::ready("G/5", EmuConfig::default());
