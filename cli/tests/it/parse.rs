@@ -102,3 +102,47 @@ fn pgn_unknown_and_none_have_a_null_canonical_form() {
         assert_eq!(v["params"], serde_json::json!({}));
     }
 }
+
+/// Every rating vector (`engine/tests/data/rating-vectors.json`: the examples US Chess gives
+/// for rule 5B and FIDE's 60-move formula) through the real binary: `uscf_rating` and
+/// `fide_category` as the vector says.
+#[test]
+fn json_output_says_the_uscf_rating_system_and_the_fide_category() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/data/rating-vectors.json"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("read"))
+        .expect("the rating vectors are JSON");
+    let vectors = doc["vectors"].as_array().expect("a list");
+    assert!(vectors.len() >= 15, "{} vectors", vectors.len());
+    for v in vectors {
+        let input = v["input"].as_str().expect("an input");
+        let out = run(&["--json", input]);
+        assert!(out.status.success(), "{input}: {out:?}");
+        let got = json(&out);
+        assert_eq!(got["uscf_rating"], v["uscf_rating"], "{input}: {got}");
+        assert_eq!(got["fide_category"], v["fide_category"], "{input}: {got}");
+    }
+}
+
+#[test]
+fn human_output_gives_the_rating_sums() {
+    let out = run(&["G/60 d/5"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("US Chess (rule 5B): rated regular and quick (dual rated); total playing time mm + ss = 65 min (primary 60 min)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("FIDE: standard; time for 60 moves = 65 min."),
+        "{text}"
+    );
+    let out = run(&["W{G/90 d/5} B{G/45 d/5}"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not ratable; total playing time mm + ss = White 95 min (primary 90 min), Black 50 min (primary 45 min)."),
+        "{text}"
+    );
+}

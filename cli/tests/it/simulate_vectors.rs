@@ -124,6 +124,11 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
     let text = String::from_utf8_lossy(&out.stdout);
     // Spec §4.2 fi-01: 182 000 at start; W 5 s -> 179 000; B 1 s -> 183 000.
     assert!(text.contains("2:59") && text.contains("3:03"), "{text}");
+    // US Chess rule 5B: 3 + 2 = 5 with 3 minutes' primary time; FIDE 3 min + 60 x 2 s.
+    assert!(
+        text.contains("rating:  US Chess blitz, FIDE blitz"),
+        "{text}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
         .args([
             "simulate",

@@ -14,4 +14,5 @@ mod notation_conformance;
 mod notation_forms;
 mod notation_pgn;
 mod notation_properties;
+mod rating;
 mod spec_examples;
