@@ -186,6 +186,9 @@ pub enum ResultReason {
     FiftyMoves,
     /// USCF 14H: the director upheld a claim of insufficient losing chances.
     InsufficientLosingChances,
+    /// Armageddon: the game was drawn (the snapshot's `drawn_by` says how) and a draw
+    /// scores as a win for Black.
+    Armageddon,
 }
 
 impl ResultReason {
@@ -206,6 +209,7 @@ impl ResultReason {
             ResultReason::ThreefoldRepetition => "threefold_repetition",
             ResultReason::FiftyMoves => "fifty_moves",
             ResultReason::InsufficientLosingChances => "insufficient_losing_chances",
+            ResultReason::Armageddon => "armageddon",
         }
     }
 }

@@ -289,6 +289,10 @@ pub struct Params {
     /// Phased-swing cut-off in full moves (absent: open-ended).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cutoff_moves: Option<u32>,
+    /// Armageddon: every draw scores as a win for Black (draw odds), any method but double
+    /// flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub armageddon: Option<bool>,
 }
 
 impl Params {
@@ -311,6 +315,9 @@ impl Params {
         }
         if p.on_flag == Some(OnFlag::Freeze) {
             p.on_flag = None;
+        }
+        if p.armageddon == Some(false) {
+            p.armageddon = None;
         }
         p
     }

@@ -61,6 +61,8 @@ pub(crate) struct Rules {
     pub kind: Kind,
     pub on_flag: OnFlag,
     pub overall_cap: Option<u64>,
+    /// Armageddon: a draw scores as a win for Black.
+    pub armageddon: bool,
 }
 
 fn need<T: Copy>(v: Option<T>, method: Method, field: &str) -> Result<T, ConfigError> {
@@ -229,10 +231,17 @@ impl Rules {
                 "transition applies to move-counted periods; {m} has none"
             )));
         }
+        let armageddon = p.armageddon == Some(true);
+        if armageddon && matches!(kind, Kind::DoubleFlag { .. }) {
+            return Err(ConfigError(
+                "armageddon is not defined with double_flag, whose own rules turn wins into draws; remove one of them".into(),
+            ));
+        }
         Ok(Rules {
             kind,
             on_flag,
             overall_cap: p.overall_cap_ms,
+            armageddon,
         })
     }
 }

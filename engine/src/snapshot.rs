@@ -26,6 +26,10 @@ pub struct Snapshot {
     pub claim: Option<PendingClaim>,
     /// Each side's method detail fields (spec §1.4).
     pub detail: PerSide<Detail>,
+    /// Armageddon: how the game was drawn when the draw was scored `0-1` with reason
+    /// `armageddon` (a result reason: `stalemate`, `board`, ...); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drawn_by: Option<ResultReason>,
     /// Time events so far (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagRecord>,
@@ -68,6 +72,7 @@ impl Snapshot {
             black_ms: _,
             claim,
             detail: _,
+            drawn_by,
             flags,
             flows_ms: _,
             moves,
@@ -82,6 +87,7 @@ impl Snapshot {
             white_ms: _,
         } = self;
         *flags == other.flags
+            && *drawn_by == other.drawn_by
             && *moves == other.moves
             && *phase == other.phase
             && *reason == other.reason
@@ -365,6 +371,7 @@ impl Engine {
             black_ms: b,
             claim: self.pending,
             detail: PerSide::from_fn(|s| self.detail(s)),
+            drawn_by: self.drawn_by,
             flags: self.flags.clone(),
             flows_ms: self.flows_to_waiting(),
             moves: PerSide::from_fn(|s| self.moves[s.idx()]),

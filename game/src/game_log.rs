@@ -251,6 +251,9 @@ impl GameLog {
                     .map_or("abandoned", |(_, why)| pgn::termination(why))
                     .to_owned(),
             ),
+            result_comment: self
+                .result
+                .and_then(|(_, why)| pgn::result_comment(why, None)),
             ..PgnGame::default()
         }
     }

@@ -146,3 +146,18 @@ fn human_output_gives_the_rating_sums() {
         "{text}"
     );
 }
+
+#[test]
+fn armageddon_is_an_option_and_refused_with_double_flag() {
+    let v = json(&run(&["--json", "W{G/5 d/0} B{G/4 d/0} Armageddon"]));
+    assert_eq!(v["canonical"], "W{G/5 d/0} B{G/4 d/0} armageddon", "{v}");
+    assert_eq!(v["params"]["armageddon"], true, "{v}");
+    let out = run(&["--json", "G/15 df/60:10:hybrid armageddon"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        json(&out)["error"],
+        "option_not_supported_with_df:armageddon"
+    );
+    let text = String::from_utf8_lossy(&run(&["G/5 d/0 armageddon"]).stdout).into_owned();
+    assert!(text.contains("Black has draw odds"), "{text}");
+}

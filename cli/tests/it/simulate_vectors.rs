@@ -16,8 +16,22 @@ const VECTORS: &str = concat!(
 
 #[test]
 fn simulate_vectors_reproduces_the_shared_file() {
+    reproduces(VECTORS);
+}
+
+/// The controls arbiters ask for (issue 32: Armageddon, ...), `controls-vectors.json`.
+#[test]
+fn simulate_vectors_reproduces_the_controls_vectors() {
+    reproduces(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/data/controls-vectors.json"
+    ));
+}
+
+/// `simulate --vectors FILE` gives every expected snapshot field and notation result of FILE.
+fn reproduces(path: &str) {
     let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["simulate", "--vectors", VECTORS])
+        .args(["simulate", "--vectors", path])
         .output()
         .expect("run chessclockctl");
     assert!(
@@ -27,7 +41,7 @@ fn simulate_vectors_reproduces_the_shared_file() {
     );
     let got: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     let want: Value =
-        serde_json::from_str(&std::fs::read_to_string(VECTORS).expect("read")).expect("json");
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json");
     let mut failures = Vec::new();
 
     let got_v = got["vectors"].as_array().expect("vectors array");
@@ -141,6 +155,41 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("step 2"));
+}
+
+#[test]
+fn a_scripted_armageddon_draw_scores_for_black() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--control",
+            "W{G/5 d/0} B{G/4 d/0} armageddon",
+            "--script",
+            "start; 2s press; 1s result 1/2-1/2",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ended 0-1 (armageddon)"), "{text}");
+    let json = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--json",
+            "--control",
+            "G/5 d/0 armageddon",
+            "--script",
+            "start; 2s result 1/2-1/2",
+        ])
+        .output()
+        .expect("run");
+    let last: Value = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .expect("a JSON snapshot per step");
+    assert_eq!(last["result"], "0-1", "{last}");
+    assert_eq!(last["drawn_by"], "board", "{last}");
 }
 
 /// Run `simulate --vectors` on a document written to a temporary file.

@@ -372,6 +372,14 @@ pub fn explain(tc: &TimeControl) -> Vec<String> {
             human(cap)
         ));
     }
+    if tc.params.armageddon == Some(true) {
+        out.push(
+            "Armageddon: Black has draw odds. Every draw (on the board, by a claim, a flag \
+             against a side that cannot mate, an arbiter's 1/2-1/2) scores 0-1, reason \
+             `armageddon`; White must win."
+                .into(),
+        );
+    }
     out
 }
 
@@ -383,6 +391,13 @@ mod tests {
 
     fn text(n: &str) -> String {
         explain(&parse(n).unwrap().control).join(" ")
+    }
+
+    #[test]
+    fn armageddon_says_who_has_draw_odds() {
+        let t = text("W{G/5 d/0} B{G/4 d/0} armageddon");
+        assert!(t.contains("Black has draw odds"), "{t}");
+        assert!(!text("G/5 d/0").contains("Armageddon"));
     }
 
     #[test]

@@ -80,6 +80,8 @@ pub(crate) enum OptItem {
     Credit(Credit),
     Transition(Transition),
     OnFlag(OnFlag),
+    /// `armageddon`: draw odds to Black.
+    Armageddon,
 }
 
 impl OptItem {
@@ -90,6 +92,15 @@ impl OptItem {
             OptItem::Credit(_) => "cr",
             OptItem::Transition(_) => "tr",
             OptItem::OnFlag(_) => "flag",
+            OptItem::Armageddon => "armageddon",
+        }
+    }
+
+    /// How the option is written, for messages: `cap/`, `cr/`, ..., `armageddon`.
+    pub(crate) fn spelling(self) -> String {
+        match self {
+            OptItem::Armageddon => "armageddon".to_owned(),
+            o => format!("{}/", o.keyword()),
         }
     }
 }
@@ -225,6 +236,13 @@ fn item(cur: &mut Cursor<'_>, warnings: &mut Vec<String>) -> Result<Item, Notati
     }
     if lexer::leading_digits(rest) > 0 {
         return numeric(cur, warnings);
+    }
+    // `armageddon` is a word on its own (no `/` value).
+    if let Some(len) = lexer::keyword(rest, "armageddon")
+        && rest[len..].chars().next().is_none_or(is_sep)
+    {
+        cur.at += len;
+        return Ok(Item::Opt(OptItem::Armageddon));
     }
     for kw in KEYWORDS {
         let Some(len) = lexer::keyword(rest, kw) else {

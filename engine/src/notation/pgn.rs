@@ -245,7 +245,7 @@ fn tail_options(
                     format!("unknown_item:{}", s.text),
                     s.pos,
                     format!(
-                        "`{}`: only options (`cr/`, `tr/`, `flag/`, `max/`, `cap/`) may follow a \
+                        "`{}`: only options (`cr/`, `tr/`, `flag/`, `max/`, `cap/`, `armageddon`) may follow a \
                          PGN value; write the whole control in PGN or in the native notation",
                         s.text
                     ),
@@ -255,7 +255,7 @@ fn tail_options(
                 return Err(err(
                     format!("duplicate_option:{}", o.keyword()),
                     s.pos,
-                    format!("`{}/` is given twice; keep one", o.keyword()),
+                    format!("`{}` is given twice; keep one", o.spelling()),
                 ));
             }
             opts.push(OptAt { opt: o, pos: s.pos });

@@ -167,6 +167,9 @@ fn options(method: Method, p: &Params, out: &mut Vec<String>) {
     if let Some(c) = p.overall_cap_ms {
         out.push(format!("cap/{}", base(c)));
     }
+    if p.armageddon == Some(true) {
+        out.push("armageddon".into());
+    }
 }
 
 /// The canonical text of a control. `unknown` and `none` print as `pgn:?` and `pgn:-`.

@@ -80,7 +80,7 @@ pub(crate) fn build(
                         return Err(err(
                             format!("duplicate_option:{}", o.keyword()),
                             s.pos,
-                            format!("`{}/` is given twice; keep one", o.keyword()),
+                            format!("`{}` is given twice; keep one", o.spelling()),
                         ));
                     }
                     opts.push(OptAt {
@@ -321,6 +321,9 @@ fn option_allowed(kw: &str, opt: OptItem) -> bool {
         OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df"),
         OptItem::Credit(_) | OptItem::Max(_) => kw == "segments",
         OptItem::Transition(_) => matches!(kw, "segments" | "df"),
+        // A double-flag control has its own draw rules (a win on extra time is a draw, the
+        // draw claim, both main times out): Armageddon's draw odds are not defined with them.
+        OptItem::Armageddon => kw != "df",
     }
 }
 
@@ -333,7 +336,11 @@ pub(crate) fn apply_options(
     for o in opts {
         if !option_allowed(kw, o.opt) {
             let k = o.opt.keyword();
-            let message = if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
+            let message = if o.opt == OptItem::Armageddon {
+                "`armageddon` (a draw scores for Black) is not defined with a double-flag \
+                 control, whose own rules turn wins into draws: remove one of them"
+                    .to_owned()
+            } else if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
                 format!(
                     "`flag/continue` is for countdown methods (D16); a `{kw}/` control has its \
                      own flag rules: remove it"
@@ -353,6 +360,7 @@ pub(crate) fn apply_options(
             OptItem::Credit(c) => params.credit = Some(c),
             OptItem::Transition(t) => params.transition = Some(t),
             OptItem::OnFlag(f) => params.on_flag = Some(f),
+            OptItem::Armageddon => params.armageddon = Some(true),
         }
     }
     Ok(())

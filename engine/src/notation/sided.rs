@@ -90,7 +90,7 @@ pub(crate) fn parse(input: &str, warnings: &mut Vec<String>) -> Result<TimeContr
                         return Err(err(
                             format!("duplicate_option:{}", o.keyword()),
                             s.pos,
-                            format!("`{}/` is given twice; keep one", o.keyword()),
+                            format!("`{}` is given twice; keep one", o.spelling()),
                         ));
                     }
                     opts.push(OptAt { opt: o, pos: s.pos });
@@ -100,7 +100,7 @@ pub(crate) fn parse(input: &str, warnings: &mut Vec<String>) -> Result<TimeContr
                         format!("unknown_item:{}", s.text),
                         s.pos,
                         format!(
-                            "`{}`: only options (`max/`, `cap/`, `cr/`, `tr/`, `flag/`) may follow \
+                            "`{}`: only options (`max/`, `cap/`, `cr/`, `tr/`, `flag/`, `armageddon`) may follow \
                              `B{{..}}`; move it inside the braces",
                             s.text
                         ),

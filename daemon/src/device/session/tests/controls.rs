@@ -1,0 +1,46 @@
+//! The controls arbiters ask for (issue 32), each driven on the emulated DGT 3000 in virtual
+//! time: Armageddon with time odds (the display, a draw on the board scored for Black, the
+//! PGN saying why).
+
+use chessclock_protocol::emulator::EmuConfig;
+
+use super::judging::{LOYD_STALEMATE, play};
+use super::{Rig, shows_wanted, until};
+use crate::engine::{GameResult, ResultReason, Status};
+
+#[test]
+fn armageddon_with_time_odds_scores_a_stalemate_for_black() {
+    let mut rig = Rig::ready("W{G/5 d/0} B{G/4 d/0} armageddon", EmuConfig::default());
+    // White on the left: 5:00 against 4:00 before the start.
+    let v = rig.view();
+    assert_eq!((v.left_seconds, v.right_seconds), (300, 240), "{v:?}");
+    rig.start();
+    for (i, uci) in LOYD_STALEMATE.iter().enumerate() {
+        rig.run_until(rig.now + 500);
+        play(&mut rig, uci);
+        rig.run_until(rig.now + 300);
+        if i + 1 < LOYD_STALEMATE.len() {
+            rig.press();
+        }
+    }
+    rig.run_until(rig.now + 300);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);
+    assert_eq!(live.snapshot.result, Some(GameResult::BlackWins));
+    assert_eq!(live.snapshot.reason, Some(ResultReason::Armageddon));
+    assert_eq!(live.snapshot.drawn_by, Some(ResultReason::Stalemate));
+    assert_eq!(
+        rig.view().text.as_deref(),
+        Some("0-1 ARM"),
+        "the DGT 3000 says why"
+    );
+    until(&mut rig, 5_000, "the times come back", shows_wanted);
+    let pgn = rig.session.pgn(rig.at());
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    assert!(pgn.contains("[Termination \"normal\"]"), "{pgn}");
+    assert!(
+        pgn.replace('\n', " ")
+            .contains("{Armageddon: drawn (stalemate); a draw scores as a win for Black} 0-1"),
+        "{pgn}"
+    );
+}
