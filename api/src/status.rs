@@ -96,6 +96,10 @@ pub struct ClockStatus {
     /// `Snapshot::flows_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows_ms: Option<u64>,
+    /// Count-up: the running side's value rises with the time it uses instead of falling
+    /// (left out when false; the engine's `Snapshot::counts_up`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counts_up: bool,
     /// What the clock shows (`M:SS` / `H:MM:SS`, rounded up).
     pub text: Sides<String>,
     /// The side whose time runs.

@@ -458,7 +458,8 @@ impl Engine {
     pub(crate) fn value(&self, side: Side) -> u64 {
         let v = self.method_value(side);
         match self.cap_left(side) {
-            Some(c) if c < v => c,
+            // Count-up shows the time used, whatever the cap left.
+            Some(c) if c < v && !self.timing.counts_up() => c,
             _ => v,
         }
     }

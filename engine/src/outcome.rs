@@ -64,6 +64,8 @@ pub enum Phase {
     Swing,
     /// `post_cutoff`: phased swing after the cut-off.
     PostCutoff,
+    /// `up`: count-up, the time used so far.
+    Up,
 }
 
 impl std::fmt::Display for Phase {
@@ -82,6 +84,7 @@ impl std::fmt::Display for Phase {
             Phase::Secondary => "secondary",
             Phase::Swing => "swing",
             Phase::PostCutoff => "post_cutoff",
+            Phase::Up => "up",
         };
         f.write_str(name)
     }

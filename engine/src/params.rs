@@ -51,6 +51,8 @@ pub enum Method {
     PhasedSwing,
     /// Open-ended phased swing.
     PhasedSwingOpen,
+    /// Count-up: both clocks count the time used, up from 0:00 (no limit but `cap/`).
+    CountUp,
     /// PGN `?`: unknown; cannot configure a clock.
     Unknown,
     /// PGN `-`: no time control.
@@ -76,6 +78,7 @@ impl Method {
             Method::PhasedCountdownTriple => "phased_countdown_triple",
             Method::PhasedSwing => "phased_swing",
             Method::PhasedSwingOpen => "phased_swing_open",
+            Method::CountUp => "count_up",
             Method::Unknown => "unknown",
             Method::None => "none",
         }

@@ -53,6 +53,8 @@ pub(crate) enum Kind {
         swing: u64,
         cutoff: Option<u32>,
     },
+    /// Count-up: no parameters (the independent cap is the core's).
+    CountUp,
 }
 
 /// Rules of a game.
@@ -207,6 +209,7 @@ impl Rules {
                     None
                 },
             },
+            Method::CountUp => Kind::CountUp,
             Method::Unknown | Method::None => {
                 return Err(ConfigError(format!(
                     "method {m} cannot run a clock; give a time control"
@@ -217,7 +220,10 @@ impl Rules {
         if on_flag == OnFlag::Continue
             && matches!(
                 kind,
-                Kind::Hourglass { .. } | Kind::Swing { .. } | Kind::DoubleFlag { .. }
+                Kind::Hourglass { .. }
+                    | Kind::Swing { .. }
+                    | Kind::DoubleFlag { .. }
+                    | Kind::CountUp
             )
         {
             return Err(ConfigError(format!(

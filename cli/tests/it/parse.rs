@@ -161,3 +161,18 @@ fn armageddon_is_an_option_and_refused_with_double_flag() {
     let text = String::from_utf8_lossy(&run(&["G/5 d/0 armageddon"]).stdout).into_owned();
     assert!(text.contains("Black has draw odds"), "{text}");
 }
+
+#[test]
+fn count_up_is_a_method_with_an_optional_cap() {
+    let v = json(&run(&["--json", "up cap/90"]));
+    assert_eq!(v["method"], "count_up", "{v}");
+    assert_eq!(v["canonical"], "UP cap/90", "{v}");
+    assert_eq!(v["params"]["overall_cap_ms"], 5_400_000, "{v}");
+    assert!(
+        v["uscf_rating"].is_null() && v["fide_category"].is_null(),
+        "{v}"
+    );
+    let out = run(&["--json", "G/5 UP"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(json(&out)["error"], "up_takes_no_segments");
+}

@@ -192,6 +192,30 @@ fn a_scripted_armageddon_draw_scores_for_black() {
     assert_eq!(last["drawn_by"], "board", "{last}");
 }
 
+#[test]
+fn a_scripted_count_up_game_counts_up_until_its_cap() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--control",
+            "UP cap/1",
+            "--script",
+            "start; 10s press; 2.5s press; 45s wait; 10s wait",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    // t, event, White's value and phase, moves, Black's, status.
+    let row = |i: usize| lines[i + 3].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(row(1)[2..4], ["0:10", "up"], "{text}");
+    assert_eq!(row(2)[5..7], ["0:03", "up"], "{text}");
+    assert_eq!(row(3)[2], "0:55", "{text}");
+    assert!(lines[7].contains("flagged 0-1 (overall_cap)"), "{text}");
+    assert_eq!(row(4)[2], "1:00", "{text}");
+}
+
 /// Run `simulate --vectors` on a document written to a temporary file.
 fn simulate_doc(name: &str, doc: &Value) -> (Option<i32>, Value) {
     let path =

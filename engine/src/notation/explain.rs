@@ -315,6 +315,18 @@ fn other(tc: &TimeControl, out: &mut Vec<String>) {
                 "The clock shows the clock currently running; reserves are shown as text.".into(),
             );
         }
+        Method::CountUp => {
+            out.push(
+                "Count-up: both clocks start at 0:00 and count the time each player uses; \
+                 there is no limit and no flag (unless `cap/` sets one)."
+                    .into(),
+            );
+            out.push(
+                "The clock is run by the daemon: the side to move is shown counting up, \
+                 updated every second."
+                    .into(),
+            );
+        }
         _ => {
             out.push(format!(
                 "Each side starts with a reserve of {} and a swing balance of {}.",
@@ -365,7 +377,15 @@ pub fn explain(tc: &TimeControl) -> Vec<String> {
         m if m.is_segment_based() => segment_based(tc, &mut out),
         _ => other(tc, &mut out),
     }
-    if let Some(cap) = tc.params.overall_cap_ms {
+    if let Some(cap) = tc.params.overall_cap_ms
+        && tc.method == Method::CountUp
+    {
+        out.push(format!(
+            "Each player may use at most {}: reaching it loses on time (the clock keeps \
+             counting the time used up to it).",
+            human(cap)
+        ));
+    } else if let Some(cap) = tc.params.overall_cap_ms {
         out.push(format!(
             "Independently, each player may think for at most {} in the whole game; reaching \
              it loses on time, and the clock shows this limit whenever it is the smaller value.",
@@ -391,6 +411,16 @@ mod tests {
 
     fn text(n: &str) -> String {
         explain(&parse(n).unwrap().control).join(" ")
+    }
+
+    #[test]
+    fn count_up_says_it_counts_up_and_what_the_cap_does() {
+        let t = text("UP");
+        assert!(t.contains("start at 0:00"), "{t}");
+        assert!(!t.contains("at most"), "{t}");
+        let t = text("UP cap/90");
+        assert!(t.contains("at most 1 h 30 min"), "{t}");
+        assert!(!t.contains("swing"), "{t}");
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub(crate) enum MethodItem {
         swing_ms: u64,
         cutoff: Option<u32>,
     },
+    /// `UP`: count-up.
+    Up,
 }
 
 impl MethodItem {
@@ -68,6 +70,7 @@ impl MethodItem {
             MethodItem::Rsv(_) => "rsv",
             MethodItem::Pinc { .. } => "pinc",
             MethodItem::Swing { .. } => "swing",
+            MethodItem::Up => "up",
         }
     }
 }
@@ -237,12 +240,17 @@ fn item(cur: &mut Cursor<'_>, warnings: &mut Vec<String>) -> Result<Item, Notati
     if lexer::leading_digits(rest) > 0 {
         return numeric(cur, warnings);
     }
-    // `armageddon` is a word on its own (no `/` value).
-    if let Some(len) = lexer::keyword(rest, "armageddon")
-        && rest[len..].chars().next().is_none_or(is_sep)
-    {
-        cur.at += len;
-        return Ok(Item::Opt(OptItem::Armageddon));
+    // `armageddon` and `UP` are words on their own (no `/` value).
+    for (word, item) in [
+        ("armageddon", Item::Opt(OptItem::Armageddon)),
+        ("up", Item::Method(MethodItem::Up)),
+    ] {
+        if let Some(len) = lexer::keyword(rest, word)
+            && rest[len..].chars().next().is_none_or(is_sep)
+        {
+            cur.at += len;
+            return Ok(item);
+        }
     }
     for kw in KEYWORDS {
         let Some(len) = lexer::keyword(rest, kw) else {

@@ -187,6 +187,7 @@ pub fn canonical(tc: &TimeControl) -> String {
             _ => parts.push(side(m, p.segments.as_deref().unwrap_or(&[]))),
         },
         Method::Hourglass => parts.push(format!("HG/{}", base(p.per_side_ms.unwrap_or(0)))),
+        Method::CountUp => parts.push("UP".into()),
         Method::Byoyomi => parts.push(format!(
             "{} byo/{}x{}",
             g(p.main_ms),

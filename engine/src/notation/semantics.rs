@@ -6,7 +6,7 @@
 //! nothing (that is `printer`).
 
 use super::NotationError;
-use super::errors::err;
+use super::errors::{self, err};
 use super::grammar::{Chunks, Item, MethodItem, Modifier, OptItem, SegmentItem};
 use super::methods;
 use crate::params::{Credit, Method, OnFlag, Params, Segment, TimeControl};
@@ -131,7 +131,10 @@ fn not_supported_with(kw: &str, text: &str, pos: usize) -> NotationError {
     err(
         format!("increment_or_delay_not_supported_with_{kw}"),
         pos,
-        format!("`{text}`: `{kw}/` controls take no increment or delay; remove `{text}`"),
+        format!(
+            "`{text}`: `{}` controls take no increment or delay; remove `{text}`",
+            errors::method_word(kw)
+        ),
     )
 }
 
@@ -318,7 +321,7 @@ fn option_allowed(kw: &str, opt: OptItem) -> bool {
         OptItem::Cap(_) | OptItem::OnFlag(OnFlag::Freeze) => true,
         // D16: countdown methods only; hourglass, swing and double flag define their own
         // flag consequences.
-        OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df"),
+        OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df" | "up"),
         OptItem::Credit(_) | OptItem::Max(_) => kw == "segments",
         OptItem::Transition(_) => matches!(kw, "segments" | "df"),
         // A double-flag control has its own draw rules (a win on extra time is a draw, the
@@ -342,11 +345,15 @@ pub(crate) fn apply_options(
                     .to_owned()
             } else if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
                 format!(
-                    "`flag/continue` is for countdown methods (D16); a `{kw}/` control has its \
-                     own flag rules: remove it"
+                    "`flag/continue` is for countdown methods (D16); a `{}` control has its \
+                     own flag rules: remove it",
+                    errors::method_word(kw)
                 )
             } else {
-                format!("`{k}/` has no meaning for a `{kw}/` control; remove it")
+                format!(
+                    "`{k}/` has no meaning for a `{}` control; remove it",
+                    errors::method_word(kw)
+                )
             };
             return Err(err(
                 format!("option_not_supported_with_{kw}:{k}"),

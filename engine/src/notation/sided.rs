@@ -142,7 +142,8 @@ fn combine(
             format!("per_side_not_supported_for_{kw}"),
             0,
             format!(
-                "`{kw}/` controls cannot differ per side; write one control without `W{{..}} B{{..}}`"
+                "`{}` controls cannot differ per side; write one control without `W{{..}} B{{..}}`",
+                errors::method_word(kw)
             ),
         ));
     }

@@ -73,7 +73,9 @@ fn phase_label(phase: Phase, wide: bool) -> Option<String> {
         } else {
             format!("TC{n}")
         }),
-        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing => None,
+        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing | Phase::Up => {
+            None
+        }
     }
 }
 

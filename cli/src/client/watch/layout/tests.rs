@@ -27,6 +27,7 @@ fn clock(index: u32) -> ClockStatus {
         white_ms: 5_400_000,
         black_ms: 5_123_000,
         flows_ms: None,
+        counts_up: false,
         text: Sides::default(),
         running: Some(Side::White),
         status: "running".into(),

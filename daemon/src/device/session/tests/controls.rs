@@ -1,6 +1,6 @@
 //! The controls arbiters ask for (issue 32), each driven on the emulated DGT 3000 in virtual
 //! time: Armageddon with time odds (the display, a draw on the board scored for Black, the
-//! PGN saying why).
+//! PGN saying why); count-up (both halves shown counting up, no flag).
 
 use chessclock_protocol::emulator::EmuConfig;
 
@@ -43,4 +43,34 @@ fn armageddon_with_time_odds_scores_a_stalemate_for_black() {
             .contains("{Armageddon: drawn (stalemate); a draw scores as a win for Black} 0-1"),
         "{pgn}"
     );
+}
+
+#[test]
+fn count_up_is_shown_counting_up_on_the_dgt_3000_and_never_flags() {
+    let mut rig = Rig::ready("UP", EmuConfig::default());
+    let v = rig.view();
+    assert_eq!((v.left_seconds, v.right_seconds), (0, 0), "{v:?}");
+    rig.start();
+    let t0 = rig.now;
+    // White (left) thinks 10 s: its half shows 0:01, 0:02, ... as the seconds are used.
+    for k in 1..=10u32 {
+        rig.run_until(t0 + u64::from(k) * 1000 + 300);
+        let v = rig.view();
+        assert_eq!((v.left_seconds, v.right_seconds), (k + 1, 0), "{v:?}");
+        assert!(shows_wanted(&rig), "{v:?} against {:?}", rig.wanted());
+    }
+    rig.press();
+    let t1 = rig.now;
+    // Now Black's (right) half counts up and White's stands.
+    rig.run_until(t1 + 3_500);
+    let v = rig.view();
+    assert_eq!(v.left_seconds, 11, "{v:?}");
+    assert_eq!(v.right_seconds, 4, "{v:?}");
+    // An hour later nothing has flagged: count-up has no limit.
+    rig.run_until(t1 + 3_600_000);
+    let live = rig.published();
+    assert_eq!(live.snapshot.status, Status::Running, "{:?}", live.snapshot);
+    assert!(live.snapshot.counts_up);
+    let v = rig.view();
+    assert!((3_600..=3_601).contains(&v.right_seconds), "{v:?}");
 }
