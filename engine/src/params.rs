@@ -99,6 +99,32 @@ impl Method {
     }
 }
 
+impl Method {
+    /// The method of a per-side control whose sides use `self` and `black`: the same
+    /// method, or `segments` when both are plain period controls of different kinds (sudden
+    /// death, Fischer, US delay, Bronstein, periods: the segment engine times each side by
+    /// its own periods, increments and delays). `None` when the two cannot be combined.
+    pub fn per_side_with(self, black: Method) -> Option<Method> {
+        let plain = |m: Method| {
+            matches!(
+                m,
+                Method::SuddenDeath
+                    | Method::Fischer
+                    | Method::UsDelay
+                    | Method::Bronstein
+                    | Method::Segments
+            )
+        };
+        if self == black {
+            Some(self)
+        } else if plain(self) && plain(black) {
+            Some(Method::Segments)
+        } else {
+            None
+        }
+    }
+}
+
 impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

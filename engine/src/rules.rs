@@ -21,7 +21,8 @@ pub(crate) enum Kind {
         transition: Transition,
         cap_ms: Option<u64>,
         /// `sd` phase naming: a single sudden-death segment.
-        single_sd: bool,
+        /// (per side: each side's own periods decide, as a method per side may differ).
+        single_sd: [bool; 2],
     },
     Hourglass {
         per_side: u64,
@@ -130,7 +131,8 @@ impl Rules {
                     }
                     _ => p.credit.unwrap_or_default(),
                 };
-                let single_sd = w.len() == 1 && w[0].moves.is_none() && b.len() == 1;
+                let single = |s: &[Segment]| s.len() == 1 && s[0].moves.is_none();
+                let single_sd = [single(&w), single(&b)];
                 if let Some(max) = p.max_total_ms {
                     for (side, segs) in [("white", &w), ("black", &b)] {
                         let total = max_total(segs);

@@ -176,3 +176,18 @@ fn count_up_is_a_method_with_an_optional_cap() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(json(&out)["error"], "up_takes_no_segments");
 }
+
+#[test]
+fn a_method_per_side_parses_as_periods_per_side() {
+    let v = json(&run(&["--json", "W{G/5 inc/3} B{G/5 d/5}"]));
+    assert_eq!(v["method"], "segments", "{v}");
+    assert_eq!(v["canonical"], "W{G/5 inc/3} B{G/5 d/5}", "{v}");
+    assert_eq!(v["params"]["segments_white"][0]["inc_ms"], 3_000, "{v}");
+    assert_eq!(v["params"]["segments_black"][0]["delay_ms"], 5_000, "{v}");
+    let out = run(&["--json", "W{G/5 d/0} B{HG/3}"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        json(&out)["error"],
+        "per_side_methods_differ:sudden_death/hourglass"
+    );
+}

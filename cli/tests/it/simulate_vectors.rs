@@ -216,6 +216,30 @@ fn a_scripted_count_up_game_counts_up_until_its_cap() {
     assert_eq!(row(4)[2], "1:00", "{text}");
 }
 
+#[test]
+fn a_scripted_game_with_a_method_per_side() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--json",
+            "--control",
+            "W{G/5 inc/3} B{G/5 d/5}",
+            "--script",
+            "start; 10s press; 7s press",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let snaps: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON snapshot"))
+        .collect();
+    // White: 5:03, then 303 - 10 + 3 = 296 s; Black: its first 5 s cost nothing, 298 s.
+    assert_eq!(snaps[0]["white_ms"], 303_000);
+    assert_eq!(snaps[1]["white_ms"], 296_000);
+    assert_eq!(snaps[2]["black_ms"], 298_000);
+}
+
 /// Run `simulate --vectors` on a document written to a temporary file.
 fn simulate_doc(name: &str, doc: &Value) -> (Option<i32>, Value) {
     let path =

@@ -69,11 +69,18 @@ fn start_sentence(who: &str, segs: &[Segment], credit: Credit) -> String {
     }
 }
 
-fn per_move_sentence(k: usize, n: usize, s: &Segment, credit: Credit) -> Option<String> {
+fn per_move_sentence(who: &str, k: usize, n: usize, s: &Segment, credit: Credit) -> Option<String> {
+    // Per side, name whose moves: "Each of White's moves".
+    let mover = match who {
+        "White" | "Black" => format!("each of {who}'s moves"),
+        _ => "each move".to_owned(),
+    };
     let scope = if n == 1 {
-        "Each move".to_string()
+        let mut m = mover;
+        m[..1].make_ascii_uppercase();
+        m
     } else {
-        format!("In period {}, each move", k + 1)
+        format!("In period {}, {mover}", k + 1)
     };
     if let Some((d, kind)) = s.delay() {
         return Some(match kind {
@@ -195,7 +202,7 @@ fn segment_based(tc: &TimeControl, out: &mut Vec<String>) {
         }
         out.push(start_sentence(who, segs, credit));
         for (k, s) in segs.iter().enumerate() {
-            if let Some(line) = per_move_sentence(k, segs.len(), s, credit) {
+            if let Some(line) = per_move_sentence(who, k, segs.len(), s, credit) {
                 out.push(line);
             }
         }
@@ -421,6 +428,16 @@ mod tests {
         let t = text("UP cap/90");
         assert!(t.contains("at most 1 h 30 min"), "{t}");
         assert!(!t.contains("swing"), "{t}");
+    }
+
+    #[test]
+    fn a_method_per_side_names_whose_moves() {
+        let t = text("W{G/5 inc/3} B{G/5 d/5}");
+        assert!(
+            t.contains("Each of White's moves earns a 3 s increment"),
+            "{t}"
+        );
+        assert!(t.contains("Each of Black's moves has a 5 s delay"), "{t}");
     }
 
     #[test]

@@ -317,7 +317,7 @@ fn value(
         let ws = segments(w, pos, warnings)?;
         let bs = segments(b, pos + eq + 1, warnings)?;
         let (wm, bm) = (classify(&ws), classify(&bs));
-        if wm != bm {
+        let Some(wm) = wm.per_side_with(bm) else {
             return Err(err(
                 format!("per_side_methods_differ:{wm}/{bm}"),
                 pos + eq + 1,
@@ -325,7 +325,7 @@ fn value(
                     "White's control is {wm} but Black's is {bm}; both sides must use the same method"
                 ),
             ));
-        }
+        };
         return Ok(TimeControl {
             method: wm,
             params: Params {

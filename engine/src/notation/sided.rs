@@ -147,15 +147,16 @@ fn combine(
             ),
         ));
     }
-    if wm != bm {
+    let Some(wm) = wm.per_side_with(bm) else {
         return Err(err(
             format!("per_side_methods_differ:{wm}/{bm}"),
             black_pos,
             format!(
-                "White's control is {wm} but Black's is {bm}; both sides must use the same method"
+                "White's control is {wm} but Black's is {bm}; per side, both must be period \
+                 controls (sudden death, increment, delay, periods) or the same method"
             ),
         ));
-    }
+    };
     if wm == Method::PhasedIncrement {
         let Some(max) = opts.iter().find_map(|o| match o.opt {
             OptItem::Max(v) => Some(v),

@@ -1,8 +1,9 @@
 //! The controls arbiters ask for (issue 32), each driven on the emulated DGT 3000 in virtual
 //! time: Armageddon with time odds (the display, a draw on the board scored for Black, the
-//! PGN saying why); count-up (both halves shown counting up, no flag).
+//! PGN saying why); count-up (both halves shown counting up, no flag); a method per side
+//! (an increment for White, a delay for Black).
 
-use chessclock_protocol::emulator::EmuConfig;
+use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::judging::{LOYD_STALEMATE, play};
 use super::{Rig, shows_wanted, until};
@@ -73,4 +74,29 @@ fn count_up_is_shown_counting_up_on_the_dgt_3000_and_never_flags() {
     assert!(live.snapshot.counts_up);
     let v = rig.view();
     assert!((3_600..=3_601).contains(&v.right_seconds), "{v:?}");
+}
+
+#[test]
+fn a_method_per_side_times_each_side_by_its_own_on_the_dgt_3000() {
+    // White: 5 min + 3 s increment; Black: 5 min with a 5 s delay.
+    let mut rig = Rig::ready("W{G/5 inc/3} B{G/5 d/5}", EmuConfig::default());
+    let v = rig.view();
+    assert_eq!((v.left_seconds, v.right_seconds), (303, 300), "{v:?}");
+    rig.start();
+    rig.run_until(rig.now + 10_000);
+    rig.press();
+    let pressed = rig.now;
+    until(&mut rig, 1_000, "White's increment shows", |r| {
+        r.emu.view().left_seconds == 296
+    });
+    // Black's delay: the right half stands still for 5 s, then counts down.
+    rig.run_until(pressed + 3_000);
+    let v = rig.view();
+    assert_eq!((v.left_seconds, v.right_seconds), (296, 300), "{v:?}");
+    assert_eq!(v.running, Running::None, "stands during the delay");
+    rig.run_until(pressed + 7_500);
+    let v = rig.view();
+    assert_eq!(v.right_seconds, 298, "{v:?}");
+    assert_eq!(v.running, Running::Right, "counts down after it");
+    assert!(shows_wanted(&rig), "{v:?} against {:?}", rig.wanted());
 }
