@@ -277,6 +277,12 @@ impl Timing {
                 (Timing::Countdown(o), Timing::Countdown(m)) => m.carry_same(o, i),
                 (Timing::Swing(o), Timing::Swing(m)) => m.carry_same(o, i),
                 (Timing::CountUp(o), Timing::CountUp(m)) => m.carry_same(o, i),
+                // A count-up has no time left to carry: the new method starts afresh (at
+                // the period the moves made have reached).
+                (Timing::CountUp(_), m) => {
+                    let fresh = m.remaining(i);
+                    m.carry_remaining(i, fresh, moves[i]);
+                }
                 (o, m) => m.carry_remaining(i, o.remaining(i), moves[i]),
             }
             if let Timing::Segments(m) = &mut n {
