@@ -83,6 +83,7 @@ mod tests {
             detail: Sides::default(),
             result: None,
             reason: None,
+            drawn_by: None,
             flags: Vec::new(),
             claim: None,
             watched: None,

@@ -117,6 +117,10 @@ pub struct ClockStatus {
     /// Why the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Armageddon: how the game was drawn (a reason such as `stalemate`) when the draw was
+    /// scored `0-1` with reason `armageddon` (the engine's `Snapshot::drawn_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drawn_by: Option<String>,
     /// Time events so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagEvent>,

@@ -23,6 +23,7 @@ mod cli_doctor;
 mod cli_games;
 mod cli_live;
 mod cli_watch;
+mod controls;
 mod daemon_bus;
 mod daemon_e2e;
 mod daemon_link;

@@ -39,6 +39,7 @@ fn clock(index: u32) -> ClockStatus {
         detail: Sides::default(),
         result: None,
         reason: None,
+        drawn_by: None,
         flags: Vec::new(),
         claim: None,
         watched: None,
