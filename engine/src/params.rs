@@ -53,6 +53,8 @@ pub enum Method {
     PhasedSwingOpen,
     /// Count-up: both clocks count the time used, up from 0:00 (no limit but `cap/`).
     CountUp,
+    /// A different method for each side: `params.white` and `params.black` are controls.
+    PerSide,
     /// PGN `?`: unknown; cannot configure a clock.
     Unknown,
     /// PGN `-`: no time control.
@@ -79,6 +81,7 @@ impl Method {
             Method::PhasedSwing => "phased_swing",
             Method::PhasedSwingOpen => "phased_swing_open",
             Method::CountUp => "count_up",
+            Method::PerSide => "per_side",
             Method::Unknown => "unknown",
             Method::None => "none",
         }
@@ -322,6 +325,12 @@ pub struct Params {
     /// flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub armageddon: Option<bool>,
+    /// A method per side: White's control (method `per_side`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<Box<TimeControl>>,
+    /// A method per side: Black's control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<Box<TimeControl>>,
 }
 
 impl Params {
@@ -347,6 +356,9 @@ impl Params {
         }
         if p.armageddon == Some(false) {
             p.armageddon = None;
+        }
+        for side in [&mut p.white, &mut p.black].into_iter().flatten() {
+            side.params = side.params.normalized(side.method);
         }
         p
     }
@@ -415,7 +427,15 @@ impl Params {
         segments("segments_black", &self.segments_black)?;
         segments("segments_white", &self.segments_white)?;
         count("stones", self.stones)?;
-        ms("swing_ms", self.swing_ms)
+        ms("swing_ms", self.swing_ms)?;
+        for (name, side) in [("white", &self.white), ("black", &self.black)] {
+            if let Some(c) = side {
+                c.params
+                    .check_limits()
+                    .map_err(|e| e.replacen("params", &format!("params.{name}.params"), 1))?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -56,6 +56,9 @@ pub(crate) enum Kind {
     },
     /// Count-up: no parameters (the independent cap is the core's).
     CountUp,
+    /// A different method for each side (White's, Black's): only methods whose sides do not
+    /// interact.
+    PerSide(Box<[Kind; 2]>),
 }
 
 /// Rules of a game.
@@ -212,6 +215,30 @@ impl Rules {
                 },
             },
             Method::CountUp => Kind::CountUp,
+            Method::PerSide => {
+                let side = |c: &Option<Box<TimeControl>>, who: &str| {
+                    let c = c.as_deref().ok_or_else(|| {
+                        ConfigError(format!("per_side needs params.{who}, a control"))
+                    })?;
+                    let rules = Rules::new(c).map_err(|e| ConfigError(format!("{who}: {e}")))?;
+                    match rules.kind {
+                        Kind::Hourglass { .. }
+                        | Kind::Swing { .. }
+                        | Kind::DoubleFlag { .. }
+                        | Kind::CountUp
+                        | Kind::PerSide(_) => Err(ConfigError(format!(
+                            "{who}: {} cannot be one side of a method per side (its sides \
+                             interact, or it is per side already)",
+                            c.method
+                        ))),
+                        kind => Ok(kind),
+                    }
+                };
+                Kind::PerSide(Box::new([
+                    side(&p.white, "white")?,
+                    side(&p.black, "black")?,
+                ]))
+            }
             Method::Unknown | Method::None => {
                 return Err(ConfigError(format!(
                     "method {m} cannot run a clock; give a time control"

@@ -191,3 +191,17 @@ fn a_method_per_side_parses_as_periods_per_side() {
         "per_side_methods_differ:sudden_death/hourglass"
     );
 }
+
+#[test]
+fn a_different_kind_of_method_per_side_is_method_per_side() {
+    let v = json(&run(&["--json", "W{G/5 inc/3} B{G/5 byo/5x30}"]));
+    assert_eq!(v["method"], "per_side", "{v}");
+    assert_eq!(v["canonical"], "W{G/5 inc/3} B{G/5 byo/5x30}", "{v}");
+    assert_eq!(v["params"]["white"]["method"], "fischer", "{v}");
+    assert_eq!(v["params"]["black"]["method"], "byoyomi", "{v}");
+    let text = String::from_utf8_lossy(&run(&["W{G/5 inc/3} B{G/5 byo/5x30}"]).stdout).into_owned();
+    assert!(
+        text.contains("Black plays G/5 byo/5x30 (byoyomi):"),
+        "{text}"
+    );
+}

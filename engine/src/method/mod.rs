@@ -15,6 +15,7 @@ mod countdown;
 mod double_flag;
 mod hourglass;
 mod overtime;
+mod per_side;
 mod segments;
 mod swing;
 
@@ -120,6 +121,7 @@ macro_rules! each {
             Timing::Countdown($t) => $call,
             Timing::Swing($t) => $call,
             Timing::CountUp($t) => $call,
+            Timing::PerSide($t) => $call,
         }
     };
 }
@@ -197,6 +199,8 @@ pub(crate) enum Timing {
     Countdown(countdown::Countdown),
     Swing(swing::Swing),
     CountUp(count_up::CountUp),
+    /// A different method for each side.
+    PerSide(per_side::PerSide),
 }
 
 impl Timing {
@@ -249,6 +253,9 @@ impl Timing {
                 cutoff,
             } => Timing::Swing(swing::Swing::new(*reserve, *swing, *cutoff)),
             Kind::CountUp => Timing::CountUp(count_up::CountUp::new()),
+            Kind::PerSide(kinds) => Timing::PerSide(per_side::PerSide {
+                sides: Box::new([Timing::new(&kinds[0]), Timing::new(&kinds[1])]),
+            }),
         }
     }
 

@@ -169,6 +169,7 @@ pub(crate) fn no_modifier_warning(side: Option<&str>) -> String {
 pub(crate) fn method_word(kw: &str) -> String {
     match kw {
         "up" => "UP".to_owned(),
+        "per_side" => "W{..} B{..}".to_owned(),
         k => format!("{k}/"),
     }
 }

@@ -5,6 +5,7 @@
 //! [`TimeControl`] without panicking.
 
 use crate::clock_text;
+use crate::notation::canonical;
 use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
@@ -382,6 +383,14 @@ pub fn explain(tc: &TimeControl) -> Vec<String> {
             return out;
         }
         m if m.is_segment_based() => segment_based(tc, &mut out),
+        Method::PerSide => {
+            for (who, side) in [("White", &tc.params.white), ("Black", &tc.params.black)] {
+                if let Some(c) = side {
+                    out.push(format!("{who} plays {} ({}):", canonical(c), c.method));
+                    out.extend(explain(c).into_iter().map(|l| format!("  {l}")));
+                }
+            }
+        }
         _ => other(tc, &mut out),
     }
     if let Some(cap) = tc.params.overall_cap_ms

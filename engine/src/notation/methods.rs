@@ -207,6 +207,7 @@ pub(crate) fn method_keyword(m: Method) -> &'static str {
     match m {
         Method::Hourglass => "hg",
         Method::CountUp => "up",
+        Method::PerSide => "per_side",
         Method::Byoyomi => "byo",
         Method::Canadian => "can",
         Method::DoubleFlag => "df",

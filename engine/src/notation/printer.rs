@@ -188,6 +188,11 @@ pub fn canonical(tc: &TimeControl) -> String {
         },
         Method::Hourglass => parts.push(format!("HG/{}", base(p.per_side_ms.unwrap_or(0)))),
         Method::CountUp => parts.push("UP".into()),
+        Method::PerSide => {
+            let side =
+                |c: &Option<Box<TimeControl>>| c.as_deref().map(canonical).unwrap_or_default();
+            parts.push(format!("W{{{}}} B{{{}}}", side(&p.white), side(&p.black)));
+        }
         Method::Byoyomi => parts.push(format!(
             "{} byo/{}x{}",
             g(p.main_ms),

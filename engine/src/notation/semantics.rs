@@ -322,7 +322,9 @@ fn option_allowed(kw: &str, opt: OptItem) -> bool {
         // D16: countdown methods only; hourglass, swing and double flag define their own
         // flag consequences.
         OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df" | "up"),
+        // A method per side takes the options of the whole game only.
         OptItem::Credit(_) | OptItem::Max(_) => kw == "segments",
+        OptItem::Transition(_) if kw == "per_side" => false,
         OptItem::Transition(_) => matches!(kw, "segments" | "df"),
         // A double-flag control has its own draw rules (a win on extra time is a draw, the
         // draw claim, both main times out): Armageddon's draw odds are not defined with them.

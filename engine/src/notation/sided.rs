@@ -136,6 +136,32 @@ fn combine(
     end: usize,
 ) -> Result<TimeControl, NotationError> {
     let (wm, bm) = (white.control.method, black.control.method);
+    // A method per side: two methods whose sides do not interact, not both period controls
+    // (those share the segment engine, below).
+    let mixable = |m: Method| {
+        !matches!(
+            m,
+            Method::Hourglass
+                | Method::PhasedSwing
+                | Method::PhasedSwingOpen
+                | Method::DoubleFlag
+                | Method::CountUp
+                | Method::PhasedIncrement
+                | Method::PhasedIncrementVariable
+        )
+    };
+    if mixable(wm) && mixable(bm) && !(wm.is_segment_based() && bm.is_segment_based()) {
+        let mut params = Params {
+            white: Some(Box::new(white.control)),
+            black: Some(Box::new(black.control)),
+            ..Params::default()
+        };
+        semantics::apply_options("per_side", opts, &mut params)?;
+        return Ok(TimeControl {
+            method: Method::PerSide,
+            params,
+        });
+    }
     if !wm.is_segment_based() {
         let kw = methods::method_keyword(wm);
         return Err(err(
@@ -152,8 +178,8 @@ fn combine(
             format!("per_side_methods_differ:{wm}/{bm}"),
             black_pos,
             format!(
-                "White's control is {wm} but Black's is {bm}; per side, both must be period \
-                 controls (sudden death, increment, delay, periods) or the same method"
+                "White's control is {wm} but Black's is {bm}; hourglass, phased swing, double \
+                 flag, phased increment and count-up cannot be mixed with another method"
             ),
         ));
     };

@@ -1,7 +1,7 @@
 //! The controls arbiters ask for (issue 32), each driven on the emulated DGT 3000 in virtual
 //! time: Armageddon with time odds (the display, a draw on the board scored for Black, the
 //! PGN saying why); count-up (both halves shown counting up, no flag); a method per side
-//! (an increment for White, a delay for Black).
+//! (an increment for White, a delay or byo-yomi for Black).
 
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
@@ -98,5 +98,32 @@ fn a_method_per_side_times_each_side_by_its_own_on_the_dgt_3000() {
     let v = rig.view();
     assert_eq!(v.right_seconds, 298, "{v:?}");
     assert_eq!(v.running, Running::Right, "counts down after it");
+    assert!(shows_wanted(&rig), "{v:?} against {:?}", rig.wanted());
+}
+
+#[test]
+fn a_different_kind_of_method_per_side_on_the_dgt_3000() {
+    // White: 5 min + 3 s increment; Black: 5 s of main time, then 3 x 10 s byo-yomi.
+    let mut rig = Rig::ready("W{G/5 inc/3} B{G/5s byo/3x10}", EmuConfig::default());
+    let v = rig.view();
+    assert_eq!((v.left_seconds, v.right_seconds), (303, 5), "{v:?}");
+    rig.start();
+    rig.run_until(rig.now + 10_000);
+    rig.press();
+    let pressed = rig.now;
+    // Black's main time runs out after 5 s: the clock shows all periods, 0:30, counting down.
+    rig.run_until(pressed + 8_500);
+    let live = rig.published();
+    assert_eq!(live.snapshot.phase.black.to_string(), "byoyomi");
+    let v = rig.view();
+    assert_eq!(v.left_seconds, 296, "{v:?}");
+    assert_eq!(v.right_seconds, 27, "{v:?}");
+    assert_eq!(v.running, Running::Right, "{v:?}");
+    rig.press();
+    // Black's press gives the period back: 0:30 again; White runs.
+    rig.run_until(rig.now + 500);
+    let v = rig.view();
+    assert_eq!(v.right_seconds, 30, "{v:?}");
+    assert_eq!(v.running, Running::Left, "{v:?}");
     assert!(shows_wanted(&rig), "{v:?} against {:?}", rig.wanted());
 }
