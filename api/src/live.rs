@@ -1,12 +1,12 @@
 //! A clock's values some time after its status was read: the running side's time goes down
-//! (after what is left of a delay window), and under hourglass or phased swing the waiting
-//! side gains what flows to it. Clients use it to redraw between the daemon's signals
-//! without asking again; the daemon publishes every change of state (a press, a phase, a
-//! flag), so only this steady run is left to draw.
+//! (after what is left of a delay window; up under count-up), and under hourglass or phased
+//! swing the waiting side gains what flows to it. Clients use it to redraw between the
+//! daemon's signals without asking again; the daemon publishes every change of state (a
+//! press, a phase, a flag), so only this steady run is left to draw.
 //!
 //! Owns reading the engine's rule ([`chessclock_engine::Run`]) from the published fields
-//! (`running`, `status`, the runner's `delay_left_ms`, `flows_ms`); never the notation. The
-//! bridge's page script reads the same fields. It never decides anything: a flag, a phase
+//! (`running`, `status`, the runner's `delay_left_ms`, `flows_ms`, `counts_up`); never the
+//! notation. The bridge's page script reads the same fields. It never decides anything: a flag, a phase
 //! change or a result comes from the daemon.
 
 use chessclock_engine::Run;
@@ -23,6 +23,7 @@ impl ClockStatus {
             runner,
             delay_left_ms: delay.and_then(Value::as_u64).unwrap_or(0),
             flows_ms: self.flows_ms.unwrap_or(0),
+            counts_up: self.counts_up,
         })
     }
 
@@ -68,6 +69,7 @@ mod tests {
             white_ms: white,
             black_ms: black,
             flows_ms: None,
+            counts_up: false,
             text: Sides::default(),
             running,
             status: if running.is_some() {
@@ -81,6 +83,7 @@ mod tests {
             detail: Sides::default(),
             result: None,
             reason: None,
+            drawn_by: None,
             flags: Vec::new(),
             claim: None,
             watched: None,
@@ -103,6 +106,14 @@ mod tests {
         assert_eq!(st.ms_after(Side::White, 1_500), 298_500);
         assert_eq!(st.ms_after(Side::Black, 1_500), 200_000);
         assert_eq!(st.ms_after(Side::White, 400_000), 0, "never below zero");
+    }
+
+    #[test]
+    fn a_count_up_runner_counts_up() {
+        let mut st = status("UP", Some(Side::Black), 10_000, 20_000);
+        st.counts_up = true;
+        assert_eq!(st.ms_after(Side::Black, 1_500), 21_500);
+        assert_eq!(st.ms_after(Side::White, 1_500), 10_000);
     }
 
     #[test]

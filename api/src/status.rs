@@ -98,6 +98,10 @@ pub struct ClockStatus {
     /// `Snapshot::flows_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows_ms: Option<u64>,
+    /// Count-up: the running side's value rises with the time it uses instead of falling
+    /// (left out when false; the engine's `Snapshot::counts_up`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counts_up: bool,
     /// What the clock shows (`M:SS` / `H:MM:SS`, rounded up).
     pub text: Sides<String>,
     /// The side whose time runs.
@@ -115,6 +119,10 @@ pub struct ClockStatus {
     /// Why the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Armageddon: how the game was drawn (a reason such as `stalemate`) when the draw was
+    /// scored `0-1` with reason `armageddon` (the engine's `Snapshot::drawn_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drawn_by: Option<String>,
     /// Time events so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagEvent>,

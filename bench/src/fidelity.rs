@@ -26,7 +26,7 @@ pub struct EngineSnap {
     /// The side whose time runs, if any.
     pub running: Option<Side>,
     /// How the times move from `as_of_us` on: the engine's own rule ([`Run`]), read from
-    /// the published `delay_left_ms` and `flows_ms`.
+    /// the published `delay_left_ms`, `flows_ms` and `counts_up`.
     pub run: Option<Run>,
 }
 
@@ -45,6 +45,7 @@ impl EngineSnap {
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
             flows_ms: v.get("flows_ms").and_then(Value::as_u64).unwrap_or(0),
+            counts_up: v.get("counts_up").and_then(Value::as_bool).unwrap_or(false),
         });
         Some(EngineSnap {
             as_of_us,

@@ -41,7 +41,8 @@ const Bridge = {
 
   // A side's value now: the snapshot's, less the time since its instant for the running side
   // (after what is left of a delay window). The waiting side gains as much of that time as the
-  // daemon says flows to it (flows_ms: hourglass, phased swing), the engine's rule
+  // daemon says flows to it (flows_ms: hourglass, phased swing); under count-up (counts_up)
+  // the running side's value rises instead. The engine's rule
   // (chessclock_engine::Run); the notation is never read.
   ms(c, side) {
     const st = c.st;
@@ -51,7 +52,7 @@ const Bridge = {
     let elapsed = performance.now() - c.recv + c.age;
     const delay = (st.detail[runner] || {}).delay_left_ms;
     if (delay) elapsed = Math.max(0, elapsed - delay);
-    if (st.running === side) return Math.max(0, base - elapsed);
+    if (st.running === side) return st.counts_up ? base + elapsed : Math.max(0, base - elapsed);
     return base + Math.min(elapsed, st.flows_ms || 0);
   },
 

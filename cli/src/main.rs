@@ -71,7 +71,8 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum TimecontrolCommand {
-    /// Parse a time control and explain how the clock will behave.
+    /// Parse a time control, explain how the clock will behave and give its rating systems
+    /// (US Chess rule 5B, FIDE).
     Parse(offline::parse::Args),
 }
 

@@ -42,6 +42,8 @@ pub struct Engine {
     pub(crate) flags: Vec<FlagRecord>,
     pub(crate) result: Option<GameResult>,
     pub(crate) reason: Option<ResultReason>,
+    /// Armageddon: how the game was drawn, when the draw was scored for Black.
+    pub(crate) drawn_by: Option<ResultReason>,
     /// Which sides can still checkmate ([`Input::MatingMaterial`]).
     pub(crate) can_mate: [bool; 2],
     /// A USCF 14H claim waiting for the director's ruling.
@@ -70,6 +72,7 @@ impl Engine {
             flags: Vec::new(),
             result: None,
             reason: None,
+            drawn_by: None,
             can_mate: [true, true],
             pending: None,
             watched: None,
@@ -260,7 +263,17 @@ impl Engine {
         }
     }
 
+    /// End the game (or stop it, for a flag) with `result` for `reason`. Under Armageddon
+    /// every draw scores as a win for Black, with reason `armageddon` (`drawn_by` keeps how
+    /// the game was drawn).
     pub(crate) fn finish(&mut self, result: GameResult, reason: ResultReason, status: Status) {
+        let (result, reason) = if self.rules.armageddon && result == GameResult::Draw {
+            self.drawn_by = Some(reason);
+            (GameResult::BlackWins, ResultReason::Armageddon)
+        } else {
+            self.drawn_by = None;
+            (result, reason)
+        };
         self.result = Some(result);
         self.reason = Some(reason);
         self.events.push_back(Event::Result { result, reason });
@@ -433,6 +446,7 @@ impl Engine {
                 self.flagged = [false, false];
                 self.result = None;
                 self.reason = None;
+                self.drawn_by = None;
                 self.set_status(Status::Running, StatusCause::Resume);
                 Ok(())
             }
@@ -444,7 +458,8 @@ impl Engine {
     pub(crate) fn value(&self, side: Side) -> u64 {
         let v = self.method_value(side);
         match self.cap_left(side) {
-            Some(c) if c < v => c,
+            // Count-up shows the time used, whatever the cap left.
+            Some(c) if c < v && !self.timing.counts_up() => c,
             _ => v,
         }
     }

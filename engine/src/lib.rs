@@ -18,6 +18,7 @@ mod method;
 pub mod notation;
 mod outcome;
 pub mod params;
+pub mod rating;
 mod refusal;
 mod rules;
 mod snapshot;

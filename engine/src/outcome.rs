@@ -64,6 +64,8 @@ pub enum Phase {
     Swing,
     /// `post_cutoff`: phased swing after the cut-off.
     PostCutoff,
+    /// `up`: count-up, the time used so far.
+    Up,
 }
 
 impl std::fmt::Display for Phase {
@@ -82,6 +84,7 @@ impl std::fmt::Display for Phase {
             Phase::Secondary => "secondary",
             Phase::Swing => "swing",
             Phase::PostCutoff => "post_cutoff",
+            Phase::Up => "up",
         };
         f.write_str(name)
     }
@@ -186,6 +189,9 @@ pub enum ResultReason {
     FiftyMoves,
     /// USCF 14H: the director upheld a claim of insufficient losing chances.
     InsufficientLosingChances,
+    /// Armageddon: the game was drawn (the snapshot's `drawn_by` says how) and a draw
+    /// scores as a win for Black.
+    Armageddon,
 }
 
 impl ResultReason {
@@ -206,6 +212,7 @@ impl ResultReason {
             ResultReason::ThreefoldRepetition => "threefold_repetition",
             ResultReason::FiftyMoves => "fifty_moves",
             ResultReason::InsufficientLosingChances => "insufficient_losing_chances",
+            ResultReason::Armageddon => "armageddon",
         }
     }
 }

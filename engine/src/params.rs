@@ -51,6 +51,10 @@ pub enum Method {
     PhasedSwing,
     /// Open-ended phased swing.
     PhasedSwingOpen,
+    /// Count-up: both clocks count the time used, up from 0:00 (no limit but `cap/`).
+    CountUp,
+    /// A different method for each side: `params.white` and `params.black` are controls.
+    PerSide,
     /// PGN `?`: unknown; cannot configure a clock.
     Unknown,
     /// PGN `-`: no time control.
@@ -76,6 +80,8 @@ impl Method {
             Method::PhasedCountdownTriple => "phased_countdown_triple",
             Method::PhasedSwing => "phased_swing",
             Method::PhasedSwingOpen => "phased_swing_open",
+            Method::CountUp => "count_up",
+            Method::PerSide => "per_side",
             Method::Unknown => "unknown",
             Method::None => "none",
         }
@@ -93,6 +99,32 @@ impl Method {
                 | Method::PhasedIncrement
                 | Method::PhasedIncrementVariable
         )
+    }
+}
+
+impl Method {
+    /// The method of a per-side control whose sides use `self` and `black`: the same
+    /// method, or `segments` when both are plain period controls of different kinds (sudden
+    /// death, Fischer, US delay, Bronstein, periods: the segment engine times each side by
+    /// its own periods, increments and delays). `None` when the two cannot be combined.
+    pub fn per_side_with(self, black: Method) -> Option<Method> {
+        let plain = |m: Method| {
+            matches!(
+                m,
+                Method::SuddenDeath
+                    | Method::Fischer
+                    | Method::UsDelay
+                    | Method::Bronstein
+                    | Method::Segments
+            )
+        };
+        if self == black {
+            Some(self)
+        } else if plain(self) && plain(black) {
+            Some(Method::Segments)
+        } else {
+            None
+        }
     }
 }
 
@@ -289,6 +321,16 @@ pub struct Params {
     /// Phased-swing cut-off in full moves (absent: open-ended).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cutoff_moves: Option<u32>,
+    /// Armageddon: every draw scores as a win for Black (draw odds), any method but double
+    /// flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub armageddon: Option<bool>,
+    /// A method per side: White's control (method `per_side`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<Box<TimeControl>>,
+    /// A method per side: Black's control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<Box<TimeControl>>,
 }
 
 impl Params {
@@ -311,6 +353,12 @@ impl Params {
         }
         if p.on_flag == Some(OnFlag::Freeze) {
             p.on_flag = None;
+        }
+        if p.armageddon == Some(false) {
+            p.armageddon = None;
+        }
+        for side in [&mut p.white, &mut p.black].into_iter().flatten() {
+            side.params = side.params.normalized(side.method);
         }
         p
     }
@@ -379,7 +427,15 @@ impl Params {
         segments("segments_black", &self.segments_black)?;
         segments("segments_white", &self.segments_white)?;
         count("stones", self.stones)?;
-        ms("swing_ms", self.swing_ms)
+        ms("swing_ms", self.swing_ms)?;
+        for (name, side) in [("white", &self.white), ("black", &self.black)] {
+            if let Some(c) = side {
+                c.params
+                    .check_limits()
+                    .map_err(|e| e.replacen("params", &format!("params.{name}.params"), 1))?;
+            }
+        }
+        Ok(())
     }
 }
 

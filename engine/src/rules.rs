@@ -21,7 +21,8 @@ pub(crate) enum Kind {
         transition: Transition,
         cap_ms: Option<u64>,
         /// `sd` phase naming: a single sudden-death segment.
-        single_sd: bool,
+        /// (per side: each side's own periods decide, as a method per side may differ).
+        single_sd: [bool; 2],
     },
     Hourglass {
         per_side: u64,
@@ -53,6 +54,11 @@ pub(crate) enum Kind {
         swing: u64,
         cutoff: Option<u32>,
     },
+    /// Count-up: no parameters (the independent cap is the core's).
+    CountUp,
+    /// A different method for each side (White's, Black's): only methods whose sides do not
+    /// interact.
+    PerSide(Box<[Kind; 2]>),
 }
 
 /// Rules of a game.
@@ -61,6 +67,8 @@ pub(crate) struct Rules {
     pub kind: Kind,
     pub on_flag: OnFlag,
     pub overall_cap: Option<u64>,
+    /// Armageddon: a draw scores as a win for Black.
+    pub armageddon: bool,
 }
 
 fn need<T: Copy>(v: Option<T>, method: Method, field: &str) -> Result<T, ConfigError> {
@@ -126,7 +134,8 @@ impl Rules {
                     }
                     _ => p.credit.unwrap_or_default(),
                 };
-                let single_sd = w.len() == 1 && w[0].moves.is_none() && b.len() == 1;
+                let single = |s: &[Segment]| s.len() == 1 && s[0].moves.is_none();
+                let single_sd = [single(&w), single(&b)];
                 if let Some(max) = p.max_total_ms {
                     for (side, segs) in [("white", &w), ("black", &b)] {
                         let total = max_total(segs);
@@ -205,6 +214,31 @@ impl Rules {
                     None
                 },
             },
+            Method::CountUp => Kind::CountUp,
+            Method::PerSide => {
+                let side = |c: &Option<Box<TimeControl>>, who: &str| {
+                    let c = c.as_deref().ok_or_else(|| {
+                        ConfigError(format!("per_side needs params.{who}, a control"))
+                    })?;
+                    let rules = Rules::new(c).map_err(|e| ConfigError(format!("{who}: {e}")))?;
+                    match rules.kind {
+                        Kind::Hourglass { .. }
+                        | Kind::Swing { .. }
+                        | Kind::DoubleFlag { .. }
+                        | Kind::CountUp
+                        | Kind::PerSide(_) => Err(ConfigError(format!(
+                            "{who}: {} cannot be one side of a method per side (its sides \
+                             interact, or it is per side already)",
+                            c.method
+                        ))),
+                        kind => Ok(kind),
+                    }
+                };
+                Kind::PerSide(Box::new([
+                    side(&p.white, "white")?,
+                    side(&p.black, "black")?,
+                ]))
+            }
             Method::Unknown | Method::None => {
                 return Err(ConfigError(format!(
                     "method {m} cannot run a clock; give a time control"
@@ -215,7 +249,10 @@ impl Rules {
         if on_flag == OnFlag::Continue
             && matches!(
                 kind,
-                Kind::Hourglass { .. } | Kind::Swing { .. } | Kind::DoubleFlag { .. }
+                Kind::Hourglass { .. }
+                    | Kind::Swing { .. }
+                    | Kind::DoubleFlag { .. }
+                    | Kind::CountUp
             )
         {
             return Err(ConfigError(format!(
@@ -229,10 +266,17 @@ impl Rules {
                 "transition applies to move-counted periods; {m} has none"
             )));
         }
+        let armageddon = p.armageddon == Some(true);
+        if armageddon && matches!(kind, Kind::DoubleFlag { .. }) {
+            return Err(ConfigError(
+                "armageddon is not defined with double_flag, whose own rules turn wins into draws; remove one of them".into(),
+            ));
+        }
         Ok(Rules {
             kind,
             on_flag,
             overall_cap: p.overall_cap_ms,
+            armageddon,
         })
     }
 }

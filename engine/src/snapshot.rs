@@ -24,8 +24,16 @@ pub struct Snapshot {
     /// A USCF 14H claim waiting for the director (absent when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim: Option<PendingClaim>,
+    /// Count-up: the runner's value rises with the time it uses instead of falling (absent
+    /// when false). See [`Snapshot::value_after`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counts_up: bool,
     /// Each side's method detail fields (spec §1.4).
     pub detail: PerSide<Detail>,
+    /// Armageddon: how the game was drawn when the draw was scored `0-1` with reason
+    /// `armageddon` (a result reason: `stalemate`, `board`, ...); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drawn_by: Option<ResultReason>,
     /// Time events so far (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<FlagRecord>,
@@ -67,7 +75,9 @@ impl Snapshot {
         let Snapshot {
             black_ms: _,
             claim,
+            counts_up,
             detail: _,
+            drawn_by,
             flags,
             flows_ms: _,
             moves,
@@ -82,6 +92,7 @@ impl Snapshot {
             white_ms: _,
         } = self;
         *flags == other.flags
+            && *drawn_by == other.drawn_by
             && *moves == other.moves
             && *phase == other.phase
             && *reason == other.reason
@@ -89,6 +100,7 @@ impl Snapshot {
             && *running == other.running
             && *status == other.status
             && *claim == other.claim
+            && *counts_up == other.counts_up
             && *watched == other.watched
     }
 
@@ -107,6 +119,7 @@ impl Snapshot {
             runner,
             delay_left_ms: self.detail.get(runner).delay_left_ms.unwrap_or(0),
             flows_ms: self.flows_ms.unwrap_or(0),
+            counts_up: self.counts_up,
         })
     }
 
@@ -129,6 +142,8 @@ pub struct Run {
     pub delay_left_ms: u64,
     /// The most the waiting side gains ([`Snapshot::flows_ms`], 0 when it stands).
     pub flows_ms: u64,
+    /// The runner's value rises instead of falling ([`Snapshot::counts_up`]).
+    pub counts_up: bool,
 }
 
 impl Run {
@@ -137,7 +152,9 @@ impl Run {
     /// as flows to it.
     pub fn value_after(&self, side: Side, value: u64, elapsed_ms: u64) -> u64 {
         let used = elapsed_ms.saturating_sub(self.delay_left_ms);
-        if side == self.runner {
+        if side == self.runner && self.counts_up {
+            value.saturating_add(used)
+        } else if side == self.runner {
             value.saturating_sub(used)
         } else {
             value.saturating_add(used.min(self.flows_ms))
@@ -169,6 +186,8 @@ pub enum MethodDetail {
     },
     /// Hourglass: no detail.
     Hourglass,
+    /// Count-up: no detail (the value is the time used).
+    CountUp,
     /// Byo-yomi. Before the overtime, the period fields show what it will start with.
     Byoyomi {
         /// Main time left.
@@ -240,7 +259,7 @@ impl Detail {
             MethodDetail::Segments { main_ms, period } => {
                 vec![("main_ms", Num(main_ms)), ("period", Num(period))]
             }
-            MethodDetail::Hourglass => vec![],
+            MethodDetail::Hourglass | MethodDetail::CountUp => vec![],
             MethodDetail::Byoyomi {
                 main_ms,
                 periods_left,
@@ -336,9 +355,12 @@ impl Engine {
     fn side_phase(&self, side: Side) -> SidePhase {
         SidePhase {
             phase: self.phase(side),
-            capped: self
-                .cap_left(side)
-                .is_some_and(|cap| cap < self.method_value(side)),
+            // Under count-up the clock shows the time used; the cap is a limit, never the
+            // value shown.
+            capped: !self.timing.counts_up()
+                && self
+                    .cap_left(side)
+                    .is_some_and(|cap| cap < self.method_value(side)),
         }
     }
 
@@ -364,7 +386,9 @@ impl Engine {
         Snapshot {
             black_ms: b,
             claim: self.pending,
+            counts_up: self.timing.counts_up(),
             detail: PerSide::from_fn(|s| self.detail(s)),
+            drawn_by: self.drawn_by,
             flags: self.flags.clone(),
             flows_ms: self.flows_to_waiting(),
             moves: PerSide::from_fn(|s| self.moves[s.idx()]),
@@ -396,8 +420,15 @@ impl Engine {
         let mut next: Option<u64> = mover.and_then(|s| e.time_to_boundary(s));
         if let Some(s) = mover {
             let opp = s.other();
-            if e.timing.waiting_side_moves(s.idx()) {
-                let v = e.value(opp);
+            // A value that rises (the waiting side's, or the runner's under count-up) is
+            // pushed again when it shows its next second: the device only counts down.
+            let rising = if e.timing.counts_up() {
+                Some(s)
+            } else {
+                e.timing.waiting_side_moves(s.idx()).then_some(opp)
+            };
+            if let Some(r) = rising.filter(|r| !e.flagged[r.idx()]) {
+                let v = e.value(r);
                 let r = v % 1000;
                 let step = if r == 0 { 1 } else { 1000 - r + 1 };
                 next = Some(next.map_or(step, |n| n.min(step)));

@@ -151,6 +151,15 @@ fn full_params() -> Params {
         reserve_ms: Some(1),
         swing_ms: Some(1),
         cutoff_moves: Some(1),
+        armageddon: Some(true),
+        white: Some(Box::new(TimeControl {
+            method: crate::params::Method::SuddenDeath,
+            params: Params::default(),
+        })),
+        black: Some(Box::new(TimeControl {
+            method: crate::params::Method::SuddenDeath,
+            params: Params::default(),
+        })),
     }
 }
 
@@ -419,7 +428,7 @@ mod tests {
 
     #[test]
     fn known_keys_cover_every_field() {
-        assert_eq!(known_keys(&full_params()).len(), 22);
+        assert_eq!(known_keys(&full_params()).len(), 25);
         assert_eq!(known_keys(&full_segment()).len(), 5);
     }
 

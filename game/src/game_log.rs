@@ -171,8 +171,9 @@ impl GameLog {
         info: &GameInfo,
     ) -> Rendered {
         let (y, mo, d, h, mi, s) = utc(self.started_wall_ms);
-        let game =
-            board.unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}"), info));
+        let drawn_by = final_snapshot.and_then(|s| s.drawn_by);
+        let game = board
+            .unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}"), info, drawn_by));
         let json = LogJson {
             clock: &self.name,
             port: &self.port,
@@ -215,8 +216,14 @@ impl GameLog {
     }
 
     /// The clock's own PGN game: the presses, each with the mover's time after it, under the
-    /// game's information (`Event`, `Site` and `Date` from the clock where it has none).
-    fn presses_pgn(&self, date: String, game_info: &GameInfo) -> PgnGame {
+    /// game's information (`Event`, `Site` and `Date` from the clock where it has none);
+    /// `drawn_by` says how an Armageddon game was drawn (the final snapshot's).
+    fn presses_pgn(
+        &self,
+        date: String,
+        game_info: &GameInfo,
+        drawn_by: Option<ResultReason>,
+    ) -> PgnGame {
         let mut info = game_info.clone();
         let one_line = |v: &str| v.replace(['\n', '\r'], " ");
         for (tag, value) in [
@@ -265,6 +272,9 @@ impl GameLog {
                     .map_or("abandoned", |(_, why)| pgn::termination(why))
                     .to_owned(),
             ),
+            result_comment: self
+                .result
+                .and_then(|(_, why)| pgn::result_comment(why, drawn_by)),
             ..PgnGame::default()
         }
     }

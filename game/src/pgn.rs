@@ -5,7 +5,8 @@
 //! `WhiteClock`/`BlackClock`, `Termination`, `Variant`/`SetUp`/`FEN` for a game from a set
 //! position, and any extra tags; SAN movetext with correct move numbers (from the FEN's for a
 //! set position; `N...` after a comment), `{[%clk h:mm:ss] [%emt h:mm:ss]}` after each move,
-//! the result, and lines of at most 79 characters (PGN standard §8.2.2, export format). A
+//! the result (after a comment saying why where the tags cannot: an Armageddon draw scored
+//! for Black), and lines of at most 79 characters (PGN standard §8.2.2, export format). A
 //! clock's own record knows the presses but not the moves: moves without SAN are written as
 //! a note comment first, then each move's number and its clock comment only
 //! (`1. {[%clk 0:04:58]} 1... {[%clk 0:04:55]}`), which the PGN grammar allows (§18: a move
@@ -192,6 +193,9 @@ pub struct PgnGame {
     pub result: Option<GameResult>,
     /// `Termination` (e.g. `normal`, `time forfeit`, `unterminated`).
     pub termination: Option<String>,
+    /// A comment before the result that says why it is what it is, where the tags cannot
+    /// (an Armageddon draw scored for Black: [`result_comment`]).
+    pub result_comment: Option<String>,
     /// The position the moves begin from (FEN) when it is not the standard start, and whether
     /// the game is Chess960: `SetUp`, `FEN` (and `Variant "Chess960"`); the moves are numbered
     /// from the FEN's move number and side to move.
@@ -214,8 +218,21 @@ pub fn termination(reason: ResultReason) -> &'static str {
         | ResultReason::SeventyFiveMoves
         | ResultReason::ThreefoldRepetition
         | ResultReason::FiftyMoves
-        | ResultReason::InsufficientLosingChances => "normal",
+        | ResultReason::InsufficientLosingChances
+        | ResultReason::Armageddon => "normal",
     }
+}
+
+/// The comment before the result of a game that ended for `reason`, when the result needs
+/// one: an Armageddon draw (`drawn_by`, the engine snapshot's, when known) scored `0-1`.
+pub fn result_comment(reason: ResultReason, drawn_by: Option<ResultReason>) -> Option<String> {
+    (reason == ResultReason::Armageddon).then(|| match drawn_by {
+        Some(d) => format!(
+            "Armageddon: drawn ({}); a draw scores as a win for Black",
+            d.as_str().replace('_', " ")
+        ),
+        None => "Armageddon: drawn; a draw scores as a win for Black".to_owned(),
+    })
 }
 
 /// The note before the movetext of moves without SAN.
@@ -342,6 +359,11 @@ fn movetext(game: &PgnGame, result: &str) -> Vec<String> {
         });
         after_comment = comment.is_some();
         tokens.extend(comment);
+    }
+    if let Some(c) = &game.result_comment {
+        // Word by word, so that a long comment wraps (a brace comment may span lines).
+        let c = format!("{{{}}}", c.replace('}', ")"));
+        tokens.extend(c.split_whitespace().map(str::to_owned));
     }
     tokens.push(result.to_owned());
     tokens

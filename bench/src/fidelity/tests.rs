@@ -15,6 +15,7 @@ fn snap(as_of_us: u64, white_ms: u64, black_ms: u64, running: Option<Side>) -> E
             runner,
             delay_left_ms: 0,
             flows_ms: 0,
+            counts_up: false,
         }),
     }
 }
@@ -24,6 +25,7 @@ fn run(runner: Side, delay_left_ms: u64, flows_ms: u64) -> Option<Run> {
         runner,
         delay_left_ms,
         flows_ms,
+        counts_up: false,
     })
 }
 

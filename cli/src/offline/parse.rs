@@ -9,6 +9,8 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use chessclock_engine::notation::{self, NotationError, ParseOptions, Parsed, Sandclock};
+use chessclock_engine::params::Method;
+use chessclock_engine::rating;
 use serde_json::json;
 
 /// Arguments of this subcommand.
@@ -24,7 +26,10 @@ pub(crate) struct Args {
 }
 
 /// Run `timecontrol parse`; with `json`, one JSON object:
-/// `{"method","params","canonical","warnings"}` or `{"error","message","position"}`.
+/// `{"method","params","canonical","warnings","uscf_rating","fide_category"}` or
+/// `{"error","message","position"}`. `uscf_rating` is US Chess rule 5B's rating system
+/// (`regular`, `dual`, `quick`, `blitz` or null), `fide_category` FIDE's (`standard`,
+/// `rapid`, `blitz` or null), both from `chessclock_engine::rating`.
 pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let input = args.notation.join(" ");
     let options = ParseOptions {
@@ -43,6 +48,8 @@ pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
                 "params": p.control.params,
                 "canonical": p.canonical_json(),
                 "warnings": p.warnings,
+                "uscf_rating": rating::uscf_rating(&p.control),
+                "fide_category": rating::fide_category(&p.control),
             });
             writeln!(out, "{value}")?;
             Ok(ExitCode::SUCCESS)
@@ -73,6 +80,12 @@ fn print_human(out: &mut impl Write, p: &Parsed) -> io::Result<()> {
     writeln!(out)?;
     for line in notation::explain(&p.control) {
         writeln!(out, "  {line}")?;
+    }
+    if !matches!(p.control.method, Method::Unknown | Method::None) {
+        writeln!(out)?;
+        for line in rating::explain(&p.control) {
+            writeln!(out, "  {line}")?;
+        }
     }
     if !p.warnings.is_empty() {
         writeln!(out)?;

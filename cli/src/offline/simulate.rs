@@ -68,6 +68,16 @@ fn vectors(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// US Chess's rating system (rule 5B) and FIDE's category of a control, in one line.
+fn rating_line(control: &chessclock_engine::params::TimeControl) -> String {
+    use chessclock_engine::rating::{fide_category, uscf_rating};
+    format!(
+        "US Chess {}, FIDE {}",
+        uscf_rating(control).map_or("not ratable", |r| r.as_str()),
+        fide_category(control).map_or("none", |c| c.as_str())
+    )
+}
+
 /// A delay like `500ms`, `10s`, `2.5s`, `3m`, `1h`.
 fn parse_delay(s: &str) -> Option<u64> {
     let s = s.strip_prefix('+').unwrap_or(s);
@@ -212,6 +222,7 @@ fn scripted(control: &str, script: &str, json_out: bool) -> anyhow::Result<ExitC
     let mut out = std::io::stdout().lock();
     if !json_out {
         writeln!(out, "control: {}", parsed.canonical)?;
+        writeln!(out, "rating:  {}", rating_line(&parsed.control))?;
         writeln!(
             out,
             "{:>9}  {:<18} {:>9} {:<12} {:>5}  {:>9} {:<12} {:>5}  status",

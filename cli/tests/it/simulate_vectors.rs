@@ -16,8 +16,22 @@ const VECTORS: &str = concat!(
 
 #[test]
 fn simulate_vectors_reproduces_the_shared_file() {
+    reproduces(VECTORS);
+}
+
+/// The controls arbiters ask for (issue 32: Armageddon, ...), `controls-vectors.json`.
+#[test]
+fn simulate_vectors_reproduces_the_controls_vectors() {
+    reproduces(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/data/controls-vectors.json"
+    ));
+}
+
+/// `simulate --vectors FILE` gives every expected snapshot field and notation result of FILE.
+fn reproduces(path: &str) {
     let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["simulate", "--vectors", VECTORS])
+        .args(["simulate", "--vectors", path])
         .output()
         .expect("run chessclockctl");
     assert!(
@@ -27,7 +41,7 @@ fn simulate_vectors_reproduces_the_shared_file() {
     );
     let got: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     let want: Value =
-        serde_json::from_str(&std::fs::read_to_string(VECTORS).expect("read")).expect("json");
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json");
     let mut failures = Vec::new();
 
     let got_v = got["vectors"].as_array().expect("vectors array");
@@ -124,6 +138,11 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
     let text = String::from_utf8_lossy(&out.stdout);
     // Spec §4.2 fi-01: 182 000 at start; W 5 s -> 179 000; B 1 s -> 183 000.
     assert!(text.contains("2:59") && text.contains("3:03"), "{text}");
+    // US Chess rule 5B: 3 + 2 = 5 with 3 minutes' primary time; FIDE 3 min + 60 x 2 s.
+    assert!(
+        text.contains("rating:  US Chess blitz, FIDE blitz"),
+        "{text}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
         .args([
             "simulate",
@@ -136,6 +155,89 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("step 2"));
+}
+
+#[test]
+fn a_scripted_armageddon_draw_scores_for_black() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--control",
+            "W{G/5 d/0} B{G/4 d/0} armageddon",
+            "--script",
+            "start; 2s press; 1s result 1/2-1/2",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ended 0-1 (armageddon)"), "{text}");
+    let json = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--json",
+            "--control",
+            "G/5 d/0 armageddon",
+            "--script",
+            "start; 2s result 1/2-1/2",
+        ])
+        .output()
+        .expect("run");
+    let last: Value = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .expect("a JSON snapshot per step");
+    assert_eq!(last["result"], "0-1", "{last}");
+    assert_eq!(last["drawn_by"], "board", "{last}");
+}
+
+#[test]
+fn a_scripted_count_up_game_counts_up_until_its_cap() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--control",
+            "UP cap/1",
+            "--script",
+            "start; 10s press; 2.5s press; 45s wait; 10s wait",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    // t, event, White's value and phase, moves, Black's, status.
+    let row = |i: usize| lines[i + 3].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(row(1)[2..4], ["0:10", "up"], "{text}");
+    assert_eq!(row(2)[5..7], ["0:03", "up"], "{text}");
+    assert_eq!(row(3)[2], "0:55", "{text}");
+    assert!(lines[7].contains("flagged 0-1 (overall_cap)"), "{text}");
+    assert_eq!(row(4)[2], "1:00", "{text}");
+}
+
+#[test]
+fn a_scripted_game_with_a_method_per_side() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
+        .args([
+            "simulate",
+            "--json",
+            "--control",
+            "W{G/5 inc/3} B{G/5 d/5}",
+            "--script",
+            "start; 10s press; 7s press",
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let snaps: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON snapshot"))
+        .collect();
+    // White: 5:03, then 303 - 10 + 3 = 296 s; Black: its first 5 s cost nothing, 298 s.
+    assert_eq!(snaps[0]["white_ms"], 303_000);
+    assert_eq!(snaps[1]["white_ms"], 296_000);
+    assert_eq!(snaps[2]["black_ms"], 298_000);
 }
 
 /// Run `simulate --vectors` on a document written to a temporary file.

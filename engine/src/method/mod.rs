@@ -10,10 +10,12 @@
 
 mod byoyomi;
 mod canadian;
+mod count_up;
 mod countdown;
 mod double_flag;
 mod hourglass;
 mod overtime;
+mod per_side;
 mod segments;
 mod swing;
 
@@ -80,6 +82,10 @@ pub(crate) trait Method {
     fn waiting_side_moves(&self, _i: usize) -> bool {
         false
     }
+    /// Whether the runner's value rises instead of falling (count-up).
+    fn counts_up(&self) -> bool {
+        false
+    }
     /// Side `i`'s phase (spec §1.4), without the cap.
     fn phase(&self, i: usize) -> Phase;
     /// Side `i`'s detail fields (spec §1.4), without `delay_left_ms` / `cap_left_ms`.
@@ -114,6 +120,8 @@ macro_rules! each {
             Timing::DoubleFlag($t) => $call,
             Timing::Countdown($t) => $call,
             Timing::Swing($t) => $call,
+            Timing::CountUp($t) => $call,
+            Timing::PerSide($t) => $call,
         }
     };
 }
@@ -148,6 +156,9 @@ impl Method for Timing {
     }
     fn waiting_side_moves(&self, i: usize) -> bool {
         each!(self, t => t.waiting_side_moves(i))
+    }
+    fn counts_up(&self) -> bool {
+        each!(self, t => t.counts_up())
     }
     fn phase(&self, i: usize) -> Phase {
         each!(self, t => t.phase(i))
@@ -187,6 +198,9 @@ pub(crate) enum Timing {
     DoubleFlag(double_flag::DoubleFlag),
     Countdown(countdown::Countdown),
     Swing(swing::Swing),
+    CountUp(count_up::CountUp),
+    /// A different method for each side.
+    PerSide(per_side::PerSide),
 }
 
 impl Timing {
@@ -238,6 +252,10 @@ impl Timing {
                 swing,
                 cutoff,
             } => Timing::Swing(swing::Swing::new(*reserve, *swing, *cutoff)),
+            Kind::CountUp => Timing::CountUp(count_up::CountUp::new()),
+            Kind::PerSide(kinds) => Timing::PerSide(per_side::PerSide {
+                sides: Box::new([Timing::new(&kinds[0]), Timing::new(&kinds[1])]),
+            }),
         }
     }
 
@@ -265,6 +283,13 @@ impl Timing {
                 (Timing::DoubleFlag(o), Timing::DoubleFlag(m)) => m.carry_same(o, i, next),
                 (Timing::Countdown(o), Timing::Countdown(m)) => m.carry_same(o, i),
                 (Timing::Swing(o), Timing::Swing(m)) => m.carry_same(o, i),
+                (Timing::CountUp(o), Timing::CountUp(m)) => m.carry_same(o, i),
+                // A count-up has no time left to carry: the new method starts afresh (at
+                // the period the moves made have reached).
+                (Timing::CountUp(_), m) => {
+                    let fresh = m.remaining(i);
+                    m.carry_remaining(i, fresh, moves[i]);
+                }
                 (o, m) => m.carry_remaining(i, o.remaining(i), moves[i]),
             }
             if let Timing::Segments(m) = &mut n {

@@ -29,7 +29,7 @@ pub(crate) struct Segments {
     transition: Transition,
     cap_ms: Option<u64>,
     /// `sd` phase naming: a single sudden-death segment.
-    single_sd: bool,
+    single_sd: [bool; 2],
     sides: [Side; 2],
 }
 
@@ -39,7 +39,7 @@ impl Segments {
         credit: Credit,
         transition: Transition,
         cap_ms: Option<u64>,
-        single_sd: bool,
+        single_sd: [bool; 2],
     ) -> Segments {
         let start = |s: &[Segment]| {
             let first = seg_at(s, 0);
@@ -227,7 +227,7 @@ impl Method for Segments {
     }
 
     fn phase(&self, i: usize) -> Phase {
-        if self.single_sd {
+        if self.single_sd[i] {
             return Phase::Sd;
         }
         let p = self.sides[i].period;

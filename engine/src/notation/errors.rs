@@ -164,3 +164,12 @@ pub(crate) fn no_modifier_warning(side: Option<&str>) -> String {
          delay; write d/0 to be explicit)"
     )
 }
+
+/// How a method keyword is written in messages: `byo/`, `hg/`, ..., and `UP` (a word).
+pub(crate) fn method_word(kw: &str) -> String {
+    match kw {
+        "up" => "UP".to_owned(),
+        "per_side" => "W{..} B{..}".to_owned(),
+        k => format!("{k}/"),
+    }
+}

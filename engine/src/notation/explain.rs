@@ -5,6 +5,7 @@
 //! [`TimeControl`] without panicking.
 
 use crate::clock_text;
+use crate::notation::canonical;
 use crate::params::{
     Credit, DelayKind, Method, OnFlag, Params, Scheme, Segment, TimeControl, Transition,
 };
@@ -69,11 +70,18 @@ fn start_sentence(who: &str, segs: &[Segment], credit: Credit) -> String {
     }
 }
 
-fn per_move_sentence(k: usize, n: usize, s: &Segment, credit: Credit) -> Option<String> {
+fn per_move_sentence(who: &str, k: usize, n: usize, s: &Segment, credit: Credit) -> Option<String> {
+    // Per side, name whose moves: "Each of White's moves".
+    let mover = match who {
+        "White" | "Black" => format!("each of {who}'s moves"),
+        _ => "each move".to_owned(),
+    };
     let scope = if n == 1 {
-        "Each move".to_string()
+        let mut m = mover;
+        m[..1].make_ascii_uppercase();
+        m
     } else {
-        format!("In period {}, each move", k + 1)
+        format!("In period {}, {mover}", k + 1)
     };
     if let Some((d, kind)) = s.delay() {
         return Some(match kind {
@@ -195,7 +203,7 @@ fn segment_based(tc: &TimeControl, out: &mut Vec<String>) {
         }
         out.push(start_sentence(who, segs, credit));
         for (k, s) in segs.iter().enumerate() {
-            if let Some(line) = per_move_sentence(k, segs.len(), s, credit) {
+            if let Some(line) = per_move_sentence(who, k, segs.len(), s, credit) {
                 out.push(line);
             }
         }
@@ -315,6 +323,18 @@ fn other(tc: &TimeControl, out: &mut Vec<String>) {
                 "The clock shows the clock currently running; reserves are shown as text.".into(),
             );
         }
+        Method::CountUp => {
+            out.push(
+                "Count-up: both clocks start at 0:00 and count the time each player uses; \
+                 there is no limit and no flag (unless `cap/` sets one)."
+                    .into(),
+            );
+            out.push(
+                "The clock is run by the daemon: the side to move is shown counting up, \
+                 updated every second."
+                    .into(),
+            );
+        }
         _ => {
             out.push(format!(
                 "Each side starts with a reserve of {} and a swing balance of {}.",
@@ -363,14 +383,38 @@ pub fn explain(tc: &TimeControl) -> Vec<String> {
             return out;
         }
         m if m.is_segment_based() => segment_based(tc, &mut out),
+        Method::PerSide => {
+            for (who, side) in [("White", &tc.params.white), ("Black", &tc.params.black)] {
+                if let Some(c) = side {
+                    out.push(format!("{who} plays {} ({}):", canonical(c), c.method));
+                    out.extend(explain(c).into_iter().map(|l| format!("  {l}")));
+                }
+            }
+        }
         _ => other(tc, &mut out),
     }
-    if let Some(cap) = tc.params.overall_cap_ms {
+    if let Some(cap) = tc.params.overall_cap_ms
+        && tc.method == Method::CountUp
+    {
+        out.push(format!(
+            "Each player may use at most {}: reaching it loses on time (the clock keeps \
+             counting the time used up to it).",
+            human(cap)
+        ));
+    } else if let Some(cap) = tc.params.overall_cap_ms {
         out.push(format!(
             "Independently, each player may think for at most {} in the whole game; reaching \
              it loses on time, and the clock shows this limit whenever it is the smaller value.",
             human(cap)
         ));
+    }
+    if tc.params.armageddon == Some(true) {
+        out.push(
+            "Armageddon: Black has draw odds. Every draw (on the board, by a claim, a flag \
+             against a side that cannot mate, an arbiter's 1/2-1/2) scores 0-1, reason \
+             `armageddon`; White must win."
+                .into(),
+        );
     }
     out
 }
@@ -383,6 +427,33 @@ mod tests {
 
     fn text(n: &str) -> String {
         explain(&parse(n).unwrap().control).join(" ")
+    }
+
+    #[test]
+    fn count_up_says_it_counts_up_and_what_the_cap_does() {
+        let t = text("UP");
+        assert!(t.contains("start at 0:00"), "{t}");
+        assert!(!t.contains("at most"), "{t}");
+        let t = text("UP cap/90");
+        assert!(t.contains("at most 1 h 30 min"), "{t}");
+        assert!(!t.contains("swing"), "{t}");
+    }
+
+    #[test]
+    fn a_method_per_side_names_whose_moves() {
+        let t = text("W{G/5 inc/3} B{G/5 d/5}");
+        assert!(
+            t.contains("Each of White's moves earns a 3 s increment"),
+            "{t}"
+        );
+        assert!(t.contains("Each of Black's moves has a 5 s delay"), "{t}");
+    }
+
+    #[test]
+    fn armageddon_says_who_has_draw_odds() {
+        let t = text("W{G/5 d/0} B{G/4 d/0} armageddon");
+        assert!(t.contains("Black has draw odds"), "{t}");
+        assert!(!text("G/5 d/0").contains("Armageddon"));
     }
 
     #[test]

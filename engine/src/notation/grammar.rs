@@ -55,6 +55,8 @@ pub(crate) enum MethodItem {
         swing_ms: u64,
         cutoff: Option<u32>,
     },
+    /// `UP`: count-up.
+    Up,
 }
 
 impl MethodItem {
@@ -68,6 +70,7 @@ impl MethodItem {
             MethodItem::Rsv(_) => "rsv",
             MethodItem::Pinc { .. } => "pinc",
             MethodItem::Swing { .. } => "swing",
+            MethodItem::Up => "up",
         }
     }
 }
@@ -80,6 +83,8 @@ pub(crate) enum OptItem {
     Credit(Credit),
     Transition(Transition),
     OnFlag(OnFlag),
+    /// `armageddon`: draw odds to Black.
+    Armageddon,
 }
 
 impl OptItem {
@@ -90,6 +95,15 @@ impl OptItem {
             OptItem::Credit(_) => "cr",
             OptItem::Transition(_) => "tr",
             OptItem::OnFlag(_) => "flag",
+            OptItem::Armageddon => "armageddon",
+        }
+    }
+
+    /// How the option is written, for messages: `cap/`, `cr/`, ..., `armageddon`.
+    pub(crate) fn spelling(self) -> String {
+        match self {
+            OptItem::Armageddon => "armageddon".to_owned(),
+            o => format!("{}/", o.keyword()),
         }
     }
 }
@@ -225,6 +239,18 @@ fn item(cur: &mut Cursor<'_>, warnings: &mut Vec<String>) -> Result<Item, Notati
     }
     if lexer::leading_digits(rest) > 0 {
         return numeric(cur, warnings);
+    }
+    // `armageddon` and `UP` are words on their own (no `/` value).
+    for (word, item) in [
+        ("armageddon", Item::Opt(OptItem::Armageddon)),
+        ("up", Item::Method(MethodItem::Up)),
+    ] {
+        if let Some(len) = lexer::keyword(rest, word)
+            && rest[len..].chars().next().is_none_or(is_sep)
+        {
+            cur.at += len;
+            return Ok(item);
+        }
     }
     for kw in KEYWORDS {
         let Some(len) = lexer::keyword(rest, kw) else {

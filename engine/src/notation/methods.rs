@@ -1,5 +1,6 @@
 //! The non-segment methods of the native grammar (spec §4.7-§4.14 parameters): hourglass,
-//! byo-yomi, Canadian, double flag, phased countdown, phased increment and phased swing, each
+//! byo-yomi, Canadian, double flag, phased countdown, phased increment, phased swing and
+//! count-up (`UP`, docs/timecontrols.md), each
 //! built from its method item and the `G/` base, with the checks each one needs.
 //!
 //! Owns building these methods' params. Increment/delay refusal and options are handled by
@@ -66,6 +67,20 @@ pub(crate) fn method_control(
                     ..Params::default()
                 },
             )
+        }
+        MethodItem::Up => {
+            if let Some(s) = segs.first() {
+                return Err(err(
+                    "up_takes_no_segments",
+                    s.pos,
+                    format!(
+                        "`{}`: a count-up clock has no time to count down; remove the period \
+                         (a limit is `cap/`, e.g. `UP cap/90`)",
+                        s.text
+                    ),
+                ));
+            }
+            (Method::CountUp, Params::default())
         }
         MethodItem::Byo { periods, period_ms } => {
             let main = single_base(kw, segs)?.unwrap_or(0);
@@ -191,6 +206,8 @@ pub(crate) fn method_control(
 pub(crate) fn method_keyword(m: Method) -> &'static str {
     match m {
         Method::Hourglass => "hg",
+        Method::CountUp => "up",
+        Method::PerSide => "per_side",
         Method::Byoyomi => "byo",
         Method::Canadian => "can",
         Method::DoubleFlag => "df",

@@ -245,7 +245,7 @@ fn tail_options(
                     format!("unknown_item:{}", s.text),
                     s.pos,
                     format!(
-                        "`{}`: only options (`cr/`, `tr/`, `flag/`, `max/`, `cap/`) may follow a \
+                        "`{}`: only options (`cr/`, `tr/`, `flag/`, `max/`, `cap/`, `armageddon`) may follow a \
                          PGN value; write the whole control in PGN or in the native notation",
                         s.text
                     ),
@@ -255,7 +255,7 @@ fn tail_options(
                 return Err(err(
                     format!("duplicate_option:{}", o.keyword()),
                     s.pos,
-                    format!("`{}/` is given twice; keep one", o.keyword()),
+                    format!("`{}` is given twice; keep one", o.spelling()),
                 ));
             }
             opts.push(OptAt { opt: o, pos: s.pos });
@@ -317,7 +317,7 @@ fn value(
         let ws = segments(w, pos, warnings)?;
         let bs = segments(b, pos + eq + 1, warnings)?;
         let (wm, bm) = (classify(&ws), classify(&bs));
-        if wm != bm {
+        let Some(wm) = wm.per_side_with(bm) else {
             return Err(err(
                 format!("per_side_methods_differ:{wm}/{bm}"),
                 pos + eq + 1,
@@ -325,7 +325,7 @@ fn value(
                     "White's control is {wm} but Black's is {bm}; both sides must use the same method"
                 ),
             ));
-        }
+        };
         return Ok(TimeControl {
             method: wm,
             params: Params {

@@ -15,7 +15,8 @@ const SECOND: u64 = 1000;
 /// seconds, no delay, move-counted transitions, no Fischer maximum or independent cap) as
 /// `:`-separated fields; hourglass as `*N` with N the total sand (both sides' time, spec D5);
 /// `?` and `-`. The increment convention (`cr/`) and the flag behaviour (`flag/`) are clock
-/// conventions, not part of the control (spec D6), so they do not prevent a tag. Reading
+/// conventions, not part of the control (spec D6), so they do not prevent a tag; nor does
+/// `armageddon`, a scoring rule (the game's PGN says it in a comment). Reading
 /// the tag back with `pgn:` gives the same control up to those two options.
 pub fn pgn_time_control(tc: &TimeControl) -> Option<String> {
     let p = &tc.params;
@@ -27,6 +28,7 @@ pub fn pgn_time_control(tc: &TimeControl) -> Option<String> {
             let only_per_side = Params {
                 per_side_ms: p.per_side_ms,
                 on_flag: p.on_flag,
+                armageddon: p.armageddon,
                 ..Params::default()
             };
             if *p != only_per_side || per_side == 0 || !per_side.is_multiple_of(SECOND / 2) {
@@ -41,6 +43,7 @@ pub fn pgn_time_control(tc: &TimeControl) -> Option<String> {
                 credit: p.credit,
                 on_flag: p.on_flag,
                 transition: p.transition.filter(|t| *t == Transition::Moves),
+                armageddon: p.armageddon,
                 ..Params::default()
             };
             if *p != only_segments || segs.is_empty() {

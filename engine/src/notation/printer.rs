@@ -167,6 +167,9 @@ fn options(method: Method, p: &Params, out: &mut Vec<String>) {
     if let Some(c) = p.overall_cap_ms {
         out.push(format!("cap/{}", base(c)));
     }
+    if p.armageddon == Some(true) {
+        out.push("armageddon".into());
+    }
 }
 
 /// The canonical text of a control. `unknown` and `none` print as `pgn:?` and `pgn:-`.
@@ -184,6 +187,12 @@ pub fn canonical(tc: &TimeControl) -> String {
             _ => parts.push(side(m, p.segments.as_deref().unwrap_or(&[]))),
         },
         Method::Hourglass => parts.push(format!("HG/{}", base(p.per_side_ms.unwrap_or(0)))),
+        Method::CountUp => parts.push("UP".into()),
+        Method::PerSide => {
+            let side =
+                |c: &Option<Box<TimeControl>>| c.as_deref().map(canonical).unwrap_or_default();
+            parts.push(format!("W{{{}}} B{{{}}}", side(&p.white), side(&p.black)));
+        }
         Method::Byoyomi => parts.push(format!(
             "{} byo/{}x{}",
             g(p.main_ms),

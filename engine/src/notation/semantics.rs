@@ -6,7 +6,7 @@
 //! nothing (that is `printer`).
 
 use super::NotationError;
-use super::errors::err;
+use super::errors::{self, err};
 use super::grammar::{Chunks, Item, MethodItem, Modifier, OptItem, SegmentItem};
 use super::methods;
 use crate::params::{Credit, Method, OnFlag, Params, Segment, TimeControl};
@@ -80,7 +80,7 @@ pub(crate) fn build(
                         return Err(err(
                             format!("duplicate_option:{}", o.keyword()),
                             s.pos,
-                            format!("`{}/` is given twice; keep one", o.keyword()),
+                            format!("`{}` is given twice; keep one", o.spelling()),
                         ));
                     }
                     opts.push(OptAt {
@@ -131,7 +131,10 @@ fn not_supported_with(kw: &str, text: &str, pos: usize) -> NotationError {
     err(
         format!("increment_or_delay_not_supported_with_{kw}"),
         pos,
-        format!("`{text}`: `{kw}/` controls take no increment or delay; remove `{text}`"),
+        format!(
+            "`{text}`: `{}` controls take no increment or delay; remove `{text}`",
+            errors::method_word(kw)
+        ),
     )
 }
 
@@ -318,9 +321,14 @@ fn option_allowed(kw: &str, opt: OptItem) -> bool {
         OptItem::Cap(_) | OptItem::OnFlag(OnFlag::Freeze) => true,
         // D16: countdown methods only; hourglass, swing and double flag define their own
         // flag consequences.
-        OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df"),
+        OptItem::OnFlag(OnFlag::Continue) => !matches!(kw, "hg" | "swing" | "df" | "up"),
+        // A method per side takes the options of the whole game only.
         OptItem::Credit(_) | OptItem::Max(_) => kw == "segments",
+        OptItem::Transition(_) if kw == "per_side" => false,
         OptItem::Transition(_) => matches!(kw, "segments" | "df"),
+        // A double-flag control has its own draw rules (a win on extra time is a draw, the
+        // draw claim, both main times out): Armageddon's draw odds are not defined with them.
+        OptItem::Armageddon => kw != "df",
     }
 }
 
@@ -333,13 +341,21 @@ pub(crate) fn apply_options(
     for o in opts {
         if !option_allowed(kw, o.opt) {
             let k = o.opt.keyword();
-            let message = if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
+            let message = if o.opt == OptItem::Armageddon {
+                "`armageddon` (a draw scores for Black) is not defined with a double-flag \
+                 control, whose own rules turn wins into draws: remove one of them"
+                    .to_owned()
+            } else if matches!(o.opt, OptItem::OnFlag(OnFlag::Continue)) {
                 format!(
-                    "`flag/continue` is for countdown methods (D16); a `{kw}/` control has its \
-                     own flag rules: remove it"
+                    "`flag/continue` is for countdown methods (D16); a `{}` control has its \
+                     own flag rules: remove it",
+                    errors::method_word(kw)
                 )
             } else {
-                format!("`{k}/` has no meaning for a `{kw}/` control; remove it")
+                format!(
+                    "`{k}/` has no meaning for a `{}` control; remove it",
+                    errors::method_word(kw)
+                )
             };
             return Err(err(
                 format!("option_not_supported_with_{kw}:{k}"),
@@ -353,6 +369,7 @@ pub(crate) fn apply_options(
             OptItem::Credit(c) => params.credit = Some(c),
             OptItem::Transition(t) => params.transition = Some(t),
             OptItem::OnFlag(f) => params.on_flag = Some(f),
+            OptItem::Armageddon => params.armageddon = Some(true),
         }
     }
     Ok(())

@@ -90,7 +90,7 @@ pub(crate) fn parse(input: &str, warnings: &mut Vec<String>) -> Result<TimeContr
                         return Err(err(
                             format!("duplicate_option:{}", o.keyword()),
                             s.pos,
-                            format!("`{}/` is given twice; keep one", o.keyword()),
+                            format!("`{}` is given twice; keep one", o.spelling()),
                         ));
                     }
                     opts.push(OptAt { opt: o, pos: s.pos });
@@ -100,7 +100,7 @@ pub(crate) fn parse(input: &str, warnings: &mut Vec<String>) -> Result<TimeContr
                         format!("unknown_item:{}", s.text),
                         s.pos,
                         format!(
-                            "`{}`: only options (`max/`, `cap/`, `cr/`, `tr/`, `flag/`) may follow \
+                            "`{}`: only options (`max/`, `cap/`, `cr/`, `tr/`, `flag/`, `armageddon`) may follow \
                              `B{{..}}`; move it inside the braces",
                             s.text
                         ),
@@ -136,25 +136,53 @@ fn combine(
     end: usize,
 ) -> Result<TimeControl, NotationError> {
     let (wm, bm) = (white.control.method, black.control.method);
+    // A method per side: two methods whose sides do not interact, not both period controls
+    // (those share the segment engine, below).
+    let mixable = |m: Method| {
+        !matches!(
+            m,
+            Method::Hourglass
+                | Method::PhasedSwing
+                | Method::PhasedSwingOpen
+                | Method::DoubleFlag
+                | Method::CountUp
+                | Method::PhasedIncrement
+                | Method::PhasedIncrementVariable
+        )
+    };
+    if mixable(wm) && mixable(bm) && !(wm.is_segment_based() && bm.is_segment_based()) {
+        let mut params = Params {
+            white: Some(Box::new(white.control)),
+            black: Some(Box::new(black.control)),
+            ..Params::default()
+        };
+        semantics::apply_options("per_side", opts, &mut params)?;
+        return Ok(TimeControl {
+            method: Method::PerSide,
+            params,
+        });
+    }
     if !wm.is_segment_based() {
         let kw = methods::method_keyword(wm);
         return Err(err(
             format!("per_side_not_supported_for_{kw}"),
             0,
             format!(
-                "`{kw}/` controls cannot differ per side; write one control without `W{{..}} B{{..}}`"
+                "`{}` controls cannot differ per side; write one control without `W{{..}} B{{..}}`",
+                errors::method_word(kw)
             ),
         ));
     }
-    if wm != bm {
+    let Some(wm) = wm.per_side_with(bm) else {
         return Err(err(
             format!("per_side_methods_differ:{wm}/{bm}"),
             black_pos,
             format!(
-                "White's control is {wm} but Black's is {bm}; both sides must use the same method"
+                "White's control is {wm} but Black's is {bm}; hourglass, phased swing, double \
+                 flag, phased increment and count-up cannot be mixed with another method"
             ),
         ));
-    }
+    };
     if wm == Method::PhasedIncrement {
         let Some(max) = opts.iter().find_map(|o| match o.opt {
             OptItem::Max(v) => Some(v),

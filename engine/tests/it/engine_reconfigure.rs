@@ -178,3 +178,26 @@ fn before_the_start_the_new_control_starts_fresh() {
     reconfigure(&mut e, 0, "G/3 inc/2");
     assert_eq!(snap(&e, 0)["white_ms"], 182_000);
 }
+
+#[test]
+fn to_and_from_count_up_the_new_method_starts_afresh() {
+    let mut e = engine("UP");
+    start(&mut e);
+    at(&mut e, 10_000, Input::Press { side: Side::White });
+    at(&mut e, 12_000, Input::Pause);
+    reconfigure(&mut e, 12_000, "G/5 d/0");
+    let s = snap(&e, 12_000);
+    assert_eq!(
+        (&s["white_ms"], &s["black_ms"]),
+        (&300_000.into(), &300_000.into()),
+        "{s}"
+    );
+    assert_eq!(s["moves"]["white"], 1, "{s}");
+    reconfigure(&mut e, 12_000, "UP");
+    let s = snap(&e, 12_000);
+    assert_eq!(
+        (&s["white_ms"], &s["black_ms"]),
+        (&0.into(), &0.into()),
+        "{s}"
+    );
+}

@@ -95,6 +95,8 @@ fn value_after_predicts_the_later_snapshot_in_a_steady_run() {
         ("G/5 d/5", 7_250),
         ("HG/1", 2_000),
         ("G/10 swing/30:40 cap/90", 4_000),
+        ("UP", 2_500),
+        ("UP cap/1", 2_500),
     ] {
         let e = started(control);
         let snap = e.snapshot(Time::from_ms(1_000));
@@ -138,4 +140,28 @@ fn flows_ms_says_what_the_waiting_side_gains_and_only_while_running() {
         .snapshot(Time::ZERO);
     assert_eq!(ready.flows_ms, None, "nothing runs before the start");
     assert_eq!(ready.value_after(Side::White, 5_000), ready.white_ms);
+}
+
+#[test]
+fn count_up_is_pushed_every_second_and_never_counted_down_by_the_device() {
+    let e = started("UP cap/90");
+    let snap = e.snapshot(Time::from_ms(1_400));
+    assert!(snap.counts_up);
+    assert_eq!(snap.white_ms, 1_400, "the time used, not the cap left");
+    let d = e.display(Time::from_ms(1_400));
+    assert_eq!(
+        d.counting, None,
+        "a count-down clock cannot count up by itself"
+    );
+    assert_eq!((d.white_s, d.black_s), (2, 0));
+    assert_eq!(
+        d.next_refresh,
+        Some(Time::from_ms(2_001)),
+        "pushed again when 0:02 turns 0:03"
+    );
+    let v = serde_json::to_value(started("G/5").snapshot(Time::from_ms(1))).expect("json");
+    assert!(
+        v.get("counts_up").is_none(),
+        "absent unless counting up: {v}"
+    );
 }

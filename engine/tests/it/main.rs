@@ -1,6 +1,7 @@
 //! The engine crate's integration tests, one binary: the time-control engine and the notation,
 //! against the vectors, the spec's examples and properties. One module per former test file.
 
+mod controls_vectors;
 mod engine_adjust;
 mod engine_board_moves;
 mod engine_events;
@@ -14,4 +15,5 @@ mod notation_conformance;
 mod notation_forms;
 mod notation_pgn;
 mod notation_properties;
+mod rating;
 mod spec_examples;

@@ -160,7 +160,11 @@ const ERRORS: &[(&str, &str, usize)] = &[
     ("G/15 df/10:20", "df_bonus_exceeds_cap", 5),
     ("HG/3 G/5", "hourglass_takes_no_segments", 5),
     ("inc/30", "no_base_time", 6),
-    ("W{G/5 d/0} B{G/3 inc/2}", "per_side_methods_differ", 13),
+    (
+        "W{G/5 d/0} B{G/60 pinc/60:40:60}",
+        "per_side_methods_differ",
+        13,
+    ),
     ("W{HG/5} B{HG/3}", "per_side_not_supported_for_hg", 0),
     (
         "W{G/60 pinc/60:40:60} B{G/60 pinc/60:40:60}",

@@ -70,13 +70,14 @@ fn controls_render_as_pgn_tags_where_pgn_has_a_form() {
             continue;
         }
         // A written tag reads back (with `pgn:`) as the same control, up to the clock
-        // conventions PGN does not carry (`cr/`, `flag/`).
+        // conventions PGN does not carry (`cr/`, `flag/`) and Armageddon's scoring.
         if let Some(tag) = got {
             let back = notation::parse(&format!("pgn:{tag}"))
                 .unwrap_or_else(|e| panic!("{input} -> pgn:{tag}: {e:?}"));
             let mut original = parsed.control.clone();
             original.params.credit = None;
             original.params.on_flag = None;
+            original.params.armageddon = None;
             if !back.control.equivalent(&original) {
                 failures.push(format!(
                     "{input}: pgn:{tag} reads back as {}",

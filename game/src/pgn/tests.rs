@@ -48,6 +48,7 @@ fn writes_roster_tags_clocks_and_move_numbers() {
         black_clock_ms: Some(3_723_000),
         result: None,
         termination: None,
+        result_comment: None,
         setup: None,
     };
     let text = write(&game);
@@ -131,6 +132,33 @@ fn moves_without_san_give_numbers_and_clocks_after_a_note() {
     assert!(
         text.replace('\n', " ")
             .contains("1... {[%clk 0:01:00]} 2. {[%clk 0:01:00]} 0-1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_armageddon_draw_says_why_it_scores_for_black() {
+    use chessclock_engine::ResultReason;
+    let comment = result_comment(
+        ResultReason::Armageddon,
+        Some(ResultReason::ThreefoldRepetition),
+    );
+    assert_eq!(
+        comment.as_deref(),
+        Some("Armageddon: drawn (threefold repetition); a draw scores as a win for Black")
+    );
+    assert_eq!(result_comment(ResultReason::Stalemate, None), None);
+    let text = write(&PgnGame {
+        result: Some(GameResult::BlackWins),
+        termination: Some(termination(ResultReason::Armageddon).to_owned()),
+        result_comment: comment,
+        ..PgnGame::default()
+    });
+    assert!(text.contains("[Termination \"normal\"]"), "{text}");
+    assert!(
+        text.ends_with(
+            "\n\n{Armageddon: drawn (threefold repetition); a draw scores as a win for Black}\n0-1\n\n"
+        ),
         "{text}"
     );
 }

@@ -68,6 +68,14 @@ fn random_game(seed: u64, plies: usize) -> Written {
             black_clock_ms: Some(next() % 7_200_000),
             result,
             termination: Some("normal".to_owned()),
+            // Some of Black's wins are Armageddon draws: a comment before the result.
+            result_comment: (seed % 8 == 2).then(|| {
+                pgn::result_comment(
+                    chessclock_engine::ResultReason::Armageddon,
+                    Some(chessclock_engine::ResultReason::Stalemate),
+                )
+                .expect("a comment")
+            }),
             setup: None,
         },
         uci,

@@ -26,6 +26,7 @@ mod cli_games;
 mod cli_live;
 mod cli_names;
 mod cli_watch;
+mod controls;
 mod daemon_bus;
 mod daemon_e2e;
 mod daemon_lever;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::engine::{Event, Phase, Side};
+use crate::engine::{Event, Phase, ResultReason, Side};
 use chessclock_protocol::ClockModel as Model;
 
 /// How long an announcement stays on the display before the times are shown again.
@@ -32,10 +32,12 @@ pub(crate) fn announce(ev: &Event, model: Model) -> Option<Announcement> {
     let gap = if wide { " " } else { "" };
     let (text, beep) = match ev {
         Event::Flag { side, .. } => (format!("{}{gap}FLAG", letter(side)), true),
-        Event::Result { result, .. } => {
+        Event::Result { result, reason } => {
             let r = result.to_string();
             let text = match (r.as_str(), wide) {
                 ("1/2-1/2", false) => "DRAW".to_owned(),
+                // An Armageddon draw scored for Black: say why on the DGT 3000.
+                (_, true) if *reason == ResultReason::Armageddon => format!("{r} ARM"),
                 _ => r,
             };
             (text, false)
@@ -71,14 +73,16 @@ fn phase_label(phase: Phase, wide: bool) -> Option<String> {
         } else {
             format!("TC{n}")
         }),
-        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing => None,
+        Phase::Flagged | Phase::Sd | Phase::Hourglass | Phase::Main | Phase::Swing | Phase::Up => {
+            None
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{FlagReason, GameResult, ResultReason};
+    use crate::engine::{FlagReason, GameResult};
 
     fn phase(side: Side, new: Phase) -> Event {
         Event::PhaseChanged {
@@ -111,6 +115,15 @@ mod tests {
         };
         assert_eq!(text(&draw, Model::Dgt3000).as_deref(), Some("1/2-1/2"));
         assert_eq!(text(&draw, Model::DgtXl).as_deref(), Some("DRAW"));
+        let armageddon = Event::Result {
+            result: GameResult::BlackWins,
+            reason: ResultReason::Armageddon,
+        };
+        assert_eq!(
+            text(&armageddon, Model::Dgt3000).as_deref(),
+            Some("0-1 ARM")
+        );
+        assert_eq!(text(&armageddon, Model::DgtXl).as_deref(), Some("0-1"));
         let extra = phase(Side::White, Phase::Extra);
         assert_eq!(text(&extra, Model::Dgt3000).as_deref(), Some("W NO WIN"));
         assert_eq!(text(&extra, Model::DgtXl).as_deref(), Some("WNOWIN"));

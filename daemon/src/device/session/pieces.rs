@@ -406,6 +406,9 @@ impl Session {
             termination,
         }));
         game.info = self.pgn_info();
+        game.result_comment = snap
+            .reason
+            .and_then(|r| pgn::result_comment(r, snap.drawn_by));
         game
     }
 

@@ -8,7 +8,8 @@ use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove
 use super::Rig;
 use crate::engine::{BoardEnd, GameResult, Input, ResultReason, Side, Status};
 
-fn play(rig: &mut Rig, uci: &str) {
+/// Play `uci` on the emulated board's pieces (the mover's piece first).
+pub(super) fn play(rig: &mut Rig, uci: &str) {
     let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
     rig.emu
         .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
@@ -167,13 +168,16 @@ fn a_flag_against_a_lone_king_is_a_draw() {
     );
 }
 
+/// Sam Loyd's ten-move stalemate: White's 10th move stalemates Black.
+pub(super) const LOYD_STALEMATE: [&str; 19] = [
+    "e2e3", "a7a5", "d1h5", "a8a6", "h5a5", "h7h5", "h2h4", "a6h6", "a5c7", "f7f6", "c7d7", "e8f7",
+    "d7b7", "d8d3", "b7b8", "d3h7", "b8c8", "f7g6", "c8e6",
+];
+
 #[test]
 fn a_stalemate_on_the_board_draws_the_timed_game() {
-    // Sam Loyd's ten-move stalemate, each move pressed but the last.
-    let game = [
-        "e2e3", "a7a5", "d1h5", "a8a6", "h5a5", "h7h5", "h2h4", "a6h6", "a5c7", "f7f6", "c7d7",
-        "e8f7", "d7b7", "d8d3", "b7b8", "d3h7", "b8c8", "f7g6", "c8e6",
-    ];
+    // Each move pressed but the last.
+    let game = LOYD_STALEMATE;
     let mut rig = Rig::ready("G/5", EmuConfig::default());
     rig.start();
     for (i, uci) in game.iter().enumerate() {

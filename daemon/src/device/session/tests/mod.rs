@@ -6,6 +6,7 @@
 //! no sleeps, no tokio: minutes of games run in milliseconds, the same way every time.
 
 mod claims;
+mod controls;
 mod corrections;
 mod display;
 mod fidelity;
