@@ -153,7 +153,12 @@ async fn bus_checks(bus: &BusArgs, host: Host) -> (Vec<Check>, Option<Vec<ClockS
     let conn = match connect(bus).await {
         Ok(c) => c,
         Err(Failure::NotRunning(e) | Failure::Action(e)) => {
-            return (vec![check("daemon", false, e)], None);
+            let detail = if host.systemd {
+                e
+            } else {
+                format!("{e} {}", host.start("the system bus, then chessclockd"))
+            };
+            return (vec![check("daemon", false, detail)], None);
         }
     };
     let dbus = zbus::fdo::DBusProxy::new(&conn).await;

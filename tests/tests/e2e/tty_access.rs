@@ -48,7 +48,7 @@ fn a_pty_of_root_with_mode_0600_is_refused_naming_its_owner_mode_and_the_daemons
         "owned by root:root with mode 0600 (rw-------)".to_owned(),
         "the daemon runs as chessclockd (groups ".to_owned(),
         "dialout".to_owned(),
-        "neither the owner nor in group root".to_owned(),
+        "that user is neither its owner nor in group root".to_owned(),
     ] {
         assert!(said.contains(&part), "{part:?} in: {said}");
     }

@@ -175,7 +175,7 @@ pub(crate) fn explain(
     let owner = names.user(file.uid);
     let group = names.group(file.gid);
     let stated = format!(
-        "{shown} is owned by {owner}:{group} with mode {:04o} ({})",
+        "it is owned by {owner}:{group} with mode {:04o} ({})",
         file.mode,
         symbolic(file.mode)
     );
@@ -204,7 +204,7 @@ pub(crate) fn explain(
              (`chmod u+rw {shown}`)"
         ),
         Class::Group => format!(
-            "{stated}, and {who}: it is in group {group}, but the mode gives the group no read \
+            "{stated}, and {who}: that user is in group {group}, but the mode gives the group no read \
              and write (`chmod g+rw {shown}`)"
         ),
         Class::Other => {
@@ -214,7 +214,7 @@ pub(crate) fn explain(
                 String::new()
             };
             format!(
-                "{stated}{outside}, and {who}: it is neither the owner nor in group {group}, \
+                "{stated}{outside}, and {who}: that user is neither its owner nor in group {group}, \
                  and the mode gives others no read and write ({join}give the device to the \
                  daemon's user or one of its groups: a board's tty is group dialout, mode 0660, \
                  by the package's udev rule; a chessclock-emu pty belongs to whoever started \
@@ -223,5 +223,5 @@ pub(crate) fn explain(
             )
         }
     };
-    format!("permission denied opening {cause}")
+    format!("permission denied opening {shown}: {cause}")
 }

@@ -163,7 +163,7 @@ mod denied_words {
             "permission denied opening /dev/pts/3",
             "owned by root:root with mode 0600 (rw-------)",
             "runs as chessclockd (groups dialout, chessclock)",
-            "neither the owner nor in group root",
+            "that user is neither its owner nor in group root",
             "add-virtual",
         ] {
             assert!(m.contains(part), "{part:?} in {m}");
@@ -190,7 +190,9 @@ mod denied_words {
             &names(),
         );
         assert!(
-            m.contains("it is in group dialout, but the mode gives the group no read and write"),
+            m.contains(
+                "that user is in group dialout, but the mode gives the group no read and write"
+            ),
             "{m}"
         );
         assert!(m.contains("chmod g+rw /dev/ttyACM0"), "{m}");
