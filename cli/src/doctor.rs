@@ -107,7 +107,8 @@ impl Host {
     }
 }
 
-/// Run every check and print them; exit 0 when all pass, 1 otherwise.
+/// Run every check and print them; exit 0 when none failed (a skipped one fails nothing), 1
+/// otherwise.
 pub(crate) fn run(bus: &BusArgs, args: &Args, json: bool) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -177,7 +178,7 @@ async fn bus_checks(bus: &BusArgs, host: Host) -> (Vec<Check>, Option<Vec<ClockS
             )
         } else {
             format!(
-                "chessclockd is not on {where_}: {}",
+                "chessclockd is not on {where_}: {} (why it stopped: /var/log/chessclockd.log)",
                 host.start("chessclockd")
             )
         };
