@@ -121,7 +121,7 @@ for path in \
   /usr/share/bash-completion/completions/chessclockctl \
   /usr/share/zsh/vendor-completions/_chessclockctl \
   /usr/share/fish/vendor_completions.d/chessclockctl.fish \
-  /usr/bin/chessclock-emu /usr/share/man/man1/chessclock-emu.1.gz \
+  /usr/bin/chessclock-emu /usr/share/man/man1/chessclock-emu.1.gz /usr/share/man/man7/chessclock-relay.7.gz \
   /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md \
   /usr/share/doc/chessclockd/bridge.md /usr/share/doc/chessclockd/relay.md \
   /usr/share/doc/chessclockd/emulator.md /usr/share/doc/chessclockd/board-game.md; do
@@ -174,7 +174,7 @@ EOF
 done
 ok "introspection files are <node> documents"
 
-for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5 chessclock-bridge.8 bridge.toml.5 chessclock-emu.1; do
+for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5 chessclock-bridge.8 bridge.toml.5 chessclock-emu.1 chessclock-relay.7; do
   zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
 done
 /usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null &&
