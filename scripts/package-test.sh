@@ -75,7 +75,7 @@ trap cleanup EXIT
 bus_before=no
 [ -S /run/dbus/system_bus_socket ] && bus_before=yes
 dpkg-deb -x "$arm64" "$tmp/arm64"
-for bin in chessclockd chessclockctl; do
+for bin in chessclockd chessclockctl chessclock-bridge chessclock-emu; do
   machine=$(od -An -tx1 -j18 -N2 "$tmp/arm64/usr/bin/$bin" | tr -d ' ')
   [ "$machine" = b700 ] || fail "arm64 package: usr/bin/$bin is not an AArch64 binary ($machine)"
 done
