@@ -40,6 +40,7 @@ command -v udevadm >/dev/null || need+=(udev)
 command -v python3 >/dev/null || need+=(python3)
 command -v start-stop-daemon >/dev/null || need+=(dpkg)
 [ -x /etc/init.d/dbus ] || need+=(dbus)
+command -v dbus-send >/dev/null || need+=(dbus-bin)
 if [ ${#need[@]} -gt 0 ]; then
   echo "package-test.sh: installing ${need[*]}"
   as_root apt-get update -qq
@@ -66,14 +67,17 @@ cleanup() {
   fi
   if [ "$bus_before" = no ] && [ -S /run/dbus/system_bus_socket ] && [ -x /etc/init.d/dbus ]; then
     as_root /etc/init.d/dbus stop >/dev/null 2>&1 || true
+    as_root rm -f /run/dbus/system_bus_socket   # the init script leaves it behind
   fi
-  as_root rm -rf /var/log/chessclockd.log /var/log/chessclock-bridge.log /run/chessclockd
+  as_root rm -rf /var/log/chessclockd.log /var/log/chessclock-bridge.log /run/chessclockd \
+    /run/chessclockd.pid /run/chessclock-bridge.pid
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 # Whether a system bus ran before this check (else the one started below is stopped at exit).
 bus_before=no
-[ -S /run/dbus/system_bus_socket ] && bus_before=yes
+dbus-send --system --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus \
+  org.freedesktop.DBus.GetId >/dev/null 2>&1 && bus_before=yes
 dpkg-deb -x "$arm64" "$tmp/arm64"
 for bin in chessclockd chessclockctl chessclock-bridge chessclock-emu; do
   machine=$(od -An -tx1 -j18 -N2 "$tmp/arm64/usr/bin/$bin" | tr -d ' ')
