@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # The packaging check (scripts/test.sh runs it): build the amd64 and arm64 packages, run
 # lintian on both, then install the amd64 package on this machine for real, check that every
-# file is where the units, the bus and udev expect it, verify the installed units, upgrade it,
-# remove and purge it, and check that nothing is lost before purge and nothing left after.
+# file is where the units, the bus and udev expect it (and every doc page a message, a man
+# page or the README names), verify the installed units; then a newcomer's first hour without
+# systemd and without a board: the installed install.md's "Without systemd" and "A round
+# without a board" lines run as written, the live PGN read with python-chess, `doctor` passing
+# with its skips named, the packaged emulator attached; then upgrade, remove and purge it, and
+# check that nothing is lost before purge and nothing left after.
+#
+# Steps that need the services running use start_services / stop_services and the clocks that
+# round_without_board leaves (below): a new step (an upgrade in the middle of a round, say)
+# calls them rather than repeating the commands.
 #
 # It installs and purges package chessclockd on this machine, so outside CI it refuses to run
 # where chessclockd is installed already. Needs root (or sudo) for dpkg.
@@ -30,6 +38,9 @@ command -v lintian >/dev/null || need+=(lintian)
 command -v deb-systemd-helper >/dev/null || need+=(init-system-helpers)
 command -v udevadm >/dev/null || need+=(udev)
 command -v python3 >/dev/null || need+=(python3)
+command -v start-stop-daemon >/dev/null || need+=(dpkg)
+[ -x /etc/init.d/dbus ] || need+=(dbus)
+command -v dbus-send >/dev/null || need+=(dbus-bin)
 if [ ${#need[@]} -gt 0 ]; then
   echo "package-test.sh: installing ${need[*]}"
   as_root apt-get update -qq
@@ -48,14 +59,27 @@ version=$(dpkg-deb -f "$amd64" Version)
 # The arm64 package holds AArch64 binaries (ELF e_machine 0xb7 at offset 18).
 tmp=$(mktemp -d)
 cleanup() {
+  if [ -e /run/chessclockd.pid ] || [ -e /run/chessclock-bridge.pid ]; then
+    stop_services >/dev/null 2>&1 || true
+  fi
   if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
     as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null || true
   fi
+  if [ "$bus_before" = no ] && [ -S /run/dbus/system_bus_socket ] && [ -x /etc/init.d/dbus ]; then
+    as_root /etc/init.d/dbus stop >/dev/null 2>&1 || true
+    as_root rm -f /run/dbus/system_bus_socket   # the init script leaves it behind
+  fi
+  as_root rm -rf /var/log/chessclockd.log /var/log/chessclock-bridge.log /run/chessclockd \
+    /run/chessclockd.pid /run/chessclock-bridge.pid
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# Whether a system bus ran before this check (else the one started below is stopped at exit).
+bus_before=no
+dbus-send --system --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus \
+  org.freedesktop.DBus.GetId >/dev/null 2>&1 && bus_before=yes
 dpkg-deb -x "$arm64" "$tmp/arm64"
-for bin in chessclockd chessclockctl; do
+for bin in chessclockd chessclockctl chessclock-bridge chessclock-emu; do
   machine=$(od -An -tx1 -j18 -N2 "$tmp/arm64/usr/bin/$bin" | tr -d ' ')
   [ "$machine" = b700 ] || fail "arm64 package: usr/bin/$bin is not an AArch64 binary ($machine)"
 done
@@ -72,9 +96,16 @@ ok "lintian: no errors or warnings"
 # --- install -------------------------------------------------------------------------------
 # apt resolves the dependencies (systemd-sysusers, a system bus) as an operator's
 # `apt install ./chessclockd_<version>_amd64.deb` does.
-DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "./$amd64" >/dev/null
+DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "./$amd64" \
+  >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log" >&2; fail "apt-get install ./$amd64"; }
 [ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$version" ] || fail "version $version not installed"
 ok "installed $version"
+if [ ! -d /run/systemd/system ]; then
+  grep -q 'systemd is not running here, so chessclockd and chessclock-bridge' "$tmp/install.log" &&
+    grep -q 'install.md says ("Without systemd")' "$tmp/install.log" ||
+    fail "without systemd, the install did not say the services were not started: $(cat "$tmp/install.log")"
+  ok "without systemd, the install says the services were not started and where the commands are"
+fi
 
 # Every path the package promises (docs/install.md), and only files of this package there.
 for path in \
@@ -94,8 +125,10 @@ for path in \
   /usr/share/bash-completion/completions/chessclockctl \
   /usr/share/zsh/vendor-completions/_chessclockctl \
   /usr/share/fish/vendor_completions.d/chessclockctl.fish \
+  /usr/bin/chessclock-emu /usr/share/man/man1/chessclock-emu.1.gz /usr/share/man/man7/chessclock-relay.7.gz \
   /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md \
-  /usr/share/doc/chessclockd/bridge.md; do
+  /usr/share/doc/chessclockd/bridge.md /usr/share/doc/chessclockd/relay.md \
+  /usr/share/doc/chessclockd/emulator.md /usr/share/doc/chessclockd/board-game.md; do
   [ -f "$path" ] || fail "$path is missing"
   dpkg -S "$path" >/dev/null 2>&1 || fail "$path is not owned by the package"
 done
@@ -145,12 +178,25 @@ EOF
 done
 ok "introspection files are <node> documents"
 
-for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5 chessclock-bridge.8 bridge.toml.5; do
+for page in chessclockd.8 chessclockctl.1 chessclockctl-status.1 chessclockctl-timecontrol-parse.1 chessclockd.toml.5 chessclock-bridge.8 bridge.toml.5 chessclock-emu.1 chessclock-relay.7; do
   zcat "/usr/share/man/man${page##*.}/$page.gz" | grep -q '^\.TH' || fail "$page is not a man page"
 done
-/usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null ||
-  fail "the installed binaries do not run"
+/usr/bin/chessclockd --version >/dev/null && /usr/bin/chessclockctl --version >/dev/null &&
+  /usr/bin/chessclock-emu --version >/dev/null || fail "the installed binaries do not run"
 ok "man pages and binaries"
+
+# Every doc page that the programs' messages (read from the installed binaries), the installed
+# man pages, the units or the README name (docs/NAME.md, or its installed path) is installed.
+named=$( { cat /usr/bin/chessclockd /usr/bin/chessclockctl /usr/bin/chessclock-bridge /usr/bin/chessclock-emu
+  zcat /usr/share/man/man*/chessclock*.gz /usr/share/man/man5/bridge.toml.5.gz | sed 's/\\-/-/g'
+  cat /usr/share/doc/chessclockd/README.md /usr/lib/systemd/system/chessclock*.service; } |
+  grep -aoE '(docs|/usr/share/doc/chessclockd)/[A-Za-z0-9_-]+\.md' | sed 's|.*/||' | sort -u)
+[ -n "$named" ] || fail "no doc page named in messages, man pages or the README: the search is broken"
+for page in $named; do
+  [ -f "/usr/share/doc/chessclockd/$page" ] ||
+    fail "docs/$page is named in a message, a man page or the README but not installed in /usr/share/doc/chessclockd/"
+done
+ok "every doc page named in messages, man pages, units and the README is installed ($(wc -w <<<"$named") pages)"
 
 # User, group and device access from sysusers.
 getent passwd chessclockd >/dev/null || fail "user chessclockd was not created"
@@ -176,6 +222,146 @@ for unit in /usr/lib/systemd/system/chessclock*.service; do
   done
 done
 ok "every man: page the units name is installed"
+
+# --- the first hour: no systemd, no board --------------------------------------------------
+# install.md's shell block after the line `<!-- package-test: MARKER`, from the installed page:
+# the commands a newcomer reads are the commands run here.
+doc_block() {
+  awk -v marker="<!-- package-test: $1" '
+    index($0, marker) == 1 { found = 1; next }
+    found && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }' /usr/share/doc/chessclockd/install.md
+}
+# The daemon and the bridge started as install.md's "Without systemd" says (under systemd the
+# units run them already), then waited for on the bus.
+start_services() {
+  if [ ! -d /run/systemd/system ]; then
+    local block
+    block=$(doc_block "start without systemd")
+    [ -n "$block" ] || fail "install.md has no \"start without systemd\" block"
+    as_root bash -euo pipefail -c "$block" || fail "install.md's \"Without systemd\" commands failed"
+  fi
+  for _ in $(seq 100); do
+    chessclockctl list >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  fail "chessclockd is not on the system bus: $(cat /var/log/chessclockd.log 2>/dev/null)"
+}
+# install.md's stop commands (nothing to do under systemd).
+stop_services() {
+  [ -d /run/systemd/system ] && return 0
+  local block
+  block=$(doc_block "stop without systemd")
+  [ -n "$block" ] || fail "install.md has no \"stop without systemd\" block"
+  as_root bash -euo pipefail -c "$block"
+}
+# install.md's "A round without a board", run as written in a scratch folder, its output in
+# $tmp/round.out. Leaves two virtual clocks, with a game under way on clock 0.
+round_without_board() {
+  local block
+  block=$(doc_block "a round without a board")
+  [ -n "$block" ] || fail "install.md has no \"a round without a board\" block"
+  mkdir -p "$tmp/newcomer"
+  (cd "$tmp/newcomer" && bash -euo pipefail -c "$block") >"$tmp/round.out" 2>&1 ||
+    fail "install.md's \"A round without a board\" failed: $(cat "$tmp/round.out")"
+}
+# Start `chessclock-emu --json` (with a command in front, e.g. setpriv) reading $tmp/emu.in;
+# sets emu_pid, emu_path and emu_serial from its first line. emu_quit stops it.
+emu_start() {
+  rm -f "$tmp/emu.in" "$tmp/emu.out"
+  mkfifo "$tmp/emu.in"
+  "$@" chessclock-emu --json <"$tmp/emu.in" >"$tmp/emu.out" 2>&1 &
+  emu_pid=$!
+  exec 7>"$tmp/emu.in"
+  for _ in $(seq 100); do grep -q '"event":"path"' "$tmp/emu.out" 2>/dev/null && break; sleep 0.1; done
+  emu_path=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["path"])' "$tmp/emu.out") ||
+    fail "chessclock-emu printed no path: $(cat "$tmp/emu.out")"
+  emu_serial=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["board_serial"])' "$tmp/emu.out")
+}
+emu_quit() {
+  echo quit >&7
+  exec 7>&-
+  wait "$emu_pid" || true
+}
+
+start_services
+ok "the services run as install.md's \"Without systemd\" starts them"
+if [ ! -d /run/systemd/system ]; then
+  [ "$(stat -c %U:%G:%a /var/lib/chessclockd)" = chessclockd:chessclock:750 ] || fail "state directory: $(stat -c %U:%G:%a /var/lib/chessclockd)"
+  [ "$(ps -o user= -p "$(cat /run/chessclockd.pid)")" = chessclockd ] || fail "chessclockd does not run as user chessclockd"
+  [ "$(ps -o user= -p "$(cat /run/chessclock-bridge.pid)")" = chessclock-bridge ] || fail "the bridge does not run as user chessclock-bridge"
+  ok "the daemon runs as chessclockd, the bridge as chessclock-bridge, the state directory is chessclockd:chessclock 0750"
+fi
+round_without_board
+grep -q 'virtual:Table 2' "$tmp/round.out" || fail "list shows no second virtual clock: $(cat "$tmp/round.out")"
+grep -q '\[White "Carlsen, Magnus"\]' "$tmp/round.out" || fail "the PGN has not the pairings' White: $(cat "$tmp/round.out")"
+ok "install.md's round without a board: two virtual clocks, pairings loaded, moves played, doctor passed"
+
+# The live PGN, from the live folder, read by python-chess (the independent reader).
+live=/run/chessclockd/live/round-1/game-1.pgn
+[ -f "$live" ] || fail "no live PGN at $live: $(ls -R /run/chessclockd 2>&1)"
+python3 -c 'import chess' 2>/dev/null || fail "python-chess is missing (scripts/test.sh installs it: pip install chess)"
+python3 scripts/pgn-read.py "$live" >"$tmp/live.json" || fail "python-chess cannot read $live"
+python3 - "$tmp/live.json" <<'PY' || fail "the live PGN: $(cat "$live")"
+import json, sys
+games = [json.loads(l) for l in open(sys.argv[1])]
+assert len(games) == 1, games
+g = games[0]
+assert g["uci"] == ["e2e4", "e7e5"], g["uci"]
+assert all(c is not None for c in g["clk"]), g["clk"]
+assert g["headers"]["White"] == "Carlsen, Magnus", g["headers"]
+assert g["headers"]["Black"] == "Caruana, Fabiano", g["headers"]
+assert g["headers"]["Round"] == "1.1", g["headers"]
+assert not g["errors"], g["errors"]
+PY
+ok "the live PGN $live: 1. e4 e5 with clock times and the pairings' players, as python-chess reads it"
+
+# doctor: exit 0, what it cannot check here skipped and named.
+chessclockctl doctor >"$tmp/doctor.txt" || fail "chessclockctl doctor failed: $(cat "$tmp/doctor.txt")"
+chessclockctl doctor -J >"$tmp/doctor.json" || fail "chessclockctl doctor -J failed"
+systemd=no
+[ -d /run/systemd/system ] && systemd=yes
+python3 - "$tmp/doctor.json" "$systemd" <<'PY' || fail "doctor: $(cat "$tmp/doctor.txt")"
+import json, sys
+checks = {c["check"]: c for c in json.load(open(sys.argv[1]))}
+failed = [c for c in checks.values() if not c["ok"]]
+assert not failed, failed
+for name in ("daemon", "permission", "boards", "udev", "state", "bridge"):
+    assert not checks[name]["skipped"], checks[name]
+assert checks["mqtt"]["skipped"] and "mqtt" in checks["mqtt"]["detail"], checks["mqtt"]
+if sys.argv[2] == "no":
+    assert checks["time"]["skipped"], checks["time"]
+    assert "systemd is not running" in checks["time"]["detail"], checks["time"]
+PY
+tail -n 1 "$tmp/doctor.txt" | grep -q '^skipped: .*mqtt.*(not failed)$' ||
+  fail "doctor does not name its skips: $(cat "$tmp/doctor.txt")"
+ok "doctor exits 0, the bridge answering, its skips named: $(tail -n 1 "$tmp/doctor.txt")"
+
+# The packaged emulator: started as the daemon's user, attached by its pty and reporting its
+# own serial (its pid's last five digits); started as root (0600), refused with the reason.
+emu_start setpriv --reuid=chessclockd --regid=chessclock --init-groups --
+[ "$emu_serial" = "$(printf %05d $((emu_pid % 100000)))" ] ||
+  fail "the emulator's serial $emu_serial is not its pid's last five digits ($emu_pid)"
+chessclockctl attach "$emu_path" >/dev/null || fail "chessclockctl attach $emu_path (an emulator of the daemon's user)"
+for _ in $(seq 100); do
+  chessclockctl status "$emu_path" --json 2>/dev/null | grep -q "\"board_serial\": *\"$emu_serial\"" && break
+  sleep 0.1
+done
+chessclockctl status "$emu_path" --json | grep -q "\"board_serial\": *\"$emu_serial\"" ||
+  fail "the attached emulator does not report its serial $emu_serial: $(chessclockctl status "$emu_path" 2>&1)"
+chessclockctl detach "$emu_path" >/dev/null || fail "detach $emu_path"
+emu_quit
+ok "the packaged chessclock-emu, run as the daemon's user, attached as board $emu_serial"
+emu_start env
+chmod 0600 "$emu_path"
+refused=$(chessclockctl attach "$emu_path" 2>&1) && fail "the pty of an emulator run as root (0600) was attached"
+grep -q "owned by root:[a-z]* with mode 0600" <<<"$refused" &&
+  grep -q "the daemon runs as chessclockd (groups " <<<"$refused" ||
+  fail "the refusal does not name the pty's owner and mode and the daemon's groups: $refused"
+emu_quit
+ok "an emulator's pty of root (0600) is refused with: $refused"
+stop_services
+ok "the services stop as install.md says"
 
 # --- upgrade: same version again, then a newer one; state and local edits survive ----------
 as_root install -d -o chessclockd -g chessclockd -m 0750 /var/lib/chessclockd

@@ -1,6 +1,8 @@
 //! `chessclockctl doctor`: whether this machine is ready to run games, one check per line
-//! (or, with `-J`, a JSON list of `{check, ok, detail}`), each failed one saying what to do.
-//! Exit 0 only when every check passes.
+//! (or, with `-J`, a JSON list of `{check, ok, skipped, detail}`), each failed one saying what
+//! to do. A check that cannot be made here (the clock's synchronisation without systemd, the
+//! MQTT broker when none is set, ...) is skipped, says why, and fails nothing. Exit 0 when no
+//! check failed.
 //!
 //! Owns the checks and their wording; it reads the bus, a few files and `timedatectl`, and
 //! changes nothing (the permission probe asks to detach a clock that cannot exist).
@@ -49,7 +51,10 @@ pub(crate) struct Check {
     /// Its name: `daemon`, `permission`, `boards`, `udev`, `state`, `time`, `bridge`,
     /// `mqtt`, `bluetooth`.
     check: &'static str,
+    /// False only for a failed check (a skipped one failed nothing).
     ok: bool,
+    /// The check could not be made here, or does not apply; `detail` says why.
+    skipped: bool,
     /// What was found, and for a failure what to do.
     detail: String,
 }
@@ -58,28 +63,82 @@ fn check(check: &'static str, ok: bool, detail: impl Into<String>) -> Check {
     Check {
         check,
         ok,
+        skipped: false,
         detail: detail.into(),
     }
 }
 
-/// Run every check and print them; exit 0 when all pass, 1 otherwise.
+/// A check not made here; `detail` says why (and what to look at instead).
+fn skip(check: &'static str, detail: impl Into<String>) -> Check {
+    Check {
+        check,
+        ok: true,
+        skipped: true,
+        detail: detail.into(),
+    }
+}
+
+/// What this host runs the services with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Host {
+    /// systemd is PID 1 (`/run/systemd/system` exists, as `sd_booted(3)` asks): units,
+    /// `systemctl` and `timedatectl` work. Without it (a container, a chroot, some CI) the
+    /// daemon and the bridge are started by hand (docs/install.md, "Without systemd").
+    systemd: bool,
+}
+
+impl Host {
+    fn this() -> Host {
+        Host {
+            systemd: Path::new("/run/systemd/system").is_dir(),
+        }
+    }
+
+    /// How to start `unit` on this host.
+    fn start(self, unit: &str) -> String {
+        if self.systemd {
+            format!("`sudo systemctl enable --now {unit}`")
+        } else {
+            format!(
+                "systemd is not running here, so start it by hand as \
+                 /usr/share/doc/chessclockd/install.md says (\"Without systemd\"; {unit})"
+            )
+        }
+    }
+}
+
+/// Run every check and print them; exit 0 when none failed (a skipped one fails nothing), 1
+/// otherwise.
 pub(crate) fn run(bus: &BusArgs, args: &Args, json: bool) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (mut checks, clocks) = rt.block_on(bus_checks(bus));
+    let host = Host::this();
+    let (mut checks, clocks) = rt.block_on(bus_checks(bus, host));
     checks.push(udev(&args.udev_dir));
     checks.push(state(&args.state_dir));
-    checks.push(time());
-    checks.extend(bridge(&args.bridge_config));
+    checks.push(time(host));
+    checks.extend(bridge(&args.bridge_config, host));
     checks.push(bluetooth(clocks.as_deref()));
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string(&checks)?)?;
     } else {
         for c in &checks {
-            let mark = if c.ok { "ok  " } else { "FAIL" };
+            let mark = match (c.ok, c.skipped) {
+                (_, true) => "skip",
+                (true, false) => "ok  ",
+                (false, false) => "FAIL",
+            };
             writeln!(out, "{mark} {:<10} {}", c.check, c.detail)?;
+        }
+        let skipped: Vec<&str> = checks
+            .iter()
+            .filter(|c| c.skipped)
+            .map(|c| c.check)
+            .collect();
+        if !skipped.is_empty() {
+            writeln!(out, "skipped: {} (not failed)", skipped.join(", "))?;
         }
     }
     Ok(if checks.iter().all(|c| c.ok) {
@@ -90,12 +149,17 @@ pub(crate) fn run(bus: &BusArgs, args: &Args, json: bool) -> anyhow::Result<Exit
 }
 
 /// The daemon on the bus, whether the caller may operate it, and its boards.
-async fn bus_checks(bus: &BusArgs) -> (Vec<Check>, Option<Vec<ClockStatus>>) {
+async fn bus_checks(bus: &BusArgs, host: Host) -> (Vec<Check>, Option<Vec<ClockStatus>>) {
     let where_ = bus_label(bus);
     let conn = match connect(bus).await {
         Ok(c) => c,
         Err(Failure::NotRunning(e) | Failure::Action(e)) => {
-            return (vec![check("daemon", false, e)], None);
+            let detail = if host.systemd {
+                e
+            } else {
+                format!("{e} {}", host.start("the system bus, then chessclockd"))
+            };
+            return (vec![check("daemon", false, detail)], None);
         }
     };
     let dbus = zbus::fdo::DBusProxy::new(&conn).await;
@@ -107,10 +171,17 @@ async fn bus_checks(bus: &BusArgs) -> (Vec<Check>, Option<Vec<ClockStatus>>) {
         Err(_) => None,
     };
     let Some(owner) = owner else {
-        let detail = format!(
-            "chessclockd is not on {where_}: start it with `sudo systemctl start chessclockd`, \
-             and see why it stopped with `journalctl -u chessclockd`"
-        );
+        let detail = if host.systemd {
+            format!(
+                "chessclockd is not on {where_}: start it with `sudo systemctl start \
+                 chessclockd`, and see why it stopped with `journalctl -u chessclockd`"
+            )
+        } else {
+            format!(
+                "chessclockd is not on {where_}: {} (why it stopped: /var/log/chessclockd.log)",
+                host.start("chessclockd")
+            )
+        };
         return (vec![check("daemon", false, detail)], None);
     };
     let mut checks = vec![check(
@@ -233,8 +304,17 @@ fn state(dir: &Path) -> Check {
     }
 }
 
-/// The system clock synchronised (game dates, log times, Lichess push times).
-fn time() -> Check {
+/// The system clock synchronised (game dates, log times, Lichess push times); skipped
+/// without systemd, whose timedated is the one asked.
+fn time(host: Host) -> Check {
+    if !host.systemd {
+        return skip(
+            "time",
+            "systemd is not running here, so timedatectl cannot say whether the system clock \
+             is synchronised: ask the host's time service (`chronyc tracking`, `ntpq -p`), or \
+             the container's host",
+        );
+    }
     let out = std::process::Command::new("timedatectl")
         .args(["show", "-p", "NTPSynchronized", "--value"])
         .output();
@@ -251,23 +331,27 @@ fn time() -> Check {
         _ => check(
             "time",
             false,
-            "cannot ask timedatectl whether the clock is synchronised (no systemd here?)",
+            "cannot ask timedatectl whether the clock is synchronised: install systemd's \
+             timedatectl (package systemd), or check the time service yourself",
         ),
     }
 }
 
 /// The bridge's HTTP server answering, and its MQTT broker reachable, from its
-/// configuration file; skipped (passing) without one.
-fn bridge(config: &Path) -> Vec<Check> {
+/// configuration file; both skipped without one, the broker when none is set.
+fn bridge(config: &Path, host: Host) -> Vec<Check> {
     let Ok(text) = std::fs::read_to_string(config) else {
-        return vec![check(
-            "bridge",
-            true,
-            format!(
-                "no {}: the bridge is not set up (skipped)",
-                config.display()
+        let shown = config.display();
+        return vec![
+            skip(
+                "bridge",
+                format!("no {shown}: the bridge is not set up (skipped)"),
             ),
-        )];
+            skip(
+                "mqtt",
+                format!("no {shown}, so no MQTT broker to check (skipped)"),
+            ),
+        ];
     };
     let table: toml::Table = match text.parse() {
         Ok(t) => t,
@@ -276,7 +360,10 @@ fn bridge(config: &Path) -> Vec<Check> {
                 "{}: {e}; check it with `chessclock-bridge --check-config`",
                 config.display()
             );
-            return vec![check("bridge", false, detail)];
+            return vec![
+                check("bridge", false, detail),
+                skip("mqtt", "the bridge's settings do not load (skipped)"),
+            ];
         }
     };
     let listen = table
@@ -295,8 +382,8 @@ fn bridge(config: &Path) -> Vec<Check> {
             "bridge",
             false,
             format!(
-                "nothing answers on {listen} ({e}): `sudo systemctl enable --now \
-                 chessclock-bridge`"
+                "nothing answers on {listen} ({e}): {}",
+                host.start("chessclock-bridge")
             ),
         ),
     }];
@@ -304,9 +391,16 @@ fn bridge(config: &Path) -> Vec<Check> {
         m.as_str()
             .or_else(|| m.get("url").and_then(toml::Value::as_str))
     });
-    if let Some(url) = mqtt {
-        checks.push(broker(url));
-    }
+    checks.push(match mqtt {
+        Some(url) => broker(url),
+        None => skip(
+            "mqtt",
+            format!(
+                "no `mqtt` broker in {}: the bridge publishes nothing over MQTT (skipped)",
+                config.display()
+            ),
+        ),
+    });
     checks
 }
 
@@ -372,7 +466,7 @@ fn bluetooth(clocks: Option<&[ClockStatus]>) -> Check {
         .map(|c| c.port.as_str())
         .collect();
     if rfcomm.is_empty() {
-        return check("bluetooth", true, "no Bluetooth boards (skipped)");
+        return skip("bluetooth", "no Bluetooth boards (skipped)");
     }
     if Path::new("/sys/module/rfcomm").exists() {
         check(

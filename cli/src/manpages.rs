@@ -150,7 +150,7 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "chessclockctl doctor -J",
-                "the same as a JSON list of {check, ok, detail}, for monitoring",
+                "the same as a JSON list of {check, ok, skipped, detail}, for monitoring",
             ),
         ],
     ),

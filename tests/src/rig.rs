@@ -320,6 +320,15 @@ fn stop_child(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// `log` opened for appending.
+fn append(log: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open {}", log.display()))
+}
+
 /// A running `chessclockd`, killed on drop.
 #[derive(Debug)]
 pub struct Daemon {
@@ -333,18 +342,25 @@ impl Daemon {
     /// Start `chessclockd --address ADDR --config CONFIG` with `env` and wait until the
     /// manager answers.
     pub fn spawn(address: &str, config: &Path, env: &[(&str, &str)]) -> Result<Daemon> {
-        Daemon::spawn_to(address, config, env, Stdio::inherit())
+        Daemon::spawn_to(address, config, env, Stdio::inherit(), None)
     }
 
     /// [`Daemon::spawn`] with the daemon's log (stderr) appended to `log`, for tests that
     /// check what it says.
     pub fn spawn_logged(address: &str, config: &Path, log: &Path) -> Result<Daemon> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .with_context(|| format!("cannot open {}", log.display()))?;
-        Daemon::spawn_to(address, config, &[], Stdio::from(file))
+        Daemon::spawn_to(address, config, &[], Stdio::from(append(log)?), None)
+    }
+
+    /// [`Daemon::spawn_logged`] running as `user` (with its groups; needs root): a daemon
+    /// whose opens are refused as the package's user's would be. `config`, the state
+    /// directory and the bus must be reachable by that user.
+    pub fn spawn_logged_as(
+        user: &crate::TestUser,
+        address: &str,
+        config: &Path,
+        log: &Path,
+    ) -> Result<Daemon> {
+        Daemon::spawn_to(address, config, &[], Stdio::from(append(log)?), Some(user))
     }
 
     fn spawn_to(
@@ -352,9 +368,13 @@ impl Daemon {
         config: &Path,
         env: &[(&str, &str)],
         stderr: Stdio,
+        user: Option<&crate::TestUser>,
     ) -> Result<Daemon> {
         let exe = workspace_bin("chessclockd")?;
-        let mut cmd = Command::new(&exe);
+        let mut cmd = match user {
+            Some(user) => user.command(&exe.to_string_lossy()),
+            None => Command::new(&exe),
+        };
         cmd.args(["--address", address, "--config"])
             .arg(config)
             .env("CHESSCLOCKD_LOG", "chessclockd=debug")

@@ -50,18 +50,28 @@ fn a_missing_state_directory_fails_and_an_existing_one_reports_its_free_space() 
     assert!(c.detail.contains("MiB free"), "{c:?}");
 }
 
+const SYSTEMD: Host = Host { systemd: true };
+const NO_SYSTEMD: Host = Host { systemd: false };
+
 #[test]
-fn the_bridge_is_skipped_without_its_file_and_asked_with_it() {
+fn the_bridge_and_its_broker_are_skipped_without_its_file_and_asked_with_it() {
     let dir = tempdir("bridge");
-    let none = bridge(&dir.join("bridge.toml"));
-    assert_eq!(none.len(), 1);
-    assert!(none[0].ok && none[0].detail.contains("skipped"), "{none:?}");
+    let none = bridge(&dir.join("bridge.toml"), SYSTEMD);
+    let names: Vec<&str> = none.iter().map(|c| c.check).collect();
+    assert_eq!(names, ["bridge", "mqtt"], "{none:?}");
+    for c in &none {
+        assert!(c.ok && c.skipped && c.detail.contains("skipped"), "{c:?}");
+    }
 
     let file = dir.join("bridge.toml");
     let up = http_server(200);
     std::fs::write(&file, format!("listen = \"{up}\"\n")).expect("write");
-    let c = bridge(&file);
-    assert!(c[0].ok, "{c:?}");
+    let c = bridge(&file, SYSTEMD);
+    assert!(c[0].ok && !c[0].skipped, "{c:?}");
+    // No broker set: the broker check says it is skipped, and why.
+    assert_eq!(c[1].check, "mqtt");
+    assert!(c[1].ok && c[1].skipped, "{c:?}");
+    assert!(c[1].detail.contains("no `mqtt` broker"), "{c:?}");
 
     let failing = http_server(503);
     let broker = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -71,17 +81,47 @@ fn the_bridge_is_skipped_without_its_file_and_asked_with_it() {
         format!("listen = \"{failing}\"\nmqtt = \"mqtt://user@{mqtt}\"\n"),
     )
     .expect("write");
-    let c = bridge(&file);
+    let c = bridge(&file, SYSTEMD);
     assert!(!c[0].ok && c[0].detail.contains("503"), "{c:?}");
     assert_eq!(c[1].check, "mqtt");
-    assert!(c[1].ok, "{c:?}");
+    assert!(c[1].ok && !c[1].skipped, "{c:?}");
     drop(broker);
     let c = broker_check(&format!("mqtt://{mqtt}"));
     assert!(!c.ok && c.detail.contains("not reachable"), "{c:?}");
 
     std::fs::write(&file, "listen = [").expect("write");
-    let c = bridge(&file);
+    let c = bridge(&file, SYSTEMD);
     assert!(!c[0].ok && c[0].detail.contains("--check-config"), "{c:?}");
+}
+
+#[test]
+fn a_bridge_that_does_not_answer_is_started_as_this_host_starts_services() {
+    let dir = tempdir("bridge-down");
+    let file = dir.join("bridge.toml");
+    // A port nothing listens on: bind one, note it, close it.
+    let free = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr");
+    std::fs::write(&file, format!("listen = \"{free}\"\n")).expect("write");
+    let c = bridge(&file, SYSTEMD);
+    assert!(
+        !c[0].ok
+            && c[0]
+                .detail
+                .contains("systemctl enable --now chessclock-bridge"),
+        "{c:?}"
+    );
+    let c = bridge(&file, NO_SYSTEMD);
+    assert!(!c[0].ok && c[0].detail.contains("Without systemd"), "{c:?}");
+    assert!(!c[0].detail.contains("systemctl"), "{c:?}");
+}
+
+#[test]
+fn without_systemd_the_time_check_is_skipped_not_failed() {
+    let c = time(NO_SYSTEMD);
+    assert!(c.ok && c.skipped, "{c:?}");
+    assert!(c.detail.contains("systemd is not running here"), "{c:?}");
 }
 
 fn broker_check(url: &str) -> Check {
@@ -90,6 +130,6 @@ fn broker_check(url: &str) -> Check {
 
 #[test]
 fn bluetooth_is_checked_only_for_rfcomm_ports() {
-    assert!(bluetooth(None).ok);
+    assert!(bluetooth(None).ok && bluetooth(None).skipped);
     assert!(bluetooth(Some(&[])).detail.contains("skipped"));
 }

@@ -1,6 +1,7 @@
 //! `chessclockctl doctor` against the real daemon on a private bus: every check in its JSON,
-//! the exit status 0 only when all pass, a daemon that is not there and a board that is
-//! gone named with what to do.
+//! the exit status 0 only when none failed, the checks it cannot make here skipped and named
+//! (the broker without one set, the clock's synchronisation without systemd), a daemon that
+//! is not there named with what to do on this host.
 
 use std::time::Duration;
 
@@ -39,6 +40,11 @@ fn doctor(address: &str, dir: &std::path::Path, extra: &[&str]) -> Result<(i32, 
     Ok((out.status.code().unwrap_or(-1), checks))
 }
 
+/// systemd is PID 1 here (as `sd_booted(3)` asks).
+fn systemd() -> bool {
+    std::path::Path::new("/run/systemd/system").is_dir()
+}
+
 fn find<'a>(checks: &'a [Value], name: &str) -> &'a Value {
     checks
         .iter()
@@ -55,10 +61,16 @@ fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Resu
     assert_eq!(code, 1);
     let daemon = find(&checks, "daemon");
     assert_eq!(daemon["ok"], false);
+    // What to do depends on the host: systemctl under systemd, install.md's commands without.
+    let advice = if systemd() {
+        "systemctl start chessclockd"
+    } else {
+        "\"Without systemd\""
+    };
     assert!(
         daemon["detail"]
             .as_str()
-            .is_some_and(|d| d.contains("systemctl start chessclockd")),
+            .is_some_and(|d| d.contains(advice)),
         "{daemon}"
     );
 
@@ -84,6 +96,29 @@ fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Resu
     std::fs::write(dir.path().join("udev/60-chessclockd.rules"), "")?;
     let (code, checks) = doctor(bus.address(), dir.path(), &[])?;
     assert_eq!(find(&checks, "udev")["ok"], true);
+    // Not set up here: the bridge (no bridge.toml), so its broker; no Bluetooth board; and
+    // without systemd the clock's synchronisation. Skipped, saying so, failing nothing.
+    let mut skipped = vec!["bridge", "mqtt", "bluetooth"];
+    if !systemd() {
+        skipped.push("time");
+    }
+    for name in &skipped {
+        let c = find(&checks, name);
+        assert_eq!(
+            (&c["ok"], &c["skipped"]),
+            (&true.into(), &true.into()),
+            "{c}"
+        );
+        assert!(
+            c["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("skipped") || d.contains("systemd is not running")),
+            "{c}"
+        );
+    }
+    for name in ["daemon", "permission", "boards", "udev", "state"] {
+        assert_eq!(find(&checks, name)["skipped"], false, "{name}: {checks:?}");
+    }
     // The exit status follows every check, the time check included (it depends on the
     // machine: timedatectl may be missing here).
     let all_ok = checks.iter().all(|c| c["ok"] == true);
@@ -94,5 +129,25 @@ fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Resu
             "every check says what it found: {c}"
         );
     }
+    // The text form marks them and names them in its last line.
+    let udev_dir = dir.path().join("udev");
+    let out = std::process::Command::new(chessclock_tests::rig::workspace_bin("chessclockctl")?)
+        .args(["--address", bus.address(), "doctor", "--state-dir"])
+        .arg(dir.path().join("state"))
+        .arg("--udev-dir")
+        .arg(&udev_dir)
+        .arg("--bridge-config")
+        .arg(dir.path().join("bridge.toml"))
+        .output()?;
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.lines().any(|l| l.starts_with("skip mqtt ")),
+        "{shown}"
+    );
+    let last = shown.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("skipped: ") && last.contains("mqtt") && last.ends_with("(not failed)"),
+        "{shown}"
+    );
     Ok(())
 }

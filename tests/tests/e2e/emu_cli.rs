@@ -222,6 +222,35 @@ async fn the_board_answers_the_serial_number_it_is_given() {
     stdin_quit(&mut child).await;
 }
 
+#[tokio::test]
+async fn emulators_side_by_side_are_different_boards_by_default() {
+    let mut serials = Vec::new();
+    let mut children = Vec::new();
+    for _ in 0..2 {
+        let (child, mut lines) = spawn(&["--json"]);
+        let first = next_json(&mut lines).await;
+        let pid = child.id().expect("running");
+        // The default serial is the process id's last five digits.
+        let want = format!("{:05}", pid % 100_000);
+        assert_eq!(first["board_serial"], want.as_str(), "{first}");
+        let path = first["path"].as_str().expect("path string").to_owned();
+        let mut port = tokio_serial::new(&path, 9600)
+            .open_native_async()
+            .expect("open the printed path");
+        port.write_all(&Command::ReturnSerialNumber.encode())
+            .await
+            .expect("write");
+        let answer = Message::SerialNumber(want.clone());
+        read_message(&mut port, &mut Decoder::new(), |m| *m == answer).await;
+        serials.push(want);
+        children.push(child);
+    }
+    assert_ne!(serials[0], serials[1], "two emulators, two boards");
+    for mut child in children {
+        stdin_quit(&mut child).await;
+    }
+}
+
 /// Known intermittent failure (about one run in four on the 2-core development machine, idle
 /// or loaded): the `replug` control reaches the virtual board's task only after 10 s or more,
 /// sometimes about 30 s (a tty's closing_wait?), so the emulator reports `unplugged` again.

@@ -48,4 +48,5 @@ mod relay_round;
 mod relay_tags;
 mod schemas;
 mod system_files;
+mod tty_access;
 mod udev_boards;

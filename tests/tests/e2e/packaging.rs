@@ -2,8 +2,9 @@
 //! every asset exists and every shipped system file is packaged; the packaged configurations
 //! (chessclockd.toml, bridge.toml) run on the defaults and document every key; the man pages
 //! agree with the references; `--check-config` of both binaries passes the packaged files and
-//! names the drop-in, line and key of an error. scripts/package-test.sh checks the built
-//! packages themselves.
+//! names the drop-in, line and key of an error; every `docs/NAME.md` that a message, a man
+//! page or the README names is packaged; chessclock-emu's man page describes every option and
+//! stdin command. scripts/package-test.sh checks the built packages themselves.
 
 use std::collections::BTreeSet;
 
@@ -50,7 +51,7 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
         if src.starts_with("daemon/target/release/") || src.starts_with("target/") {
             continue;
         }
-        assert!(repo_path(src).exists(), "asset {src} does not exist");
+        assert!(!expand(src).is_empty(), "asset {src} does not exist");
     }
     let sources: BTreeSet<&str> = assets.iter().map(|(s, _)| s.as_str()).collect();
     // chessclockd.service and chessclockd.sysusers come in through systemd-units.
@@ -72,10 +73,213 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
             );
         }
     }
-    for bin in ["chessclockd", "chessclockctl"] {
+    for bin in [
+        "chessclockd",
+        "chessclockctl",
+        "chessclock-bridge",
+        "chessclock-emu",
+    ] {
         assert!(
             sources.contains(format!("daemon/target/release/{bin}").as_str()),
             "binary {bin} not packaged"
+        );
+    }
+}
+
+/// The names of the files an asset's source (relative to the repository) stands for: a `*`
+/// in its file name is expanded in its folder, as cargo-deb does; none if nothing is there.
+fn expand(src: &str) -> Vec<String> {
+    let src = Path::new(src);
+    let pattern = src
+        .file_name()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned();
+    let (before, after) = pattern.split_once('*').unwrap_or((&pattern, ""));
+    let dir = repo_path(&src.parent().expect("a folder").to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    entries
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            if pattern.contains('*') {
+                name.starts_with(before) && name.ends_with(after)
+            } else {
+                *name == pattern
+            }
+        })
+        .collect()
+}
+
+/// The files the assets put in `usr/share/doc/chessclockd/`, by name.
+fn packaged_docs() -> BTreeSet<String> {
+    deb_assets()
+        .into_iter()
+        .filter(|(_, dest)| dest.starts_with("usr/share/doc/chessclockd/"))
+        .flat_map(|(src, _)| expand(&src))
+        .collect()
+}
+
+/// Every `docs/NAME.md` and `/usr/share/doc/chessclockd/NAME.md` in `text`, as `NAME.md`.
+fn named_docs(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for prefix in ["docs/", "/usr/share/doc/chessclockd/"] {
+        let mut rest = text;
+        while let Some(pos) = rest.find(prefix) {
+            let tail = &rest[pos + prefix.len()..];
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                .collect();
+            let name = name.trim_end_matches('.');
+            if name.ends_with(".md") {
+                out.insert(name.to_owned());
+            }
+            rest = tail;
+        }
+    }
+    out
+}
+
+/// The Rust sources of the workspace's members (what is compiled into the programs: every
+/// `src/`), without comment lines: what is left holds the messages.
+fn message_text() -> String {
+    let manifest: toml::Table = read("Cargo.toml").parse().expect("Cargo.toml");
+    let members = manifest["workspace"]["members"]
+        .as_array()
+        .expect("members");
+    let mut text = String::new();
+    let mut dirs: Vec<std::path::PathBuf> = members
+        .iter()
+        .map(|m| repo_path(m.as_str().expect("member")).join("src"))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let source = std::fs::read_to_string(&path).expect("read a source");
+                for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    text
+}
+
+/// The man pages the package holds: the written ones and those the programs print.
+fn man_page_text(dir: &Path) -> String {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(repo_path("packaging/man")).expect("packaging/man") {
+        text.push_str(&std::fs::read_to_string(entry.expect("entry").path()).expect("page"));
+    }
+    let ctl = Command::new(workspace_bin("chessclockctl").expect("built chessclockctl"))
+        .arg("man")
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .expect("chessclockctl man");
+    assert!(ctl.status.success(), "chessclockctl man: {ctl:?}");
+    for entry in std::fs::read_dir(dir).expect("generated pages") {
+        text.push_str(&std::fs::read_to_string(entry.expect("entry").path()).expect("page"));
+    }
+    for program in ["chessclockd", "chessclock-bridge"] {
+        let out = Command::new(workspace_bin(program).expect("built binary"))
+            .arg("--man")
+            .output()
+            .expect("--man");
+        assert!(out.status.success(), "{program} --man: {out:?}");
+        text.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    // groff writes a hyphen as `\-`.
+    text.replace("\\-", "-")
+}
+
+#[test]
+fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
+    let dir = TempDir::new("named-docs").expect("temp dir");
+    let packaged = packaged_docs();
+    for (source, text) in [
+        ("the programs' messages", message_text()),
+        ("the man pages", man_page_text(dir.path())),
+        ("README.md", read("README.md")),
+        (
+            "the units",
+            ["chessclockd.service", "chessclock-bridge.service"]
+                .map(|u| read(&format!("systemd/{u}")))
+                .join("\n"),
+        ),
+    ] {
+        let named = named_docs(&text);
+        assert!(
+            !named.is_empty(),
+            "{source} name no docs: the search is broken"
+        );
+        for name in named {
+            assert!(
+                repo_path(&format!("docs/{name}")).is_file(),
+                "{source} name docs/{name}, which does not exist"
+            );
+            assert!(
+                packaged.contains(&name),
+                "{source} name docs/{name}, which is not installed in /usr/share/doc/chessclockd/ \
+                 (add it to the assets in daemon/Cargo.toml)"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_emulators_man_page_describes_every_option_and_command() {
+    let page = read("packaging/man/chessclock-emu.1").replace("\\-", "-");
+    let help = Command::new(workspace_bin("chessclock-emu").expect("built chessclock-emu"))
+        .arg("--help")
+        .output()
+        .expect("chessclock-emu --help");
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let options: Vec<&str> = help
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--"))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|o| !matches!(*o, "help" | "version"))
+        .collect();
+    assert!(options.len() >= 10, "options in --help: {help}");
+    for option in options {
+        assert!(
+            page.contains(&format!(".B --{option}\n"))
+                || page.contains(&format!(".BR --{option} "))
+                || page.contains(&format!(".BI --{option} ")),
+            "chessclock-emu.1 does not describe --{option}"
+        );
+    }
+    // The stdin commands, as --help lists them ("one per line: lever, button ..., quit.").
+    let list = help
+        .split_once("one per line:")
+        .expect("--help lists the stdin commands")
+        .1;
+    let list = list.split_once('.').map_or(list, |(l, _)| l);
+    let commands: Vec<&str> = list
+        .split(',')
+        .filter_map(|c| c.split_whitespace().next())
+        .collect();
+    assert!(commands.len() >= 15, "commands in --help: {list}");
+    for command in commands {
+        assert!(
+            page.lines().any(|l| {
+                let l = l.trim();
+                [".B ", ".BR ", ".BI "].iter().any(|m| {
+                    l.strip_prefix(m)
+                        .is_some_and(|rest| rest.split([' ', ',']).next() == Some(command))
+                })
+            }),
+            "chessclock-emu.1 does not describe the stdin command {command}"
         );
     }
 }

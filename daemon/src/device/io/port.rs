@@ -1,6 +1,7 @@
 //! Opening serial ports: ttys (and the ptys of emulated boards) at 9600 8N1 raw.
 //!
-//! The only place that opens a tty. Errors say what to do (permissions, a port in use). Also
+//! The only place that opens a tty. Errors say what to do (permissions, a port in use; a
+//! refused open names what refused it, [`denied`]). Also
 //! what the device actor needs of a port at all ([`BoardIo`], [`Opener`]), so it runs as well
 //! on an in-memory stream.
 //!
@@ -120,13 +121,13 @@ fn explain_os_error(path: &Path, errno: Errno) -> io::Error {
                  (`ls /dev/ttyACM* /dev/ttyUSB* /dev/rfcomm*`)"
             ),
         ),
-        Errno::ACCESS | Errno::PERM => io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "permission denied opening {shown}; the daemon's user needs group dialout (the \
-                 shipped unit sets SupplementaryGroups=dialout)"
-            ),
-        ),
+        Errno::ACCESS | Errno::PERM => {
+            let (file, caller, names) = denied::facts(path);
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                denied::explain(&shown, errno == Errno::PERM, file.as_ref(), &caller, &names),
+            )
+        }
         Errno::BUSY => busy(path),
         _ => {
             let io = io::Error::from(errno);
@@ -145,6 +146,8 @@ fn explain_serialport_error(path: &Path, e: tokio_serial::Error) -> io::Error {
     let io: io::Error = e.into();
     io::Error::new(io.kind(), format!("cannot open {}: {io}", shown(path)))
 }
+
+mod denied;
 
 #[cfg(test)]
 mod tests;

@@ -71,9 +71,17 @@ struct Args {
     /// The board is turned round: White's pieces on fields 0-15.
     #[arg(long)]
     rotated: bool,
-    /// The board's serial number: five digits (default 24680).
+    /// The board's serial number: five digits. Default: the last five digits of this
+    /// process's id, so emulators running side by side are different boards.
     #[arg(long, value_name = "DIGITS", value_parser = parse_serial)]
     board_serial: Option<String>,
+}
+
+/// The default board serial: the process id's last five digits (zero-padded). Two emulators
+/// running at once have different ids, so different serials unless their ids end alike
+/// (ids 100000 apart); `--board-serial` makes it certain.
+fn default_serial(pid: u32) -> String {
+    format!("{:05}", pid % 100_000)
 }
 
 fn parse_serial(s: &str) -> Result<String, String> {
@@ -107,6 +115,10 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
+    let serial = args
+        .board_serial
+        .clone()
+        .unwrap_or_else(|| default_serial(std::process::id()));
     let emu = EmuConfig {
         clock_present: !args.no_clock,
         ack_delay_ms: args.ack_delay_ms,
@@ -128,14 +140,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 } else {
                     Orientation::Normal
                 },
-                ..args
-                    .board_serial
-                    .as_ref()
-                    .map_or_else(BoardConfig::default, |serial| BoardConfig {
-                        serial_number: serial.clone(),
-                        long_serial_number: format!("00000{serial}"),
-                        ..BoardConfig::default()
-                    })
+                long_serial_number: format!("00000{serial}"),
+                serial_number: serial.clone(),
+                ..BoardConfig::default()
             },
             ..emu
         },
@@ -150,9 +157,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let mut host = vb.host_commands();
     let path = vb.path().display().to_string();
     if out.json {
-        out.event(json!({"event": "path", "path": path}), String::new);
+        out.event(
+            json!({"event": "path", "path": path, "board_serial": serial}),
+            String::new,
+        );
     } else {
         println!("PATH {path}");
+        println!("board serial {serial}");
     }
     // On a terminal, single keys act at once; the terminal is restored on exit.
     let keys = out.live && std::io::stdin().is_terminal();

@@ -114,3 +114,137 @@ fn a_missing_port_does_not_exist() {
     assert_eq!(err.kind(), io::ErrorKind::NotFound);
     assert!(err.to_string().contains("does not exist"), "{err}");
 }
+
+mod denied_words {
+    //! The wording of a refused open, from the facts (no files, no credentials).
+
+    use super::super::denied::{Caller, FileFacts, Names, explain};
+
+    fn names() -> Names {
+        Names {
+            users: [(0, "root"), (998, "chessclockd"), (65534, "nobody")]
+                .map(|(id, n)| (id, n.to_owned()))
+                .into(),
+            groups: [
+                (0, "root"),
+                (5, "tty"),
+                (20, "dialout"),
+                (997, "chessclock"),
+                (65534, "nogroup"),
+            ]
+            .map(|(id, n)| (id, n.to_owned()))
+            .into(),
+        }
+    }
+
+    /// chessclockd as the shipped unit runs it: group chessclock, in dialout.
+    fn daemon() -> Caller {
+        Caller {
+            uid: 998,
+            gid: 997,
+            groups: vec![20],
+        }
+    }
+
+    fn file(uid: u32, gid: u32, mode: u32) -> FileFacts {
+        FileFacts { uid, gid, mode }
+    }
+
+    #[test]
+    fn a_root_only_pty_names_owner_mode_and_the_daemons_groups_not_dialout_advice() {
+        let m = explain(
+            "/dev/pts/3",
+            false,
+            Some(&file(0, 0, 0o600)),
+            &daemon(),
+            &names(),
+        );
+        for part in [
+            "permission denied opening /dev/pts/3",
+            "owned by root:root with mode 0600 (rw-------)",
+            "runs as chessclockd (groups dialout, chessclock)",
+            "that user is neither its owner nor in group root",
+            "add-virtual",
+        ] {
+            assert!(m.contains(part), "{part:?} in {m}");
+        }
+        assert!(!m.contains("needs group dialout"), "{m}");
+        assert!(!m.contains("add the daemon's user to group"), "{m}");
+    }
+
+    #[test]
+    fn a_group_with_access_is_offered_and_a_group_without_it_is_named() {
+        let m = explain(
+            "/dev/ttyX",
+            false,
+            Some(&file(0, 5, 0o660)),
+            &daemon(),
+            &names(),
+        );
+        assert!(m.contains("add the daemon's user to group tty"), "{m}");
+        let m = explain(
+            "/dev/ttyACM0",
+            false,
+            Some(&file(0, 20, 0o640)),
+            &daemon(),
+            &names(),
+        );
+        assert!(
+            m.contains(
+                "that user is in group dialout, but the mode gives the group no read and write"
+            ),
+            "{m}"
+        );
+        assert!(m.contains("chmod g+rw /dev/ttyACM0"), "{m}");
+        let m = explain(
+            "/dev/ttyACM0",
+            false,
+            Some(&file(998, 20, 0o400)),
+            &daemon(),
+            &names(),
+        );
+        assert!(m.contains("the daemon's user owns it"), "{m}");
+    }
+
+    #[test]
+    fn a_mode_that_allows_the_open_blames_the_device_policy() {
+        let m = explain(
+            "/dev/pts/3",
+            true,
+            Some(&file(998, 5, 0o620)),
+            &daemon(),
+            &names(),
+        );
+        assert!(m.contains("(EPERM)"), "{m}");
+        assert!(
+            m.contains("lets the daemon's user read and write it"),
+            "{m}"
+        );
+        assert!(m.contains("DevicePolicy=closed"), "{m}");
+        assert!(!m.contains("chmod"), "{m}");
+    }
+
+    #[test]
+    fn an_owner_outside_the_user_namespace_is_explained_and_unknown_ids_are_numbers() {
+        let m = explain(
+            "/dev/pts/3",
+            false,
+            Some(&file(65534, 65534, 0o600)),
+            &daemon(),
+            &names(),
+        );
+        assert!(m.contains("owned by nobody:nogroup"), "{m}");
+        assert!(m.contains("PrivateUsers=yes"), "{m}");
+        let m = explain(
+            "/dev/pts/3",
+            false,
+            Some(&file(1234, 4321, 0o600)),
+            &daemon(),
+            &Names::default(),
+        );
+        assert!(m.contains("owned by 1234:4321"), "{m}");
+        assert!(m.contains("runs as 998 (groups 20, 997)"), "{m}");
+        let m = explain("/x/ttyS0", false, None, &daemon(), &names());
+        assert!(m.contains("namei -l /x/ttyS0"), "{m}");
+    }
+}
