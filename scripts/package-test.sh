@@ -360,6 +360,12 @@ grep -q "owned by root:[a-z]* with mode 0600" <<<"$refused" &&
   fail "the refusal does not name the pty's owner and mode and the daemon's groups: $refused"
 emu_quit
 ok "an emulator's pty of root (0600) is refused with: $refused"
+
+# --- an upgrade in the middle of a round -----------------------------------------------------
+# Clock 0's game (1. e4 e5, White's clock running) goes through the upgrade below: the service
+# stops (the maintainer scripts stop and start it under systemd; here install.md's commands
+# do), the newer package is installed, the service starts again and resumes the game.
+chessclockctl status 0 --json >"$tmp/before-upgrade.json" || fail "status 0 before the upgrade"
 stop_services
 ok "the services stop as install.md says"
 
@@ -380,6 +386,36 @@ as_root dpkg -i --force-confold "$debs/chessclockd_${newer}_amd64.deb" >/dev/nul
 grep -q '^# local edit' /etc/chessclockd/chessclockd.toml || fail "upgrade lost the local configuration"
 grep -q '^# local edit' /etc/chessclockd/bridge.toml || fail "upgrade lost the local bridge settings"
 ok "reinstall and upgrade to $newer keep the state and the local configuration"
+
+start_services
+for _ in $(seq 100); do
+  chessclockctl status 0 --json >"$tmp/after-upgrade.json" 2>/dev/null &&
+    grep -q '"moves_san"' "$tmp/after-upgrade.json" && break
+  sleep 0.1
+done
+python3 - "$tmp/before-upgrade.json" "$tmp/after-upgrade.json" <<'PY' ||
+import json, sys
+before, after = (json.load(open(f)) for f in sys.argv[1:3])
+for key in ("moves_san", "moves", "status", "running", "name"):
+    assert before.get(key) == after.get(key), (key, before.get(key), after.get(key))
+assert before["moves_san"] == ["e4", "e5"], before["moves_san"]
+# The waiting side's clock is as it was; the running side was charged the time that passed.
+waiting = "black_ms" if before["running"] == "white" else "white_ms"
+running = "white_ms" if waiting == "black_ms" else "black_ms"
+assert after[waiting] == before[waiting], (waiting, before[waiting], after[waiting])
+assert after[running] < before[running], (running, before[running], after[running])
+PY
+  fail "the game under way did not come through the upgrade: $(cat "$tmp/before-upgrade.json") -> $(cat "$tmp/after-upgrade.json")"
+for _ in $(seq 100); do [ -f "$live" ] && break; sleep 0.1; done
+python3 scripts/pgn-read.py "$live" >"$tmp/live-after.json" || fail "python-chess cannot read $live after the upgrade"
+python3 - "$tmp/live-after.json" <<'PY' || fail "the live PGN after the upgrade: $(cat "$live")"
+import json, sys
+games = [json.loads(l) for l in open(sys.argv[1])]
+assert len(games) == 1 and games[0]["uci"] == ["e2e4", "e7e5"], games
+assert games[0]["headers"]["White"] == "Carlsen, Magnus", games[0]["headers"]
+PY
+ok "the game under way came through the upgrade: the same moves and players, the waiting clock unchanged, the live PGN written again"
+stop_services
 
 # --- remove, purge -------------------------------------------------------------------------
 as_root dpkg --remove chessclockd >/dev/null
