@@ -93,12 +93,20 @@ impl SupervisorHandle {
                 ),
             });
         }
+        let kept = self.pending.get(next);
         if let Some(plan) = plan {
             Self::apply_plan(&targets, plan.apply).await?;
             report.extend(plan.report);
+            self.set_round(next).await?;
+            if let Some(kept) = kept {
+                self.keep_sheet(next, &kept.format, &kept.content, &plan.paper)
+                    .await?;
+            }
             self.forget_kept(next);
+        } else {
+            self.set_round(next).await?;
+            self.forget_sheet();
         }
-        self.set_round(next).await?;
         Ok(report)
     }
 }

@@ -39,6 +39,7 @@ mod log_control;
 mod log_control_bridge;
 mod packaging;
 mod relay_next;
+mod relay_paper;
 mod relay_round;
 mod relay_tags;
 mod schemas;

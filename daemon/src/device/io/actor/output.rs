@@ -18,8 +18,6 @@ use crate::device::session::command::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Where live PGN files go, below the state directory.
-const LIVE_DIR: &str = "live";
 
 impl<P: BoardIo> Actor<P> {
     pub(super) async fn service(&mut self, now: Instant) {
@@ -140,13 +138,7 @@ impl<P: BoardIo> Actor<P> {
     /// The live feed's folder: the configured one, else `live/` in the state directory;
     /// `None` for a clock kept in memory only.
     fn live_dir(&self) -> Option<std::path::PathBuf> {
-        let state = self.options.state_dir.as_ref()?;
-        Some(
-            self.options
-                .live_dir
-                .clone()
-                .unwrap_or_else(|| state.join(LIVE_DIR)),
-        )
+        self.options.live_folder()
     }
 
     /// Write everything the session has to send; a failed or stuck write is a lost port.
