@@ -44,9 +44,9 @@ pub trait Manager {
     /// The Lichess round id kept for each round (`round next --lichess-round`).
     #[zbus(property)]
     fn broadcast_rounds(&self) -> zbus::Result<std::collections::BTreeMap<u32, String>>;
-    /// The PGN of the current round's paper boards.
+    /// The PGN of the current round's paper boards, by board number.
     #[zbus(property)]
-    fn paper_pgn(&self) -> zbus::Result<String>;
+    fn paper_games(&self) -> zbus::Result<std::collections::BTreeMap<u32, String>>;
     /// Set a board's result by its number.
     fn set_board_result(&self, board: u32, result: &str) -> zbus::Result<String>;
     /// Every board of the current round.

@@ -1,5 +1,6 @@
 //! The bridge's view of the daemon and its event log: the latest [`ClockStatus`] of every
-//! clock, whether the daemon runs, and a bounded log of numbered events that the SSE
+//! clock, the current round's paper boards' games (boards without an e-board, by board
+//! number: the daemon's `PaperGames`), whether the daemon runs, and a bounded log of numbered events that the SSE
 //! endpoint replays to reconnecting clients and MQTT republishes.
 //!
 //! Fed by the D-Bus follower only; read by HTTP and MQTT. Owns no IO.
@@ -47,6 +48,7 @@ struct Inner {
     log: VecDeque<Arc<Event>>,
     cap: usize,
     clocks: BTreeMap<u32, Arc<ClockStatus>>,
+    paper: BTreeMap<u32, String>,
     daemon: Daemon,
     ever_up: bool,
 }
@@ -86,6 +88,7 @@ impl Hub {
                 log: VecDeque::new(),
                 cap,
                 clocks: BTreeMap::new(),
+                paper: BTreeMap::new(),
                 daemon: Daemon {
                     running: false,
                     version: String::new(),
@@ -163,6 +166,7 @@ impl Hub {
         g.daemon.running = false;
         g.daemon.note = note;
         g.clocks.clear();
+        g.paper.clear();
         let v = json!({"daemon": g.daemon});
         self.push(&mut g, "daemon", None, v, None);
     }
@@ -197,6 +201,23 @@ impl Hub {
             o.insert("event".into(), json!(kind));
         }
         self.push(&mut g, kind, Some(index), data, None);
+    }
+
+    /// The round's paper boards' games are now `games` (PGN by board number); a `paper`
+    /// event when they changed.
+    pub(crate) fn paper(&self, games: BTreeMap<u32, String>) {
+        let mut g = self.lock();
+        if g.paper == games {
+            return;
+        }
+        let boards: Vec<u32> = games.keys().copied().collect();
+        g.paper = games;
+        self.push(&mut g, "paper", None, json!({ "boards": boards }), None);
+    }
+
+    /// The round's paper boards' games, by board number.
+    pub(crate) fn paper_games(&self) -> BTreeMap<u32, String> {
+        self.lock().paper.clone()
     }
 
     /// Every clock now, by index.

@@ -1,5 +1,5 @@
 //! The live PGN of the boards, read from chessclockd (`GetPgn` per clock), served as
-//! `/pgn/all.pgn` and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
+//! `/pgn/all.pgn` (with the round's paper boards) and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
 //! broadcast polling every few seconds gets a `304 Not Modified` while nothing changed.
 //!
 //! Owns reading and joining the games and the validators; the push to Lichess reuses
@@ -38,6 +38,15 @@ pub(crate) async fn games(conn: &zbus::Connection, clocks: &[Arc<ClockStatus>]) 
         all.push_str("\n\n");
     }
     Ok(all)
+}
+
+/// Add the paper boards' games (boards without an e-board, by board number) to `all`, each
+/// ending in a blank line.
+pub(crate) fn add_paper(all: &mut String, paper: &std::collections::BTreeMap<u32, String>) {
+    for pgn in paper.values() {
+        all.push_str(pgn.trim_end());
+        all.push_str("\n\n");
+    }
 }
 
 /// When each served body was first seen, by URL path (for Last-Modified).
@@ -91,7 +100,12 @@ pub(crate) async fn serve<S: ClockSource>(
         }
     };
     let body = match app.source.games(&clocks).await {
-        Ok(b) => b,
+        Ok(mut b) => {
+            if name == "all" {
+                add_paper(&mut b, &app.source.hub().paper_games());
+            }
+            b
+        }
         Err(e) => {
             return (
                 StatusCode::SERVICE_UNAVAILABLE,

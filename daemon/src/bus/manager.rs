@@ -69,7 +69,7 @@ impl ManagerIface {
     /// players, FIDE ids, ratings, titles, teams and `Round "R.B"` as game information, and
     /// the round becomes current; the next round's, once a game of the current round has
     /// started, are kept for `NextRound` instead. A board without a clock is a paper board
-    /// (`SetBoardResult`, `PaperPgn`). A malformed line or a board two clocks share is
+    /// (`SetBoardResult`, `PaperGames`). A malformed line or a board two clocks share is
     /// `InvalidArgument` naming every such line, and nothing is changed. Returns one line per
     /// board, and one per clock the pairings leave out.
     async fn load_pairings(
@@ -84,13 +84,13 @@ impl ManagerIface {
         if self.sup.round() != before {
             let _ = self.round_changed(&emitter).await;
         }
-        let _ = self.paper_pgn_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         Ok(report)
     }
 
     /// Set the result of board `board` of the current round: `1-0`, `0-1` or `1/2-1/2` (`*`
     /// clears a paper board's). A paper board's result is kept across restarts and its game
-    /// rewritten (the live folder, `PaperPgn`); an e-board's is its clock's `SetResult` (the
+    /// rewritten (the live folder, `PaperGames`); an e-board's is its clock's `SetResult` (the
     /// arbiter's result). A board the round does not have, or a result that is not one, is
     /// `InvalidArgument`, and nothing is changed. Returns what was done.
     async fn set_board_result(
@@ -100,7 +100,7 @@ impl ManagerIface {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<String, BusError> {
         let done = self.sup.set_board_result(board, result).await?;
-        let _ = self.paper_pgn_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         Ok(done)
     }
 
@@ -131,11 +131,11 @@ impl ManagerIface {
         Ok(self.sup.export_round(format).await?)
     }
 
-    /// The PGN of the current round's paper boards (players, `Round "R.B"`, `Board`,
-    /// `Result`, no moves), one game after the other; empty without paper boards.
+    /// The current round's paper boards' games by board number: PGN with the players,
+    /// `Round "R.B"`, `Board`, `Result` and no moves; empty without paper boards.
     #[zbus(property)]
-    async fn paper_pgn(&self) -> String {
-        self.sup.paper_pgn().await
+    async fn paper_games(&self) -> std::collections::BTreeMap<u32, String> {
+        self.sup.paper_games().await
     }
 
     /// Roll the round over: every clock starts a new game on its control as its board in the
@@ -152,7 +152,7 @@ impl ManagerIface {
     ) -> Result<Vec<String>, BusError> {
         let report = self.sup.next_round(force).await?;
         let _ = self.round_changed(&emitter).await;
-        let _ = self.paper_pgn_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         Ok(report)
     }
 
@@ -168,7 +168,7 @@ impl ManagerIface {
     ) -> Result<Vec<String>, BusError> {
         let report = self.sup.next_round_broadcast(force, lichess_round).await?;
         let _ = self.round_changed(&emitter).await;
-        let _ = self.paper_pgn_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         let _ = self.broadcast_rounds_changed(&emitter).await;
         Ok(report)
     }

@@ -10,7 +10,7 @@
 //! here, an e-board's is the arbiter's result through its clock's own request. Each paper
 //! board's game (a result-only PGN, `chessclock_game::pairings::paper_pgn`) goes to the live
 //! folder as its board's file, beside the e-boards' (the registry writes it), and to the bus
-//! (`PaperPgn`) for the bridge. The exports (CSV, the TRF with the round's results) are the
+//! (`PaperGames`) for the bridge. The exports (CSV, the TRF with the round's results) are the
 //! game crate's; this module gathers the results. It must not know the bus.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -178,7 +178,7 @@ impl SupervisorHandle {
     }
 
     /// The current round's paper boards with their games' PGN, in board order.
-    fn paper_games(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
+    fn paper_list(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
         let round = self.round();
         let Some(stored) = self.sheet.get(round) else {
             return Vec::new();
@@ -194,21 +194,17 @@ impl SupervisorHandle {
             .collect()
     }
 
-    /// The PGN of the current round's paper boards, one after the other, each ending in a
-    /// blank line (empty: none).
-    pub async fn paper_pgn(&self) -> String {
+    /// The PGN of each of the current round's paper boards, by board number (none: empty).
+    pub async fn paper_games(&self) -> BTreeMap<u32, String> {
         let defaults = self.tag_defaults().await;
-        self.paper_games(&defaults)
-            .into_iter()
-            .map(|(_, pgn)| format!("{}\n\n", pgn.trim_end()))
-            .collect()
+        self.paper_list(&defaults).into_iter().collect()
     }
 
     /// Write every paper board's game to the live folder (`round-R/game-B.pgn`).
     async fn write_paper(&self) {
         let defaults = self.tag_defaults().await;
         let round = self.round();
-        for (board, text) in self.paper_games(&defaults) {
+        for (board, text) in self.paper_list(&defaults) {
             self.write_live(round, board, text).await;
         }
     }
