@@ -3,7 +3,8 @@
 //! clock are paper boards; `round result B R` sets any board's result by its number;
 //! `round show` lists every board; the live `games.pgn` carries each paper board once (read
 //! back by python-chess); `round export` writes CSV and the TRF-16 with the round's results;
-//! the paper boards and their results survive a restart.
+//! the paper boards and their results survive a restart. A clock's game goes to the live
+//! folder only once it has players or a move.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -268,5 +269,37 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         col(&lines[1], 85, 99),
         "round 1 kept"
     );
+    Ok(())
+}
+
+#[test]
+fn no_game_is_in_the_live_folder_before_it_has_a_pairing_or_a_move() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("relay-live-empty")?;
+    let cfg = write_config(dir.path(), &[], "")?;
+    let live = dir.path().join("state").join("live");
+    let d = Daemon::spawn(bus.address(), &cfg, &[])?;
+    for name in ["one", "two"] {
+        let out = d.ctl(&["add-virtual", name]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    // Board 1 is paired, board 2 (clock 1) is not: only board 1's game goes to the feed.
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(&csv, "board,white,black\n1,Alpha,Beta\n")?;
+    let out = d.ctl(&["round", "load", &csv.display().to_string()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = games_pgn(&live, 1, |t| t.contains("[White \"Alpha\"]"))?;
+    assert!(!all.contains("[Board \"2\"]"), "{all}");
+    assert!(
+        !live.join("round-1/game-2.pgn").exists(),
+        "an unpaired board without a move has no file"
+    );
+    // Its first press makes it a game.
+    for args in [&["start", "1"][..], &["press", "1", "white"]] {
+        let out = d.ctl(args);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    games_pgn(&live, 1, |t| t.contains("[Board \"2\"]"))?;
+    assert!(live.join("round-1/game-2.pgn").exists());
     Ok(())
 }

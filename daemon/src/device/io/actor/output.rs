@@ -109,7 +109,9 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Rewrite the live PGN files if the game changed (off the loop; errors are logged):
-    /// `round-R/game-B.pgn` of the clock's place. A board renumbered within the round leaves
+    /// `round-R/game-B.pgn` of the clock's place, once the game has players or a move
+    /// ([`broadcastable`]: a folder watcher uploads every file, and a game of `?` against `?`
+    /// is no game). A board renumbered within the round leaves
     /// no file under its old number (a folder watcher would upload the game twice); the file
     /// of an earlier round stays as it was last written (that round's feed).
     fn write_live_pgn(&mut self, now: Instant) {
@@ -124,6 +126,10 @@ impl<P: BoardIo> Actor<P> {
             .place()
             .unwrap_or((1, self.session.clock().saturating_add(1)));
         let at = (live.join(round_dir(round)), game_file(board));
+        // A file written once follows its game (a move taken back stays a game).
+        if self.live_at.as_ref() != Some(&at) && !broadcastable(&self.state_tx.borrow()) {
+            return;
+        }
         if let Some((dir, file)) = self.live_at.take()
             && dir == at.0
             && file != at.1
@@ -163,6 +169,20 @@ impl<P: BoardIo> Actor<P> {
             Err(_) => self.lost(now, "write timed out"),
         }
     }
+}
+
+/// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
+/// information), a move (on the board or a press of the clock) or a result.
+fn broadcastable(st: &crate::device::ClockState) -> bool {
+    let named = st
+        .board
+        .game_info
+        .iter()
+        .any(|(n, v)| (n == "White" || n == "Black") && !v.is_empty() && v != "?");
+    named
+        || !st.board.moves.is_empty()
+        || st.snapshot.moves.white + st.snapshot.moves.black > 0
+        || st.snapshot.result.is_some()
 }
 
 /// The live feed's folder of round `round` (LiveChess's and the Broadcaster's layout).
