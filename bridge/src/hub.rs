@@ -30,6 +30,19 @@ pub(crate) struct Event {
     pub(crate) status: Option<Arc<ClockStatus>>,
 }
 
+/// A hub's state at one event, kept by the delay layer to be replayed later.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    /// Every clock.
+    pub(crate) clocks: Vec<Arc<ClockStatus>>,
+    /// The paper boards' games.
+    pub(crate) paper: BTreeMap<u32, String>,
+    /// Every clock's PGN, by index.
+    pub(crate) pgns: BTreeMap<u32, String>,
+    /// The daemon.
+    pub(crate) daemon: Daemon,
+}
+
 /// Whether the daemon is on the bus.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Daemon {
@@ -49,6 +62,9 @@ struct Inner {
     cap: usize,
     clocks: BTreeMap<u32, Arc<ClockStatus>>,
     paper: BTreeMap<u32, String>,
+    /// Each clock's PGN as it stood, for a delayed hub (`None`: the outputs read the
+    /// daemon's PGN live).
+    pgns: Option<BTreeMap<u32, String>>,
     daemon: Daemon,
     ever_up: bool,
 }
@@ -89,6 +105,7 @@ impl Hub {
                 cap,
                 clocks: BTreeMap::new(),
                 paper: BTreeMap::new(),
+                pgns: None,
                 daemon: Daemon {
                     running: false,
                     version: String::new(),
@@ -218,6 +235,50 @@ impl Hub {
     /// The round's paper boards' games, by board number.
     pub(crate) fn paper_games(&self) -> BTreeMap<u32, String> {
         self.lock().paper.clone()
+    }
+
+    /// Every clock's PGN as the hub's state has it: `Some` for a delayed hub (the games as
+    /// they stood), `None` when the daemon is to be read live.
+    pub(crate) fn pgns(&self) -> Option<BTreeMap<u32, String>> {
+        self.lock().pgns.clone()
+    }
+
+    /// Replay `ev` of another hub with that hub's state as it stood then (`frame`): the
+    /// delay layer ([`crate::delay`]) feeds its delayed hub so. The event keeps its kind,
+    /// clock and data (a `clock` event's and a snapshot's rebuilt from `frame`'s clocks).
+    pub(crate) fn replay(&self, ev: &Event, frame: Frame) {
+        let mut g = self.lock();
+        g.clocks = frame.clocks.into_iter().map(|c| (c.index, c)).collect();
+        g.paper = frame.paper;
+        g.pgns = Some(frame.pgns);
+        g.ever_up |= frame.daemon.running;
+        g.daemon = frame.daemon;
+        let (data, status) = match ev.kind {
+            "snapshot" => (Self::snapshot_value(&g), None),
+            "clock" => {
+                let st = ev.index.and_then(|i| g.clocks.get(&i).cloned());
+                match &st {
+                    Some(st) => (
+                        json!({"now_us": monotonic_us(), "clock": &**st}),
+                        st.clone().into(),
+                    ),
+                    None => return,
+                }
+            }
+            _ => (serde_json::from_str(&ev.data).unwrap_or(Value::Null), None),
+        };
+        self.push(&mut g, ev.kind, ev.index, data, status);
+    }
+
+    /// This hub's state now, to be replayed later ([`Hub::replay`]) with `pgns`.
+    pub(crate) fn frame(&self, pgns: BTreeMap<u32, String>) -> Frame {
+        let g = self.lock();
+        Frame {
+            clocks: g.clocks.values().cloned().collect(),
+            paper: g.paper.clone(),
+            pgns,
+            daemon: g.daemon.clone(),
+        }
     }
 
     /// Every clock now, by index.

@@ -19,21 +19,38 @@ use headers::{ETag, HeaderMapExt, IfNoneMatch};
 
 use crate::http::{ClockSource, Routes, find};
 
-/// The PGN of `clocks`' games, one after the other, each ending in a blank line.
-pub(crate) async fn games(conn: &zbus::Connection, clocks: &[Arc<ClockStatus>]) -> Result<String> {
+/// Clock `c`'s PGN read from the daemon now (`GetPgn`).
+pub(crate) async fn read(conn: &zbus::Connection, c: &ClockStatus) -> Result<String> {
+    let reply = conn
+        .call_method(
+            Some(BUS_NAME),
+            c.clock.as_str(),
+            Some(CLOCK_INTERFACE),
+            "GetPgn",
+            &(),
+        )
+        .await
+        .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
+    Ok(reply.body().deserialize()?)
+}
+
+/// The PGN of `clocks`' games, one after the other, each ending in a blank line: as `hub`
+/// has them when it is delayed ([`crate::delay`]), else read from the daemon now.
+pub(crate) async fn games(
+    conn: &zbus::Connection,
+    hub: &crate::hub::Hub,
+    clocks: &[Arc<ClockStatus>],
+) -> Result<String> {
+    let kept = hub.pgns();
     let mut all = String::new();
     for c in clocks {
-        let reply = conn
-            .call_method(
-                Some(BUS_NAME),
-                c.clock.as_str(),
-                Some(CLOCK_INTERFACE),
-                "GetPgn",
-                &(),
-            )
-            .await
-            .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
-        let pgn: String = reply.body().deserialize()?;
+        let pgn = match &kept {
+            Some(kept) => match kept.get(&c.index) {
+                Some(pgn) => pgn.clone(),
+                None => continue,
+            },
+            None => read(conn, c).await?,
+        };
         all.push_str(pgn.trim_end());
         all.push_str("\n\n");
     }

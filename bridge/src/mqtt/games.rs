@@ -155,7 +155,7 @@ impl Boards {
             if !(self.all || self.dirty.contains(&c.index) || !self.read.contains_key(&c.index)) {
                 continue;
             }
-            match crate::pgn::games(conn, std::slice::from_ref(c)).await {
+            match crate::pgn::games(conn, hub, std::slice::from_ref(c)).await {
                 Ok(pgn) => {
                     self.read.insert(c.index, (pgn_facts(c), board(c), pgn));
                     self.dirty.remove(&c.index);

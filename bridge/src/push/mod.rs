@@ -381,7 +381,7 @@ async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) ->
         );
         clocks.truncate(MAX_GAMES);
     }
-    let mut pgn = crate::pgn::games(conn, &clocks).await?;
+    let mut pgn = crate::pgn::games(conn, hub, &clocks).await?;
     crate::pgn::add_paper(&mut pgn, &hub.paper_games());
     Ok(pgn)
 }

@@ -8,6 +8,7 @@ mod board_corrections;
 mod board_game;
 mod board_observe;
 mod bridge_alerts;
+mod bridge_delay;
 mod bridge_fleet;
 mod bridge_http;
 mod bridge_mqtt;
