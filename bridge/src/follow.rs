@@ -1,6 +1,7 @@
 //! Following chessclockd on D-Bus: waits for its name, reads every clock in one `GetClocks`
 //! (`GetManagedObjects` from an older daemon), then applies `InterfacesAdded`,
-//! `InterfacesRemoved`, `PropertiesChanged` and the clock signals (decoded by
+//! `InterfacesRemoved`, `PropertiesChanged` (the clocks', and the Manager's `PaperGames`: the
+//! round's paper boards) and the clock signals (decoded by
 //! `chessclock_api::event`), and starts over when the daemon restarts.
 //!
 //! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]

@@ -4,7 +4,8 @@
 //!
 //! This file wires the parts: settings (with their secrets and TLS set-up), logging (the
 //! daemon's module, with `org.freedesktop.LogControl1` under the bus name
-//! `org.chessclockd.Bridge1`), the bus connection, the follower, HTTP, MQTT and the Lichess
+//! `org.chessclockd.Bridge1`), the bus connection, the follower, the broadcast delay (a
+//! second, delayed hub between the follower's and every output), HTTP, MQTT and the Lichess
 //! push. See docs/bridge.md.
 
 mod alert;

@@ -2,11 +2,14 @@
 //!
 //! Owns the round file (`round.json` in the state directory, rewritten atomically with the
 //! store's helper) and the rule that matches pairings to clocks by board number
-//! ([`plan`], pure): every paired board has exactly one clock, every tag is valid game
-//! information, or nothing is applied and the errors name the lines. [`SupervisorHandle::
+//! ([`plan`], pure): a paired board has one clock, or none (a paper board:
+//! `round_boards.rs` keeps it and its result), never two, and every tag is valid game
+//! information, or nothing is applied and the errors name every bad line (the file's and
+//! the clocks', in one answer). [`SupervisorHandle::
 //! load_pairings`] then moves every clock to the round first (`Request::Place`: its default
 //! `Round "R.B"`/`Board "B"` tags and its live file), sets each paired board's game
-//! information through the clock's own `SetGameInfo` request and makes the round current;
+//! information through the clock's own `SetGameInfo` request, makes the round current and
+//! keeps its sheet (its pairings and paper boards, `round_boards.rs`);
 //! or, for the next round while the current one is being played, keeps the pairings
 //! (`pending.rs`) for the roll-over, which applies them with the same plan.
 //! Parsing the file is the game crate's (`chessclock_game::pairings`); this module must not
