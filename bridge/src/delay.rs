@@ -72,10 +72,10 @@ pub(crate) async fn run(conn: zbus::Connection, live: Arc<Hub>, out: Arc<Hub>, d
     let shift_us = u64::try_from(delay.as_micros()).unwrap_or(u64::MAX);
     let attach = live.attach(None);
     let mut rx = attach.live;
-    let mut pgns: BTreeMap<u32, String> = BTreeMap::new();
+    let mut pgns: BTreeMap<u32, Arc<str>> = BTreeMap::new();
     let mut queue: VecDeque<(Instant, Arc<Event>, Frame)> = VecDeque::new();
     for ev in attach.first {
-        let frame = capture(&conn, &live, &ev, &mut pgns, shift_us).await;
+        let frame = capture(&conn, &live, &ev, &mut pgns).await;
         queue.push_back((Instant::now() + delay, ev, frame));
     }
     loop {
@@ -94,14 +94,14 @@ pub(crate) async fn run(conn: zbus::Connection, live: Arc<Hub>, out: Arc<Hub>, d
                     }),
                     Err(RecvError::Closed) => return,
                 };
-                let frame = capture(&conn, &live, &ev, &mut pgns, shift_us).await;
+                let frame = capture(&conn, &live, &ev, &mut pgns).await;
                 queue.push_back((Instant::now() + delay, ev, frame));
             }
             () = crate::push::sleep_until(due) => {
                 let now = Instant::now();
                 while queue.front().is_some_and(|(t, _, _)| *t <= now) {
                     if let Some((_, ev, frame)) = queue.pop_front() {
-                        out.replay(&ev, frame);
+                        out.replay(&ev, frame, shift_us);
                     }
                 }
             }
@@ -110,13 +110,13 @@ pub(crate) async fn run(conn: zbus::Connection, live: Arc<Hub>, out: Arc<Hub>, d
 }
 
 /// `live`'s state after `ev`, with the PGN of the clocks `ev` may have changed read now
-/// (all of them after a snapshot) and every clock's `as_of_us` moved on by `shift_us`.
+/// (all of them after a snapshot). A frame shares the clocks and the texts it did not change
+/// with the frames before it: a long delay over many boards keeps one copy of each.
 async fn capture(
     conn: &zbus::Connection,
     live: &Hub,
     ev: &Event,
-    pgns: &mut BTreeMap<u32, String>,
-    shift_us: u64,
+    pgns: &mut BTreeMap<u32, Arc<str>>,
 ) -> Frame {
     let clocks = live.clocks();
     pgns.retain(|i, _| clocks.iter().any(|c| c.index == *i));
@@ -128,22 +128,12 @@ async fn capture(
     for c in stale {
         match crate::pgn::read(conn, c).await {
             Ok(pgn) => {
-                pgns.insert(c.index, pgn);
+                pgns.insert(c.index, Arc::from(pgn));
             }
             Err(e) => tracing::debug!("delay: cannot read clock {}'s PGN: {e:#}", c.index),
         }
     }
-    let mut frame = live.frame(pgns.clone());
-    frame.clocks = frame
-        .clocks
-        .into_iter()
-        .map(|c| {
-            let mut c = (*c).clone();
-            c.as_of_us = c.as_of_us.saturating_add(shift_us);
-            Arc::new(c)
-        })
-        .collect();
-    frame
+    live.frame(pgns.clone())
 }
 
 #[cfg(test)]

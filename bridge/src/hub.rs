@@ -33,12 +33,12 @@ pub(crate) struct Event {
 /// A hub's state at one event, kept by the delay layer to be replayed later.
 #[derive(Debug, Clone)]
 pub(crate) struct Frame {
-    /// Every clock.
+    /// Every clock (shared with the live hub: a frame copies no clock).
     pub(crate) clocks: Vec<Arc<ClockStatus>>,
-    /// The paper boards' games.
-    pub(crate) paper: BTreeMap<u32, String>,
-    /// Every clock's PGN, by index.
-    pub(crate) pgns: BTreeMap<u32, String>,
+    /// The paper boards' games (shared with the hub while they do not change).
+    pub(crate) paper: Arc<BTreeMap<u32, String>>,
+    /// Every clock's PGN, by index (shared with the frames before and after it).
+    pub(crate) pgns: BTreeMap<u32, Arc<str>>,
     /// The daemon.
     pub(crate) daemon: Daemon,
 }
@@ -61,10 +61,10 @@ struct Inner {
     log: VecDeque<Arc<Event>>,
     cap: usize,
     clocks: BTreeMap<u32, Arc<ClockStatus>>,
-    paper: BTreeMap<u32, String>,
+    paper: Arc<BTreeMap<u32, String>>,
     /// Each clock's PGN as it stood, for a delayed hub (`None`: the outputs read the
     /// daemon's PGN live).
-    pgns: Option<BTreeMap<u32, String>>,
+    pgns: Option<BTreeMap<u32, Arc<str>>>,
     daemon: Daemon,
     ever_up: bool,
 }
@@ -104,7 +104,7 @@ impl Hub {
                 log: VecDeque::new(),
                 cap,
                 clocks: BTreeMap::new(),
-                paper: BTreeMap::new(),
+                paper: Arc::default(),
                 pgns: None,
                 daemon: Daemon {
                     running: false,
@@ -183,7 +183,7 @@ impl Hub {
         g.daemon.running = false;
         g.daemon.note = note;
         g.clocks.clear();
-        g.paper.clear();
+        g.paper = Arc::default();
         let v = json!({"daemon": g.daemon});
         self.push(&mut g, "daemon", None, v, None);
     }
@@ -224,31 +224,40 @@ impl Hub {
     /// event when they changed.
     pub(crate) fn paper(&self, games: BTreeMap<u32, String>) {
         let mut g = self.lock();
-        if g.paper == games {
+        if *g.paper == games {
             return;
         }
         let boards: Vec<u32> = games.keys().copied().collect();
-        g.paper = games;
+        g.paper = Arc::new(games);
         self.push(&mut g, "paper", None, json!({ "boards": boards }), None);
     }
 
     /// The round's paper boards' games, by board number.
     pub(crate) fn paper_games(&self) -> BTreeMap<u32, String> {
-        self.lock().paper.clone()
+        (*self.lock().paper).clone()
     }
 
     /// Every clock's PGN as the hub's state has it: `Some` for a delayed hub (the games as
     /// they stood), `None` when the daemon is to be read live.
-    pub(crate) fn pgns(&self) -> Option<BTreeMap<u32, String>> {
+    pub(crate) fn pgns(&self) -> Option<BTreeMap<u32, Arc<str>>> {
         self.lock().pgns.clone()
     }
 
     /// Replay `ev` of another hub with that hub's state as it stood then (`frame`): the
     /// delay layer ([`crate::delay`]) feeds its delayed hub so. The event keeps its kind,
-    /// clock and data (a `clock` event's and a snapshot's rebuilt from `frame`'s clocks).
-    pub(crate) fn replay(&self, ev: &Event, frame: Frame) {
+    /// clock and data (a `clock` event's and a snapshot's rebuilt from `frame`'s clocks, whose
+    /// `as_of_us` is moved on by `shift_us`: a running clock counts as it did then).
+    pub(crate) fn replay(&self, ev: &Event, frame: Frame, shift_us: u64) {
         let mut g = self.lock();
-        g.clocks = frame.clocks.into_iter().map(|c| (c.index, c)).collect();
+        g.clocks = frame
+            .clocks
+            .into_iter()
+            .map(|c| {
+                let mut c = (*c).clone();
+                c.as_of_us = c.as_of_us.saturating_add(shift_us);
+                (c.index, Arc::new(c))
+            })
+            .collect();
         g.paper = frame.paper;
         g.pgns = Some(frame.pgns);
         g.ever_up |= frame.daemon.running;
@@ -271,7 +280,7 @@ impl Hub {
     }
 
     /// This hub's state now, to be replayed later ([`Hub::replay`]) with `pgns`.
-    pub(crate) fn frame(&self, pgns: BTreeMap<u32, String>) -> Frame {
+    pub(crate) fn frame(&self, pgns: BTreeMap<u32, Arc<str>>) -> Frame {
         let g = self.lock();
         Frame {
             clocks: g.clocks.values().cloned().collect(),

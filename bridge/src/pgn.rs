@@ -46,7 +46,7 @@ pub(crate) async fn games(
     for c in clocks {
         let pgn = match &kept {
             Some(kept) => match kept.get(&c.index) {
-                Some(pgn) => pgn.clone(),
+                Some(pgn) => pgn.to_string(),
                 None => continue,
             },
             None => read(conn, c).await?,
