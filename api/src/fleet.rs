@@ -149,11 +149,26 @@ impl Topics {
         format!("{}/board/{board}/pgn", self.prefix)
     }
 
+    /// A paper board's retained PGN (a board of the round without an e-board, by its
+    /// number; its result entered by hand).
+    pub fn paper(&self, board: u32) -> String {
+        format!("{}/paper/{board}/pgn", self.prefix)
+    }
+
     /// The host and board number of a PGN topic (`chessclockd/<host>/board/<B>/pgn`).
     pub fn parse_pgn(topic: &str) -> Option<(&str, u32)> {
         let rest = topic.strip_prefix("chessclockd/")?;
         let (host, rest) = rest.split_once('/')?;
         let board = rest.strip_prefix("board/")?.strip_suffix("/pgn")?;
+        Some((host, board.parse().ok()?))
+    }
+
+    /// The host and board number of a paper board's topic
+    /// (`chessclockd/<host>/paper/<B>/pgn`).
+    pub fn parse_paper(topic: &str) -> Option<(&str, u32)> {
+        let rest = topic.strip_prefix("chessclockd/")?;
+        let (host, rest) = rest.split_once('/')?;
+        let board = rest.strip_prefix("paper/")?.strip_suffix("/pgn")?;
         Some((host, board.parse().ok()?))
     }
 
@@ -176,6 +191,9 @@ pub const FLEET_SUBSCRIPTIONS: [&str; 2] = ["chessclockd/+/clock/+/state", "ches
 
 /// The subscription that sees every machine's boards' PGN (a fleet round).
 pub const FLEET_PGN: &str = "chessclockd/+/board/+/pgn";
+
+/// The subscription that sees every machine's paper boards' PGN (a fleet round).
+pub const FLEET_PAPER: &str = "chessclockd/+/paper/+/pgn";
 
 #[cfg(test)]
 mod tests {

@@ -44,6 +44,16 @@ pub trait Manager {
     /// The Lichess round id kept for each round (`round next --lichess-round`).
     #[zbus(property)]
     fn broadcast_rounds(&self) -> zbus::Result<std::collections::BTreeMap<u32, String>>;
+    /// The PGN of the current round's paper boards, by board number.
+    #[zbus(property)]
+    fn paper_games(&self) -> zbus::Result<std::collections::BTreeMap<u32, String>>;
+    /// Set a board's result by its number.
+    fn set_board_result(&self, board: u32, result: &str) -> zbus::Result<String>;
+    /// Every board of the current round.
+    #[allow(clippy::type_complexity)]
+    fn get_round_boards(&self) -> zbus::Result<Vec<(u32, String, String, String, i32, String)>>;
+    /// The round's results for the pairing program (`csv`, `trf`).
+    fn export_round(&self, format: &str) -> zbus::Result<String>;
     /// A clock was attached.
     #[zbus(signal)]
     fn clock_added(&self, clock: zbus::ObjectPath<'_>) -> zbus::Result<()>;

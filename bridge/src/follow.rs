@@ -1,6 +1,7 @@
 //! Following chessclockd on D-Bus: waits for its name, reads every clock in one `GetClocks`
 //! (`GetManagedObjects` from an older daemon), then applies `InterfacesAdded`,
-//! `InterfacesRemoved`, `PropertiesChanged` and the clock signals (decoded by
+//! `InterfacesRemoved`, `PropertiesChanged` (the clocks', and the Manager's `PaperGames`: the
+//! round's paper boards) and the clock signals (decoded by
 //! `chessclock_api::event`), and starts over when the daemon restarts.
 //!
 //! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]
@@ -10,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chessclock_api::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_PATH, clock_index};
+use chessclock_api::names::{
+    BUS_NAME, CLOCK_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH, clock_index,
+};
 use chessclock_api::{ClockStatus, read};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -124,10 +127,13 @@ struct Clocks {
 }
 
 async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
-    let version: String = chessclock_api::proxy::ManagerProxy::new(conn)
-        .await?
-        .version()
-        .await?;
+    let manager = chessclock_api::proxy::ManagerProxy::new(conn).await?;
+    let version: String = manager.version().await?;
+    // A daemon without paper boards (an older one) has none to show.
+    let paper = manager.paper_games().await.unwrap_or_else(|e| {
+        tracing::debug!("no paper boards from chessclockd: {e}");
+        Default::default()
+    });
     let reply = read::clocks_reply(conn).await?;
     let mut props = HashMap::new();
     for (path, p) in reply.clocks()? {
@@ -143,6 +149,7 @@ async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
     }
     statuses.sort_by_key(|c| c.index);
     hub.daemon_up(version, statuses);
+    hub.paper(paper);
     Ok(Clocks {
         props,
         after: reply.message.primary_header().serial_num(),
@@ -199,6 +206,18 @@ fn apply(m: &Message, clocks: &mut Clocks, hub: &Hub) {
             let Ok((iface, changed, _)) = body.deserialize::<Changed>() else {
                 return;
             };
+            if iface == MANAGER_INTERFACE {
+                if let Some(games) = changed.get("PaperGames")
+                    && let Ok(games) = std::collections::BTreeMap::<u32, String>::try_from(
+                        games
+                            .try_clone()
+                            .unwrap_or_else(|_| OwnedVariant::from(0u8)),
+                    )
+                {
+                    hub.paper(games);
+                }
+                return;
+            }
             if iface != CLOCK_INTERFACE {
                 return;
             }

@@ -50,11 +50,15 @@ pub(crate) struct Bus {
 
 impl ClockSource for Bus {
     async fn clocks(&self) -> anyhow::Result<Vec<ClockStatus>> {
+        // A delayed hub has the clocks as they stood: the daemon is not to be read live.
+        if self.hub.pgns().is_some() {
+            return Ok(self.hub.clocks().iter().map(|c| (**c).clone()).collect());
+        }
         Ok(read_live(&self.conn).await?)
     }
 
     async fn games(&self, clocks: &[Arc<ClockStatus>]) -> anyhow::Result<String> {
-        crate::pgn::games(&self.conn, clocks).await
+        crate::pgn::games(&self.conn, &self.hub, clocks).await
     }
 
     fn hub(&self) -> &Arc<Hub> {

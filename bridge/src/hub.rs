@@ -1,5 +1,6 @@
 //! The bridge's view of the daemon and its event log: the latest [`ClockStatus`] of every
-//! clock, whether the daemon runs, and a bounded log of numbered events that the SSE
+//! clock, the current round's paper boards' games (boards without an e-board, by board
+//! number: the daemon's `PaperGames`), whether the daemon runs, and a bounded log of numbered events that the SSE
 //! endpoint replays to reconnecting clients and MQTT republishes.
 //!
 //! Fed by the D-Bus follower only; read by HTTP and MQTT. Owns no IO.
@@ -29,6 +30,19 @@ pub(crate) struct Event {
     pub(crate) status: Option<Arc<ClockStatus>>,
 }
 
+/// A hub's state at one event, kept by the delay layer to be replayed later.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    /// Every clock (shared with the live hub: a frame copies no clock).
+    pub(crate) clocks: Vec<Arc<ClockStatus>>,
+    /// The paper boards' games (shared with the hub while they do not change).
+    pub(crate) paper: Arc<BTreeMap<u32, String>>,
+    /// Every clock's PGN, by index (shared with the frames before and after it).
+    pub(crate) pgns: BTreeMap<u32, Arc<str>>,
+    /// The daemon.
+    pub(crate) daemon: Daemon,
+}
+
 /// Whether the daemon is on the bus.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Daemon {
@@ -47,6 +61,10 @@ struct Inner {
     log: VecDeque<Arc<Event>>,
     cap: usize,
     clocks: BTreeMap<u32, Arc<ClockStatus>>,
+    paper: Arc<BTreeMap<u32, String>>,
+    /// Each clock's PGN as it stood, for a delayed hub (`None`: the outputs read the
+    /// daemon's PGN live).
+    pgns: Option<BTreeMap<u32, Arc<str>>>,
     daemon: Daemon,
     ever_up: bool,
 }
@@ -86,6 +104,8 @@ impl Hub {
                 log: VecDeque::new(),
                 cap,
                 clocks: BTreeMap::new(),
+                paper: Arc::default(),
+                pgns: None,
                 daemon: Daemon {
                     running: false,
                     version: String::new(),
@@ -163,6 +183,7 @@ impl Hub {
         g.daemon.running = false;
         g.daemon.note = note;
         g.clocks.clear();
+        g.paper = Arc::default();
         let v = json!({"daemon": g.daemon});
         self.push(&mut g, "daemon", None, v, None);
     }
@@ -197,6 +218,76 @@ impl Hub {
             o.insert("event".into(), json!(kind));
         }
         self.push(&mut g, kind, Some(index), data, None);
+    }
+
+    /// The round's paper boards' games are now `games` (PGN by board number); a `paper`
+    /// event when they changed.
+    pub(crate) fn paper(&self, games: BTreeMap<u32, String>) {
+        let mut g = self.lock();
+        if *g.paper == games {
+            return;
+        }
+        let boards: Vec<u32> = games.keys().copied().collect();
+        g.paper = Arc::new(games);
+        self.push(&mut g, "paper", None, json!({ "boards": boards }), None);
+    }
+
+    /// The round's paper boards' games, by board number.
+    pub(crate) fn paper_games(&self) -> BTreeMap<u32, String> {
+        (*self.lock().paper).clone()
+    }
+
+    /// Every clock's PGN as the hub's state has it: `Some` for a delayed hub (the games as
+    /// they stood), `None` when the daemon is to be read live.
+    pub(crate) fn pgns(&self) -> Option<BTreeMap<u32, Arc<str>>> {
+        self.lock().pgns.clone()
+    }
+
+    /// Replay `ev` of another hub with that hub's state as it stood then (`frame`): the
+    /// delay layer ([`crate::delay`]) feeds its delayed hub so. The event keeps its kind,
+    /// clock and data (a `clock` event's and a snapshot's rebuilt from `frame`'s clocks, whose
+    /// `as_of_us` is moved on by `shift_us`: a running clock counts as it did then).
+    pub(crate) fn replay(&self, ev: &Event, frame: Frame, shift_us: u64) {
+        let mut g = self.lock();
+        g.clocks = frame
+            .clocks
+            .into_iter()
+            .map(|c| {
+                let mut c = (*c).clone();
+                c.as_of_us = c.as_of_us.saturating_add(shift_us);
+                (c.index, Arc::new(c))
+            })
+            .collect();
+        g.paper = frame.paper;
+        g.pgns = Some(frame.pgns);
+        g.ever_up |= frame.daemon.running;
+        g.daemon = frame.daemon;
+        let (data, status) = match ev.kind {
+            "snapshot" => (Self::snapshot_value(&g), None),
+            "clock" => {
+                let st = ev.index.and_then(|i| g.clocks.get(&i).cloned());
+                match &st {
+                    Some(st) => (
+                        json!({"now_us": monotonic_us(), "clock": &**st}),
+                        st.clone().into(),
+                    ),
+                    None => return,
+                }
+            }
+            _ => (serde_json::from_str(&ev.data).unwrap_or(Value::Null), None),
+        };
+        self.push(&mut g, ev.kind, ev.index, data, status);
+    }
+
+    /// This hub's state now, to be replayed later ([`Hub::replay`]) with `pgns`.
+    pub(crate) fn frame(&self, pgns: BTreeMap<u32, Arc<str>>) -> Frame {
+        let g = self.lock();
+        Frame {
+            clocks: g.clocks.values().cloned().collect(),
+            paper: g.paper.clone(),
+            pgns,
+            daemon: g.daemon.clone(),
+        }
     }
 
     /// Every clock now, by index.

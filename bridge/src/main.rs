@@ -4,10 +4,12 @@
 //!
 //! This file wires the parts: settings (with their secrets and TLS set-up), logging (the
 //! daemon's module, with `org.freedesktop.LogControl1` under the bus name
-//! `org.chessclockd.Bridge1`), the bus connection, the follower, HTTP, MQTT and the Lichess
+//! `org.chessclockd.Bridge1`), the bus connection, the follower, the broadcast delay (a
+//! second, delayed hub between the follower's and every output), HTTP, MQTT and the Lichess
 //! push. See docs/bridge.md.
 
 mod alert;
+mod delay;
 mod follow;
 mod http;
 mod hub;
@@ -152,7 +154,25 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     let listen = settings.listen_addr()?;
     let conn = connect(&args).await?;
     serve_log_control(&conn, log).await;
-    let hub = Arc::new(hub::Hub::new(settings.replay));
+    // The follower feeds `live`; every output reads `hub`: the same, or with a broadcast
+    // delay, `live` replayed that much later (delay.rs).
+    let live = Arc::new(hub::Hub::new(settings.replay));
+    let hub = if settings.delay_for.is_zero() {
+        live.clone()
+    } else {
+        tracing::info!(
+            "broadcast delay: every output shows the boards {:?} late",
+            settings.delay_for
+        );
+        let delayed = Arc::new(hub::Hub::new(settings.replay));
+        tokio::spawn(delay::run(
+            conn.clone(),
+            live.clone(),
+            delayed.clone(),
+            settings.delay_for,
+        ));
+        delayed
+    };
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
@@ -195,7 +215,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             boards,
         ));
     }
-    let follower = tokio::spawn(follow::run(conn.clone(), hub.clone()));
+    let follower = tokio::spawn(follow::run(conn.clone(), live));
     let app = http::app(http::Bus { conn, hub });
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let mut term =

@@ -1,7 +1,8 @@
 //! MQTT for fleets: each clock's state, retained, on `chessclockd/<host>/clock/<index>/state`;
 //! its events on `.../event`; `online` / `offline` (the last will) retained on
 //! `chessclockd/<host>/status`. The same JSON as the HTTP API. Each board's PGN, retained, on
-//! `chessclockd/<host>/board/<B>/pgn` ([`games`]); for a fleet round, the bridge also reads
+//! `chessclockd/<host>/board/<B>/pgn` and each paper board's (a board without an e-board) on
+//! `chessclockd/<host>/paper/<B>/pgn` ([`games`]); for a fleet round, the bridge also reads
 //! every machine's boards' PGN into the round's [`Union`].
 //!
 //! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
@@ -24,7 +25,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::hub::Hub;
 use crate::push::union::Union;
-use chessclock_api::fleet::{FLEET_PGN, Topics};
+use chessclock_api::fleet::{FLEET_PAPER, FLEET_PGN, Topics};
 use settings::Target;
 
 /// Publish the hub and its boards' PGN (read from the daemon on `conn`) to the broker of
@@ -89,18 +90,24 @@ pub(crate) async fn run(
                     tracing::info!("connected to MQTT broker {name}");
                     republish(&client, &topics, &hub).await;
                     reconnected.notify_one();
-                    if fleet.is_some()
-                        && let Err(e) = client.subscribe(FLEET_PGN, QoS::AtLeastOnce).await
-                    {
-                        tracing::warn!("cannot subscribe to {FLEET_PGN}: {e}");
+                    for sub in [FLEET_PGN, FLEET_PAPER] {
+                        if fleet.is_some()
+                            && let Err(e) = client.subscribe(sub, QoS::AtLeastOnce).await
+                        {
+                            tracing::warn!("cannot subscribe to {sub}: {e}");
+                        }
                     }
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
+                    let pgn = String::from_utf8_lossy(&p.payload);
                     if let (Some(fleet), Some((host, board))) =
                         (&fleet, Topics::parse_pgn(&p.topic))
                     {
-                        let pgn = String::from_utf8_lossy(&p.payload);
                         fleet.send_if_modified(|u| u.set(host, board, &pgn));
+                    } else if let (Some(fleet), Some((host, board))) =
+                        (&fleet, Topics::parse_paper(&p.topic))
+                    {
+                        fleet.send_if_modified(|u| u.set_paper(host, board, &pgn));
                     }
                 }
                 Ok(_) => {}

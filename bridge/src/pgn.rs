@@ -1,5 +1,5 @@
 //! The live PGN of the boards, read from chessclockd (`GetPgn` per clock), served as
-//! `/pgn/all.pgn` and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
+//! `/pgn/all.pgn` (with the round's paper boards) and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
 //! broadcast polling every few seconds gets a `304 Not Modified` while nothing changed.
 //!
 //! Owns reading and joining the games and the validators; the push to Lichess reuses
@@ -19,25 +19,51 @@ use headers::{ETag, HeaderMapExt, IfNoneMatch};
 
 use crate::http::{ClockSource, Routes, find};
 
-/// The PGN of `clocks`' games, one after the other, each ending in a blank line.
-pub(crate) async fn games(conn: &zbus::Connection, clocks: &[Arc<ClockStatus>]) -> Result<String> {
+/// Clock `c`'s PGN read from the daemon now (`GetPgn`).
+pub(crate) async fn read(conn: &zbus::Connection, c: &ClockStatus) -> Result<String> {
+    let reply = conn
+        .call_method(
+            Some(BUS_NAME),
+            c.clock.as_str(),
+            Some(CLOCK_INTERFACE),
+            "GetPgn",
+            &(),
+        )
+        .await
+        .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
+    Ok(reply.body().deserialize()?)
+}
+
+/// The PGN of `clocks`' games, one after the other, each ending in a blank line: as `hub`
+/// has them when it is delayed ([`crate::delay`]), else read from the daemon now.
+pub(crate) async fn games(
+    conn: &zbus::Connection,
+    hub: &crate::hub::Hub,
+    clocks: &[Arc<ClockStatus>],
+) -> Result<String> {
+    let kept = hub.pgns();
     let mut all = String::new();
     for c in clocks {
-        let reply = conn
-            .call_method(
-                Some(BUS_NAME),
-                c.clock.as_str(),
-                Some(CLOCK_INTERFACE),
-                "GetPgn",
-                &(),
-            )
-            .await
-            .with_context(|| format!("GetPgn on clock {} ({})", c.index, c.name))?;
-        let pgn: String = reply.body().deserialize()?;
+        let pgn = match &kept {
+            Some(kept) => match kept.get(&c.index) {
+                Some(pgn) => pgn.to_string(),
+                None => continue,
+            },
+            None => read(conn, c).await?,
+        };
         all.push_str(pgn.trim_end());
         all.push_str("\n\n");
     }
     Ok(all)
+}
+
+/// Add the paper boards' games (boards without an e-board, by board number) to `all`, each
+/// ending in a blank line.
+pub(crate) fn add_paper(all: &mut String, paper: &std::collections::BTreeMap<u32, String>) {
+    for pgn in paper.values() {
+        all.push_str(pgn.trim_end());
+        all.push_str("\n\n");
+    }
 }
 
 /// When each served body was first seen, by URL path (for Last-Modified).
@@ -87,7 +113,12 @@ pub(crate) async fn serve<S: ClockSource>(
         }
     };
     let body = match app.source.games(&clocks).await {
-        Ok(b) => b,
+        Ok(mut b) => {
+            if name == "all" {
+                add_paper(&mut b, &app.source.hub().paper_games());
+            }
+            b
+        }
         Err(e) => {
             return (
                 StatusCode::SERVICE_UNAVAILABLE,

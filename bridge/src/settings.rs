@@ -25,7 +25,7 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
 const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
-     [[lichess]], [[alert]]";
+     delay, [[lichess]], [[alert]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -92,6 +92,13 @@ pub(crate) struct Settings {
     pub(crate) replay: usize,
     /// Log filter (`info`, `chessclock_bridge=debug`, ...).
     pub(crate) log: String,
+    /// The broadcast delay (`"15m"`): every output shows the boards as they stood this long
+    /// ago ([`crate::delay`]); none by default.
+    #[serde(default)]
+    pub(crate) delay: Option<String>,
+    /// `delay` read when the settings are loaded (zero: none).
+    #[serde(skip)]
+    pub(crate) delay_for: std::time::Duration,
     /// Lichess broadcast rounds to push the live PGN to (`[[lichess]]` tables).
     #[serde(default)]
     pub(crate) lichess: Vec<RoundSettings>,
@@ -212,6 +219,9 @@ impl Settings {
             let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
                 .map_err(|e| origin.at("alert", e))?;
             s.alert_tls = Some(tls);
+        }
+        if let Some(d) = &s.delay {
+            s.delay_for = crate::delay::parse(d).map_err(|e| origin.at("delay", anyhow!(e)))?;
         }
         if s.replay == 0 {
             return Err(origin.at(

@@ -276,7 +276,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "round",
         &[
-            ("chessclockctl round show", "the current round"),
+            (
+                "chessclockctl round show",
+                "the current round and its boards",
+            ),
             (
                 "chessclockctl round load round3.csv --round 3",
                 "round 3's pairings onto the boards",
@@ -312,8 +315,34 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "round-show",
         &[(
             "chessclockctl round show --json",
-            "the current round as JSON",
+            "the current round and every board (players, result, clock or paper) as JSON",
         )],
+    ),
+    (
+        "round-result",
+        &[
+            (
+                "chessclockctl round result 21 1-0",
+                "paper board 21 (no e-board): White won",
+            ),
+            (
+                "chessclockctl round result 1 1/2-1/2",
+                "an e-board's result, as the arbiter's",
+            ),
+        ],
+    ),
+    (
+        "round-export",
+        &[
+            (
+                "chessclockctl round export --format csv > results.csv",
+                "board,white,black,result for the pairing program",
+            ),
+            (
+                "chessclockctl round export --format trf > after-round.trf",
+                "the TRF the pairings came from, with this round's results",
+            ),
+        ],
     ),
     (
         "round-load",

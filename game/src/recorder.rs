@@ -64,6 +64,15 @@ pub struct GameRecorder {
     steps: VecDeque<Step>,
     /// The held board as the last [`Step::Held`] said it.
     held_said: Option<shakmaty::Board>,
+    /// A press that found no move of its side to time (the move comes after it: a move
+    /// forced by the arbiter, one the board missed): its clock and elapsed time, for that
+    /// side's next move.
+    unclaimed: [Option<(u64, Option<u64>)>; 2],
+}
+
+/// The index of `color` in [`GameRecorder::unclaimed`].
+fn side_index(color: Color) -> usize {
+    usize::from(color == Color::Black)
 }
 
 impl Default for GameRecorder {
@@ -84,6 +93,7 @@ impl GameRecorder {
             earlier_count: 0,
             games: 0,
             info: GameInfo::new(),
+            unclaimed: [None, None],
             changes: VecDeque::new(),
             journaling: false,
             steps: VecDeque::new(),
@@ -144,6 +154,21 @@ impl GameRecorder {
                     _ => None,
                 };
                 self.drain(clocks);
+                // The move's times as they were recorded (a press before it included).
+                if let (
+                    Step::Move {
+                        clock_ms,
+                        elapsed_ms,
+                        from_press,
+                        ..
+                    },
+                    Some(m),
+                ) = (step, self.current.moves.last_mut())
+                {
+                    m.clock_ms = *clock_ms;
+                    m.elapsed_ms = *elapsed_ms;
+                    m.from_press = *from_press;
+                }
             }
         }
         Ok(())
@@ -231,6 +256,8 @@ impl GameRecorder {
                 clock_ms,
                 elapsed_ms,
             });
+        } else {
+            self.unclaimed[side_index(color)] = Some((clock_ms, elapsed_ms));
         }
     }
 
@@ -379,6 +406,7 @@ impl GameRecorder {
             let change = match e {
                 GameEvent::NewGame { .. } => {
                     self.step(Step::NewGame);
+                    self.unclaimed = [None, None];
                     self.games += 1;
                     let record = std::mem::take(&mut self.current);
                     if !record.moves.is_empty() {
@@ -403,12 +431,19 @@ impl GameRecorder {
                         _ => None,
                     }
                     .filter(|k| k.from_press);
+                    // Else the press that came before the move, if one found none to time (a
+                    // press after the move still replaces these times: from_press stays
+                    // false, as a clock's start press is no move's).
+                    let pressed = self.unclaimed[side_index(event.color)].take();
+                    let (clock_ms, elapsed_ms, from_press) = match (&kept, pressed) {
+                        (Some(k), _) => (k.clock_ms, k.elapsed_ms, true),
+                        (None, Some((clock, elapsed))) => (Some(clock), elapsed, false),
+                        (None, None) => (clocks.map(|c| c.of(event.color)), None, false),
+                    };
                     let m = RecordedMove {
-                        clock_ms: kept
-                            .as_ref()
-                            .map_or(clocks.map(|c| c.of(event.color)), |k| k.clock_ms),
-                        elapsed_ms: kept.as_ref().and_then(|k| k.elapsed_ms),
-                        from_press: kept.is_some(),
+                        clock_ms,
+                        elapsed_ms,
+                        from_press,
                         event,
                     };
                     moves.push(m.clone());
@@ -421,11 +456,14 @@ impl GameRecorder {
                         uci: m.event.uci.clone(),
                         corrects: m.event.corrects.is_some(),
                         clock_ms: m.clock_ms,
+                        elapsed_ms: m.elapsed_ms,
+                        from_press: m.from_press,
                     });
                     RecordChange::Move(m)
                 }
                 GameEvent::Takeback { to_ply, .. } => {
                     self.step(Step::Takeback { to_ply });
+                    self.unclaimed = [None, None];
                     let moves = &mut self.current.moves;
                     moves.truncate(usize::try_from(to_ply).unwrap_or(usize::MAX));
                     self.current.outcome = moves.last().and_then(|m| outcome_of(&m.event.fen));

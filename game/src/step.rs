@@ -31,7 +31,7 @@ pub enum Step {
         chess960: bool,
     },
     /// A move (`corrects`: it replaced the last move, made by the same player), and the
-    /// mover's clock it was recorded with.
+    /// mover's clock and time it was recorded with.
     Move {
         /// UCI (castling as the king's move; Chess960 castling as king takes rook).
         uci: String,
@@ -41,6 +41,12 @@ pub enum Step {
         /// The mover's clock the move was recorded with, ms.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock_ms: Option<u64>,
+        /// How long the move took, ms, if a press said (one made before the move too).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        elapsed_ms: Option<u64>,
+        /// The times came from the press that ended the move.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        from_press: bool,
     },
     /// Plies were taken back: the game is back at ply `to_ply`.
     Takeback {
@@ -129,16 +135,20 @@ mod tests {
                     uci: "e2e4".into(),
                     corrects: false,
                     clock_ms: Some(5000),
+                    elapsed_ms: Some(1200),
+                    from_press: false,
                 },
-                r#"{"step":"move","uci":"e2e4","clock_ms":5000}"#,
+                r#"{"step":"move","uci":"e2e4","clock_ms":5000,"elapsed_ms":1200}"#,
             ),
             (
                 Step::Move {
                     uci: "e7e5".into(),
                     corrects: true,
                     clock_ms: None,
+                    elapsed_ms: None,
+                    from_press: true,
                 },
-                r#"{"step":"move","uci":"e7e5","corrects":true}"#,
+                r#"{"step":"move","uci":"e7e5","corrects":true,"from_press":true}"#,
             ),
             (
                 Step::Result {

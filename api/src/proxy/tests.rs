@@ -146,12 +146,19 @@ fn signature(ty: &str) -> String {
     if let Some(args) = generic("HashMap<").or_else(|| generic("BTreeMap<")) {
         return format!("a{{{}{}}}", signature(&args[0]), signature(&args[1]));
     }
+    if let Some(inner) = ty.strip_prefix('(').and_then(|t| t.strip_suffix(')'))
+        && !inner.is_empty()
+    {
+        let fields: String = split_top(inner).iter().map(|f| signature(f)).collect();
+        return format!("({fields})");
+    }
     match ty {
         "str" | "String" => "s",
         "bool" => "b",
         "u32" => "u",
         "u64" => "t",
         "i64" => "x",
+        "i32" => "i",
         "()" => "",
         "OwnedVariant" => "v",
         "OwnedObjectPath" | "zbus::ObjectPath<'_>" => "o",

@@ -1,6 +1,8 @@
 //! Each board's PGN on MQTT, retained (QoS 1), on `chessclockd/<host>/board/<B>/pgn` by board
-//! number (the clock's `board`, index + 1 from a daemon without board numbers): what a fleet
-//! bridge (`[[lichess]] source = "fleet"`) pushes to Lichess. The round is the game's own
+//! number (the clock's `board`, index + 1 from a daemon without board numbers), and each
+//! paper board's (the round's boards without an e-board, the daemon's `PaperGames`) on
+//! `chessclockd/<host>/paper/<B>/pgn`: what a fleet bridge (`[[lichess]] source = "fleet"`)
+//! pushes to Lichess. The round is the game's own
 //! `Round "R.B"` tag, in the payload.
 //!
 //! Publishes a board when its PGN changed (its clock's `GetPgn` read again after a move, a
@@ -71,6 +73,7 @@ pub(crate) async fn run(
                             boards.dirty.insert(i);
                             true
                         }
+                        ("paper", _, _) => true,
                         (kind, _, _) if crate::push::changes_pgn(kind) => {
                             boards.all = true;
                             true
@@ -89,6 +92,7 @@ pub(crate) async fn run(
             },
             () = reconnected.notified() => {
                 boards.published.clear();
+                boards.paper.clear();
                 schedule.changed(now_ms());
             }
             () = crate::push::sleep_until(wake) => {}
@@ -113,6 +117,8 @@ struct Boards {
     all: bool,
     /// The PGN published per board number.
     published: BTreeMap<u32, String>,
+    /// The paper boards' PGN published, per board number.
+    paper: BTreeMap<u32, String>,
 }
 
 impl Boards {
@@ -149,7 +155,7 @@ impl Boards {
             if !(self.all || self.dirty.contains(&c.index) || !self.read.contains_key(&c.index)) {
                 continue;
             }
-            match crate::pgn::games(conn, std::slice::from_ref(c)).await {
+            match crate::pgn::games(conn, hub, std::slice::from_ref(c)).await {
                 Ok(pgn) => {
                     self.read.insert(c.index, (pgn_facts(c), board(c), pgn));
                     self.dirty.remove(&c.index);
@@ -181,6 +187,16 @@ impl Boards {
             super::send(client, topics.pgn(*b), true, Vec::new()).await;
         }
         self.published = now;
+        let paper = hub.paper_games();
+        for (b, pgn) in &paper {
+            if self.paper.get(b) != Some(pgn) {
+                super::send(client, topics.paper(*b), true, pgn.clone().into_bytes()).await;
+            }
+        }
+        for b in self.paper.keys().filter(|b| !paper.contains_key(b)) {
+            super::send(client, topics.paper(*b), true, Vec::new()).await;
+        }
+        self.paper = paper;
         Outcome::Done
     }
 }

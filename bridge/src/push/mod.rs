@@ -218,7 +218,14 @@ impl RoundSettings {
 pub(crate) fn changes_pgn(kind: &str) -> bool {
     matches!(
         kind,
-        "snapshot" | "move" | "result" | "pressed" | "state_changed" | "removed" | "daemon"
+        "snapshot"
+            | "move"
+            | "result"
+            | "pressed"
+            | "state_changed"
+            | "removed"
+            | "daemon"
+            | "paper"
     )
 }
 
@@ -374,7 +381,9 @@ async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) ->
         );
         clocks.truncate(MAX_GAMES);
     }
-    crate::pgn::games(conn, &clocks).await
+    let mut pgn = crate::pgn::games(conn, hub, &clocks).await?;
+    crate::pgn::add_paper(&mut pgn, &hub.paper_games());
+    Ok(pgn)
 }
 
 /// One push; what its answer means for the schedule.

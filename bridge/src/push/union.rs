@@ -1,7 +1,9 @@
 //! A fleet round: the union of the boards' PGN that every machine's bridge publishes, retained,
 //! on `chessclockd/<host>/board/<B>/pgn`, as the one body a `source = "fleet"` round pushes.
 //!
-//! Owns the latest game per (host, board), a cleared board (an empty payload) leaving it, the
+//! Owns the latest game per (host, board), e-boards' and paper boards' (`.../paper/<B>/pgn`:
+//! each machine loads the whole round, so a board another machine drives is a paper board
+//! here; a board's e-board game wins, else the first paper game with a result), a cleared board (an empty payload) leaving it, the
 //! round filter (the round is the `R` of each game's `Round "R.B"` tag; the current round is
 //! the highest one seen, and games of other rounds are left out), the order (by board number)
 //! and the conflicts (two hosts with one board number: the first host by name is pushed, the
@@ -55,30 +57,59 @@ pub(crate) struct Body {
     pub(crate) conflicts: Vec<Conflict>,
 }
 
-/// The latest game of every (board, host) seen on the broker.
+/// The latest game of every (board, host) seen on the broker, e-boards' and paper boards'.
 #[derive(Debug, Default)]
 pub(crate) struct Union {
     games: BTreeMap<(u32, String), Game>,
+    paper: BTreeMap<(u32, String), Game>,
+}
+
+/// Put `payload` as `host`'s game of `board` in `games` (empty: cleared); whether anything
+/// changed.
+fn put(games: &mut BTreeMap<(u32, String), Game>, host: &str, board: u32, payload: &str) -> bool {
+    let key = (board, host.to_owned());
+    let pgn = payload.trim();
+    if pgn.is_empty() {
+        return games.remove(&key).is_some();
+    }
+    let game = Game {
+        pgn: pgn.to_owned(),
+        round: round_of(pgn),
+    };
+    if games.get(&key) == Some(&game) {
+        return false;
+    }
+    games.insert(key, game);
+    true
 }
 
 impl Union {
     /// `host` published `payload` for `board`; an empty payload clears the board. Whether
     /// anything changed.
     pub(crate) fn set(&mut self, host: &str, board: u32, payload: &str) -> bool {
-        let key = (board, host.to_owned());
-        let pgn = payload.trim();
-        if pgn.is_empty() {
-            return self.games.remove(&key).is_some();
-        }
-        let game = Game {
-            pgn: pgn.to_owned(),
-            round: round_of(pgn),
+        put(&mut self.games, host, board, payload)
+    }
+
+    /// `host` published `payload` for its paper board `board` (`.../paper/<B>/pgn`); empty
+    /// clears it. In a fleet every machine loads the whole round, so a board one machine
+    /// drives is a paper board of the others: a board's e-board game wins over paper, and
+    /// of the paper games the first with a result (by host name). Whether anything changed.
+    pub(crate) fn set_paper(&mut self, host: &str, board: u32, payload: &str) -> bool {
+        put(&mut self.paper, host, board, payload)
+    }
+
+    /// The paper game of `board` in `round` to push when no machine drives the board.
+    fn paper_of(&self, board: u32, round: Option<u32>) -> Option<&Game> {
+        let of_board = || {
+            self.paper
+                .range((board, String::new())..)
+                .take_while(move |((b, _), _)| *b == board)
+                .map(|(_, g)| g)
+                .filter(move |g| round.is_none() || g.round == round)
         };
-        if self.games.get(&key) == Some(&game) {
-            return false;
-        }
-        self.games.insert(key, game);
-        true
+        of_board()
+            .find(|g| !g.pgn.contains("[Result \"*\"]"))
+            .or_else(|| of_board().next())
     }
 
     /// The current round's games, at most `max`, by board number.
@@ -114,6 +145,20 @@ impl Union {
             body.pgn.push_str("\n\n");
             body.games += 1;
         }
+        // The boards no machine drives: their paper game, once, in board order after the
+        // e-boards' (Lichess keeps the order of first appearance).
+        let driven: BTreeSet<u32> = self.current(round).map(|((b, _), _)| *b).collect();
+        let paper: BTreeSet<u32> = self.paper.keys().map(|(b, _)| *b).collect();
+        for board in paper.difference(&driven) {
+            if body.games == max {
+                break;
+            }
+            if let Some(game) = self.paper_of(*board, round) {
+                body.pgn.push_str(&game.pgn);
+                body.pgn.push_str("\n\n");
+                body.games += 1;
+            }
+        }
         body
     }
 
@@ -139,14 +184,24 @@ impl Union {
 
     /// How many boards the current round has (before any limit).
     pub(crate) fn boards(&self) -> usize {
-        let mut boards: Vec<u32> = self.current(self.round()).map(|((b, _), _)| *b).collect();
-        boards.dedup();
+        let round = self.round();
+        let mut boards: BTreeSet<u32> = self.current(round).map(|((b, _), _)| *b).collect();
+        boards.extend(
+            self.paper
+                .iter()
+                .filter(|(_, g)| round.is_none() || g.round == round)
+                .map(|((b, _), _)| *b),
+        );
         boards.len()
     }
 
     /// The current round: the highest of the games' round numbers.
     fn round(&self) -> Option<u32> {
-        self.games.values().filter_map(|g| g.round).max()
+        self.games
+            .values()
+            .chain(self.paper.values())
+            .filter_map(|g| g.round)
+            .max()
     }
 
     /// The games of `round` (every game when `None`).

@@ -1,6 +1,9 @@
-//! `chessclockctl round`: the daemon's current round, a round's pairings loaded from a
-//! file (`round load`), and the roll-over to the next round (`round next`). The file is read here and its text sent (the daemon runs sandboxed
-//! and may not read the caller's files); parsing and applying are the daemon's.
+//! `chessclockctl round`: the daemon's current round and its boards (`round show`), a
+//! round's pairings loaded from a file (`round load`), a board's result by its number
+//! (`round result`, paper boards too), the round's results for the pairing program (`round
+//! export`), and the roll-over to the next round (`round next`). The file is read here and
+//! its text sent (the daemon runs sandboxed and may not read the caller's files); parsing,
+//! applying and exporting are the daemon's.
 
 use std::path::PathBuf;
 
@@ -13,8 +16,25 @@ use super::{BusArgs, Failure, Result, bus_failure};
 /// The round and its pairings.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum RoundCommand {
-    /// Print the current round.
+    /// Print the current round and every board of it: its players, its result, and its
+    /// clock or "paper" (a board without an e-board).
     Show,
+    /// Set a board's result by its board number: a paper board's (kept, and written to the
+    /// live feed and the broadcast), or for an e-board the arbiter's result of its game.
+    Result {
+        /// The board number.
+        board: u32,
+        /// 1-0, 0-1, 1/2-1/2 (or * to clear a paper board's result).
+        result: String,
+    },
+    /// Write the round's results for the pairing program to standard output: CSV
+    /// (board,white,black,result) or, when the pairings came from TRF, the TRF-16 file with
+    /// this round's results and the points filled in.
+    Export {
+        /// csv or trf.
+        #[arg(long, value_parser = ["csv", "trf"], default_value = "csv")]
+        format: String,
+    },
     /// Load a round's pairings: each board's clock gets its players (names, FIDE ids, Elo,
     /// titles, teams) and Round "R.B"; the round becomes current. The next round's, once a
     /// game of the current round has started, are kept for `round next` instead (the games
@@ -88,11 +108,23 @@ pub(crate) async fn run(
     match cmd {
         RoundCommand::Show => {
             let round = mgr.round().await.map_err(f)?;
+            let boards = mgr.get_round_boards().await.map_err(f)?;
+            print_boards(round, &boards, json)
+        }
+        RoundCommand::Result { board, result } => {
+            let done = mgr.set_board_result(board, &result).await.map_err(f)?;
             if json {
-                out_line(&serde_json::json!({ "round": round }).to_string())
+                out_line(&serde_json::json!({ "board": board, "done": done }).to_string())
             } else {
-                out_line(&format!("round {round}"))
+                out_line(&done)
             }
+        }
+        RoundCommand::Export { format } => {
+            let text = mgr.export_round(&format).await.map_err(f)?;
+            let mut out = std::io::stdout().lock();
+            std::io::Write::write_all(&mut out, text.as_bytes())
+                .and_then(|()| std::io::Write::flush(&mut out))
+                .map_err(|e| Failure::Action(format!("cannot write the export: {e}")))
         }
         RoundCommand::Load {
             file,
@@ -121,6 +153,38 @@ pub(crate) async fn run(
             print_report(round, &report, json)
         }
     }
+}
+
+/// The round's boards as `GetRoundBoards` gives them.
+type Boards = [(u32, String, String, String, i32, String)];
+
+/// The round and each of its boards: players, result, clock or paper.
+fn print_boards(round: u32, boards: &Boards, json: bool) -> Result<()> {
+    if json {
+        let list: Vec<serde_json::Value> = boards
+            .iter()
+            .map(|(board, white, black, result, index, name)| {
+                serde_json::json!({
+                    "board": board, "white": white, "black": black, "result": result,
+                    "clock": (*index >= 0).then_some(*index), "name": name,
+                    "paper": *index < 0,
+                })
+            })
+            .collect();
+        return out_line(&serde_json::json!({ "round": round, "boards": list }).to_string());
+    }
+    out_line(&format!("round {round}"))?;
+    for (board, white, black, result, index, name) in boards {
+        let on = if *index < 0 {
+            "paper".to_owned()
+        } else {
+            format!("clock {index} ({name:?})")
+        };
+        out_line(&format!(
+            "  board {board}: {white} - {black}  {result}  [{on}]"
+        ))?;
+    }
+    Ok(())
 }
 
 /// What a round command did to each board, after the round it left current.

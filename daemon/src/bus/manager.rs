@@ -68,9 +68,10 @@ impl ManagerIface {
     /// round; TRF holds every round). Each paired board's clock (by its `Board`) gets the
     /// players, FIDE ids, ratings, titles, teams and `Round "R.B"` as game information, and
     /// the round becomes current; the next round's, once a game of the current round has
-    /// started, are kept for `NextRound` instead. A malformed line, a board without a clock
-    /// or a board two clocks share is `InvalidArgument` naming the lines, and nothing is
-    /// changed. Returns one line per board, and one per clock the pairings leave out.
+    /// started, are kept for `NextRound` instead. A board without a clock is a paper board
+    /// (`SetBoardResult`, `PaperGames`). A malformed line or a board two clocks share is
+    /// `InvalidArgument` naming every such line, and nothing is changed. Returns one line per
+    /// board, and one per clock the pairings leave out.
     async fn load_pairings(
         &self,
         content: &str,
@@ -83,7 +84,58 @@ impl ManagerIface {
         if self.sup.round() != before {
             let _ = self.round_changed(&emitter).await;
         }
+        let _ = self.paper_games_changed(&emitter).await;
         Ok(report)
+    }
+
+    /// Set the result of board `board` of the current round: `1-0`, `0-1` or `1/2-1/2` (`*`
+    /// clears a paper board's). A paper board's result is kept across restarts and its game
+    /// rewritten (the live folder, `PaperGames`); an e-board's is its clock's `SetResult` (the
+    /// arbiter's result). A board the round does not have, or a result that is not one, is
+    /// `InvalidArgument`, and nothing is changed. Returns what was done.
+    async fn set_board_result(
+        &self,
+        board: u32,
+        result: &str,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<String, BusError> {
+        let done = self.sup.set_board_result(board, result).await?;
+        let _ = self.paper_games_changed(&emitter).await;
+        Ok(done)
+    }
+
+    /// Every board of the current round, in board order: (board, White, Black, result (`*`
+    /// none yet), clock number (-1: a paper board), clock name).
+    async fn get_round_boards(&self) -> Vec<(u32, String, String, String, i32, String)> {
+        self.sup
+            .round_boards()
+            .await
+            .into_iter()
+            .map(|b| {
+                let (index, name) = match b.clock {
+                    Some((i, name)) => (i32::try_from(i).unwrap_or(i32::MAX), name),
+                    None => (-1, String::new()),
+                };
+                let result = b.result.map_or("*", |r| r.pgn()).to_owned();
+                (b.board, b.white, b.black, result, index, name)
+            })
+            .collect()
+    }
+
+    /// The current round's results for the pairing program: `format` `csv` (`board,white,
+    /// black,result`, `*` for a game without a result) or `trf` (the TRF-16 file the
+    /// pairings came from, with the round's results and the points filled in). Without
+    /// pairings for the round, or `trf` for pairings that did not come from TRF, it is
+    /// `NotAllowed`.
+    async fn export_round(&self, format: &str) -> Result<String, BusError> {
+        Ok(self.sup.export_round(format).await?)
+    }
+
+    /// The current round's paper boards' games by board number: PGN with the players,
+    /// `Round "R.B"`, `Board`, `Result` and no moves; empty without paper boards.
+    #[zbus(property)]
+    async fn paper_games(&self) -> std::collections::BTreeMap<u32, String> {
+        self.sup.paper_games().await
     }
 
     /// Roll the round over: every clock starts a new game on its control as its board in the
@@ -100,6 +152,7 @@ impl ManagerIface {
     ) -> Result<Vec<String>, BusError> {
         let report = self.sup.next_round(force).await?;
         let _ = self.round_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         Ok(report)
     }
 
@@ -115,6 +168,7 @@ impl ManagerIface {
     ) -> Result<Vec<String>, BusError> {
         let report = self.sup.next_round_broadcast(force, lichess_round).await?;
         let _ = self.round_changed(&emitter).await;
+        let _ = self.paper_games_changed(&emitter).await;
         let _ = self.broadcast_rounds_changed(&emitter).await;
         Ok(report)
     }

@@ -38,6 +38,7 @@ use std::path::PathBuf;
 use tokio::task::JoinHandle;
 
 pub use client::DeviceHandle;
+pub(crate) use io::actor::output::{game_file, round_dir};
 pub use io::sinks::Sinks;
 pub(crate) use io::transport::Transport;
 pub use io::{runtime, scan};

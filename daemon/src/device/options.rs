@@ -96,7 +96,21 @@ impl Default for DeviceOptions {
     }
 }
 
+/// Where live PGN files go, below the state directory.
+const LIVE_DIR: &str = "live";
+
 impl DeviceOptions {
+    /// The live feed's folder: `live_dir`, else `live/` in the state directory; `None` for
+    /// clocks kept in memory only.
+    pub(crate) fn live_folder(&self) -> Option<PathBuf> {
+        let state = self.state_dir.as_ref()?;
+        Some(
+            self.live_dir
+                .clone()
+                .unwrap_or_else(|| state.join(LIVE_DIR)),
+        )
+    }
+
     /// The part of these options a configuration reload may change on a running clock.
     pub fn live(&self) -> LiveSettings {
         LiveSettings {

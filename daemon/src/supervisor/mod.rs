@@ -7,7 +7,8 @@
 //! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
 //! does no serial IO itself and holds no game state. It also owns the clocks' board numbers
 //! and the current round (`round.rs`: persisted, and a round's pairings applied to the
-//! boards; `pending.rs`: the next round's pairings kept for the roll-over; `next_round.rs`:
+//! boards; `round_boards.rs`: the current round's boards, its paper boards and their
+//! results; `pending.rs`: the next round's pairings kept for the roll-over; `next_round.rs`:
 //! the roll-over to the next round; `broadcast.rs`: the Lichess round id given per round).
 
 mod broadcast;
@@ -15,6 +16,7 @@ mod next_round;
 mod pending;
 mod registry;
 pub mod round;
+pub mod round_boards;
 mod table;
 #[cfg(test)]
 mod table_tests;
@@ -163,6 +165,15 @@ pub(crate) enum Msg {
         round: u32,
         reply: oneshot::Sender<()>,
     },
+    TagDefaults {
+        reply: oneshot::Sender<Vec<(String, String)>>,
+    },
+    WriteLive {
+        round: u32,
+        board: u32,
+        text: String,
+        reply: oneshot::Sender<()>,
+    },
 }
 
 /// Sent to the supervisor by a clock's serial watch (`table::watch_serial`).
@@ -181,6 +192,7 @@ pub struct SupervisorHandle {
     round: watch::Receiver<u32>,
     pending: pending::Pending,
     broadcast: broadcast::Broadcast,
+    sheet: round_boards::Sheet,
 }
 
 /// What the supervisor publishes for its handles to read without asking it.
@@ -203,6 +215,7 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
     let (round_tx, round_rx) = watch::channel(first_round);
     let pending = pending::Pending::load(defaults.device.state_dir.as_deref());
     let broadcast = broadcast::Broadcast::load(defaults.device.state_dir.as_deref());
+    let sheet = round_boards::Sheet::load(defaults.device.state_dir.as_deref());
     let published = Published {
         numbers: clocks_tx,
         boards: boards_tx,
@@ -217,6 +230,7 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
             round: round_rx,
             pending,
             broadcast,
+            sheet,
         },
         changes_rx,
     )
@@ -266,6 +280,26 @@ impl SupervisorHandle {
         self.ask(|reply| Msg::SetRound { round, reply })
             .await
             .ok_or(SupervisorError::Gone)
+    }
+
+    /// The tags every game carries unless its information sets them (`Event`, `Site`).
+    pub(crate) async fn tag_defaults(&self) -> Vec<(String, String)> {
+        self.ask(|reply| Msg::TagDefaults { reply })
+            .await
+            .unwrap_or_default()
+    }
+
+    /// Hand `text` to the live folder as board `board`'s game of round `round`
+    /// (`round-R/game-B.pgn`; nothing without a live folder).
+    pub(crate) async fn write_live(&self, round: u32, board: u32, text: String) {
+        let _ = self
+            .ask(|reply| Msg::WriteLive {
+                round,
+                board,
+                text,
+                reply,
+            })
+            .await;
     }
 
     /// Attach a tty with default settings, at run time: it is remembered, and attached

@@ -6,8 +6,9 @@
 //! on the clock's control, the tags a pairing set cleared, the clock's place in the next
 //! round (its live file `round-R+1/game-B.pgn`; round R's files stay); then the next
 //! round's pairings kept by `LoadPairings` (`pending.rs`), if any, are applied to the new
-//! games with `round.rs`'s plan (checked against the clocks before anything changes), and
-//! the round becomes current. It must not read files or know the bus.
+//! games with `round.rs`'s plan (checked against the clocks before anything changes; a kept
+//! board without a clock is a paper board of the new round), and the round becomes current
+//! with their sheet (`round_boards.rs`; none without kept pairings). It must not read files or know the bus.
 
 use crate::device::Request;
 use crate::engine::Status;
@@ -93,12 +94,20 @@ impl SupervisorHandle {
                 ),
             });
         }
+        let kept = self.pending.get(next);
         if let Some(plan) = plan {
             Self::apply_plan(&targets, plan.apply).await?;
             report.extend(plan.report);
+            self.set_round(next).await?;
+            if let Some(kept) = kept {
+                self.keep_sheet(next, &kept.format, &kept.content, &plan.paper)
+                    .await?;
+            }
             self.forget_kept(next);
+        } else {
+            self.set_round(next).await?;
+            self.forget_sheet();
         }
-        self.set_round(next).await?;
         Ok(report)
     }
 }

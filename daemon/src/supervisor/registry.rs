@@ -110,6 +110,18 @@ pub(super) async fn run(
                 sup.set_round(round);
                 let _ = reply.send(());
             }
+            Msg::TagDefaults { reply } => {
+                let _ = reply.send(sup.defaults.device.tag_defaults.clone());
+            }
+            Msg::WriteLive {
+                round,
+                board,
+                text,
+                reply,
+            } => {
+                sup.write_live(round, board, text);
+                let _ = reply.send(());
+            }
             Msg::Handles { reply } => {
                 let _ = reply.send(sup.clocks.values().map(|e| e.handle.clone()).collect());
             }
@@ -127,6 +139,18 @@ pub(super) async fn run(
 }
 
 impl Supervisor {
+    /// Board `board`'s game of round `round` to the live folder, as a clock's goes there.
+    fn write_live(&self, round: u32, board: u32, text: String) {
+        let Some(live) = self.defaults.device.live_folder() else {
+            return;
+        };
+        self.sinks.live.update(
+            live.join(device::round_dir(round)),
+            device::game_file(board),
+            text,
+        );
+    }
+
     fn set_round(&mut self, round: u32) {
         self.published.round.send_replace(round);
         if let Some(dir) = &self.defaults.device.state_dir

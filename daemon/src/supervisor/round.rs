@@ -2,11 +2,14 @@
 //!
 //! Owns the round file (`round.json` in the state directory, rewritten atomically with the
 //! store's helper) and the rule that matches pairings to clocks by board number
-//! ([`plan`], pure): every paired board has exactly one clock, every tag is valid game
-//! information, or nothing is applied and the errors name the lines. [`SupervisorHandle::
+//! ([`plan`], pure): a paired board has one clock, or none (a paper board:
+//! `round_boards.rs` keeps it and its result), never two, and every tag is valid game
+//! information, or nothing is applied and the errors name every bad line (the file's and
+//! the clocks', in one answer). [`SupervisorHandle::
 //! load_pairings`] then moves every clock to the round first (`Request::Place`: its default
 //! `Round "R.B"`/`Board "B"` tags and its live file), sets each paired board's game
-//! information through the clock's own `SetGameInfo` request and makes the round current;
+//! information through the clock's own `SetGameInfo` request, makes the round current and
+//! keeps its sheet (its pairings and paper boards, `round_boards.rs`);
 //! or, for the next round while the current one is being played, keeps the pairings
 //! (`pending.rs`) for the roll-over, which applies them with the same plan.
 //! Parsing the file is the game crate's (`chessclock_game::pairings`); this module must not
@@ -66,33 +69,41 @@ pub struct Target {
     pub name: String,
 }
 
-/// What loading a round's pairings does: each clock's game information, and what to say.
+/// What loading a round's pairings does: each clock's game information, the paper boards,
+/// and what to say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     /// Clock number and the tags it gets.
     pub apply: Vec<(u32, Vec<(String, String)>)>,
+    /// The boards without a clock: played on paper, their results entered by hand.
+    pub paper: Vec<Pairing>,
     /// One line per board, then one per clock the pairings leave out.
     pub report: Vec<String>,
 }
 
-/// Match `pairings` of round `round` to `clocks` by board number; the errors name the lines
-/// (a board without a clock, a board two clocks share, a tag that is not game information).
+/// Match `pairings` of round `round` to `clocks` by board number; a board without a clock
+/// is a paper board. The errors name the lines (a board two clocks share, a tag that is not
+/// game information).
 pub fn plan(pairings: &[Pairing], clocks: &[Target], round: u32) -> Result<Plan, PairingsError> {
     let mut by_board: BTreeMap<u32, Vec<&Target>> = BTreeMap::new();
     for c in clocks {
         by_board.entry(c.board).or_default().push(c);
     }
-    let boards = by_board
-        .keys()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
     let mut errors = Vec::new();
     let mut plan = Plan {
         apply: Vec::new(),
+        paper: Vec::new(),
         report: Vec::new(),
     };
     for p in pairings {
+        let tags = p.tags(round);
+        if let Err(e) = crate::device::check_game_info(&tags) {
+            errors.push(LineError {
+                line: p.line,
+                message: e,
+            });
+            continue;
+        }
         let clock = match by_board.get(&p.board).map(Vec::as_slice) {
             Some([one]) => *one,
             Some(several) => {
@@ -111,31 +122,16 @@ pub fn plan(pairings: &[Pairing], clocks: &[Target], round: u32) -> Result<Plan,
                 });
                 continue;
             }
-            None => {
-                let have = if boards.is_empty() {
-                    "no clock is attached".to_owned()
-                } else {
-                    format!("the clocks are boards {boards}")
-                };
-                errors.push(LineError {
-                    line: p.line,
-                    message: format!(
-                        "board {} has no clock ({have}, `chessclockctl list`); attach its board or \
-                         set board = {} in its [[clock]] table",
-                        p.board, p.board
-                    ),
-                });
+            _ => {
+                plan.report.push(format!(
+                    "board {}: paper board (no clock): {} - {}; its result: `chessclockctl round \
+                     result {} 1-0`",
+                    p.board, p.white.name, p.black.name, p.board
+                ));
+                plan.paper.push(p.clone());
                 continue;
             }
         };
-        let tags = p.tags(round);
-        if let Err(e) = crate::device::check_game_info(&tags) {
-            errors.push(LineError {
-                line: p.line,
-                message: e,
-            });
-            continue;
-        }
         plan.report.push(format!(
             "board {}: clock {} ({:?}): {} - {}",
             p.board, clock.index, clock.name, p.white.name, p.black.name
@@ -181,7 +177,8 @@ impl SupervisorHandle {
     }
 
     /// Parse `content` in `format` as round `round`'s pairings and match them to `targets`;
-    /// the error names the format or the lines.
+    /// the error names the format or every bad line: those the file's format refuses and
+    /// those the clocks refuse, in one answer.
     fn plan_pairings(
         content: &str,
         format: &str,
@@ -189,9 +186,15 @@ impl SupervisorHandle {
         targets: &[(DeviceHandle, Target)],
     ) -> Result<Plan, String> {
         let format: Option<Format> = Format::from_name(format)?;
-        let pairings = pairings::parse(content, format, round).map_err(|e| e.to_string())?;
+        let (pairings, mut errors) = pairings::parse_all(content, format, round);
         let targets: Vec<Target> = targets.iter().map(|(_, t)| t.clone()).collect();
-        plan(&pairings, &targets, round).map_err(|e| e.to_string())
+        match plan(&pairings, &targets, round) {
+            Ok(plan) if errors.is_empty() => return Ok(plan),
+            Ok(_) => {}
+            Err(PairingsError(more)) => errors.extend(more),
+        }
+        errors.sort_by_key(|e| e.line);
+        Err(PairingsError(errors).to_string())
     }
 
     /// Set each planned clock's game information; a clock that stopped meanwhile is said.
@@ -300,6 +303,7 @@ impl SupervisorHandle {
         Self::apply_plan(&targets, plan.apply).await?;
         self.pending.forget(round);
         self.set_round(round).await?;
+        self.keep_sheet(round, format, content, &plan.paper).await?;
         Ok(plan.report)
     }
 }
@@ -340,17 +344,25 @@ mod tests {
     }
 
     #[test]
-    fn a_board_without_a_clock_or_with_two_names_its_line() {
+    fn a_board_with_two_clocks_names_its_line_and_one_without_is_a_paper_board() {
         let p = pairings("board,white,black\n1,A,B\n2,C,D\n3,E,F\n");
         let err = plan(&p, &[target(0, 1), target(1, 2), target(2, 2)], 1).expect_err("bad");
         let msg = err.to_string();
-        assert!(
-            msg.contains("line 3: board 2 is both clock 1 (\"b1\") and clock 2 (\"b2\")"),
-            "{msg}"
+        assert_eq!(
+            msg,
+            "line 3: board 2 is both clock 1 (\"b1\") and clock 2 (\"b2\"); give each clock its \
+             own number (board = N in its [[clock]] table)"
         );
+        let plan = plan(&p, &[target(0, 1)], 1).expect("paper boards");
+        assert_eq!(
+            plan.paper.iter().map(|p| p.board).collect::<Vec<_>>(),
+            vec![2, 3]
+        );
+        assert_eq!(plan.apply.len(), 1);
         assert!(
-            msg.contains("line 4: board 3 has no clock (the clocks are boards 1, 2"),
-            "{msg}"
+            plan.report[1].starts_with("board 2: paper board (no clock): C - D"),
+            "{:?}",
+            plan.report
         );
     }
 

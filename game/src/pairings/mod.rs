@@ -5,16 +5,21 @@
 //! and the game information tags a pairing gives a board's game ([`Pairing::tags`], set
 //! through [`crate::pgn::GameInfo`] like any game information). The formats are in
 //! `csv.rs` (a header naming the columns), `pgn_tags.rs` (tags-only PGN, one game per board)
-//! and `trf.rs` (FIDE TRF-16 player lines). It must not know clocks, rounds in progress or
+//! and `trf.rs` (FIDE TRF-16 player lines); what goes back out (a board's result-only PGN, the
+//! round's results as CSV or as the TRF-16 file with the round's results filled in) is
+//! `export.rs`. It must not know clocks, rounds in progress or
 //! files: the daemon matches boards to clocks and applies the tags.
 
 mod csv;
+mod export;
 mod pgn_tags;
 #[cfg(test)]
 mod tests;
 mod trf;
 
 use std::fmt;
+
+pub use export::{BoardResult, csv_results, paper_pgn, trf_results};
 
 /// One player of a pairing; empty fields are unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,6 +34,8 @@ pub struct Player {
     pub title: String,
     /// Team (team events).
     pub team: String,
+    /// The starting rank (TRF's player number), when the pairings came from TRF.
+    pub start_rank: Option<u32>,
 }
 
 /// One board of a round.
@@ -147,6 +154,22 @@ pub fn parse(
     format: Option<Format>,
     round: u32,
 ) -> Result<Vec<Pairing>, PairingsError> {
+    let (pairings, errors) = parse_all(content, format, round);
+    if errors.is_empty() {
+        Ok(pairings)
+    } else {
+        Err(PairingsError(errors))
+    }
+}
+
+/// As [`parse`], but the lines that read well and the errors of the others, both: a caller
+/// that checks the pairings further (against the clocks) names every problem of the file in
+/// one answer. The errors are in line order; a board paired twice keeps its first line.
+pub fn parse_all(
+    content: &str,
+    format: Option<Format>,
+    round: u32,
+) -> (Vec<Pairing>, Vec<LineError>) {
     let format = format.unwrap_or_else(|| Format::detect(content));
     let mut errors = Vec::new();
     let mut pairings = match format {
@@ -155,7 +178,8 @@ pub fn parse(
         Format::Trf => trf::parse(content, round, &mut errors),
     };
     pairings.sort_by_key(|p| (p.board, p.line));
-    for pair in pairings.windows(2) {
+    let mut twice = Vec::new();
+    for (i, pair) in pairings.windows(2).enumerate() {
         if pair[0].board == pair[1].board {
             errors.push(LineError::new(
                 pair[1].line,
@@ -164,7 +188,11 @@ pub fn parse(
                     pair[1].board, pair[0].line
                 ),
             ));
+            twice.push(i + 1);
         }
+    }
+    for i in twice.into_iter().rev() {
+        pairings.remove(i);
     }
     if errors.is_empty() && pairings.is_empty() {
         errors.push(LineError::new(
@@ -172,12 +200,8 @@ pub fn parse(
             format!("no pairings found in the {} file", format.name()),
         ));
     }
-    if errors.is_empty() {
-        Ok(pairings)
-    } else {
-        errors.sort_by_key(|e| e.line);
-        Err(PairingsError(errors))
-    }
+    errors.sort_by_key(|e| e.line);
+    (pairings, errors)
 }
 
 /// The tags that place a game in a round: `Round "R.B"` and `Board "B"` (what a pairing

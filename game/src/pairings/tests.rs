@@ -202,6 +202,102 @@ fn trf_round_from_the_player_lines() {
 }
 
 #[test]
+fn trf_results_fill_the_round_and_the_points_and_keep_the_rest() {
+    use crate::event::GameResult;
+    let text = trf_sample();
+    // Round 2: board 1 Caruana (2) - Carlsen (1), board 2 Five (5) - Hou (4).
+    let results =
+        std::collections::BTreeMap::from([(1, GameResult::BlackWins), (2, GameResult::Draw)]);
+    let out = super::trf_results(&text, 2, &results).expect("filled");
+    let line = |rank: usize| out.lines().nth(rank).expect("line").to_owned();
+    let col = |l: &str, from: usize, to: usize| {
+        l.chars()
+            .skip(from - 1)
+            .take(to - from + 1)
+            .collect::<String>()
+    };
+    assert_eq!(
+        col(&line(1), 109, 109),
+        "1",
+        "Carlsen won with black: {}",
+        line(1)
+    );
+    assert_eq!(col(&line(1), 81, 84), " 2.0", "{}", line(1));
+    assert_eq!(col(&line(2), 109, 109), "0", "{}", line(2));
+    assert_eq!(col(&line(2), 81, 84), " 1.0", "{}", line(2));
+    assert_eq!(col(&line(4), 109, 109), "=", "{}", line(4));
+    assert_eq!(col(&line(4), 81, 84), " 1.5", "{}", line(4));
+    assert_eq!(col(&line(5), 109, 109), "=", "{}", line(5));
+    assert_eq!(
+        line(3),
+        text.lines().nth(3).expect("bye line"),
+        "a player without a game is kept"
+    );
+    assert_eq!(out.lines().next(), Some("012 Test Open"));
+    // Round 1 is unchanged; the file still reads as the same pairings.
+    assert_eq!(
+        col(&line(1), 92, 99),
+        col(text.lines().nth(1).expect("l"), 92, 99)
+    );
+    assert_eq!(
+        parse(&out, None, 2).expect("again"),
+        parse(&text, None, 2).expect("before")
+    );
+    // Exporting again (a result corrected) takes the old result's points back.
+    let corrected = std::collections::BTreeMap::from([(1, GameResult::WhiteWins)]);
+    let again = super::trf_results(&out, 2, &corrected).expect("again");
+    let l1 = again.lines().nth(1).expect("l").to_owned();
+    assert_eq!(
+        (col(&l1, 109, 109), col(&l1, 81, 84)),
+        ("0".into(), " 1.0".into()),
+        "{l1}"
+    );
+}
+
+#[test]
+fn csv_results_one_line_per_board_in_board_order() {
+    use crate::event::GameResult;
+    let p = parse(
+        "board,white,black\n2,\"Carlsen, Magnus\",B\n1,C,D\n",
+        None,
+        1,
+    )
+    .expect("p");
+    let rows = vec![
+        super::BoardResult {
+            pairing: p[1].clone(),
+            result: Some(GameResult::Draw),
+        },
+        super::BoardResult {
+            pairing: p[0].clone(),
+            result: None,
+        },
+    ];
+    assert_eq!(
+        super::csv_results(&rows),
+        "board,white,black,result\n1,C,D,*\n2,\"Carlsen, Magnus\",B,1/2-1/2\n"
+    );
+    let pgn = super::paper_pgn(
+        &p[1],
+        3,
+        &[("Event".into(), "Open".into())],
+        Some(GameResult::WhiteWins),
+    );
+    assert!(
+        pgn.contains("[Round \"3.2\"]") && pgn.contains("[Board \"2\"]"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.contains("[White \"Carlsen, Magnus\"]") && pgn.contains("[Event \"Open\"]"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.contains("[Result \"1-0\"]") && pgn.trim_end().ends_with("1-0"),
+        "{pgn}"
+    );
+}
+
+#[test]
 fn trf_pairings_that_do_not_agree_name_the_line() {
     let text = [
         trf_player(1, "", "A", 2000, 0, &[(2, 'w', ' ')]),

@@ -164,6 +164,7 @@ fn player_line(chars: &[char], start: usize) -> Result<(u32, Player, u32, char),
             "the title (columns 11-13)",
         )?),
         team: String::new(),
+        start_rank: Some(id),
     };
     let (end, at) = (start.saturating_add(3), start.saturating_add(5));
     let opponent = col(chars, start, end);

@@ -124,3 +124,21 @@ fn game_info_is_all_or_nothing_and_reaches_the_pgn() {
     assert!(pgn.contains("[White \"Carlsen, Magnus\"]"), "{pgn}");
     assert!(pgn.contains("[TimeControl \"300+3\"]"), "{pgn}");
 }
+
+#[test]
+fn a_forced_move_keeps_the_times_of_the_press_that_came_before_it() {
+    let mut g = GameRecorder::default();
+    let mut now = 1_000;
+    g.on_message(now, &start(), None);
+    slide(&mut g, &mut now, "e2", "e4", (297_000, 300_000));
+    g.on_press(Color::White, 296_000, Some(4_000));
+    // Black's reply is not seen by the board; Black presses; the arbiter forces it.
+    g.on_press(Color::Black, 293_000, Some(7_000));
+    g.correct(now, &Correction::Force("e7e5".into()), None)
+        .expect("forced");
+    let m = &g.moves()[1];
+    assert_eq!(m.event.san, "e5");
+    assert_eq!((m.clock_ms, m.elapsed_ms), (Some(293_000), Some(7_000)));
+    let pgn = crate::pgn::write(&g.pgn(None));
+    assert!(pgn.contains("e5 {[%clk 0:04:53] [%emt 0:00:07]}"), "{pgn}");
+}

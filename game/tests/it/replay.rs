@@ -203,6 +203,8 @@ fn a_step_that_does_not_fit_the_game_is_refused_and_changes_nothing() {
                 uci: "e2e5".into(),
                 corrects: false,
                 clock_ms: None,
+                elapsed_ms: None,
+                from_press: false,
             },
         )
         .expect_err("not legal");

@@ -202,3 +202,62 @@ fn a_fleet_round_without_a_broker_is_refused_naming_the_setting() -> Result<()> 
     );
     Ok(())
 }
+
+#[test]
+fn each_machine_loads_the_whole_round_and_a_paper_board_is_pushed_once() -> Result<()> {
+    let (Some(mosquitto), Some(_)) = (have("mosquitto", "mosquitto")?, have("python3", "python3")?)
+    else {
+        return Ok(());
+    };
+    let dir = TempDir::new("bridge-fleet-paper")?;
+    let broker = Broker::start_with(&mosquitto, &dir, "allow_anonymous true\n")?;
+    let url = format!("mqtt://127.0.0.1:{}", broker.port);
+    // Both machines load the whole round: A drives board 1, B board 2, board 3 is on paper.
+    let whole = "1,Alpha,Beta\n2,Epsilon,Zeta\n3,Gamma,Delta\n";
+    let dir_a = TempDir::new("fleet-paper-a")?;
+    let (bus_a, _da) = machine(&dir_a, &[1], 5, whole)?;
+    let dir_b = TempDir::new("fleet-paper-b")?;
+    let (bus_b, db) = machine(&dir_b, &[2], 5, whole)?;
+    let (server, requests) = stand_in(vec![])?;
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_fleettoken\n")?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mqtt = \"{url}\"\n\n[[lichess]]\nround = \"FLeet123\"\nsource = \"fleet\"\n\
+             token_file = {:?}\nserver = \"{server}\"\n",
+            token.display().to_string()
+        ),
+    )?;
+    let cfg = cfg.to_str().context("utf-8")?;
+    let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
+    let _bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
+
+    // Every board once: each driven board's game, board 3's paper game.
+    wait_push(
+        &requests,
+        &dir,
+        &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
+    )?;
+    // Its result, entered on B, is what is pushed for board 3 (A's copy has none).
+    anyhow::ensure!(db.ctl(&["round", "result", "3", "0-1"]).status.success());
+    let deadline = std::time::Instant::now() + WAIT * 2;
+    loop {
+        let games = wait_push(
+            &requests,
+            &dir,
+            &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
+        )?;
+        if s(&games[2], "/headers/Result") == "0-1" {
+            assert_eq!(s(&games[2], "/headers/Board"), "3");
+            assert_eq!(games[2]["san"], serde_json::json!([]), "no moves");
+            break;
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "board 3's result never pushed"
+        );
+    }
+    Ok(())
+}

@@ -222,6 +222,62 @@ fn the_round_is_pushed_with_the_token_and_retried_after_a_failure() -> Result<()
 }
 
 #[test]
+fn a_paper_board_is_pushed_once_with_its_result_and_served_in_all_pgn() -> Result<()> {
+    if have("python3", "python3")?.is_none() {
+        return Ok(());
+    }
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-paper")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    anyhow::ensure!(d.ctl(&["add-virtual", "one"]).status.success());
+    // Board 1 has the clock; board 2 is played on paper.
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(&csv, "board,white,black\n1,Alpha,Beta\n2,Gamma,Delta\n")?;
+    anyhow::ensure!(
+        d.ctl(&["round", "load", &csv.display().to_string()])
+            .status
+            .success()
+    );
+    let (server, requests) = stand_in(Vec::new())?;
+    let cfg = settings(&dir, &server, "PaPer123", "")?;
+    let bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
+    anyhow::ensure!(d.ctl(&["round", "result", "2", "1/2-1/2"]).status.success());
+    let deadline = std::time::Instant::now() + WAIT * 2;
+    let body = loop {
+        let r = requests
+            .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+            .context("no push with board 2's result")?;
+        if r.body.contains("[Result \"1/2-1/2\"]") {
+            break r.body;
+        }
+    };
+    let games = python_reads(&dir, &body)?;
+    let boards: Vec<(String, String, String)> = games
+        .iter()
+        .map(|g| {
+            (
+                s(g, "/headers/Board").to_owned(),
+                s(g, "/headers/White").to_owned(),
+                s(g, "/headers/Result").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        boards,
+        [
+            ("1".to_owned(), "Alpha".to_owned(), "*".to_owned()),
+            ("2".to_owned(), "Gamma".to_owned(), "1/2-1/2".to_owned())
+        ],
+        "each board once: {body}"
+    );
+    assert_eq!(games[1]["san"], serde_json::json!([]), "a result-only game");
+    let (status, all) = bridge.get("/pgn/all.pgn")?;
+    assert_eq!(status, 200);
+    assert_eq!(all.matches("[White \"Gamma\"]").count(), 1, "{all}");
+    Ok(())
+}
+
+#[test]
 fn a_bad_round_id_is_a_clear_start_error() -> Result<()> {
     let dir = TempDir::new("bridge-lichess-bad")?;
     let cfg = settings(&dir, "https://lichess.org", "not a round", "")?;

@@ -1,7 +1,8 @@
 //! A relay round through the real daemon and CLI (docs/relay.md): board numbers
 //! (`[[clock]] board`, else index + 1) in `list`/`status`, `round load` of CSV, TRF and
 //! tags-only PGN pairings onto the boards' game information, the current round kept across a
-//! restart, and a bad file or a board conflict refused naming the line, changing nothing.
+//! restart, and a bad file or a board conflict refused naming every bad line at once,
+//! changing nothing (paper boards: `relay_paper`).
 //!
 //! The clocks are configured on ports that do not exist (a clock waits, disconnected, for
 //! its port) and a virtual clock: no serial traffic is needed to set game information.
@@ -79,11 +80,11 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
     );
     assert_eq!(round(&d)?, 1, "round 1 before any pairings");
 
-    // A board two clocks share, and a board without a clock: refused, naming the lines.
+    // A board two clocks share and a malformed line: refused, both named in one answer.
     let csv = dir.path().join("round4.csv");
     std::fs::write(
         &csv,
-        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n2,A,B,\n7,C,D,\n",
+        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n2,A,B,\n7,C,D,2.1k\n",
     )?;
     let out = d.ctl(&["round", "load", &csv.display().to_string(), "--round", "4"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -93,7 +94,10 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
         err.contains("line 3: board 2 is both clock 0 (\"one\") and clock 1 (\"two\")"),
         "{err}"
     );
-    assert!(err.contains("line 4: board 7 has no clock"), "{err}");
+    assert!(
+        err.contains("line 4: white_elo \"2.1k\" is not a rating"),
+        "{err}"
+    );
     assert_eq!(
         info(&d, "2")?.get("White"),
         None,

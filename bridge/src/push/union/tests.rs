@@ -133,3 +133,35 @@ fn the_round_is_read_from_the_round_tag() {
     assert_eq!(round_of(&game("?", 2, "1. e4")), None);
     assert_eq!(round_of("[Event \"x\"]\n\n1. e4 {[Round \"9.1\"]} *"), None);
 }
+
+#[test]
+fn a_paper_board_is_pushed_once_and_only_when_no_machine_drives_it() {
+    let paper = |board: u32, result: &str| {
+        format!("[Round \"3.{board}\"]\n[Board \"{board}\"]\n[Result \"{result}\"]\n\n{result}\n")
+    };
+    let mut u = Union::default();
+    // pi-a drives board 1 and has 2 and 3 on paper; pi-b drives 2 and has 1 and 3.
+    u.set("pi-a", 1, &game("3.1", 1, "1. e4"));
+    u.set("pi-b", 2, &game("3.2", 2, "1. d4"));
+    assert!(u.set_paper("pi-a", 2, &paper(2, "*")));
+    assert!(u.set_paper("pi-a", 3, &paper(3, "*")));
+    assert!(u.set_paper("pi-b", 1, &paper(1, "*")));
+    assert!(u.set_paper("pi-b", 3, &paper(3, "1-0")));
+    let body = u.body(64);
+    let boards: Vec<&str> = body
+        .pgn
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Board \""))
+        .collect();
+    assert_eq!(boards, ["1\"]", "2\"]", "3\"]"], "{}", body.pgn);
+    assert!(
+        body.pgn.contains("[Result \"1-0\"]"),
+        "the paper game with a result: {}",
+        body.pgn
+    );
+    assert!(body.conflicts.is_empty(), "paper is no conflict");
+    assert_eq!((body.games, u.boards()), (3, 3));
+    // Cleared, the other machine's paper game of the board is pushed.
+    assert!(u.set_paper("pi-b", 3, ""));
+    assert!(u.body(64).pgn.contains("[Board \"3\"]"));
+}

@@ -16,7 +16,7 @@
 //! port that vanished and came back), [`output`] (the session's events, the published
 //! state, the live PGN, writes).
 
-mod output;
+pub(crate) mod output;
 mod reconnect;
 mod start;
 #[cfg(test)]

@@ -18,8 +18,6 @@ use crate::device::session::command::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Where live PGN files go, below the state directory.
-const LIVE_DIR: &str = "live";
 
 impl<P: BoardIo> Actor<P> {
     pub(super) async fn service(&mut self, now: Instant) {
@@ -125,7 +123,9 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Rewrite the live PGN files if the game changed (off the loop; errors are logged):
-    /// `round-R/game-B.pgn` of the clock's place. A board renumbered within the round leaves
+    /// `round-R/game-B.pgn` of the clock's place, once the game has players or a move
+    /// ([`broadcastable`]: a folder watcher uploads every file, and a game of `?` against `?`
+    /// is no game). A board renumbered within the round leaves
     /// no file under its old number (a folder watcher would upload the game twice); the file
     /// of an earlier round stays as it was last written (that round's feed).
     fn write_live_pgn(&mut self, now: Instant) {
@@ -140,6 +140,10 @@ impl<P: BoardIo> Actor<P> {
             .place()
             .unwrap_or((1, self.session.clock().saturating_add(1)));
         let at = (live.join(round_dir(round)), game_file(board));
+        // A file written once follows its game (a move taken back stays a game).
+        if self.live_at.as_ref() != Some(&at) && !broadcastable(&self.state_tx.borrow()) {
+            return;
+        }
         if let Some((dir, file)) = self.live_at.take()
             && dir == at.0
             && file != at.1
@@ -154,13 +158,7 @@ impl<P: BoardIo> Actor<P> {
     /// The live feed's folder: the configured one, else `live/` in the state directory;
     /// `None` for a clock kept in memory only.
     fn live_dir(&self) -> Option<std::path::PathBuf> {
-        let state = self.options.state_dir.as_ref()?;
-        Some(
-            self.options
-                .live_dir
-                .clone()
-                .unwrap_or_else(|| state.join(LIVE_DIR)),
-        )
+        self.options.live_folder()
     }
 
     /// Write everything the session has to send; a failed or stuck write is a lost port.
@@ -185,6 +183,20 @@ impl<P: BoardIo> Actor<P> {
             Err(_) => self.lost(now, "write timed out"),
         }
     }
+}
+
+/// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
+/// information), a move (on the board or a press of the clock) or a result.
+fn broadcastable(st: &crate::device::ClockState) -> bool {
+    let named = st
+        .board
+        .game_info
+        .iter()
+        .any(|(n, v)| (n == "White" || n == "Black") && !v.is_empty() && v != "?");
+    named
+        || !st.board.moves.is_empty()
+        || st.snapshot.moves.white + st.snapshot.moves.black > 0
+        || st.snapshot.result.is_some()
 }
 
 /// The live feed's folder of round `round` (LiveChess's and the Broadcaster's layout).
