@@ -117,6 +117,46 @@ impl GameRecorder {
         }
     }
 
+    /// The steps that rebuild the current game as it stands (its orientation, start, moves
+    /// with their times, result, held board and information), for a journal that starts
+    /// anew while the board's game goes on. Earlier games are not in them.
+    pub fn steps_of_game(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        if let Some(o) = self.tracker.orientation() {
+            steps.push(Step::Orientation {
+                rotated: o == Orientation::Rotated,
+            });
+        }
+        if !self.tracker.positions().is_empty() {
+            steps.push(Step::NewGame);
+            if let Some((fen, chess960)) = &self.current.setup {
+                steps.push(Step::SetUp {
+                    fen: fen.clone(),
+                    chess960: *chess960,
+                });
+            }
+            steps.extend(self.current.moves.iter().map(|m| Step::Move {
+                uci: m.event.uci.clone(),
+                corrects: false,
+                clock_ms: m.clock_ms,
+                elapsed_ms: m.elapsed_ms,
+                from_press: m.from_press,
+            }));
+            if let Some((result, signal)) = self.current.signalled {
+                steps.push(Step::Result { result, signal });
+            }
+        }
+        if let Some(board) = self.tracker.held() {
+            steps.push(Step::Held { board });
+        }
+        if !self.info.tags().is_empty() {
+            steps.push(Step::Info {
+                tags: self.info.tags().to_vec(),
+            });
+        }
+        steps
+    }
+
     /// Apply a step the game made earlier, at `now_ms` (a fold over a journal's steps
     /// rebuilds the game: the same moves, clocks, result and information); the step is not
     /// said again. A step that does not fit the game is an error and changes nothing.

@@ -282,6 +282,11 @@ impl BusRig {
         Emu::spawn(&self.emu_exe, &[])
     }
 
+    /// [`BusRig::another_emu`] with `args` (`--board-serial N`, ...).
+    pub fn another_emu_with(&self, args: &[&str]) -> Result<Emu> {
+        Emu::spawn(&self.emu_exe, args)
+    }
+
     /// Clock 0's object.
     pub fn clock0(&self) -> Result<ClockProxy<'static>> {
         self.client.clock(&clock_path(0))

@@ -161,6 +161,15 @@ fn play(actions: &[u8], o: Orientation) {
             "after {} steps",
             steps.len()
         );
+        // A journal that starts anew (the clock's new game) with the steps of the game as it
+        // stands gives back the same game too (earlier games aside).
+        let anew: Vec<(u64, Step)> = g.steps_of_game().into_iter().map(|s| (now, s)).collect();
+        let (a, b) = (view(&rebuilt(&anew)), view(&g));
+        assert_eq!(
+            (a.0, a.1, a.2, a.3, a.4),
+            (b.0, b.1, b.2, b.3, b.4),
+            "{anew:?}"
+        );
     }
     // The rebuilt game, shown the board as it stands, is the game; a move made while it was
     // down is read as the next move.

@@ -118,7 +118,7 @@ fn status_and_list_json_shapes_and_clock_names() -> Result<()> {
     );
 
     // A second board with the same serial: the number is ambiguous, indices are not.
-    let emu2 = r.another_emu()?;
+    let emu2 = r.another_emu_with(&["--board-serial", &serial])?;
     r.ctl_ok(&["attach", &emu2.path]);
     d.wait_status("1", WAIT, "the second board's serial", |v| {
         s(v, "/board_serial") == serial

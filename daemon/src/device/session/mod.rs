@@ -462,6 +462,12 @@ impl Session {
         if let Some(serial) = self.journal_serial.clone() {
             self.note(now, Note::BoardSerial(serial), false);
         }
+        // The board's game goes on across the engine's new game: the new journal starts with
+        // the steps that rebuild it as it stands.
+        let t_ms = self.time_at(now).as_ms();
+        for step in self.board_game.steps_of_game() {
+            self.events.push_back(SessionEvent::Board { t_ms, step });
+        }
     }
 
     /// Show `text` for `duration` (the caller caps it) at `now`.

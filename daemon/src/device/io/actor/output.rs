@@ -187,7 +187,7 @@ impl<P: BoardIo> Actor<P> {
 
 /// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
 /// information), a move (on the board or a press of the clock) or a result.
-fn broadcastable(st: &crate::device::ClockState) -> bool {
+fn broadcastable(st: &crate::device::session::command::ClockState) -> bool {
     let named = st
         .board
         .game_info
