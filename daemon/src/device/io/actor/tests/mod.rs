@@ -339,6 +339,8 @@ async fn the_live_pgn_is_the_board_s_file_in_its_round_s_folder() {
     let options = DeviceOptions {
         state_dir: Some(state_dir.clone()),
         place: Some((2, 7)),
+        // A game is in the live folder once it has a player (or a move, or a result).
+        game_info: vec![("White".into(), "Ann".into())],
         ..DeviceOptions::default()
     };
     let (stream, _actions, _view) = plug();
