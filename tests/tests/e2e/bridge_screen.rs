@@ -114,6 +114,11 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
             shown(v).as_array().is_some_and(|a| {
                 a.len() == BOARDS as usize
                     && a.iter().all(|t| t["pieces"].as_u64().unwrap_or(0) > 0)
+                    // Board 1's pieces do not show the forced move: a board problem once
+                    // the board has stood for the settle time.
+                    && a.iter().any(|t| {
+                        t["board"] == "1" && t["problems"].as_str().is_some_and(|p| !p.is_empty())
+                    })
             })
         })
         .context("the dashboard's tiles")?;
