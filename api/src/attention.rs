@@ -157,7 +157,12 @@ pub fn problems(c: &ClockStatus) -> Vec<Problem> {
         );
     }
     if !c.draw_claimable.is_empty() {
-        let what = c.draw_claimable.join(", ").replace('_', "-");
+        let what = c
+            .draw_claimable
+            .iter()
+            .map(|d| d.as_str().replace('_', "-"))
+            .collect::<Vec<_>>()
+            .join(", ");
         add(
             "draw_claimable",
             4,
@@ -197,7 +202,7 @@ mod tests {
         assert!(problems(&c).is_empty());
         c.board_problem = "a white pawn on e5 that the game does not have".into();
         c.battery_low = true;
-        c.device_state = "disconnected".into();
+        c.device_state = crate::DeviceState::Disconnected;
         c.connected = false;
         assert_eq!(kinds(&c), ["missing", "board_problem", "battery_low"]);
         let board = &problems(&c)[1];
@@ -207,7 +212,7 @@ mod tests {
             "{board:?}"
         );
         c.board_problem.clear();
-        c.device_state = "ready".into();
+        c.device_state = crate::DeviceState::Ready;
         c.connected = true;
         assert_eq!(kinds(&c), ["battery_low"], "the causes gone, so are they");
     }
@@ -232,7 +237,7 @@ mod tests {
         c.status = "paused".into();
         assert_eq!(kinds(&c), ["claim", "flag"], "a claim's pause is the claim");
         c.board = 0;
-        c.device_state = "not_in_pc_mode".into();
+        c.device_state = crate::DeviceState::NotInPcMode;
         assert!(problems(&c)[0].fix.contains("option 25"));
         assert!(problems(&c)[0].fix.contains("mode 0 observe"));
     }

@@ -1,4 +1,5 @@
-//! The D-Bus API of chessclockd as clients see it: the fixed names and paths ([`names`]), the
+//! The D-Bus API of chessclockd as clients see it: the published clock, declared once
+//! ([`clock`]), the fixed names and paths ([`names`]), the
 //! zbus proxies ([`proxy`]), the error names ([`error`]), the conversions between `a{sv}` and
 //! JSON ([`variant`]), typed values straight to `a{sv}` ([`to_variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
 //! every clock in one round trip ([`read`]), what a Lichess round id is ([`broadcast`]), how a clock is named ([`select`]), what needs
@@ -12,6 +13,7 @@
 
 pub mod attention;
 pub mod broadcast;
+pub mod clock;
 pub mod error;
 pub mod event;
 pub mod fleet;
@@ -28,6 +30,7 @@ pub mod to_variant;
 pub mod variant;
 
 pub use attention::{Problem, problems};
+pub use clock::{DeviceState, Mode, PublishedClock};
 pub use event::{ClockEvent, Signal};
 pub use last_move::LastMove;
 pub use select::{SelectError, select};

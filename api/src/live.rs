@@ -37,66 +37,29 @@ impl ClockStatus {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use serde_json::json;
 
     use super::*;
-    use crate::status::Sides;
+    use crate::clock::PublishedClock;
 
     fn status(control: &str, running: Option<Side>, white: u64, black: u64) -> ClockStatus {
+        let state = if running.is_some() {
+            "running"
+        } else {
+            "ready"
+        };
         ClockStatus {
             clock: "/org/chessclockd/ChessClock1/Clock/0".into(),
-            index: 0,
             board: 1,
-            name: "board 1".into(),
-            port: String::new(),
-            model: "DGT 3000".into(),
-            firmware: String::new(),
-            board_serial: String::new(),
-            connected: true,
-            device_state: "ready".into(),
-            game_state: if running.is_some() {
-                "running"
-            } else {
-                "ready"
-            }
-            .into(),
-            time_control: control.into(),
-            white_side: "left".into(),
-            as_of_us: 0,
-            t_ms: 0,
+            published: PublishedClock {
+                time_control: control.into(),
+                ..PublishedClock::default()
+            },
             white_ms: white,
             black_ms: black,
-            flows_ms: None,
-            counts_up: false,
-            text: Sides::default(),
             running,
-            status: if running.is_some() {
-                "running"
-            } else {
-                "ready"
-            }
-            .into(),
-            phase: Sides::default(),
-            moves: Sides::default(),
-            detail: Sides::default(),
-            result: None,
-            reason: None,
-            drawn_by: None,
-            flags: Vec::new(),
-            claim: None,
-            watched: None,
-            draw_claimable: Vec::new(),
-            battery_low: false,
-            fen: String::new(),
-            moves_san: Vec::new(),
-            game_info: BTreeMap::new(),
-            board_problem: String::new(),
-            notices: Vec::new(),
-            mode: "drive".into(),
-            last_move: None,
-            problems: Vec::new(),
+            status: state.into(),
+            ..ClockStatus::default()
         }
     }
 

@@ -68,72 +68,17 @@ pub trait Manager {
     default_service = "org.chessclockd.ChessClock1"
 )]
 pub trait Clock {
-    /// Name.
-    #[zbus(property)]
-    fn name(&self) -> zbus::Result<String>;
-    /// Index.
-    #[zbus(property(emits_changed_signal = "const"))]
-    fn index(&self) -> zbus::Result<u32>;
+    // The published fields (Name, Fen, BatteryLow, ...) are one table, `PublishedClock`:
+    // read them all at once with `crate::read::clock` (or `GetAll`), not one by one.
     /// Board number.
     #[zbus(property)]
     fn board(&self) -> zbus::Result<u32>;
-    /// tty path.
-    #[zbus(property)]
-    fn port(&self) -> zbus::Result<String>;
-    /// Clock model.
-    #[zbus(property)]
-    fn model(&self) -> zbus::Result<String>;
-    /// Clock firmware.
-    #[zbus(property)]
-    fn firmware(&self) -> zbus::Result<String>;
-    /// Board serial number.
-    #[zbus(property)]
-    fn board_serial(&self) -> zbus::Result<String>;
-    /// Port open.
-    #[zbus(property)]
-    fn connected(&self) -> zbus::Result<bool>;
-    /// Device state.
-    #[zbus(property)]
-    fn device_state(&self) -> zbus::Result<String>;
-    /// Game state.
-    #[zbus(property)]
-    fn game_state(&self) -> zbus::Result<String>;
-    /// Canonical time control.
-    #[zbus(property)]
-    fn time_control(&self) -> zbus::Result<String>;
-    /// White's half.
-    #[zbus(property)]
-    fn white_side(&self) -> zbus::Result<String>;
-    /// `drive` or `observe`.
-    #[zbus(property)]
-    fn mode(&self) -> zbus::Result<String>;
     /// Snapshot with `as_of_us`, as last published (signalled on every state change).
     #[zbus(property)]
     fn snapshot(&self) -> zbus::Result<BTreeMap<String, OwnedVariant>>;
     /// Snapshot computed when read (not signalled).
     #[zbus(property(emits_changed_signal = "false"))]
     fn live_snapshot(&self) -> zbus::Result<BTreeMap<String, OwnedVariant>>;
-    /// The position on the board (FEN).
-    #[zbus(property)]
-    fn fen(&self) -> zbus::Result<String>;
-    /// The moves on the board, SAN.
-    #[zbus(property)]
-    fn moves(&self) -> zbus::Result<Vec<String>>;
-    /// Game information (PGN tags).
-    #[zbus(property)]
-    fn game_info(&self) -> zbus::Result<std::collections::HashMap<String, String>>;
-    /// What is wrong with the board, or empty.
-    #[zbus(property)]
-    fn board_problem(&self) -> zbus::Result<String>;
-    /// The clock's battery is low.
-    #[zbus(property)]
-    fn battery_low(&self) -> zbus::Result<bool>;
-    /// The draws the player to move may claim now.
-    #[zbus(property)]
-    fn draw_claimable(&self) -> zbus::Result<Vec<String>>;
-    /// What the operator should know about the game that did not happen in play.
-    #[zbus(property)]
-    fn notices(&self) -> zbus::Result<Vec<String>>;
 
     /// Set game information tags (an empty value removes a tag).
     fn set_game_info(&self, tags: std::collections::HashMap<&str, &str>) -> zbus::Result<()>;

@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 use zbus::{OwnedVariant, Variant};
 
 use crate::attention::{Problem, problems};
-use crate::last_move::{LastMove, last_move};
+use crate::clock::PublishedClock;
+use crate::last_move::last_move;
 use crate::variant::variant_to_json;
 
 use chessclock_engine::PendingClaim;
@@ -50,41 +51,22 @@ pub struct FlagEvent {
     pub reason: String,
 }
 
-/// One clock: its device facts and its game, at the instant `as_of_us`.
+/// One clock: its published facts ([`PublishedClock`], flattened: its fields are read
+/// through this status) and its game, at the instant `as_of_us`.
 ///
 /// Field names are the stable JSON schema of `status --json` (docs/cli.md). `running` and
 /// `result` are `null` when there is none; `reason` and `flags` are left out then.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockStatus {
     /// Object path of the clock.
     pub clock: String,
-    /// Index of the clock (last element of its path).
-    pub index: u32,
     /// The board number of a round's pairings (`[[clock]] board`, else index + 1; 0 from a
     /// daemon without board numbers).
     #[serde(default)]
     pub board: u32,
-    /// Operator-given name.
-    pub name: String,
-    /// tty path of the board.
-    pub port: String,
-    /// `DGT 3000`, `DGT XL`, or empty while unknown.
-    pub model: String,
-    /// Clock firmware, or empty.
-    pub firmware: String,
-    /// Board serial number, or empty.
-    pub board_serial: String,
-    /// Whether the board's port is open.
-    pub connected: bool,
-    /// `opening`, `probing`, `ready`, `no_clock`, `not_in_pc_mode`, `not_responding`,
-    /// `disconnected`.
-    pub device_state: String,
-    /// `ready`, `running`, `paused`, `flagged`, `ended` (the snapshot's `status`).
-    pub game_state: String,
-    /// Canonical notation of the time control.
-    pub time_control: String,
-    /// Which half of the display shows White: `left` or `right`.
-    pub white_side: String,
+    /// What the daemon publishes about the clock (its device and its board's game).
+    #[serde(flatten)]
+    pub published: PublishedClock,
     /// CLOCK_MONOTONIC microseconds the game values hold for.
     pub as_of_us: u64,
     /// Engine time in milliseconds.
@@ -132,44 +114,10 @@ pub struct ClockStatus {
     /// The claimant the director watches after a 14H `watch` ruling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watched: Option<Side>,
-    /// The clock's last report said its battery is low.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub battery_low: bool,
-    /// The draws the player to move may claim now from the board's history (`threefold`,
-    /// `fifty_moves`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub draw_claimable: Vec<String>,
-    /// The position on the board, with the side to move (FEN).
-    #[serde(default)]
-    pub fen: String,
-    /// The moves made on the board, SAN.
-    #[serde(default)]
-    pub moves_san: Vec<String>,
-    /// Game information (PGN tags: White, Black, Event, Round, ...).
-    #[serde(default)]
-    pub game_info: BTreeMap<String, String>,
-    /// What is wrong with the board now, if anything.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub board_problem: String,
-    /// What the operator should know about the game that did not happen in play (problems
-    /// found on resuming it, another board on its port).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notices: Vec<String>,
-    /// Who runs the time: `drive` (chessclockd) or `observe` (the clock's own mode, followed).
-    #[serde(default = "drive")]
-    pub mode: String,
-    /// The last move of `moves_san`, with its number and squares (made by the client from
-    /// the moves; left out before the first move).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_move: Option<LastMove>,
     /// What needs the operator at this board, most urgent first (made by the client from
     /// the fields above, [`crate::attention`]; left out when nothing does).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<Problem>,
-}
-
-fn drive() -> String {
-    "drive".into()
 }
 
 /// A clock object whose properties do not make a [`ClockStatus`] (a daemon of another
@@ -185,33 +133,18 @@ impl std::fmt::Display for StatusError {
 
 impl std::error::Error for StatusError {}
 
-/// Device properties and their JSON keys.
-const DEVICE_PROPERTIES: [(&str, &str); 11] = [
-    ("Index", "index"),
-    ("Name", "name"),
-    ("Port", "port"),
-    ("Model", "model"),
-    ("Firmware", "firmware"),
-    ("BoardSerial", "board_serial"),
-    ("Connected", "connected"),
-    ("DeviceState", "device_state"),
-    ("GameState", "game_state"),
-    ("TimeControl", "time_control"),
-    ("WhiteSide", "white_side"),
-];
+impl std::ops::Deref for ClockStatus {
+    type Target = PublishedClock;
+    fn deref(&self) -> &PublishedClock {
+        &self.published
+    }
+}
 
-/// The board's game properties and their JSON keys (optional).
-const BOARD_PROPERTIES: [(&str, &str); 9] = [
-    ("BatteryLow", "battery_low"),
-    ("Board", "board"),
-    ("Mode", "mode"),
-    ("Fen", "fen"),
-    ("Moves", "moves_san"),
-    ("GameInfo", "game_info"),
-    ("BoardProblem", "board_problem"),
-    ("DrawClaimable", "draw_claimable"),
-    ("Notices", "notices"),
-];
+impl std::ops::DerefMut for ClockStatus {
+    fn deref_mut(&mut self) -> &mut PublishedClock {
+        &mut self.published
+    }
+}
 
 impl ClockStatus {
     /// Build from the `GetAll` dictionary of the clock at `path`. The game values come from
@@ -241,23 +174,27 @@ impl ClockStatus {
                 )));
             }
         };
-        for (prop, key) in DEVICE_PROPERTIES {
-            let v = props(prop)
-                .ok_or_else(|| StatusError(format!("clock {path}: no {prop} property")))?;
-            // The game state is the snapshot's status, so the two never disagree.
-            if key == "game_state"
-                && let Some(status) = obj.get("status").cloned()
-            {
-                obj.insert(key.into(), status);
+        for p in PublishedClock::PROPERTIES {
+            let Some(v) = props(p.name) else {
+                if p.required {
+                    return Err(StatusError(format!("clock {path}: no {} property", p.name)));
+                }
+                // Absent from daemons before it: the field's default.
+                continue;
+            };
+            let value = variant_to_json(v);
+            // An empty dictionary is a value not there (`LastMove` before the first move).
+            if value.as_object().is_some_and(Map::is_empty) {
                 continue;
             }
-            obj.insert(key.into(), variant_to_json(v));
+            obj.insert(p.key.into(), value);
         }
-        // The board's game (absent from daemons before it).
-        for (prop, key) in BOARD_PROPERTIES {
-            if let Some(v) = props(prop) {
-                obj.insert(key.into(), variant_to_json(v));
-            }
+        // The game state is the snapshot's status, so the two never disagree.
+        if let Some(status) = obj.get("status").cloned() {
+            obj.insert("game_state".into(), status);
+        }
+        if let Some(board) = props("Board") {
+            obj.insert("board".into(), variant_to_json(board));
         }
         obj.insert("clock".into(), Value::from(path));
         Self::from_object(path, obj)
@@ -274,9 +211,12 @@ impl ClockStatus {
         Ok(st)
     }
 
-    /// Make the fields derived from the others again: `last_move` and `problems`.
+    /// Make the fields derived from the others again: `problems`, and `last_move` from a
+    /// daemon that does not publish it.
     pub fn derive(&mut self) {
-        self.last_move = last_move(&self.moves_san, &self.game_info);
+        if self.last_move.is_none() {
+            self.published.last_move = last_move(&self.moves_san, &self.game_info);
+        }
         self.problems = problems(self);
     }
 
@@ -372,7 +312,10 @@ mod tests {
             })
         );
         assert_eq!(st.watched, Some(Side::White));
-        assert_eq!(st.draw_claimable, vec!["threefold".to_owned()]);
+        assert_eq!(
+            st.draw_claimable,
+            vec![chessclock_engine::BoardClaim::Threefold]
+        );
         let plain = ClockStatus::from_properties("/c/1", &props(snapshot())).expect("status");
         let v = serde_json::to_value(&plain).expect("json");
         for key in ["claim", "watched", "draw_claimable"] {
@@ -388,7 +331,11 @@ mod tests {
         )
         .expect("status");
         assert_eq!(st.running, Some(Side::White));
-        assert_eq!(st.game_state, "running", "the snapshot's status wins");
+        assert_eq!(
+            st.game_state,
+            chessclock_engine::Status::Running,
+            "the snapshot's status wins"
+        );
         let v = serde_json::to_value(&st).expect("json");
         assert_eq!(v["result"], Value::Null);
         assert_eq!(v["board_serial"], "24680");

@@ -230,10 +230,10 @@ fn boards(clocks: Option<&[ClockStatus]>) -> Check {
     }
     let bad: Vec<String> = clocks
         .iter()
-        .filter(|c| c.device_state != "ready")
+        .filter(|c| c.device_state != chessclock_api::DeviceState::Ready)
         .map(|c| {
-            let advice =
-                crate::client::render::device_advice(&c.device_state, &c.model).unwrap_or_default();
+            let advice = crate::client::render::device_advice(c.device_state.as_str(), &c.model)
+                .unwrap_or_default();
             format!("{} ({}) is {} {advice}", c.name, c.port, c.device_state)
                 .trim_end()
                 .to_owned()

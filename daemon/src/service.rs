@@ -266,7 +266,7 @@ async fn scan(sup: SupervisorHandle, patterns: Vec<String>) {
         .handles()
         .await
         .iter()
-        .map(|h| PathBuf::from(h.state().port))
+        .map(|h| PathBuf::from(&h.state().port))
         .collect();
     for port in crate::device::scan::candidates(&patterns).await {
         if attached.iter().any(|a| supervisor::same_port(a, &port)) {

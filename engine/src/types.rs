@@ -189,10 +189,12 @@ impl std::fmt::Display for GameResult {
 }
 
 /// The game's status (spec §1.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Set up, not started.
+    #[default]
     Ready,
     /// A clock runs.
     Running,

@@ -48,6 +48,7 @@ impl BoardEnd {
 
 /// A draw a player claims from the board's history (FIDE 9.2, 9.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BoardClaim {
     /// The same position for the third time, or about to be (FIDE 9.2).

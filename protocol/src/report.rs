@@ -164,12 +164,19 @@ impl ClockSide {
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Half {
     /// Left half (report bytes 6-8).
     #[default]
     Left,
     /// Right half (report bytes 3-5).
     Right,
+}
+
+impl std::fmt::Display for Half {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Half {

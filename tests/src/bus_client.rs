@@ -4,6 +4,7 @@
 //!
 //! Test scaffolding only: it decodes what the daemon sends, it does not judge it.
 
+use crate::clock_fields::ClockFields;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@ pub mod bridge;
 pub mod bus;
 pub mod bus_client;
 pub mod chromium;
+pub mod clock_fields;
 pub mod e2e;
 pub mod json;
 pub mod notify;
@@ -22,6 +23,7 @@ pub mod udev_eval;
 pub mod users;
 
 pub use bus::PrivateBus;
+pub use clock_fields::ClockFields;
 pub use notify::NotifySocket;
 pub use tempdir::TempDir;
 pub use users::{PolicyUsers, TestUser, ensure_test_user, is_root, policy_users};

@@ -6,10 +6,11 @@
 use std::collections::HashMap;
 
 use chessclock_api::proxy::ClockProxy;
+use chessclock_api::read;
 use zbus::Connection;
 
 use super::resolve::resolve;
-use super::{BusArgs, Failure, Result, bus_failure};
+use super::{BusArgs, Failure, Result, bus_failure, read_failure};
 
 /// Subcommands about the game on the board's pieces.
 #[derive(Debug, clap::Subcommand)]
@@ -96,7 +97,7 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
     let (path, _) = resolve(conn, bus, &name).await?;
     let f = |e| bus_failure(bus, e);
     let clock = ClockProxy::builder(conn)
-        .path(path)
+        .path(path.clone())
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await
@@ -107,24 +108,24 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
             Ok(())
         }
         GameCommand::Board { .. } => {
-            let fen = clock.fen().await.map_err(f)?;
-            let moves = clock.moves().await.map_err(f)?;
-            println!("{}", draw(&fen));
-            println!("{fen}");
-            if let Some(last) = moves.last() {
-                println!("{} moves, last {last}", moves.len());
+            let st = read::clock(conn, &path)
+                .await
+                .map_err(|e| read_failure(bus, e))?;
+            println!("{}", draw(&st.fen));
+            println!("{}", st.fen);
+            if let Some(last) = st.moves_san.last() {
+                println!("{} moves, last {last}", st.moves_san.len());
             }
-            let problem = clock.board_problem().await.map_err(f)?;
-            if !problem.is_empty() {
-                println!("problem: {problem}");
+            if !st.board_problem.is_empty() {
+                println!("problem: {}", st.board_problem);
             }
             Ok(())
         }
         GameCommand::Info { tags, .. } if tags.is_empty() => {
-            let mut info: Vec<(String, String)> =
-                clock.game_info().await.map_err(f)?.into_iter().collect();
-            info.sort();
-            for (k, v) in info {
+            let st = read::clock(conn, &path)
+                .await
+                .map_err(|e| read_failure(bus, e))?;
+            for (k, v) in &st.game_info {
                 println!("{k}={v}");
             }
             Ok(())

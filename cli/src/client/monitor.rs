@@ -67,7 +67,7 @@ async fn name_event(
     let name = match ev.get("event").and_then(Value::as_str) {
         Some("clock_added") => {
             let name = match OwnedObjectPath::try_from(path.as_str()) {
-                Ok(p) => read::clock(conn, &p).await.map(|c| c.name).ok(),
+                Ok(p) => read::clock(conn, &p).await.map(|c| c.published.name).ok(),
                 Err(_) => None,
             };
             let name = name.unwrap_or_default();
@@ -87,7 +87,10 @@ async fn clock_names(conn: &Connection, bus: &BusArgs) -> Result<HashMap<String,
     let clocks = read::all_clocks(conn)
         .await
         .map_err(|e| read_failure(bus, e))?;
-    Ok(clocks.into_iter().map(|c| (c.clock, c.name)).collect())
+    Ok(clocks
+        .into_iter()
+        .map(|c| (c.clock, c.published.name))
+        .collect())
 }
 
 fn print(mut ev: Value, json: bool) -> Result<()> {

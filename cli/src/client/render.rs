@@ -66,7 +66,7 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
             out.push_str(&format!("  ATTENTION {}: {}\n", p.text, p.fix));
         }
     }
-    if v.mode == "observe" {
+    if v.mode == chessclock_api::Mode::Observe {
         out.push_str("  mode     observe: the clock runs its own mode; times from its reports\n");
     } else {
         out.push_str(&format!("  control  {}\n", v.time_control));
@@ -121,7 +121,11 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     if !v.draw_claimable.is_empty() {
         out.push_str(&format!(
             "  claimable {} (`chessclockctl claim {} SIDE --kind ...`)\n",
-            v.draw_claimable.join(", ").replace('_', "-"),
+            v.draw_claimable
+                .iter()
+                .map(|c| c.as_str().replace('_', "-"))
+                .collect::<Vec<_>>()
+                .join(", "),
             v.index
         ));
     }
@@ -143,7 +147,7 @@ pub(crate) fn list_line(v: &ClockStatus) -> String {
     let players = format!("{} - {}", v.player(Side::White), v.player(Side::Black));
     let state = match &v.result {
         Some(r) => r.clone(),
-        None => v.game_state.clone(),
+        None => v.game_state.to_string(),
     };
     let attention: Vec<&str> = v.problems.iter().map(|p| p.text.as_str()).collect();
     format!(
@@ -273,7 +277,10 @@ mod tests {
         assert!(t.contains("chessclockctl ruling 4"), "{t}");
         assert!(!t.contains("claimable"), "{t}");
         v.claim = None;
-        v.draw_claimable = vec!["threefold".into(), "fifty_moves".into()];
+        v.draw_claimable = vec![
+            chessclock_engine::BoardClaim::Threefold,
+            chessclock_engine::BoardClaim::FiftyMoves,
+        ];
         let t = status_text(&v);
         assert!(t.contains("claimable threefold, fifty-moves"), "{t}");
     }

@@ -17,6 +17,7 @@ use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
 mod bulk;
 mod dict;
 mod forward;
+mod published;
 pub(crate) use bulk::Clocks;
 use bulk::PropsCache;
 use chessclock_engine::{AdjustField, AdjustOp, ClaimKind, GameResult, Ruling, Side};
@@ -24,6 +25,7 @@ use chessclock_game::Correction;
 use chessclock_game::shakmaty::Color;
 use dict::{SnapshotCache, SnapshotDict, dict_of};
 pub use forward::forward;
+pub use published::ClockServed;
 
 /// How long a `LiveSnapshot` read waits for the clock's actor before it falls back to the
 /// last published state.
@@ -114,18 +116,6 @@ pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
 
 #[interface(name = "org.chessclockd.ChessClock1.Clock")]
 impl ClockIface {
-    /// Operator-given name of the clock.
-    #[zbus(property)]
-    fn name(&self) -> String {
-        self.st().name.clone()
-    }
-
-    /// Index of the clock (last element of its object path).
-    #[zbus(property(emits_changed_signal = "const"))]
-    fn index(&self) -> u32 {
-        self.st().index
-    }
-
     /// The board number (`[[clock]] board`, else the clock's index + 1): the board of a
     /// round's pairings whose game this clock's is (see the Manager's `LoadPairings`).
     #[zbus(property)]
@@ -135,120 +125,6 @@ impl ClockIface {
             .as_ref()
             .and_then(|b| b.borrow().get(&index).copied())
             .unwrap_or(index.saturating_add(1))
-    }
-
-    /// The board's tty as it was given (a /dev/dgt/ link stays a link), or `virtual:NAME` for
-    /// a virtual clock.
-    #[zbus(property)]
-    fn port(&self) -> String {
-        self.st().port.clone()
-    }
-
-    /// Clock model: "DGT 3000", "DGT XL", or "" while unknown.
-    #[zbus(property)]
-    fn model(&self) -> String {
-        self.st().model.clone()
-    }
-
-    /// Clock firmware version "major.minor", or "".
-    #[zbus(property)]
-    fn firmware(&self) -> String {
-        self.st().firmware.clone()
-    }
-
-    /// Board serial number, or "".
-    #[zbus(property)]
-    fn board_serial(&self) -> String {
-        self.st().board_serial.clone()
-    }
-
-    /// Whether the board's port is open.
-    #[zbus(property)]
-    fn connected(&self) -> bool {
-        self.st().connected
-    }
-
-    /// opening, probing, ready, no_clock, not_in_pc_mode, not_responding, disconnected.
-    #[zbus(property)]
-    fn device_state(&self) -> String {
-        self.st().device_state.as_str().into()
-    }
-
-    /// ready, running, paused, flagged, ended.
-    #[zbus(property)]
-    fn game_state(&self) -> String {
-        self.st().game_state.to_string()
-    }
-
-    /// Canonical notation of the time control.
-    #[zbus(property)]
-    fn time_control(&self) -> String {
-        self.st().time_control.clone()
-    }
-
-    /// Which half of the display shows White: "left" or "right".
-    #[zbus(property)]
-    fn white_side(&self) -> String {
-        self.st().white_side.as_str().into()
-    }
-
-    /// Who runs the time: `drive` (chessclockd runs the time control and sets the clock) or
-    /// `observe` (the clock runs its own mode; chessclockd follows its reports and sends it
-    /// nothing).
-    #[zbus(property)]
-    fn mode(&self) -> String {
-        self.st().mode.as_str().into()
-    }
-
-    /// The position on the board with the side to move (FEN); the start position before a
-    /// board with pieces was seen.
-    #[zbus(property)]
-    fn fen(&self) -> String {
-        self.st().board.fen.clone()
-    }
-
-    /// The moves made on the board so far, SAN.
-    #[zbus(property)]
-    fn moves(&self) -> Vec<String> {
-        self.st().board.moves.clone()
-    }
-
-    /// Game information: PGN tags such as White, Black, Event, Site, Round, Board.
-    #[zbus(property)]
-    fn game_info(&self) -> HashMap<String, String> {
-        self.st().board.game_info.iter().cloned().collect()
-    }
-
-    /// What is wrong with the board now (a position no legal move explains), or empty.
-    #[zbus(property)]
-    fn board_problem(&self) -> String {
-        self.st().board.problem.clone()
-    }
-
-    /// The clock's last report said its battery is low (replace it before the next game).
-    #[zbus(property)]
-    fn battery_low(&self) -> bool {
-        self.st().battery_low
-    }
-
-    /// The draws the player to move may claim now from the board's history: `threefold`,
-    /// `fifty_moves`; empty unless a game runs (or is paused) under FIDE's draw rules.
-    #[zbus(property)]
-    fn draw_claimable(&self) -> Vec<String> {
-        self.st()
-            .board
-            .draw_claimable
-            .iter()
-            .map(|c| c.as_str().to_owned())
-            .collect()
-    }
-
-    /// What the operator should know about this game that did not happen in play: problems
-    /// found when it was resumed after a restart, another board on its port. Cleared by a
-    /// new game.
-    #[zbus(property)]
-    fn notices(&self) -> Vec<String> {
-        self.st().notices.clone()
     }
 
     /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,

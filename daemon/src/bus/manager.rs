@@ -9,7 +9,7 @@ use zbus::interface;
 use zbus::object_server::SignalEmitter;
 use zbus::{Connection, ObjectPath, ObjectServer, OwnedObjectPath};
 
-use super::clock::{ClockIface, Clocks};
+use super::clock::{ClockServed, Clocks};
 use super::error::BusError;
 use super::names::{clock_index, clock_path};
 use crate::supervisor::{SupervisorError, SupervisorHandle};
@@ -199,12 +199,13 @@ impl ManagerIface {
         let mut out = Clocks::default();
         for path in paths {
             // A clock detached meanwhile is left out, as it would be a moment later.
-            let Ok(iface) = server.interface::<_, ClockIface>(&path).await else {
+            let Ok(iface) = server.interface::<_, ClockServed>(&path).await else {
                 continue;
             };
             let entry = iface
                 .get()
                 .await
+                .0
                 .bulk_entry(server, conn, iface.signal_emitter())
                 .await?;
             out.0.push((path, entry));

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use zbus::{Connection, ObjectPath, OwnedObjectPath};
 
-use super::clock::{ClockIface, forward};
+use super::clock::{ClockIface, ClockServed, forward};
 use super::manager::ManagerIface;
 use super::names::{MANAGER_PATH, clock_path};
 use crate::device::DeviceHandle;
@@ -43,10 +43,10 @@ impl ClockObject {
         server
             .at(
                 path.as_str(),
-                ClockIface::new(handle.clone()).with_boards(boards),
+                ClockServed(ClockIface::new(handle.clone()).with_boards(boards)),
             )
             .await?;
-        let iface = server.interface::<_, ClockIface>(path.as_str()).await?;
+        let iface = server.interface::<_, ClockServed>(path.as_str()).await?;
         let forwarder = tokio::spawn(forward(iface, handle, initial));
         Ok(ClockObject {
             conn: conn.clone(),
@@ -63,7 +63,7 @@ impl ClockObject {
         let _ = self
             .conn
             .object_server()
-            .remove::<ClockIface, _>(path.as_str())
+            .remove::<ClockServed, _>(path.as_str())
             .await;
     }
 }
@@ -79,7 +79,7 @@ impl Drop for ClockObject {
             rt.spawn(async move {
                 let _ = conn
                     .object_server()
-                    .remove::<ClockIface, _>(path.as_str())
+                    .remove::<ClockServed, _>(path.as_str())
                     .await;
             });
         }
@@ -150,12 +150,13 @@ async fn signal_boards(conn: Connection, mut boards: watch::Receiver<BTreeMap<u3
             let path = clock_path(*index);
             if let Ok(iface) = conn
                 .object_server()
-                .interface::<_, ClockIface>(path.as_str())
+                .interface::<_, ClockServed>(path.as_str())
                 .await
             {
                 let _ = iface
                     .get()
                     .await
+                    .0
                     .board_changed(iface.signal_emitter())
                     .await;
             }

@@ -187,7 +187,7 @@ pub async fn run(
             .then_some(live.snapshot.running)
             .flatten();
         let now_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        for act in player.poll(now_ms, to_move, live.board.moves.len()) {
+        for act in player.poll(now_ms, to_move, live.moves_san.len()) {
             let _ = pieces.send(match act {
                 Act::Pieces(action) => VirtualControl::Pieces(action),
                 Act::Lever => VirtualControl::Lever,
@@ -213,7 +213,7 @@ pub async fn run(
             _ => {}
         }
         let shown = view.borrow_and_update().clone();
-        let line = status_line(game, &shown, &live.snapshot, live.board.moves.last());
+        let line = status_line(game, &shown, &live.snapshot, live.moves_san.last());
         if line != last {
             if tty {
                 print!("\r\x1b[K{line}");

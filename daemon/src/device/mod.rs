@@ -46,7 +46,7 @@ pub use link::display::BoardSide;
 pub use link::state::DeviceState;
 pub use options::{DeviceOptions, PortSpec, SpawnError, check_game_info};
 pub use session::command::{
-    BoardView, ClockEvent, ClockState, DeviceError, EngineAt, LiveSettings, Reply, Request,
+    ClockEvent, ClockState, DeviceError, EngineAt, LiveSettings, PublishedClock, Reply, Request,
 };
 pub use session::observe::{self, Mode};
 pub use session::{DrawRules, MoveSource};

@@ -235,13 +235,7 @@ impl SupervisorHandle {
         }
         for (handle, t) in &targets {
             let st = handle.borrow_state();
-            let tag = |name: &str| {
-                st.board
-                    .game_info
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-            };
+            let tag = |name: &str| st.game_info.get(name).cloned();
             let row = rows.entry(t.board).or_insert_with(|| RoundBoard {
                 board: t.board,
                 white: "?".into(),

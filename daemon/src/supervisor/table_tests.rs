@@ -86,10 +86,7 @@ async fn a_board_attached_at_run_time_gets_the_table_of_its_serial_number() {
         s.name == "Table 3"
             && s.white_side == BoardSide::Right
             && s.time_control == want
-            && s.board
-                .game_info
-                .iter()
-                .any(|(k, v)| k == "Board" && v == "3")
+            && s.game_info.get("Board").is_some_and(|v| v == "3")
     })
     .await;
     let st = clock.state();
@@ -114,7 +111,7 @@ async fn a_game_under_way_keeps_its_control_and_its_journal_over_the_rename() {
         s.board_serial == "13579"
     })
     .await;
-    let before = clock.state().time_control;
+    let before = clock.state().time_control.clone();
     clock
         .request(Request::Start(Side::White))
         .await

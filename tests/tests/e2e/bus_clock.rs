@@ -9,6 +9,7 @@
 //! which signals came. Waits poll with a deadline; no assertion is about how long something
 //! took.
 
+use chessclock_tests::ClockFields;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};

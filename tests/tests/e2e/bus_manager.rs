@@ -7,6 +7,7 @@
 //! `chessclock-emu` on ptys; a zbus client records every signal. Waits poll with a deadline;
 //! no assertion is about how long something took.
 
+use chessclock_tests::ClockFields;
 use std::collections::HashMap;
 
 use anyhow::{Result, anyhow};

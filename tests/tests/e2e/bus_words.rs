@@ -4,6 +4,7 @@
 //! and a huge argument is quoted back only in part. Nothing changes on a refusal.
 
 use anyhow::Result;
+use chessclock_tests::ClockFields;
 use chessclock_tests::bus_client::{BusRig, typed};
 
 fn rig() -> Result<BusRig> {

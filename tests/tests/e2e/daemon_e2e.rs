@@ -2,6 +2,7 @@
 //! clock from the real `chessclock-emu` on a pty, driven and read with the real
 //! `chessclockctl`.
 
+use chessclock_tests::ClockFields;
 use std::time::Duration;
 
 use anyhow::{Context, Result};

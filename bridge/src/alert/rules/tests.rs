@@ -56,7 +56,11 @@ fn the_rate_limit_counts_what_it_left_out() {
     let mut w = Watcher::new(settings());
     let mut c = status(0, 1);
     for (t, gone) in [(0, true), (10_000, true), (11_000, false), (12_000, true)] {
-        c.device_state = if gone { "disconnected" } else { "ready" }.into();
+        c.device_state = if gone {
+            chessclock_api::DeviceState::Disconnected
+        } else {
+            chessclock_api::DeviceState::Ready
+        };
         let due = w.check(t, &[&c]);
         if t == 10_000 {
             assert_eq!(kinds(&due), [Kind::BoardGone]);
@@ -66,9 +70,9 @@ fn the_rate_limit_counts_what_it_left_out() {
     }
     // Gone again for ten seconds, within the minute: left out, then counted.
     assert!(w.check(22_000, &[&c]).is_empty(), "rate-limited");
-    c.device_state = "ready".into();
+    c.device_state = chessclock_api::DeviceState::Ready;
     w.check(23_000, &[&c]);
-    c.device_state = "disconnected".into();
+    c.device_state = chessclock_api::DeviceState::Disconnected;
     w.check(24_000, &[&c]);
     let due = w.check(80_000, &[&c]);
     assert_eq!(kinds(&due), [Kind::BoardGone]);

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use tokio::sync::watch;
-use zbus::object_server::{Interface, SignalEmitter};
+use zbus::object_server::SignalEmitter;
 use zbus::{Connection, ObjectServer, OwnedObjectPath, OwnedVariant};
 
 use super::ClockIface;
@@ -72,7 +72,10 @@ impl ClockIface {
         let (props, live) = match self.props.current() {
             Some(props) => (props, None),
             None => {
-                let mut all = self.get_all(server, conn, None, emitter).await?;
+                let mut all =
+                    zbus::object_server::Interface::get_all(self, server, conn, None, emitter)
+                        .await?;
+                all.extend(self.published_properties());
                 // Computed just now by `get_all`: used, not computed again (in observe mode
                 // that is a second round trip to the actor).
                 let live = all.remove(LIVE);

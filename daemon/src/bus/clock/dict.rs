@@ -61,7 +61,7 @@ impl SnapshotCache {
 mod tests {
     use super::*;
 
-    use crate::device::{BoardSide, BoardView, DeviceState, EngineAt};
+    use crate::device::{DeviceState, EngineAt, PublishedClock};
 
     /// A running Fischer game `t_ms` in.
     fn state_at(t_ms: u64) -> ClockState {
@@ -73,23 +73,19 @@ mod tests {
             .expect("start");
         let snapshot = engine.snapshot(Time::from_ms(t_ms));
         ClockState {
-            index: 1,
-            name: "b1".into(),
-            port: "virtual:b1".into(),
-            model: "DGT 3000".into(),
-            firmware: String::new(),
-            board_serial: String::new(),
-            battery_low: false,
-            connected: true,
-            device_state: DeviceState::Ready,
-            game_state: snapshot.status,
-            time_control: parsed.canonical,
-            white_side: BoardSide::Left,
+            clock: PublishedClock {
+                index: 1,
+                name: "b1".into(),
+                port: "virtual:b1".into(),
+                model: "DGT 3000".into(),
+                connected: true,
+                device_state: DeviceState::Ready,
+                game_state: snapshot.status,
+                time_control: parsed.canonical,
+                ..PublishedClock::default()
+            },
             snapshot,
             as_of_us: t_ms * 1000,
-            board: BoardView::default(),
-            mode: crate::device::observe::Mode::Drive,
-            notices: Vec::new(),
             engine: EngineAt(None),
         }
     }

@@ -11,56 +11,41 @@ use serde::Serialize;
 
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::{
-    AdjustField, AdjustOp, BoardClaim, ClaimKind, GameResult, InputError, Ruling, Side, Snapshot,
-    Status,
+    AdjustField, AdjustOp, ClaimKind, GameResult, InputError, Ruling, Side, Snapshot,
 };
 
-use crate::device::link::display::BoardSide;
-use crate::device::link::state::DeviceState;
+pub use chessclock_api::PublishedClock;
+use chessclock_protocol::Half as BoardSide;
 
 /// Everything the bus shows about one clock. Published by the actor on every change of
 /// state (not on every tick: `snapshot` holds for the monotonic instant `as_of_us`, and
 /// clients extrapolate the running side).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClockState {
-    /// Index in the object path.
-    pub index: u32,
-    /// Operator-given name.
-    pub name: String,
-    /// tty path (or `virtual:<name>` style path for an emulated board).
-    pub port: String,
-    /// `DGT 3000`, `DGT XL`, or empty while unknown.
-    pub model: String,
-    /// Clock firmware `major.minor`, or empty.
-    pub firmware: String,
-    /// Board serial number, or empty.
-    pub board_serial: String,
-    /// The clock's last report said its battery is low.
-    pub battery_low: bool,
-    /// Whether the port is open.
-    pub connected: bool,
-    /// Board/clock state.
-    pub device_state: DeviceState,
-    /// Engine status.
-    pub game_state: Status,
-    /// Canonical notation of the time control.
-    pub time_control: String,
-    /// Which half of the display is White.
-    pub white_side: BoardSide,
+    /// What the bus publishes of the clock besides the snapshot: the one model
+    /// ([`PublishedClock`]) every property, signal and client is derived from.
+    pub clock: PublishedClock,
     /// The engine snapshot (spec §1.1) at `as_of_us`.
     pub snapshot: Snapshot,
     /// CLOCK_MONOTONIC microseconds the snapshot holds for.
     pub as_of_us: u64,
-    /// The game on the board's pieces.
-    pub board: BoardView,
-    /// Who runs the time: chessclockd (`drive`) or the clock (`observe`).
-    pub mode: super::observe::Mode,
-    /// What the operator should know about this game that did not happen in play, in words:
-    /// problems found when it was resumed, another board on its port. Cleared by a new game.
-    pub notices: Vec<String>,
     /// The engine as of this state, for the live snapshot without asking the actor.
     #[serde(skip)]
     pub engine: EngineAt,
+}
+
+/// The published fields are read through the state (`state.device_state`).
+impl std::ops::Deref for ClockState {
+    type Target = PublishedClock;
+    fn deref(&self) -> &PublishedClock {
+        &self.clock
+    }
+}
+
+impl std::ops::DerefMut for ClockState {
+    fn deref_mut(&mut self) -> &mut PublishedClock {
+        &mut self.clock
+    }
 }
 
 /// The engine behind a published state (drive mode; `None` in observe mode, whose times are
@@ -89,22 +74,6 @@ impl ClockState {
             self.as_of_us.saturating_add(elapsed_ms * 1000),
         ))
     }
-}
-
-/// The game on the board's pieces, as the bus shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub struct BoardView {
-    /// The position with the side to move (FEN); the start position before any board.
-    pub fen: String,
-    /// The moves so far, SAN.
-    pub moves: Vec<String>,
-    /// Game information (PGN tags such as White, Black, Event, Round), in order of setting.
-    pub game_info: Vec<(String, String)>,
-    /// What is wrong with the board now (a position no legal move explains), or empty.
-    pub problem: String,
-    /// The draws the player to move may claim now (FIDE 9.2, 9.3), judged from the board's
-    /// history; empty unless the game is running or paused under FIDE's draw rules.
-    pub draw_claimable: Vec<BoardClaim>,
 }
 
 /// Something that happened on a clock, for D-Bus signals and `chessclockctl monitor`: the

@@ -16,35 +16,8 @@ use crate::device::link::display::{BoardSide, half_of, side_on};
 use crate::device::link::driver;
 use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};
 
-/// Who runs the game's time on a clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// chessclockd runs the time control and sets the clock's display (set-and-run).
-    #[default]
-    Drive,
-    /// The clock runs its own mode; chessclockd reads its reports and sends it nothing.
-    Observe,
-}
-
-impl Mode {
-    /// `drive` or `observe`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Drive => "drive",
-            Mode::Observe => "observe",
-        }
-    }
-
-    /// Parse `drive` / `observe` (case-insensitive).
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s.to_ascii_lowercase().as_str() {
-            "drive" => Some(Mode::Drive),
-            "observe" => Some(Mode::Observe),
-            _ => None,
-        }
-    }
-}
+/// Who runs the game's time on a clock (declared with the published clock).
+pub use chessclock_api::Mode;
 
 /// A lever press seen in observe mode: the mover's clock after the move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use chessclock_protocol::Message;
 
 use super::{Note, Session, SessionEvent};
 use crate::device::link::driver::Instant;
-use crate::device::session::command::{BoardView, ClockEvent, DeviceError, Reply};
+use crate::device::session::command::{ClockEvent, DeviceError, Reply};
 use crate::engine::notation;
 use crate::engine::{Side, Time};
 
@@ -293,21 +293,16 @@ impl Session {
         }
     }
 
-    /// What the bus shows of the board's game.
-    pub(crate) fn board_view(&self) -> BoardView {
-        BoardView {
-            fen: self.board_game.fen(),
-            moves: self
-                .board_game
-                .moves()
-                .iter()
-                .map(|m| m.event.san.clone())
-                .collect(),
-            game_info: self.board_game.info().tags().to_vec(),
-            problem: self.board_game.problem().unwrap_or_default().to_owned(),
-            // Set with the game's status when the state is refreshed.
-            draw_claimable: Vec::new(),
-        }
+    /// Write what the bus shows of the board's game into the published state (the draws
+    /// claimable are set with the game's status when the state is refreshed).
+    pub(crate) fn set_board_fields(&mut self) {
+        let moves = self.board_game.moves();
+        let st = &mut self.state.clock;
+        st.fen = self.board_game.fen();
+        st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
+        st.last_move = moves.last().map(|m| last_move(&m.event));
+        st.game_info = self.board_game.info().tags().iter().cloned().collect();
+        st.board_problem = self.board_game.problem().unwrap_or_default().to_owned();
     }
 
     /// Set game information tags; a bad tag changes nothing.
@@ -415,5 +410,29 @@ impl Session {
     /// The game so far as PGN, clocks at `now`.
     pub(crate) fn pgn(&self, now: Instant) -> String {
         pgn::write(&self.pgn_game(now))
+    }
+}
+
+/// A move as the published `last_move`: its number is the full move of the position before
+/// it (read from the position after it: Black's move ends the full move).
+fn last_move(m: &chessclock_game::MoveEvent) -> chessclock_api::LastMove {
+    let fullmove_after = m
+        .fen
+        .split_whitespace()
+        .nth(5)
+        .and_then(|n| n.parse::<u32>().ok())
+        .unwrap_or(1);
+    let (number, side) = match m.color {
+        chessclock_game::shakmaty::Color::White => (fullmove_after, crate::engine::Side::White),
+        chessclock_game::shakmaty::Color::Black => (
+            fullmove_after.saturating_sub(1).max(1),
+            crate::engine::Side::Black,
+        ),
+    };
+    chessclock_api::LastMove {
+        number,
+        side,
+        san: m.san.clone(),
+        uci: m.uci.clone(),
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{Session, SessionConfig};
 use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
-use crate::device::session::command::{BoardView, ClockState, EngineAt};
+use crate::device::session::command::{ClockState, EngineAt, PublishedClock};
 use crate::engine::{BoardClaim, Engine, Status, Time, notation};
 
 /// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a
@@ -19,23 +19,19 @@ use crate::engine::{BoardClaim, Engine, Status, Time, notation};
 pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) -> ClockState {
     let snapshot = engine.snapshot(Time::from_ms(offset_ms));
     ClockState {
-        index: cfg.clock,
-        name: cfg.name.clone(),
-        port: cfg.port.clone(),
-        model: String::new(),
-        firmware: String::new(),
-        board_serial: String::new(),
-        battery_low: false,
-        connected: false,
-        device_state: DeviceState::Disconnected,
-        game_state: snapshot.status,
-        time_control: notation::canonical(engine.control()),
-        white_side: cfg.white_side,
+        clock: PublishedClock {
+            index: cfg.clock,
+            name: cfg.name.clone(),
+            port: cfg.port.clone(),
+            device_state: DeviceState::Disconnected,
+            game_state: snapshot.status,
+            time_control: notation::canonical(engine.control()),
+            white_side: cfg.white_side,
+            mode: cfg.mode,
+            ..PublishedClock::default()
+        },
         snapshot,
         as_of_us: cfg.epoch_us,
-        board: BoardView::default(),
-        mode: cfg.mode,
-        notices: Vec::new(),
         engine: EngineAt(None),
     }
 }
@@ -98,7 +94,7 @@ impl Session {
     /// Bring the kept state up to `now`.
     fn refresh(&mut self, now: Instant) {
         if std::mem::take(&mut self.board_stale) {
-            self.state.board = self.board_view();
+            self.set_board_fields();
             self.claimable = self.claimable_now();
         }
         let (info, state) = (&self.info, &mut self.state);
@@ -118,8 +114,8 @@ impl Session {
         let snap = self.snapshot(now);
         let open = matches!(snap.status, Status::Running | Status::Paused);
         let claimable: &[BoardClaim] = if open { &self.claimable } else { &[] };
-        if self.state.board.draw_claimable != claimable {
-            self.state.board.draw_claimable = claimable.to_vec();
+        if self.state.draw_claimable != claimable {
+            self.state.draw_claimable = claimable.to_vec();
         }
         self.state.game_state = snap.status;
         self.state.snapshot = snap;
@@ -131,20 +127,5 @@ impl Session {
 /// Whether two states differ only in the running clock's elapsed time: the snapshot's
 /// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
 fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
-    a.index == b.index
-        && a.name == b.name
-        && a.port == b.port
-        && a.model == b.model
-        && a.firmware == b.firmware
-        && a.board_serial == b.board_serial
-        && a.battery_low == b.battery_low
-        && a.connected == b.connected
-        && a.device_state == b.device_state
-        && a.game_state == b.game_state
-        && a.time_control == b.time_control
-        && a.white_side == b.white_side
-        && a.board == b.board
-        && a.mode == b.mode
-        && a.notices == b.notices
-        && a.snapshot.same_except_time(&b.snapshot)
+    a.clock == b.clock && a.snapshot.same_except_time(&b.snapshot)
 }

@@ -1,34 +1,29 @@
 //! The `watch` layouts at fixed terminal sizes: what fits 80x24, the grid for 40 boards, the
 //! wide columns, paging.
 
-use std::collections::BTreeMap;
-
-use chessclock_api::Sides;
+use chessclock_api::{DeviceState, PublishedClock, Sides};
 
 use super::*;
 
 fn clock(index: u32) -> ClockStatus {
     ClockStatus {
         clock: format!("/org/chessclockd/ChessClock1/Clock/{index}"),
-        index,
         board: index + 1,
-        name: format!("tbl{index}"),
-        port: format!("/dev/ttyACM{index}"),
-        model: "DGT 3000".into(),
-        firmware: "1.0".into(),
-        board_serial: String::new(),
-        connected: true,
-        device_state: "ready".into(),
-        game_state: "running".into(),
-        time_control: "G/90 inc/30".into(),
-        white_side: "left".into(),
-        as_of_us: 0,
-        t_ms: 0,
+        published: PublishedClock {
+            index,
+            name: format!("tbl{index}"),
+            port: format!("/dev/ttyACM{index}"),
+            model: "DGT 3000".into(),
+            firmware: "1.0".into(),
+            connected: true,
+            device_state: DeviceState::Ready,
+            game_state: chessclock_engine::Status::Running,
+            time_control: "G/90 inc/30".into(),
+            moves_san: vec!["e4".into(), "e5".into(), "Nf3".into()],
+            ..PublishedClock::default()
+        },
         white_ms: 5_400_000,
         black_ms: 5_123_000,
-        flows_ms: None,
-        counts_up: false,
-        text: Sides::default(),
         running: Some(Side::White),
         status: "running".into(),
         phase: Sides {
@@ -36,23 +31,7 @@ fn clock(index: u32) -> ClockStatus {
             black: "main".into(),
         },
         moves: Sides { white: 3, black: 2 },
-        detail: Sides::default(),
-        result: None,
-        reason: None,
-        drawn_by: None,
-        flags: Vec::new(),
-        claim: None,
-        watched: None,
-        draw_claimable: Vec::new(),
-        battery_low: false,
-        fen: String::new(),
-        moves_san: vec!["e4".into(), "e5".into(), "Nf3".into()],
-        game_info: BTreeMap::new(),
-        board_problem: String::new(),
-        notices: Vec::new(),
-        mode: "drive".into(),
-        last_move: None,
-        problems: Vec::new(),
+        ..ClockStatus::default()
     }
 }
 
@@ -177,8 +156,8 @@ fn wide_terminals_get_phase_moves_last_move_and_result() {
 #[test]
 fn boards_that_need_attention_are_named_in_the_title_and_footer() {
     let mut all = clocks(4);
-    all[1].device_state = "disconnected".into();
-    all[3].device_state = "not_in_pc_mode".into();
+    all[1].device_state = DeviceState::Disconnected;
+    all[3].device_state = DeviceState::NotInPcMode;
     let f = draw(&all, 80, 24, 0);
     assert!(f.lines[0].contains("2 need attention"), "{:?}", f.lines[0]);
     let footer = f.lines.last().expect("footer");

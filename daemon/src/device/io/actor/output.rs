@@ -189,12 +189,11 @@ impl<P: BoardIo> Actor<P> {
 /// information), a move (on the board or a press of the clock) or a result.
 fn broadcastable(st: &crate::device::session::command::ClockState) -> bool {
     let named = st
-        .board
         .game_info
         .iter()
         .any(|(n, v)| (n == "White" || n == "Black") && !v.is_empty() && v != "?");
     named
-        || !st.board.moves.is_empty()
+        || !st.moves_san.is_empty()
         || st.snapshot.moves.white + st.snapshot.moves.black > 0
         || st.snapshot.result.is_some()
 }

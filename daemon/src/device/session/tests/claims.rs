@@ -45,12 +45,12 @@ fn a_right_threefold_claim_draws_at_once_and_is_journaled() {
     rig.start();
     play_pressed(&mut rig, &SHUFFLE[..4]);
     assert!(
-        rig.published().board.draw_claimable.is_empty(),
+        rig.published().draw_claimable.is_empty(),
         "twice is not yet a repetition"
     );
     play_pressed(&mut rig, &SHUFFLE[4..]);
     let live = rig.published();
-    assert_eq!(live.board.draw_claimable, vec![BoardClaim::Threefold]);
+    assert_eq!(live.draw_claimable, vec![BoardClaim::Threefold]);
     let err = claim(&mut rig, Side::Black, threefold()).expect_err("not Black's move");
     assert!(err.to_string().contains("white's move"), "{err}");
     assert_eq!(rig.published().snapshot.status, Status::Running);
@@ -63,7 +63,7 @@ fn a_right_threefold_claim_draws_at_once_and_is_journaled() {
         Some(ResultReason::ThreefoldRepetition)
     );
     assert!(
-        live.board.draw_claimable.is_empty(),
+        live.draw_claimable.is_empty(),
         "nothing to claim once the game ended"
     );
     assert!(rig.journaled().contains(&Input::BoardClaim {
@@ -108,7 +108,7 @@ fn without_the_draw_rules_a_repetition_is_neither_claimable_nor_claimed() {
         rig.run_until(1_000);
         rig.start();
         play_pressed(&mut rig, &SHUFFLE);
-        assert!(rig.published().board.draw_claimable.is_empty(), "{control}");
+        assert!(rig.published().draw_claimable.is_empty(), "{control}");
         let err = claim(&mut rig, Side::White, threefold()).expect_err("refused");
         assert!(matches!(err, DeviceError::NotAllowed(_)), "{err:?}");
         assert!(err.to_string().contains("draw_rules"), "{err}");
@@ -121,10 +121,7 @@ fn without_the_draw_rules_a_repetition_is_neither_claimable_nor_claimed() {
     rig.run_until(1_000);
     rig.start();
     play_pressed(&mut rig, &SHUFFLE);
-    assert_eq!(
-        rig.published().board.draw_claimable,
-        vec![BoardClaim::Threefold]
-    );
+    assert_eq!(rig.published().draw_claimable, vec![BoardClaim::Threefold]);
     claim(&mut rig, Side::White, threefold()).expect("claim taken");
     assert_eq!(rig.published().snapshot.status, Status::Ended);
 }

@@ -41,11 +41,11 @@ fn undo_and_a_forced_move_change_the_published_game_the_pgn_and_the_journal_at_o
     rig.start();
     play(&mut rig, "e2e4");
     play(&mut rig, "e7e5");
-    assert_eq!(rig.published().board.moves, ["e4", "e5"]);
+    assert_eq!(rig.published().moves_san, ["e4", "e5"]);
     rig.request(Request::Correct(Correction::Undo(1)))
         .expect("undo");
     let live = rig.published();
-    assert_eq!(live.board.moves, ["e4"]);
+    assert_eq!(live.moves_san, ["e4"]);
     assert!(!rig.session.pgn(rig.at()).contains("e5"));
     assert_eq!(
         corrections(&rig),
@@ -60,12 +60,12 @@ fn undo_and_a_forced_move_change_the_published_game_the_pgn_and_the_journal_at_o
     );
     // The pawn still stands on e5: the same move is not read again.
     rig.run_until(rig.now + 3_000);
-    assert_eq!(rig.published().board.moves, ["e4"]);
-    assert!(!rig.published().board.problem.is_empty(), "reported");
+    assert_eq!(rig.published().moves_san, ["e4"]);
+    assert!(!rig.published().board_problem.is_empty(), "reported");
     // Black really played c5: the operator forces it; the board catches up.
     rig.request(Request::Correct(Correction::Force("c7c5".into())))
         .expect("force");
-    assert_eq!(rig.published().board.moves, ["e4", "c5"]);
+    assert_eq!(rig.published().moves_san, ["e4", "c5"]);
     assert!(rig.session.pgn(rig.at()).contains("1. e4 {[%clk"));
     assert!(rig.session.pgn(rig.at()).contains("c5"));
     let forced = rig
@@ -113,7 +113,7 @@ fn the_pieces_not_shown_yet_notice_goes_once_the_pieces_show_the_game() {
         "{:?}",
         live.notices
     );
-    assert!(live.board.problem.is_empty(), "{}", live.board.problem);
+    assert!(live.board_problem.is_empty(), "{}", live.board_problem);
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn a_bad_correction_is_refused_with_its_reason_and_changes_nothing() {
             "{c}: {err}"
         );
     }
-    assert_eq!(rig.published().board, before.board);
+    assert_eq!(rig.published().clock, before.clock);
     assert!(corrections(&rig).is_empty());
 }
 
@@ -158,10 +158,10 @@ fn a_position_from_the_board_counts_the_players_moves_on_from_its_move_number() 
     play(&mut rig, "e7e5");
     rig.request(Request::Correct(Correction::Board(None)))
         .expect("from the board");
-    assert!(rig.published().board.moves.is_empty());
+    assert!(rig.published().moves_san.is_empty());
     assert!(rig.session.pgn(rig.at()).contains("[SetUp \"1\"]"));
     play(&mut rig, "g1f3");
-    assert_eq!(rig.published().board.moves, ["Nf3"]);
+    assert_eq!(rig.published().moves_san, ["Nf3"]);
     // White's second move of the game, the first since the position.
     assert_eq!(rig.session.board_moves_of(crate::engine::Side::White), 2);
     assert_eq!(rig.session.board_moves_of(crate::engine::Side::Black), 0);
@@ -181,9 +181,48 @@ fn an_observed_clock_s_board_game_is_corrected_as_a_driven_one() {
             .expect("legal");
         rig.run_until(rig.now + 1_000);
     }
-    assert_eq!(rig.published().board.moves, ["d4", "d5"]);
+    assert_eq!(rig.published().moves_san, ["d4", "d5"]);
     rig.request(Request::Correct(Correction::Undo(2)))
         .expect("undo in observe mode");
-    assert!(rig.published().board.moves.is_empty());
+    assert!(rig.published().moves_san.is_empty());
     assert_eq!(corrections(&rig).len(), 1);
+}
+
+/// The published `last_move`: set by the session from the move read (number, side, SAN,
+/// UCI), taken back with an undo, and numbered from a set-up position's move number.
+#[test]
+fn the_published_last_move_follows_the_moves_an_undo_and_a_set_up_position() {
+    use crate::engine::Side;
+    let last = |rig: &mut Rig| {
+        rig.published()
+            .clock
+            .last_move
+            .map(|m| (m.number, m.side, m.san, m.uci))
+    };
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.start();
+    assert_eq!(last(&mut rig), None, "none before the first move");
+    play(&mut rig, "e2e4");
+    play(&mut rig, "e7e5");
+    play(&mut rig, "g1f3");
+    assert_eq!(
+        last(&mut rig),
+        Some((2, Side::White, "Nf3".into(), "g1f3".into()))
+    );
+    play(&mut rig, "b8c6");
+    assert_eq!(
+        last(&mut rig),
+        Some((2, Side::Black, "Nc6".into(), "b8c6".into()))
+    );
+    rig.request(Request::Correct(Correction::Undo(1)))
+        .expect("undo");
+    assert_eq!(
+        last(&mut rig),
+        Some((2, Side::White, "Nf3".into(), "g1f3".into()))
+    );
+    rig.request(Request::Correct(Correction::Position(
+        "4k3/8/8/8/8/8/4P3/4K3 b - - 0 41".into(),
+    )))
+    .expect("position");
+    assert_eq!(last(&mut rig), None, "a new position has no move yet");
 }

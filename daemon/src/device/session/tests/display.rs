@@ -126,7 +126,7 @@ fn the_board_counts_the_moves_of_a_multi_period_control() {
     rig.run_until(rig.now + 1_000);
     let live = rig.published();
     // White presses without moving: still one move on the board.
-    assert_eq!(live.board.moves, ["e4", "e5"], "{:?}", live.board);
+    assert_eq!(live.moves_san, ["e4", "e5"], "{:?}", live.clock);
     assert_eq!(
         live.snapshot.moves.white, 1,
         "the extra press is not a move"

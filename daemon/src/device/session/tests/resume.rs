@@ -55,7 +55,7 @@ fn opening(rig: &mut Rig) {
     rig.request(Request::Correct(Correction::Force("g1f3".into())))
         .expect("force");
     play(rig, "b8c6");
-    assert_eq!(rig.published().board.moves, ["e4", "e5", "Nf3", "Nc6"]);
+    assert_eq!(rig.published().moves_san, ["e4", "e5", "Nf3", "Nc6"]);
 }
 
 /// The daemon stops (the cable's end goes quiet); `while_down` happens on the board; a new
@@ -97,8 +97,8 @@ fn the_rebuilt_game_is_the_same_game_and_goes_on_with_the_next_move() {
     );
     let before = restart(&mut rig, |_| {});
     let live = rig.published();
-    assert_eq!(live.board.moves, ["e4", "e5", "Nf3", "Nc6"]);
-    assert!(live.board.problem.is_empty(), "{}", live.board.problem);
+    assert_eq!(live.moves_san, ["e4", "e5", "Nf3", "Nc6"]);
+    assert!(live.board_problem.is_empty(), "{}", live.board_problem);
     assert!(notices(&rig).is_empty(), "{:?}", notices(&rig));
     // The [%clk] of every move came back with it.
     assert_eq!(
@@ -108,7 +108,7 @@ fn the_rebuilt_game_is_the_same_game_and_goes_on_with_the_next_move() {
     );
     play(&mut rig, "f1c4");
     assert_eq!(
-        rig.published().board.moves,
+        rig.published().moves_san,
         ["e4", "e5", "Nf3", "Nc6", "Bc4"],
         "one game"
     );
@@ -124,10 +124,7 @@ fn moves_made_while_the_daemon_was_down_are_read_as_moves_and_said() {
     let mut rig = Rig::ready("G/5", EmuConfig::default());
     opening(&mut rig);
     restart(&mut rig, |rig| pieces(rig, "f1c4"));
-    assert_eq!(
-        rig.published().board.moves,
-        ["e4", "e5", "Nf3", "Nc6", "Bc4"]
-    );
+    assert_eq!(rig.published().moves_san, ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
     let said = notices(&rig);
     assert!(
         said.iter()
@@ -147,18 +144,13 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_a_start_position() {
         }
     });
     let live = rig.published();
-    assert_eq!(
-        live.board.moves,
-        ["e4", "e5", "Nf3", "Nc6"],
-        "the game kept"
-    );
-    assert_ne!(live.board.fen, START_FEN);
+    assert_eq!(live.moves_san, ["e4", "e5", "Nf3", "Nc6"], "the game kept");
+    assert_ne!(live.fen, START_FEN);
     assert!(
-        live.board
-            .problem
+        live.board_problem
             .contains("does not show the game's position"),
         "{}",
-        live.board.problem
+        live.board_problem
     );
 }
 

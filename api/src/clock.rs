@@ -1,0 +1,262 @@
+//! The published clock ([`PublishedClock`]): every fact the daemon publishes about one clock
+//! beside the engine's snapshot, declared once here with each field's doc, JSON key and D-Bus
+//! property.
+//!
+//! Everything else is derived from this one table: the daemon's Clock properties, their
+//! introspection and their `PropertiesChanged` (daemon/src/bus/clock/published.rs), the
+//! client's [`crate::ClockStatus`] (flattened in), the JSON Schema (docs/schema/), and so the
+//! CLI, the bridge, MQTT and the bench. Adding a field is a line here, the place the session
+//! sets it, its test and its doc. Owns the model and its value types; how a value becomes a
+//! D-Bus value is [`bus_value`]'s. No behaviour of the daemon here.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use zbus::OwnedVariant;
+
+use crate::last_move::LastMove;
+pub use bus_value::BusValue;
+pub use chessclock_engine::{BoardClaim, Status};
+pub use chessclock_protocol::Half;
+
+pub mod bus_value;
+
+/// Connection state of the board and its clock.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceState {
+    /// The port is being opened.
+    Opening,
+    /// The board is being probed (mode, version, serial, clock).
+    Probing,
+    /// Board and clock answer; the clock is in PC mode and driven by the daemon.
+    Ready,
+    /// The board answers but reports no clock attached (or the clock is off).
+    NoClock,
+    /// The clock rejected a command: it is not in its PC mode (option 25 / 23).
+    NotInPcMode,
+    /// The clock stopped acknowledging commands after the retries.
+    NotResponding,
+    /// The port is gone (unplugged); the game goes on in the engine.
+    #[default]
+    Disconnected,
+}
+
+impl DeviceState {
+    /// snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceState::Opening => "opening",
+            DeviceState::Probing => "probing",
+            DeviceState::Ready => "ready",
+            DeviceState::NoClock => "no_clock",
+            DeviceState::NotInPcMode => "not_in_pc_mode",
+            DeviceState::NotResponding => "not_responding",
+            DeviceState::Disconnected => "disconnected",
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who runs the game's time on a clock.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// chessclockd runs the time control and sets the clock's display (set-and-run).
+    #[default]
+    Drive,
+    /// The clock runs its own mode; chessclockd reads its reports and sends it nothing.
+    Observe,
+}
+
+impl Mode {
+    /// `drive` or `observe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Drive => "drive",
+            Mode::Observe => "observe",
+        }
+    }
+
+    /// Parse `drive` / `observe` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.to_ascii_lowercase().as_str() {
+            "drive" => Some(Mode::Drive),
+            "observe" => Some(Mode::Observe),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One published field as the bus serves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Property {
+    /// The D-Bus property's name (`BatteryLow`).
+    pub name: &'static str,
+    /// The field's JSON key (`battery_low`).
+    pub key: &'static str,
+    /// The D-Bus type of its value.
+    pub signature: &'static str,
+    /// Set once when the clock is attached (no change signal).
+    pub constant: bool,
+    /// A client cannot build a status without it (a daemon of another version, or not
+    /// chessclockd, is named in the error); the others default when absent.
+    pub required: bool,
+}
+
+/// Declares [`PublishedClock`] and its property table from one list: per field its doc and
+/// serde attributes, its JSON key (the field's name) and type, its D-Bus property name, and
+/// `[Required]` / `[Const, Required]` where they apply.
+macro_rules! published_clock {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident: $ty:ty => $prop:literal $([$($flag:ident),*])?;
+    )*) => {
+        /// Every fact the daemon publishes about one clock beside the engine's snapshot (see the
+        /// module docs). Field names are the stable JSON keys of `status --json`.
+        #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[serde(default)]
+        pub struct PublishedClock {
+            $( $(#[$meta])* pub $field: $ty, )*
+        }
+
+        impl PublishedClock {
+            /// The D-Bus properties, in the order of the fields.
+            pub const PROPERTIES: &'static [Property] = &[$(
+                Property {
+                    name: $prop,
+                    key: stringify!($field),
+                    signature: <$ty as BusValue>::SIGNATURE,
+                    constant: has_flag(&[$($(stringify!($flag)),*)?], "Const"),
+                    required: has_flag(&[$($(stringify!($flag)),*)?], "Required"),
+                },
+            )*];
+
+            /// The value of the D-Bus property `name`, or `None` when it is not one of these.
+            pub fn property(&self, name: &str) -> Option<OwnedVariant> {
+                match name {
+                    $( $prop => Some(self.$field.to_bus()), )*
+                    _ => None,
+                }
+            }
+
+            /// The properties whose values differ between `self` and `other`.
+            pub fn changed(&self, other: &PublishedClock) -> Vec<&'static Property> {
+                let differs = [$( self.$field != other.$field ),*];
+                Self::PROPERTIES
+                    .iter()
+                    .zip(differs)
+                    .filter_map(|(p, d)| d.then_some(p))
+                    .collect()
+            }
+        }
+    };
+}
+
+const fn has_flag(flags: &[&str], flag: &str) -> bool {
+    let mut i = 0;
+    while i < flags.len() {
+        if str_eq(flags[i], flag) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+published_clock! {
+    /// Index of the clock (last element of its object path).
+    index: u32 => "Index" [Const, Required];
+    /// Operator-given name of the clock.
+    name: String => "Name" [Required];
+    /// The board's tty as it was given (a /dev/dgt/ link stays a link), or `virtual:NAME`
+    /// for a virtual clock.
+    port: String => "Port" [Required];
+    /// Clock model: `DGT 3000`, `DGT XL`, or empty while unknown.
+    model: String => "Model" [Required];
+    /// Clock firmware version `major.minor`, or empty.
+    firmware: String => "Firmware" [Required];
+    /// Board serial number, or empty.
+    board_serial: String => "BoardSerial" [Required];
+    /// Whether the board's port is open.
+    connected: bool => "Connected" [Required];
+    /// `opening`, `probing`, `ready`, `no_clock`, `not_in_pc_mode`, `not_responding`,
+    /// `disconnected`.
+    device_state: DeviceState => "DeviceState" [Required];
+    /// `ready`, `running`, `paused`, `flagged`, `ended` (the snapshot's `status`).
+    game_state: Status => "GameState" [Required];
+    /// Canonical notation of the time control.
+    time_control: String => "TimeControl" [Required];
+    /// Which half of the display shows White: `left` or `right`.
+    white_side: Half => "WhiteSide" [Required];
+    /// Who runs the time: `drive` (chessclockd runs the time control and sets the clock) or
+    /// `observe` (the clock runs its own mode; chessclockd follows its reports and sends it
+    /// nothing).
+    mode: Mode => "Mode";
+    /// The position on the board with the side to move (FEN); the start position before a
+    /// board with pieces was seen.
+    fen: String => "Fen";
+    /// The moves made on the board so far, SAN.
+    moves_san: Vec<String> => "Moves";
+    /// The last move made on the board: its number, side, SAN and UCI (left out, and an
+    /// empty dictionary on the bus, before the first move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_move: Option<LastMove> => "LastMove";
+    /// Game information: PGN tags such as White, Black, Event, Site, Round, Board.
+    game_info: BTreeMap<String, String> => "GameInfo";
+    /// What is wrong with the board now (a position no legal move explains), or empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    board_problem: String => "BoardProblem";
+    /// The clock's last report said its battery is low (replace it before the next game).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    battery_low: bool => "BatteryLow";
+    /// The draws the player to move may claim now from the board's history: `threefold`,
+    /// `fifty_moves`; empty unless a game runs (or is paused) under FIDE's draw rules.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    draw_claimable: Vec<BoardClaim> => "DrawClaimable";
+    /// What the operator should know about this game that did not happen in play: problems
+    /// found when it was resumed after a restart, another board on its port. Cleared by a
+    /// new game.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notices: Vec<String> => "Notices";
+}
+
+impl PublishedClock {
+    /// The property table entry of `name`.
+    pub fn find(name: &str) -> Option<&'static Property> {
+        Self::PROPERTIES.iter().find(|p| p.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests;
