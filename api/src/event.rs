@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use zbus::{Message, OwnedObjectPath};
 
 use crate::Side;
+pub use chessclock_engine::Press;
 
 /// One signal of the daemon about a clock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -24,20 +25,8 @@ pub enum ClockEvent {
         /// Why (`start`, `pause`, `flag`, ...).
         reason: String,
     },
-    /// A player pressed the lever (`Pressed`).
-    Pressed {
-        /// Who pressed.
-        side: Side,
-        /// The presser's move number.
-        #[serde(rename = "move")]
-        move_number: u32,
-        /// How long the move took, ms.
-        move_ms: u64,
-        /// White's value after the press, ms.
-        white_ms: u64,
-        /// Black's value after the press, ms.
-        black_ms: u64,
-    },
+    /// A player pressed the lever (`Pressed`): the engine's one press event.
+    Pressed(Press),
     /// A move was made on the board (`Move`).
     Move {
         /// Half-move number, 1 = White's first.
@@ -85,7 +74,7 @@ impl ClockEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             ClockEvent::StateChanged { .. } => "state_changed",
-            ClockEvent::Pressed { .. } => "pressed",
+            ClockEvent::Pressed(chessclock_engine::Press { .. }) => "pressed",
             ClockEvent::Move { .. } => "move",
             ClockEvent::Flag { .. } => "flag",
             ClockEvent::Result { .. } => "result",
@@ -137,13 +126,13 @@ pub fn decode(msg: &Message) -> Option<Signal> {
         "Pressed" => {
             let (s, move_number, move_ms, white_ms, black_ms): (String, u32, u64, u64, u64) =
                 body.deserialize().ok()?;
-            ClockEvent::Pressed {
+            ClockEvent::Pressed(Press {
                 side: side(s)?,
                 move_number,
                 move_ms,
                 white_ms,
                 black_ms,
-            }
+            })
         }
         "Move" => {
             let (ply, san, uci, fen, mover_ms): (u32, String, String, String, u64) =

@@ -413,13 +413,13 @@ impl Engine {
         let mn = self.moves[next.idx()].saturating_add(1);
         self.timing.turn_start(next.idx(), mn);
         let (white_ms, black_ms) = (self.value(Side::White), self.value(Side::Black));
-        self.events.push_back(Event::Pressed {
+        self.events.push_back(Event::Pressed(crate::types::Press {
             side,
             move_number: m,
             move_ms: u,
             white_ms,
             black_ms,
-        });
+        }));
         self.advance_boundaries_at_now();
         Ok(())
     }

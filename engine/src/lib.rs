@@ -34,8 +34,8 @@ pub use snapshot::{Detail, MethodDetail, Run, Snapshot};
 pub use text::{clock_text, hms_text};
 pub use types::{
     AdjustField, AdjustOp, BoardClaim, BoardEnd, ConfigError, Display, Event, FlagReason,
-    FlagRecord, GameResult, Input, InputError, PendingClaim, PerSide, Phase, ResultReason, Ruling,
-    Side, SidePhase, Status, StatusCause, Time,
+    FlagRecord, GameResult, Input, InputError, PendingClaim, PerSide, Phase, Press, ResultReason,
+    Ruling, Side, SidePhase, Status, StatusCause, Time,
 };
 pub use verdict::{
     ClaimKind, DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS,

@@ -322,6 +322,36 @@ pub enum Input {
     },
 }
 
+/// A valid press that ended a turn: the one press event of the workspace (the engine's
+/// event, the daemon's `Pressed` signal and game records, the clients' `monitor`, SSE and
+/// MQTT JSON), spelled `{"side", "move", "move_ms", "white_ms", "black_ms"}` everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Press {
+    /// Who pressed.
+    pub side: Side,
+    /// The presser's completed move number (JSON `move`; game records before it was one
+    /// event wrote `move_number`, still read).
+    #[serde(rename = "move", alias = "move_number")]
+    pub move_number: u32,
+    /// How long the turn took, ms.
+    pub move_ms: u64,
+    /// White's displayed value after the press, ms.
+    pub white_ms: u64,
+    /// Black's displayed value after the press, ms.
+    pub black_ms: u64,
+}
+
+impl Press {
+    /// The presser's value after the press, ms.
+    pub fn mover_ms(&self) -> u64 {
+        match self.side {
+            Side::White => self.white_ms,
+            Side::Black => self.black_ms,
+        }
+    }
+}
+
 /// Something that happened, for the daemon to report.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -335,18 +365,7 @@ pub enum Event {
         reason: StatusCause,
     },
     /// A valid press.
-    Pressed {
-        /// The presser.
-        side: Side,
-        /// The presser's completed move number.
-        move_number: u32,
-        /// How long the turn took.
-        move_ms: u64,
-        /// White's displayed value after the press.
-        white_ms: u64,
-        /// Black's displayed value after the press.
-        black_ms: u64,
-    },
+    Pressed(Press),
     /// A byo-yomi period ran out and the next began (the phase stays the same).
     PeriodChanged {
         /// Whose.

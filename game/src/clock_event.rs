@@ -7,7 +7,7 @@
 //! record's. Clients decode the signals into their own forward-compatible form
 //! (`chessclock_api::event`).
 
-use chessclock_engine::{FlagReason, GameResult, ResultReason, Side, Status, StatusCause};
+use chessclock_engine::{FlagReason, GameResult, Press, ResultReason, Side, Status, StatusCause};
 use serde::Serialize;
 
 /// Something that happened on a clock.
@@ -36,19 +36,8 @@ pub enum ClockEvent {
         /// Why (`start`, `pause`, `flag`, `new_game`, a result's reason, ... on the bus).
         reason: StatusCause,
     },
-    /// A valid press ended a turn.
-    Pressed {
-        /// Who pressed.
-        side: Side,
-        /// The presser's completed move number.
-        move_number: u32,
-        /// Time the move took, ms.
-        move_ms: u64,
-        /// White's displayed time after the press, ms.
-        white_ms: u64,
-        /// Black's displayed time after the press, ms.
-        black_ms: u64,
-    },
+    /// A valid press ended a turn (the engine's one press event).
+    Pressed(Press),
     /// A flag fell.
     Flag {
         /// Whose flag fell.

@@ -242,12 +242,12 @@ impl GameLog {
             .entries
             .iter()
             .filter_map(|e| match e.event {
-                LogEvent::Clock(ClockEvent::Pressed {
+                LogEvent::Clock(ClockEvent::Pressed(chessclock_engine::Press {
                     side,
                     white_ms,
                     black_ms,
                     ..
-                }) => {
+                })) => {
                     first.get_or_insert(side);
                     Some(PgnMove {
                         san: None,

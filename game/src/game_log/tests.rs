@@ -6,13 +6,13 @@ use serde_json::Value;
 use super::*;
 
 fn press(side: Side, n: u32, white_ms: u64, black_ms: u64) -> ClockEvent {
-    ClockEvent::Pressed {
+    ClockEvent::Pressed(chessclock_engine::Press {
         side,
         move_number: n,
         move_ms: 1000,
         white_ms,
         black_ms,
-    }
+    })
 }
 
 /// A real engine snapshot of a game lost on time.
@@ -132,8 +132,18 @@ fn the_json_keeps_the_shape_of_the_untyped_log() {
     assert_eq!(v["result"], "1/2-1/2");
     assert_eq!(
         v["events"][1],
-        serde_json::json!({"event": "pressed", "side": "white", "move_number": 1,
+        serde_json::json!({"event": "pressed", "side": "white", "move": 1,
             "move_ms": 1000, "white_ms": 179_000, "black_ms": 182_000, "t_ms": 5000, "wall_ms": 7})
+    );
+    // One spelling with monitor, SSE and MQTT (`move`); a record written before (with
+    // `move_number`) still reads as the same press.
+    let old = serde_json::json!({"side": "white", "move_number": 1, "move_ms": 1000,
+        "white_ms": 179_000, "black_ms": 182_000});
+    let new: chessclock_engine::Press =
+        serde_json::from_value(v["events"][1].clone()).expect("the press as written");
+    assert_eq!(
+        serde_json::from_value::<chessclock_engine::Press>(old).expect("an old record"),
+        new
     );
     assert_eq!(
         v["events"][2],
@@ -194,13 +204,13 @@ fn a_clock_event_and_its_record_event_have_the_same_json() {
             new: Status::Running,
             reason: StatusCause::Start,
         },
-        ClockEvent::Pressed {
+        ClockEvent::Pressed(chessclock_engine::Press {
             side: Side::Black,
             move_number: 3,
             move_ms: 1500,
             white_ms: 290_000,
             black_ms: 280_000,
-        },
+        }),
         ClockEvent::Flag {
             side: Side::White,
             reason: FlagReason::Time,

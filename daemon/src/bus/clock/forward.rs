@@ -71,13 +71,13 @@ async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> 
         ClockEvent::StateChanged { old, new, reason } => {
             ClockIface::state_changed(e, old.as_str(), new.as_str(), reason.as_str()).await
         }
-        ClockEvent::Pressed {
+        ClockEvent::Pressed(chessclock_engine::Press {
             side,
             move_number,
             move_ms,
             white_ms,
             black_ms,
-        } => {
+        }) => {
             ClockIface::pressed(
                 e,
                 side.as_str(),

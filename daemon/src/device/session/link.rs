@@ -238,13 +238,13 @@ impl Session {
         self.board_press(self.time_at(at), side, remaining, p.move_ms);
         self.events.push_back(SessionEvent::Clock {
             t_ms: self.time_at(at).as_ms(),
-            event: ClockEvent::Pressed {
+            event: ClockEvent::Pressed(crate::engine::Press {
                 side,
                 move_number: p.move_number,
                 move_ms: p.move_ms,
                 white_ms: p.white_ms,
                 black_ms: p.black_ms,
-            },
+            }),
         });
         self.changed = true;
     }

@@ -35,19 +35,8 @@ impl Session {
                 self.announcements.push_back(a);
             }
             match &ev {
-                Event::Pressed {
-                    side,
-                    move_ms,
-                    white_ms,
-                    black_ms,
-                    ..
-                } => {
-                    let remaining = if *side == Side::White {
-                        *white_ms
-                    } else {
-                        *black_ms
-                    };
-                    self.board_press(Time::from_ms(t_ms), *side, remaining, *move_ms);
+                Event::Pressed(p) => {
+                    self.board_press(Time::from_ms(t_ms), p.side, p.mover_ms(), p.move_ms);
                 }
                 Event::Flag { side, reason } => {
                     self.note(
@@ -161,19 +150,7 @@ impl Session {
 pub(crate) fn clock_event(ev: Event) -> Option<ClockEvent> {
     Some(match ev {
         Event::StatusChanged { old, new, reason } => ClockEvent::StateChanged { old, new, reason },
-        Event::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        } => ClockEvent::Pressed {
-            side,
-            move_number,
-            move_ms,
-            white_ms,
-            black_ms,
-        },
+        Event::Pressed(p) => ClockEvent::Pressed(p),
         Event::Flag { side, reason } => ClockEvent::Flag { side, reason },
         Event::Result { result, reason } => ClockEvent::Result { result, reason },
         Event::PhaseChanged { .. } | Event::PeriodChanged { .. } => return None,

@@ -25,7 +25,9 @@ fn a_press_is_timed_where_its_bytes_arrive_and_journaled_before_anything_else() 
         .clock_events()
         .into_iter()
         .filter_map(|(_, ev)| match ev {
-            ClockEvent::Pressed { side, move_ms, .. } => Some((side, move_ms)),
+            ClockEvent::Pressed(chessclock_engine::Press { side, move_ms, .. }) => {
+                Some((side, move_ms))
+            }
             _ => None,
         })
         .collect();
@@ -324,7 +326,9 @@ fn pressed(rig: &Rig) -> Vec<(u64, Side, u64)> {
     rig.clock_events()
         .into_iter()
         .filter_map(|(t, ev)| match ev {
-            ClockEvent::Pressed { side, move_ms, .. } => Some((t, side, move_ms)),
+            ClockEvent::Pressed(chessclock_engine::Press { side, move_ms, .. }) => {
+                Some((t, side, move_ms))
+            }
             _ => None,
         })
         .collect()
@@ -357,11 +361,11 @@ fn observe_mode_times_each_move_by_the_clock_and_sends_it_nothing() {
         .clock_events()
         .into_iter()
         .filter_map(|(_, ev)| match ev {
-            ClockEvent::Pressed {
+            ClockEvent::Pressed(chessclock_engine::Press {
                 move_number,
                 move_ms,
                 ..
-            } => Some((move_number, move_ms)),
+            }) => Some((move_number, move_ms)),
             _ => None,
         })
         .collect();
@@ -407,7 +411,7 @@ fn a_press_is_finished_by_handle_input_alone() {
         pressed |= matches!(
             ev,
             SessionEvent::Clock {
-                event: ClockEvent::Pressed { .. },
+                event: ClockEvent::Pressed(chessclock_engine::Press { .. }),
                 ..
             }
         );

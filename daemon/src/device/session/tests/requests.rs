@@ -130,7 +130,7 @@ fn a_start_against_the_lever_starts_the_side_the_lever_shows_to_move() {
         !r.clock_events().is_empty()
     });
     let side = rig.clock_events().into_iter().find_map(|(_, ev)| match ev {
-        ClockEvent::Pressed { side, .. } => Some(side),
+        ClockEvent::Pressed(chessclock_engine::Press { side, .. }) => Some(side),
         _ => None,
     });
     assert_eq!(side, Some(Side::Black));

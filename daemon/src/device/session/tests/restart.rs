@@ -32,7 +32,9 @@ fn presses(rig: &Rig) -> Vec<(Side, u64)> {
     rig.clock_events()
         .into_iter()
         .filter_map(|(_, ev)| match ev {
-            ClockEvent::Pressed { side, move_ms, .. } => Some((side, move_ms)),
+            ClockEvent::Pressed(chessclock_engine::Press { side, move_ms, .. }) => {
+                Some((side, move_ms))
+            }
             _ => None,
         })
         .collect()

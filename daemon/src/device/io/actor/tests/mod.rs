@@ -188,12 +188,12 @@ async fn a_press_on_an_in_memory_board_is_timed_exactly_and_shown() {
     actions.send(Action::Lever).expect("board alive");
     let pressed = loop {
         match events.recv().await.expect("events") {
-            ClockEvent::Pressed {
+            ClockEvent::Pressed(chessclock_engine::Press {
                 side,
                 move_ms,
                 white_ms,
                 ..
-            } => break (side, move_ms, white_ms),
+            }) => break (side, move_ms, white_ms),
             _ => continue,
         }
     };
@@ -296,7 +296,7 @@ async fn after_a_press_the_display_steps_with_the_engines_seconds() {
         actions.send(Action::Lever).expect("board alive");
         let black_ms = loop {
             match events.recv().await.expect("events") {
-                ClockEvent::Pressed { black_ms, .. } => break black_ms,
+                ClockEvent::Pressed(chessclock_engine::Press { black_ms, .. }) => break black_ms,
                 _ => continue,
             }
         };

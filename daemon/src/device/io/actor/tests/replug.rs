@@ -60,7 +60,9 @@ async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
             let mut events = handle.subscribe();
             actions.send(Action::Lever).expect("board alive");
             loop {
-                if let ClockEvent::Pressed { .. } = events.recv().await.expect("events") {
+                if let ClockEvent::Pressed(chessclock_engine::Press { .. }) =
+                    events.recv().await.expect("events")
+                {
                     break;
                 }
             }
