@@ -73,6 +73,26 @@ const Bridge = {
     return !this.link || (this.heard > 0 && performance.now() - this.heard > this.staleMs());
   },
 
+  // How long ago chessclockd last answered the bridge (ms), by the last heartbeat; null when
+  // the bridge does not say (a delayed bridge).
+  answeredAgo() {
+    const b = this.beat;
+    if (!b || b.answered_us === null || b.answered_us === undefined) return null;
+    return performance.now() - b.at + Math.max(0, b.now_us - b.answered_us) / 1000;
+  },
+
+  // What the header says of the stream and the daemon: [words, ok].
+  linkState() {
+    const d = this.daemon;
+    if (this.streamDown()) return ["bridge unreachable (no news), reconnecting…", false];
+    if (!d) return ["connecting…", false];
+    if (!d.running) return [d.note, false];
+    const ago = this.answeredAgo();
+    if (ago !== null && ago > this.staleMs())
+      return [`chessclockd ${d.version} does not answer the bridge (for over ${Math.round(this.staleMs() / 1000)} s)`, false];
+    return [`chessclockd ${d.version} · ${d.note}`, true];
+  },
+
   // Clock `c`'s data is stale, as a problem, or null: the stream is down, or nothing came for
   // this board for staleMs while the daemon has not answered the bridge either (the data's age
   // is the younger of the two; a board that has nothing to say is not stale while the daemon
@@ -84,11 +104,8 @@ const Bridge = {
       return { kind: "stale", rank: 0, text: `stale: no news from the bridge for over ${secs} s (the page's stream is down)`,
         fix: "check that chessclock-bridge runs and the network to it; the page reconnects by itself" };
     }
-    const b = this.beat;
-    if (!b || b.answered_us === null || b.answered_us === undefined) return null;
-    const now = performance.now();
-    const answered = now - b.at + Math.max(0, b.now_us - b.answered_us) / 1000;
-    if (Math.min(now - c.recv, answered) <= limit) return null;
+    const answered = this.answeredAgo();
+    if (answered === null || Math.min(performance.now() - c.recv, answered) <= limit) return null;
     return { kind: "stale", rank: 0, text: `stale clock: no update for over ${secs} s (chessclockd does not answer the bridge)`,
       fix: "check chessclockd: systemctl status chessclockd; journalctl -u chessclockd" };
   },
@@ -253,11 +270,11 @@ const Bridge = {
     return e;
   },
 
-  // A board's diagram, or the "no board" placeholder when its position is not known.
+  // A board's diagram, or a placeholder saying why its position is not known.
   boardView(st) {
-    return this.positionKnown(st)
-      ? this.diagram(st.fen, (st.last_move || {}).uci)
-      : this.noDiagram("no board: the position is not known");
+    if (this.positionKnown(st)) return this.diagram(st.fen, (st.last_move || {}).uci);
+    return this.noDiagram(st.fen ? "no board position: the clock counted presses, the pieces no move"
+      : "no board: the position is not known");
   },
 
   // The command that enters (or corrects) a paper board's result.

@@ -30,6 +30,7 @@ const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile
     turn: (t.querySelector('.pl.turn') || {dataset: {}}).dataset.side || '', \
     res: t.querySelector('.res').textContent, last: t.querySelector('.lastmove').textContent, \
     pieces: t.querySelectorAll('svg.diagram use.piece').length, \
+    nodia: (t.querySelector('.nodia') || {textContent: ''}).textContent, \
     marked: [...t.querySelectorAll('svg.diagram rect.last')].map(r => r.dataset.square).sort().join(' '), \
     problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
     href: t.getAttribute('href')})))";
@@ -113,7 +114,8 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         .wait(TILES, Duration::from_secs(30), |v| {
             shown(v).as_array().is_some_and(|a| {
                 a.len() == BOARDS as usize
-                    && a.iter().all(|t| t["pieces"].as_u64().unwrap_or(0) > 0)
+                    // Every board but 3 (a press and no move read: no position to show).
+                    && a.iter().all(|t| t["board"] == "3" || t["pieces"].as_u64().unwrap_or(0) > 0)
                     // Board 1's pieces do not show the forced move: a board problem once
                     // the board has stood for the settle time.
                     && a.iter().any(|t| {
@@ -149,6 +151,15 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         tile(1)
     );
     assert_eq!(s(&tile(3), "/problems"), "paused mid-game", "{}", tile(3));
+    // Board 3's clock counted White's press, its pieces no move: no start position shown as
+    // its game, but why.
+    assert_eq!(tile(3)["pieces"], 0, "{}", tile(3));
+    assert_eq!(
+        s(&tile(3), "/nodia"),
+        "no board position: the clock counted presses, the pieces no move",
+        "{}",
+        tile(3)
+    );
     // Players, titles, ratings and teams as the pairings gave them.
     let one = tile(1);
     assert_eq!(s(&one, "/white"), "GM White1, Anna", "{one}");
@@ -400,7 +411,7 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     assert_eq!(two["diagrams"], 0, "{two}");
     assert_eq!(
         s(&two, "/nodia"),
-        "no board: the position is not known",
+        "no board position: the clock counted presses, the pieces no move",
         "{two}"
     );
     assert_eq!(two["times"], 2, "its clocks are shown: {two}");
@@ -481,8 +492,15 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     let stale = page.wait(ROUND_TILES, slow, |v| {
         clock_tiles_say(v, "stale clock: no update for over", true)
     });
+    let head = page.eval("document.getElementById('daemon').textContent");
     d.signal("CONT")?;
     let stale = stale.context("stale clocks while the daemon hangs")?;
+    let head = head?;
+    assert!(
+        head.as_str()
+            .is_some_and(|h| h.contains("does not answer the bridge")),
+        "the header says it: {head}"
+    );
     assert_eq!(
         s(&tile_of(&shown(&stale), 4), "/problems"),
         "",
