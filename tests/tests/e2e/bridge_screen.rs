@@ -309,11 +309,14 @@ const ROUND_TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards
     white_elo: t.querySelector('.pl.white .elo').textContent, \
     black: t.querySelector('.pl.black .who').textContent, \
     times: t.querySelectorAll('.time').length, \
-    res: t.querySelector('.res').textContent, last: t.querySelector('.lastmove').textContent, \
+    res: t.querySelector('.res').textContent, \
+    kind: (t.querySelector('.kind') || {textContent: ''}).textContent, \
+    height: t.offsetHeight, \
     diagrams: t.querySelectorAll('svg.diagram').length, \
     pieces: t.querySelectorAll('svg.diagram use.piece').length, \
     nodia: (t.querySelector('.nodia') || {textContent: ''}).textContent, \
-    fix: (t.querySelector('.paperfix .fix') || {textContent: ''}).textContent, \
+    fix: (t.querySelector('.fix') || {textContent: ''}).textContent, \
+    fix_title: (t.querySelector('.fix') || {title: ''}).title, \
     problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
     href: t.getAttribute('href')})))";
 
@@ -398,12 +401,19 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     assert_eq!(s(&four, "/black"), "IM Sheet, Sam", "{four}");
     assert_eq!(four["times"], 0, "{four}");
     assert_eq!(four["diagrams"], 0, "{four}");
-    assert!(s(&four, "/nodia").contains("paper board"), "{four}");
+    assert_eq!(s(&four, "/kind"), "paper board", "{four}");
     assert_eq!(s(&four, "/res"), "", "{four}");
+    assert_eq!(s(&four, "/fix"), "chessclockctl round result 4 R", "{four}");
     assert_eq!(
-        s(&four, "/fix"),
-        "chessclockctl round result 4 1-0|0-1|1/2-1/2",
+        s(&four, "/fix_title"),
+        "chessclockctl round result 4 1-0|0-1|1/2-1/2 (* clears it)",
         "{four}"
+    );
+    // No taller than a clock's tile: a round of 64 boards still fits a 1080p screen.
+    let three = tile_of(&tiles, 3);
+    assert!(
+        four["height"].as_u64() <= three["height"].as_u64(),
+        "paper {four} against clock {three}"
     );
     assert_eq!(s(&four, "/href"), "/board/board%3A4", "{four}");
     // A clock whose pieces never showed the game: no start position passed off as it.
@@ -416,20 +426,16 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     );
     assert_eq!(two["times"], 2, "its clocks are shown: {two}");
     // A board whose game is at the start before any press shows the start.
-    let three = tile_of(&tiles, 3);
     assert_eq!(three["pieces"], 32, "{three}");
 
     // A result entered for a paper board reaches its tile without a reload.
     page.eval("window.sameLoad = 'yes'")?;
     ok(&d, &["round", "result", "4", "0-1"])?;
-    let after = page
-        .wait(ROUND_TILES, WAIT, |v| {
-            s(&tile_of(&shown(v), 4), "/res") == "0-1"
-        })
-        .context("the paper board's result on its tile")?;
+    page.wait(ROUND_TILES, WAIT, |v| {
+        s(&tile_of(&shown(v), 4), "/res") == "0-1"
+    })
+    .context("the paper board's result on its tile")?;
     assert_eq!(page.eval("window.sameLoad || ''")?, "yes", "no reload");
-    let four = tile_of(&shown(&after), 4);
-    assert!(s(&four, "/last").contains("result entered"), "{four}");
     let shots = shots_dir()?;
     page.call(
         "Emulation.setDeviceMetricsOverride",
