@@ -7,6 +7,14 @@
 //!
 //! The real daemon with 64 virtual clocks (`add-virtual`), the real CLI loading the round's
 //! pairings and making a move, a result and a pause, and the real bridge.
+//!
+//! A round with paper boards (boards of the pairings without an e-board): their tiles in
+//! board order with the clocks' (players, result, the `round result` command, no clock or
+//! diagram, no taller than a clock's tile), a result entered with the CLI reaching the tile
+//! without a reload, their page and overlay; a clock that counted presses while its pieces
+//! showed no move has no start-position diagram (tile, page, overlay); and stale data judged
+//! by the page: the daemon hanging (SIGSTOP) and the bridge's stream going silent, each
+//! said on every clock's tile and gone once the data comes again.
 
 use std::time::Duration;
 
@@ -490,6 +498,31 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     assert_eq!(s(&o, "/white"), "GM Paper, Petra 2404", "{o}");
     assert_eq!(o["diagrams"], 0, "{o}");
     drop(overlay);
+    // Board 2's page and overlay with the diagram: why there is none, not the start.
+    for (what, url) in [
+        ("page", "/board/board:2"),
+        ("overlay", "/overlay/board:2?board=1"),
+    ] {
+        let mut p = Page::open(
+            &browser,
+            &dir.path().join(format!("profile-two-{what}")),
+            &format!("{}{url}", bridge.base),
+        )?;
+        let v = p
+            .wait(
+                "JSON.stringify({nodia: (document.querySelector('.nodia') || {textContent: ''}).textContent, \
+                 diagrams: document.querySelectorAll('svg.diagram').length})",
+                WAIT,
+                |v| shown(v)["nodia"] != "",
+            )
+            .with_context(|| format!("board 2's {what}"))?;
+        let v = shown(&v);
+        assert_eq!(v["diagrams"], 0, "{what}: {v}");
+        assert!(
+            s(&v, "/nodia").starts_with("no board position"),
+            "{what}: {v}"
+        );
+    }
 
     // The daemon hangs (SIGSTOP): it owns its name but sends nothing and answers nothing.
     // Every clock's tile says its data is stale, and stops saying so once it answers again.
