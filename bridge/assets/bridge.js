@@ -67,10 +67,10 @@ const Bridge = {
     return 3 * ((this.beat && this.beat.every_ms) || 5000);
   },
 
-  // Whether the stream itself is down: an error, or no event (heartbeats included) for
-  // staleMs.
+  // Whether the stream itself is down: no event (heartbeats included) for staleMs, whether
+  // the connection broke (the browser reconnects: a short break is not news) or hangs.
   streamDown() {
-    return !this.link || (this.heard > 0 && performance.now() - this.heard > this.staleMs());
+    return this.heard > 0 && performance.now() - this.heard > this.staleMs();
   },
 
   // How long ago chessclockd last answered the bridge (ms), by the last heartbeat; null when
@@ -84,7 +84,9 @@ const Bridge = {
   // What the header says of the stream and the daemon: [words, ok].
   linkState() {
     const d = this.daemon;
-    if (this.streamDown()) return ["bridge unreachable (no news), reconnecting…", false];
+    if (this.streamDown())
+      return [`no news from the bridge for over ${Math.round(this.staleMs() / 1000)} s, reconnecting…`, false];
+    if (!this.link) return ["bridge unreachable, reconnecting…", false];
     if (!d) return ["connecting…", false];
     if (!d.running) return [d.note, false];
     const ago = this.answeredAgo();

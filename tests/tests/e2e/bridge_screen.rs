@@ -554,7 +554,8 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
         clock_tiles_say(v, "stale: no news from the bridge", true)
     });
     bridge.signal("CONT")?;
-    silent.context("stale tiles while the stream is silent")?;
+    let silent = silent.context("stale tiles while the stream is silent")?;
+    assert_eq!(s(&tile_of(&shown(&silent), 4), "/problems"), "", "{silent}");
     page.wait(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
         .context("fresh again once the stream is back")?;
     Ok(())
