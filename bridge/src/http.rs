@@ -1,6 +1,7 @@
-//! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
-//! (the dashboard, a board's page, the overlay) with their assets (script, style, the piece
-//! set), embedded in the binary so that no page needs the internet.
+//! The read-only HTTP server: the JSON API, the Server-Sent Events stream (the hub's
+//! numbered events, and a heartbeat every 5 s by which the pages judge stale data) and the
+//! pages (the dashboard, a board's page, the overlay) with their assets (script, style, the
+//! piece set), embedded in the binary so that no page needs the internet.
 //!
 //! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
 //! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
