@@ -1,33 +1,115 @@
 // chessclock-bridge pages: the live state from /api/v1/events (Server-Sent Events), with the
 // running side's time extrapolated from the snapshot's instant; the clock a URL names, the
-// players, the round, and a board's diagram (the pieces of bridge/assets/pieces.svg, served
-// by the bridge: no internet needed). No build step, no library.
+// round's paper boards (boards without an e-board: players and result), the players, the
+// round, a board's diagram (the pieces of bridge/assets/pieces.svg, served by the bridge: no
+// internet needed) or why there is none, and how old each board's data is (the stream's
+// heartbeat and the daemon's last answer: "stale"). No build step, no library.
 "use strict";
 
 const Bridge = {
   clocks: new Map(), // index -> {st, recv, age}
   last: new Map(), // index -> last game event
+  paper: new Map(), // board -> {board, game_info, result}: the round's boards without an e-board
   daemon: null,
   link: false,
+  heard: 0, // performance.now() of the stream's last event (heartbeats too)
+  beat: null, // the last heartbeat: {at, now_us, answered_us, every_ms}
   listeners: [],
 
   start(onChange) {
     this.listeners.push(onChange);
     const es = new EventSource("/api/v1/events");
-    const on = (kind, f) => es.addEventListener(kind, (e) => { f(JSON.parse(e.data)); this.changed(); });
+    const on = (kind, f) => es.addEventListener(kind, (e) => {
+      this.heard = performance.now();
+      f(JSON.parse(e.data));
+      this.changed();
+    });
     on("snapshot", (d) => {
       this.daemon = d.daemon;
       this.clocks.clear();
       for (const c of d.clocks) this.put(c, d.now_us);
+      this.setPaper(d.paper);
     });
     on("clock", (d) => this.put(d.clock, d.now_us));
     on("removed", (d) => { this.clocks.delete(d.index); this.last.delete(d.index); });
-    on("daemon", (d) => { this.daemon = d.daemon; this.clocks.clear(); });
+    on("daemon", (d) => { this.daemon = d.daemon; this.clocks.clear(); this.paper.clear(); });
+    on("paper", (d) => this.setPaper(d.paper));
+    on("heartbeat", (d) => {
+      this.beat = { at: performance.now(), now_us: d.now_us, answered_us: d.answered_us, every_ms: d.every_ms };
+    });
     for (const kind of ["pressed", "flag", "result", "state_changed"]) {
       on(kind, (d) => this.last.set(d.index, d));
     }
-    es.onopen = () => { this.link = true; this.changed(); };
+    es.onopen = () => { this.link = true; this.heard = performance.now(); this.changed(); };
     es.onerror = () => { this.link = false; this.changed(); };
+    // One judge for the whole page (no timer per board): the pages are drawn again when a
+    // board goes stale or comes back, which no event says.
+    setInterval(() => {
+      const key = [...this.clocks.values()].map((c) => (this.stale(c) || {}).text || "").join("|");
+      if (key !== this.staleKey) { this.staleKey = key; this.changed(); }
+    }, 1000);
+  },
+
+  setPaper(list) {
+    this.paper.clear();
+    for (const p of list || []) this.paper.set(p.board, p);
+  },
+
+  // The paper boards no clock plays (a clock attached later for a paper board's number shows
+  // that board), in board order.
+  paperBoards() {
+    const played = new Set([...this.clocks.values()].map((c) => c.st.board));
+    return [...this.paper.values()].filter((p) => !played.has(p.board)).sort((a, b) => a.board - b.board);
+  },
+
+  // How long without news makes data stale: three heartbeats.
+  staleMs() {
+    return 3 * ((this.beat && this.beat.every_ms) || 5000);
+  },
+
+  // Whether the stream itself is down: no event (heartbeats included) for staleMs, whether
+  // the connection broke (the browser reconnects: a short break is not news) or hangs.
+  streamDown() {
+    return this.heard > 0 && performance.now() - this.heard > this.staleMs();
+  },
+
+  // How long ago chessclockd last answered the bridge (ms), by the last heartbeat; null when
+  // the bridge does not say (a delayed bridge).
+  answeredAgo() {
+    const b = this.beat;
+    if (!b || b.answered_us === null || b.answered_us === undefined) return null;
+    return performance.now() - b.at + Math.max(0, b.now_us - b.answered_us) / 1000;
+  },
+
+  // What the header says of the stream and the daemon: [words, ok].
+  linkState() {
+    const d = this.daemon;
+    if (this.streamDown())
+      return [`no news from the bridge for over ${Math.round(this.staleMs() / 1000)} s, reconnecting…`, false];
+    if (!this.link) return ["bridge unreachable, reconnecting…", false];
+    if (!d) return ["connecting…", false];
+    if (!d.running) return [d.note, false];
+    const ago = this.answeredAgo();
+    if (ago !== null && ago > this.staleMs())
+      return [`chessclockd ${d.version} does not answer the bridge (for over ${Math.round(this.staleMs() / 1000)} s)`, false];
+    return [`chessclockd ${d.version} · ${d.note}`, true];
+  },
+
+  // Clock `c`'s data is stale, as a problem, or null: the stream is down, or nothing came for
+  // this board for staleMs while the daemon has not answered the bridge either (the data's age
+  // is the younger of the two; a board that has nothing to say is not stale while the daemon
+  // answers). Judged by the page from the data's age, besides the daemon's not_responding.
+  stale(c) {
+    const limit = this.staleMs();
+    const secs = Math.round(limit / 1000);
+    if (this.streamDown()) {
+      return { kind: "stale", rank: 0, text: `stale: no news from the bridge for over ${secs} s (the page's stream is down)`,
+        fix: "check that chessclock-bridge runs and the network to it; the page reconnects by itself" };
+    }
+    const answered = this.answeredAgo();
+    if (answered === null || Math.min(performance.now() - c.recv, answered) <= limit) return null;
+    return { kind: "stale", rank: 0, text: `stale clock: no update for over ${secs} s (chessclockd does not answer the bridge)`,
+      fix: "check chessclockd: systemctl status chessclockd; journalctl -u chessclockd" };
   },
 
   changed() {
@@ -80,9 +162,12 @@ const Bridge = {
   },
 
   // What needs the operator, most urgent first: the status's own list (the api crate's
-  // attention module makes it; the CLI's status and watch show the same).
+  // attention module makes it; the CLI's status and watch show the same), after the page's
+  // own judgement that the data is stale.
   problems(st) {
-    return st.problems || [];
+    const c = this.clocks.get(st.index);
+    const stale = c && c.st === st ? this.stale(c) : null;
+    return stale ? [stale, ...(st.problems || [])] : st.problems || [];
   },
 
   // The urgency of a board: its most urgent problem's rank (0 first), 9 when nothing needs
@@ -110,6 +195,12 @@ const Bridge = {
       || one((st) => st.port === name, `the port ${name}`)
       || one((st) => st.board_serial !== "" && st.board_serial === name, `board serial ${name}`)
       || { error: `no clock ${name}` };
+  },
+
+  // The paper board a URL names (`board:N`, a board of the round no clock plays), or null.
+  findPaper(name) {
+    const board = /^board:(\d+)$/.exec(name);
+    return board ? this.paperBoards().find((p) => p.board === Number(board[1])) || null : null;
   },
 
   // A side's player as the pairings gave them: {name, title, elo, team}.
@@ -162,6 +253,35 @@ const Bridge = {
     if (m.white + m.black > 0) return m.white > m.black ? "black" : "white";
     const f = (st.fen || "").split(" ")[1];
     return f === "w" ? "white" : f === "b" ? "black" : "";
+  },
+
+  // Whether the clock's position is known: the daemon gives none (an empty FEN), or gives the
+  // start position with no move read while the clock has counted presses (a clock without an
+  // e-board, or a board that read no move: its diagram would show the start as the game).
+  positionKnown(st) {
+    if (!st.fen) return false;
+    const m = st.moves || {};
+    const start = st.fen.split(" ")[0] === "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+    return !(start && !(st.moves_san || []).length && (m.white || 0) + (m.black || 0) > 0);
+  },
+
+  // What stands where a diagram cannot: a board that shows no position (`why`).
+  noDiagram(why) {
+    const e = this.el("div", "nodia", why);
+    e.setAttribute("role", "img");
+    return e;
+  },
+
+  // A board's diagram, or a placeholder saying why its position is not known.
+  boardView(st) {
+    if (this.positionKnown(st)) return this.diagram(st.fen, (st.last_move || {}).uci);
+    return this.noDiagram(st.fen ? "no board position: the clock counted presses, the pieces no move"
+      : "no board: the position is not known");
+  },
+
+  // The command that enters (or corrects) a paper board's result.
+  paperFix(p) {
+    return `chessclockctl round result ${p.board} 1-0|0-1|1/2-1/2`;
   },
 
   // The piece set (bridge/assets/pieces.svg), put in the page once.

@@ -4,6 +4,10 @@
 //! round's paper boards) and the clock signals (decoded by
 //! `chessclock_api::event`), and starts over when the daemon restarts.
 //!
+//! Every [`PING`] it pings the daemon (`org.freedesktop.DBus.Peer.Ping`) and tells the hub
+//! when it answered: the pages judge how old a board's data is by it (a daemon that hangs
+//! sends no news, yet owns its name).
+//!
 //! A client like any other (the `chessclock-api` crate, no back door); feeds the [`Hub`]
 //! and nothing else. It never calls a method that changes anything.
 
@@ -22,6 +26,9 @@ use zbus::{Connection, MatchRule, Message, MessageStream, OwnedObjectPath, Owned
 use crate::hub::Hub;
 
 type Props = HashMap<String, OwnedVariant>;
+
+/// How often the daemon is pinged, and how long an answer is waited for.
+const PING: Duration = Duration::from_secs(5);
 
 /// Follow the daemon for as long as the bus connection lasts.
 pub(crate) async fn run(conn: Connection, hub: Arc<Hub>) -> anyhow::Result<()> {
@@ -65,8 +72,24 @@ pub(crate) async fn run(conn: Connection, hub: Arc<Hub>) -> anyhow::Result<()> {
             "following chessclockd ({owner}), {} clock(s)",
             clocks.props.len()
         );
+        let mut ping = tokio::time::interval(PING);
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
+                _ = ping.tick() => {
+                    let answer = conn.call_method(
+                        Some(owner.as_str()),
+                        MANAGER_PATH,
+                        Some("org.freedesktop.DBus.Peer"),
+                        "Ping",
+                        &(),
+                    );
+                    match tokio::time::timeout(PING, answer).await {
+                        Ok(Ok(_)) => hub.answered(),
+                        Ok(Err(e)) => tracing::debug!("chessclockd did not answer a ping: {e}"),
+                        Err(_) => tracing::debug!("chessclockd did not answer a ping in {PING:?}"),
+                    }
+                }
                 m = signals.next() => {
                     let Some(m) = m else { anyhow::bail!("the bus connection closed") };
                     let Ok(m) = m else { continue };

@@ -1,6 +1,7 @@
-//! The read-only HTTP server: the JSON API, the Server-Sent Events stream and the pages
-//! (the dashboard, a board's page, the overlay) with their assets (script, style, the piece
-//! set), embedded in the binary so that no page needs the internet.
+//! The read-only HTTP server: the JSON API, the Server-Sent Events stream (the hub's
+//! numbered events, and a heartbeat every 5 s by which the pages judge stale data) and the
+//! pages (the dashboard, a board's page, the overlay) with their assets (script, style, the
+//! piece set), embedded in the binary so that no page needs the internet.
 //!
 //! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
 //! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
@@ -165,8 +166,25 @@ fn sse_event(e: &Event) -> SseEvent {
         .data(e.data.as_str())
 }
 
+/// How often the event stream says it is alive (`heartbeat`, not numbered and not logged):
+/// a page that hears nothing for a few of these knows its stream is down, and judges how
+/// old a board's data is by the daemon's last answer it carries.
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn heartbeat(hub: &Hub) -> SseEvent {
+    let data = json!({
+        "now_us": chessclock_api::monotonic::monotonic_us(),
+        "answered_us": hub.answered_us(),
+        "every_ms": HEARTBEAT.as_millis() as u64,
+    });
+    SseEvent::default()
+        .event("heartbeat")
+        .data(data.to_string())
+}
+
 struct Feed {
     first: std::vec::IntoIter<Arc<Event>>,
+    beat: tokio::time::Interval,
     live: tokio::sync::broadcast::Receiver<Arc<Event>>,
     last: u64,
     hub: Arc<Hub>,
@@ -186,7 +204,10 @@ async fn events<S: ClockSource>(
         "event stream client attached (resume after {last_id:?}: {} event(s) first)",
         attach.first.len()
     );
+    let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let feed = Feed {
+        beat,
         last: 0,
         first: attach.first.into_iter(),
         live: attach.live,
@@ -208,7 +229,11 @@ fn feed_stream(feed: Feed) -> impl Stream<Item = Result<SseEvent, Infallible>> {
             return Some((Ok(sse_event(&e)), f));
         }
         loop {
-            match f.live.recv().await {
+            let next = tokio::select! {
+                e = f.live.recv() => e,
+                _ = f.beat.tick() => return Some((Ok(heartbeat(&f.hub)), f)),
+            };
+            match next {
                 Ok(e) if e.id <= f.last => continue,
                 Ok(e) => {
                     f.last = e.id;

@@ -1,9 +1,12 @@
 //! The bridge's view of the daemon and its event log: the latest [`ClockStatus`] of every
 //! clock, the current round's paper boards' games (boards without an e-board, by board
-//! number: the daemon's `PaperGames`), whether the daemon runs, and a bounded log of numbered events that the SSE
-//! endpoint replays to reconnecting clients and MQTT republishes.
+//! number: the daemon's `PaperGames`), whether the daemon runs and when it last answered,
+//! and a bounded log of numbered events that the SSE endpoint replays to reconnecting
+//! clients and MQTT republishes.
 //!
-//! Fed by the D-Bus follower only; read by HTTP and MQTT. Owns no IO.
+//! The pages read a paper board as [`paper_boards`] gives it (its number, tags and result,
+//! from its PGN), in the snapshot and in each `paper` event. Fed by the D-Bus follower only;
+//! read by HTTP and MQTT. Owns no IO.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -67,6 +70,9 @@ struct Inner {
     pgns: Option<BTreeMap<u32, Arc<str>>>,
     daemon: Daemon,
     ever_up: bool,
+    /// When the daemon last answered the follower (CLOCK_MONOTONIC µs; `None`: never, or a
+    /// delayed hub, which is not told).
+    answered_us: Option<u64>,
 }
 
 /// Shared state and the event fan-out.
@@ -113,6 +119,7 @@ impl Hub {
                     restarts: 0,
                 },
                 ever_up: false,
+                answered_us: None,
             }),
             tx,
         }
@@ -151,6 +158,7 @@ impl Hub {
             "daemon": g.daemon,
             "now_us": monotonic_us(),
             "clocks": g.clocks.values().map(|c| &**c).collect::<Vec<&ClockStatus>>(),
+            "paper": paper_boards(&g.paper),
         })
     }
 
@@ -161,6 +169,7 @@ impl Hub {
             g.daemon.restarts += 1;
         }
         g.ever_up = true;
+        g.answered_us = Some(monotonic_us());
         g.daemon.running = true;
         g.daemon.version = version;
         g.daemon.note = if g.daemon.restarts > 0 {
@@ -228,8 +237,26 @@ impl Hub {
             return;
         }
         let boards: Vec<u32> = games.keys().copied().collect();
+        let paper = paper_boards(&games);
         g.paper = Arc::new(games);
-        self.push(&mut g, "paper", None, json!({ "boards": boards }), None);
+        self.push(
+            &mut g,
+            "paper",
+            None,
+            json!({ "boards": boards, "paper": paper }),
+            None,
+        );
+    }
+
+    /// The daemon answered the follower just now (its periodic ping).
+    pub(crate) fn answered(&self) {
+        self.lock().answered_us = Some(monotonic_us());
+    }
+
+    /// When the daemon last answered (CLOCK_MONOTONIC µs), if this hub is told: what the
+    /// pages judge a board's data's age by, with the stream's heartbeat.
+    pub(crate) fn answered_us(&self) -> Option<u64> {
+        self.lock().answered_us
     }
 
     /// The round's paper boards' games, by board number.
@@ -327,6 +354,27 @@ impl Hub {
     }
 }
 
+/// The paper boards as the pages show them, in board order: each board's number, its game's
+/// tags (`game_info`, as a clock's) and its result (`null` while it has none), read from its
+/// result-only PGN.
+pub(crate) fn paper_boards(games: &BTreeMap<u32, String>) -> Vec<Value> {
+    games
+        .iter()
+        .map(|(board, pgn)| {
+            let tags: BTreeMap<String, String> = chessclock_game::pgn::read::games(pgn)
+                .into_iter()
+                .next()
+                .map(|g| g.tags.into_iter().collect())
+                .unwrap_or_default();
+            let result = tags
+                .get("Result")
+                .filter(|r| matches!(r.as_str(), "1-0" | "0-1" | "1/2-1/2"))
+                .cloned();
+            json!({"board": board, "game_info": tags, "result": result})
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -382,5 +430,31 @@ pub(crate) mod tests {
         hub.daemon_up("v".into(), vec![]);
         assert_eq!(hub.daemon().restarts, 1);
         assert!(hub.daemon().note.contains("back"), "{}", hub.daemon().note);
+    }
+
+    #[test]
+    fn a_paper_board_is_shown_by_its_tags_and_result() {
+        let hub = Hub::new(10);
+        let pgn = |result: &str| {
+            format!(
+                "[Event \"Open\"]\n[Round \"2.5\"]\n[White \"Lee, Ann\"]\n[Black \"Bo\"]\n\
+                 [WhiteElo \"2100\"]\n[Board \"5\"]\n[Result \"{result}\"]\n\n{result}\n"
+            )
+        };
+        hub.paper(BTreeMap::from([(5, pgn("*"))]));
+        let first = hub.attach(None).first[0].data.clone();
+        let snap: Value = serde_json::from_str(&first).expect("json");
+        let five = &snap["paper"][0];
+        assert_eq!(five["board"], 5, "{snap}");
+        assert_eq!(five["game_info"]["White"], "Lee, Ann", "{snap}");
+        assert_eq!(five["game_info"]["WhiteElo"], "2100", "{snap}");
+        assert_eq!(five["result"], Value::Null, "no result yet: {snap}");
+        hub.paper(BTreeMap::from([(5, pgn("0-1"))]));
+        let a = hub.attach(Some(1));
+        assert_eq!(a.first.len(), 1, "one paper event");
+        assert_eq!(a.first[0].kind, "paper");
+        let ev: Value = serde_json::from_str(&a.first[0].data).expect("json");
+        assert_eq!(ev["boards"], json!([5]));
+        assert_eq!(ev["paper"][0]["result"], "0-1", "{ev}");
     }
 }

@@ -141,6 +141,18 @@ impl Bridge {
         self.log.mark()
     }
 
+    /// Send a signal by name (`STOP`, `CONT`, ...) without waiting for anything.
+    pub fn signal(&self, name: &str) -> Result<()> {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status()?;
+        if !status.success() {
+            bail!("kill -{name} {pid} failed: {status}");
+        }
+        Ok(())
+    }
+
     /// Kill the bridge at once (SIGKILL), as a crash would.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -192,6 +204,13 @@ impl Sse {
             for line in BufReader::new(resp).lines() {
                 let Ok(line) = line else { return };
                 if line.is_empty() {
+                    // The stream's heartbeat (every 5 s, not numbered: it keeps the last id)
+                    // is for the pages' judgement of stale data, not an event of the daemon.
+                    if kind == "heartbeat" {
+                        kind.clear();
+                        data.clear();
+                        continue;
+                    }
                     if !data.is_empty() {
                         let ev = SseEvent {
                             id,

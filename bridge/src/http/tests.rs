@@ -1,6 +1,6 @@
 //! The router in process, over a fake [`ClockSource`], with `tower::ServiceExt::oneshot` (no
 //! socket, no daemon): status codes, JSON bodies and errors, the PGN validators, the SSE
-//! framing and resume, the pages. The real daemon → bridge path is tested end to end in
+//! framing, resume and heartbeat, the pages. The real daemon → bridge path is tested end to end in
 //! `tests/tests/e2e/bridge_*.rs`.
 
 use std::sync::{Arc, Mutex};
@@ -335,6 +335,34 @@ async fn events_are_sse_frames_a_snapshot_first_then_live_and_a_resume_replays()
     let snap = fresh.next().await;
     assert_eq!(field(&snap, "event"), "snapshot");
     assert_eq!(field(&snap, "id"), (snap_id + 1).to_string());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_stream_beats_every_5_s_unnumbered_with_the_daemons_last_answer() {
+    let fake = Fake::two_clocks();
+    let mut sse = Frames::open(&fake, None).await;
+    let snap = sse.next().await;
+    assert_eq!(field(&snap, "event"), "snapshot");
+    let snap_id: u64 = field(&snap, "id").parse().expect("a numeric id");
+    // Nothing happens: the next frame is the heartbeat, 5 s (of paused time) on.
+    let beat = sse.next().await;
+    assert_eq!(field(&beat, "event"), "heartbeat", "{beat:?}");
+    assert!(
+        beat.iter().all(|(k, _)| k != "id"),
+        "not numbered: {beat:?}"
+    );
+    let data = json_of(field(&beat, "data"));
+    assert_eq!(data["every_ms"], 5000, "{data}");
+    let (now, answered) = (data["now_us"].as_u64(), data["answered_us"].as_u64());
+    assert!(
+        answered.is_some() && answered <= now,
+        "the daemon answered when it came up: {data}"
+    );
+    // The numbered events go on from the snapshot's id.
+    fake.hub.game_event("pressed", 0, json!({"side": "white"}));
+    let pressed = sse.next().await;
+    assert_eq!(field(&pressed, "event"), "pressed");
+    assert_eq!(field(&pressed, "id"), (snap_id + 1).to_string());
 }
 
 #[tokio::test]

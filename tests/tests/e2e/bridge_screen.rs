@@ -7,6 +7,14 @@
 //!
 //! The real daemon with 64 virtual clocks (`add-virtual`), the real CLI loading the round's
 //! pairings and making a move, a result and a pause, and the real bridge.
+//!
+//! A round with paper boards (boards of the pairings without an e-board): their tiles in
+//! board order with the clocks' (players, result, the `round result` command, no clock or
+//! diagram, no taller than a clock's tile), a result entered with the CLI reaching the tile
+//! without a reload, their page and overlay; a clock that counted presses while its pieces
+//! showed no move has no start-position diagram (tile, page, overlay); and stale data judged
+//! by the page: the daemon hanging (SIGSTOP) and the bridge's stream going silent, each
+//! said on every clock's tile and gone once the data comes again.
 
 use std::time::Duration;
 
@@ -30,6 +38,7 @@ const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile
     turn: (t.querySelector('.pl.turn') || {dataset: {}}).dataset.side || '', \
     res: t.querySelector('.res').textContent, last: t.querySelector('.lastmove').textContent, \
     pieces: t.querySelectorAll('svg.diagram use.piece').length, \
+    nodia: (t.querySelector('.nodia') || {textContent: ''}).textContent, \
     marked: [...t.querySelectorAll('svg.diagram rect.last')].map(r => r.dataset.square).sort().join(' '), \
     problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
     href: t.getAttribute('href')})))";
@@ -113,7 +122,8 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         .wait(TILES, Duration::from_secs(30), |v| {
             shown(v).as_array().is_some_and(|a| {
                 a.len() == BOARDS as usize
-                    && a.iter().all(|t| t["pieces"].as_u64().unwrap_or(0) > 0)
+                    // Every board but 3 (a press and no move read: no position to show).
+                    && a.iter().all(|t| t["board"] == "3" || t["pieces"].as_u64().unwrap_or(0) > 0)
                     // Board 1's pieces do not show the forced move: a board problem once
                     // the board has stood for the settle time.
                     && a.iter().any(|t| {
@@ -149,6 +159,15 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         tile(1)
     );
     assert_eq!(s(&tile(3), "/problems"), "paused mid-game", "{}", tile(3));
+    // Board 3's clock counted White's press, its pieces no move: no start position shown as
+    // its game, but why.
+    assert_eq!(tile(3)["pieces"], 0, "{}", tile(3));
+    assert_eq!(
+        s(&tile(3), "/nodia"),
+        "no board position: the clock counted presses, the pieces no move",
+        "{}",
+        tile(3)
+    );
     // Players, titles, ratings and teams as the pairings gave them.
     let one = tile(1);
     assert_eq!(s(&one, "/white"), "GM White1, Anna", "{one}");
@@ -288,5 +307,256 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
     let who = dark.eval("document.querySelector('.side.white .who').textContent.trim()")?;
     assert_eq!(who, "White2, Anna 2002");
     dark.screenshot(700, 260, false, &shots.join("overlay-dark-result.png"))?;
+    Ok(())
+}
+
+/// What each tile of the round shows (clock tiles and paper tiles alike), in order.
+const ROUND_TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => ({\
+    board: t.dataset.board, paper: t.dataset.paper || '', \
+    white: t.querySelector('.pl.white .who').textContent, \
+    white_elo: t.querySelector('.pl.white .elo').textContent, \
+    black: t.querySelector('.pl.black .who').textContent, \
+    times: t.querySelectorAll('.time').length, \
+    res: t.querySelector('.res').textContent, \
+    kind: (t.querySelector('.kind') || {textContent: ''}).textContent, \
+    height: t.offsetHeight, \
+    diagrams: t.querySelectorAll('svg.diagram').length, \
+    pieces: t.querySelectorAll('svg.diagram use.piece').length, \
+    nodia: (t.querySelector('.nodia') || {textContent: ''}).textContent, \
+    fix: (t.querySelector('.fix') || {textContent: ''}).textContent, \
+    fix_title: (t.querySelector('.fix') || {title: ''}).title, \
+    problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
+    href: t.getAttribute('href')})))";
+
+/// The tile of board `b` in `tiles` (as [`ROUND_TILES`] gives them).
+fn tile_of(tiles: &Value, b: u32) -> Value {
+    tiles
+        .as_array()
+        .and_then(|a| a.iter().find(|t| t["board"] == b.to_string().as_str()))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Every clock tile (not a paper one) of `v` says `needle` among its problems, or none does.
+fn clock_tiles_say(v: &Value, needle: &str, want: bool) -> bool {
+    shown(v).as_array().is_some_and(|a| {
+        let clocks: Vec<&Value> = a.iter().filter(|t| t["paper"] == "").collect();
+        !clocks.is_empty()
+            && clocks
+                .iter()
+                .all(|t| s(t, "/problems").contains(needle) == want)
+    })
+}
+
+#[test]
+fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operators_screen()
+-> Result<()> {
+    let Some(browser) = have("chromium", "chromium")? else {
+        return Ok(());
+    };
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-round")?;
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for i in 1..=3 {
+        ok(&d, &["add-virtual", &format!("table-{i}")])?;
+    }
+    for i in 0..3 {
+        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
+            s(v, "/device_state") == "ready"
+        })?;
+    }
+    // Five boards, three clocks: boards 4 and 5 are played on paper.
+    let csv = "board,white,black,white_elo,black_elo,white_title,black_title,white_team,black_team\n\
+               1,\"Ann, A\",\"Bo, B\",2101,2001,,,,\n\
+               2,\"Cy, C\",\"Di, D\",2102,2002,,,,\n\
+               3,\"Ed, E\",\"Fa, F\",2103,2003,,,,\n\
+               4,\"Paper, Petra\",\"Sheet, Sam\",2404,2304,GM,IM,NOR,IND\n\
+               5,\"Ink, Ida\",\"Pen, Per\",1805,1705,,,,\n";
+    let file = dir.path().join("round2.csv");
+    std::fs::write(&file, csv)?;
+    ok(
+        &d,
+        &["round", "load", &file.display().to_string(), "--round", "2"],
+    )?;
+    // Board 2 is kept as a clock alone: presses, and no move read from its pieces.
+    ok(&d, &["start", "board:2"])?;
+    ok(&d, &["press", "board:2", "white"])?;
+    ok(&d, &["press", "board:2", "black"])?;
+
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    let mut page = Page::open(
+        &browser,
+        &dir.path().join("profile-round"),
+        &format!("{}/", bridge.base),
+    )?;
+    let tiles = page
+        .wait(ROUND_TILES, WAIT, |v| {
+            shown(v).as_array().is_some_and(|a| a.len() == 5)
+        })
+        .context("five tiles: three clocks, two paper boards")?;
+    let tiles = shown(&tiles);
+    let order: Vec<&str> = tiles
+        .as_array()
+        .map(|a| a.iter().map(|t| s(t, "/board")).collect())
+        .unwrap_or_default();
+    assert_eq!(order, ["1", "2", "3", "4", "5"], "board order: {tiles}");
+    // A paper board: its players, no clock, no diagram, marked as paper, the command that
+    // enters its result.
+    let four = tile_of(&tiles, 4);
+    assert_eq!(s(&four, "/paper"), "1", "{four}");
+    assert_eq!(s(&four, "/white"), "GM Paper, Petra", "{four}");
+    assert_eq!(s(&four, "/white_elo"), "2404 NOR", "{four}");
+    assert_eq!(s(&four, "/black"), "IM Sheet, Sam", "{four}");
+    assert_eq!(four["times"], 0, "{four}");
+    assert_eq!(four["diagrams"], 0, "{four}");
+    assert_eq!(s(&four, "/kind"), "paper board", "{four}");
+    assert_eq!(s(&four, "/res"), "", "{four}");
+    assert_eq!(s(&four, "/fix"), "chessclockctl round result 4 R", "{four}");
+    assert_eq!(
+        s(&four, "/fix_title"),
+        "chessclockctl round result 4 1-0|0-1|1/2-1/2 (* clears it)",
+        "{four}"
+    );
+    // No taller than a clock's tile: a round of 64 boards still fits a 1080p screen.
+    let three = tile_of(&tiles, 3);
+    assert!(
+        four["height"].as_u64() <= three["height"].as_u64(),
+        "paper {four} against clock {three}"
+    );
+    assert_eq!(s(&four, "/href"), "/board/board%3A4", "{four}");
+    // A clock whose pieces never showed the game: no start position passed off as it.
+    let two = tile_of(&tiles, 2);
+    assert_eq!(two["diagrams"], 0, "{two}");
+    assert_eq!(
+        s(&two, "/nodia"),
+        "no board position: the clock counted presses, the pieces no move",
+        "{two}"
+    );
+    assert_eq!(two["times"], 2, "its clocks are shown: {two}");
+    // A board whose game is at the start before any press shows the start.
+    assert_eq!(three["pieces"], 32, "{three}");
+
+    // A result entered for a paper board reaches its tile without a reload.
+    page.eval("window.sameLoad = 'yes'")?;
+    ok(&d, &["round", "result", "4", "0-1"])?;
+    page.wait(ROUND_TILES, WAIT, |v| {
+        s(&tile_of(&shown(v), 4), "/res") == "0-1"
+    })
+    .context("the paper board's result on its tile")?;
+    assert_eq!(page.eval("window.sameLoad || ''")?, "yes", "no reload");
+    let shots = shots_dir()?;
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1000, "height": 420, "deviceScaleFactor": 1, "mobile": false}),
+    )?;
+    page.screenshot(1000, 420, false, &shots.join("dashboard-paper.png"))?;
+
+    // The paper board's page and overlay: its players and result.
+    let mut board = Page::open(
+        &browser,
+        &dir.path().join("profile-paper-board"),
+        &format!("{}/board/board:4", bridge.base),
+    )?;
+    let b = board
+        .wait(
+            "JSON.stringify({title: document.getElementById('title').textContent, \
+             white: document.querySelector('#white .who').textContent, \
+             result: document.getElementById('result').textContent, \
+             diagrams: document.querySelectorAll('#diagram svg.diagram').length, \
+             commands: document.getElementById('commands').textContent})",
+            WAIT,
+            |v| shown(v)["result"] == "0-1",
+        )
+        .context("the paper board's page")?;
+    let b = shown(&b);
+    assert!(
+        s(&b, "/title").starts_with("Board 4 · round 2 · paper board"),
+        "{b}"
+    );
+    assert_eq!(s(&b, "/white"), "GM Paper, Petra", "{b}");
+    assert_eq!(b["diagrams"], 0, "{b}");
+    assert!(
+        s(&b, "/commands").contains("chessclockctl round result 4"),
+        "{b}"
+    );
+    drop(board);
+    let mut overlay = Page::open(
+        &browser,
+        &dir.path().join("profile-paper-overlay"),
+        &format!("{}/overlay/board:4?board=1", bridge.base),
+    )?;
+    let o = overlay
+        .wait(
+            "JSON.stringify({white: document.querySelector('.side.white .who').textContent.trim(), \
+             status: document.querySelector('.status').textContent, \
+             diagrams: document.querySelectorAll('svg.diagram').length})",
+            WAIT,
+            |v| shown(v)["status"] == "Board 4 · 0-1",
+        )
+        .context("the paper board's overlay")?;
+    let o = shown(&o);
+    assert_eq!(s(&o, "/white"), "GM Paper, Petra 2404", "{o}");
+    assert_eq!(o["diagrams"], 0, "{o}");
+    drop(overlay);
+    // Board 2's page and overlay with the diagram: why there is none, not the start.
+    for (what, url) in [
+        ("page", "/board/board:2"),
+        ("overlay", "/overlay/board:2?board=1"),
+    ] {
+        let mut p = Page::open(
+            &browser,
+            &dir.path().join(format!("profile-two-{what}")),
+            &format!("{}{url}", bridge.base),
+        )?;
+        let v = p
+            .wait(
+                "JSON.stringify({nodia: (document.querySelector('.nodia') || {textContent: ''}).textContent, \
+                 diagrams: document.querySelectorAll('svg.diagram').length})",
+                WAIT,
+                |v| shown(v)["nodia"] != "",
+            )
+            .with_context(|| format!("board 2's {what}"))?;
+        let v = shown(&v);
+        assert_eq!(v["diagrams"], 0, "{what}: {v}");
+        assert!(
+            s(&v, "/nodia").starts_with("no board position"),
+            "{what}: {v}"
+        );
+    }
+
+    // The daemon hangs (SIGSTOP): it owns its name but sends nothing and answers nothing.
+    // Every clock's tile says its data is stale, and stops saying so once it answers again.
+    let slow = Duration::from_secs(60);
+    d.signal("STOP")?;
+    let stale = page.wait(ROUND_TILES, slow, |v| {
+        clock_tiles_say(v, "stale clock: no update for over", true)
+    });
+    let head = page.eval("document.getElementById('daemon').textContent");
+    d.signal("CONT")?;
+    let stale = stale.context("stale clocks while the daemon hangs")?;
+    let head = head?;
+    assert!(
+        head.as_str()
+            .is_some_and(|h| h.contains("does not answer the bridge")),
+        "the header says it: {head}"
+    );
+    assert_eq!(
+        s(&tile_of(&shown(&stale), 4), "/problems"),
+        "",
+        "a paper board has no clock to go stale: {stale}"
+    );
+    page.screenshot(1000, 420, false, &shots.join("dashboard-stale.png"))?;
+    page.wait(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
+        .context("fresh again once the daemon answers")?;
+    // The stream itself goes silent (the bridge hangs): every clock's tile says so.
+    bridge.signal("STOP")?;
+    let silent = page.wait(ROUND_TILES, slow, |v| {
+        clock_tiles_say(v, "stale: no news from the bridge", true)
+    });
+    bridge.signal("CONT")?;
+    let silent = silent.context("stale tiles while the stream is silent")?;
+    assert_eq!(s(&tile_of(&shown(&silent), 4), "/problems"), "", "{silent}");
+    page.wait(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
+        .context("fresh again once the stream is back")?;
     Ok(())
 }
