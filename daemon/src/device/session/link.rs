@@ -7,6 +7,7 @@
 
 use chessclock_protocol::Button;
 
+use super::parts::LeverVerdict;
 use super::{Note, Session, SessionEvent};
 use crate::device::link::display::side_on;
 use crate::device::link::driver::{DriverEvent, Instant};
@@ -33,7 +34,7 @@ impl Session {
                     }
                 }
                 DriverEvent::ClockReport { report, at } => {
-                    self.info.battery_low = report.battery_low;
+                    self.published.info.battery_low = report.battery_low;
                     if self.observing() {
                         self.observed.on_report(report, at);
                     } else if let Some((at, right_high)) =
@@ -51,17 +52,19 @@ impl Session {
                     changed,
                 } => {
                     let model = model.to_string();
-                    if self.info.model != model || self.info.firmware != firmware {
-                        self.info.model = model;
-                        self.info.firmware = firmware;
-                        self.changed = true;
+                    if self.published.info.model != model
+                        || self.published.info.firmware != firmware
+                    {
+                        self.published.info.model = model;
+                        self.published.info.firmware = firmware;
+                        self.published.changed = true;
                     }
                     if changed {
                         self.state_changed();
                     }
                 }
-                DriverEvent::DeviceState { .. } => self.changed = true,
-                DriverEvent::RefreshDisplay => self.refresh = true,
+                DriverEvent::DeviceState { .. } => self.published.changed = true,
+                DriverEvent::RefreshDisplay => self.display.refresh = true,
                 DriverEvent::LinkDead => self.events.push_back(SessionEvent::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
@@ -123,10 +126,9 @@ impl Session {
         self.lever_step(at, right_high);
         // Journaled when it changes, so that a restart knows (docs/reliability.md).
         if self.engine.status() == Status::Running
-            && self.lever_journaled != Some(self.lever_agreed)
+            && let Some(agreed) = self.lever.journal_due()
         {
-            self.lever_journaled = Some(self.lever_agreed);
-            self.note(at, Note::Lever(self.lever_agreed), false);
+            self.note(at, Note::Lever(agreed), false);
         }
     }
 
@@ -146,45 +148,34 @@ impl Session {
             .driver
             .lever_up()
             .map(|half| side_on(half, self.cfg.white_side));
-        self.lever_agreed = shown.is_some() && shown == self.engine.to_move();
-        self.lever_journaled = Some(self.lever_agreed);
-        self.note(now, Note::Lever(self.lever_agreed), false);
+        self.lever.agreed = shown.is_some() && shown == self.engine.to_move();
+        self.lever.journaled = Some(self.lever.agreed);
+        self.note(now, Note::Lever(self.lever.agreed), false);
     }
 
     /// A running game resumed from a journal that says the lever was in step: the first
     /// report's lever is judged as after a replug.
     pub(crate) fn resume_lever_in_step(&mut self) {
-        if self.lever_resumed {
-            self.lever_resumed = false;
-            self.lever_restarted = true;
-            self.lever_agreed = true;
-            self.lever_journaled = Some(true);
-        }
+        self.lever.resume_in_step();
     }
 
     fn lever_step(&mut self, at: Instant, right_high: bool) {
-        let first = std::mem::take(&mut self.lever_unchecked);
-        let restarted = std::mem::take(&mut self.lever_restarted);
-        let resumed = std::mem::take(&mut self.lever_resumed);
-        let running = self.engine.status() == Status::Running;
-        let (Some(turn), true) = (self.engine.to_move(), running) else {
-            self.lever_agreed = false;
-            return;
-        };
         let half = if right_high {
             crate::device::link::display::BoardSide::Right
         } else {
             crate::device::link::display::BoardSide::Left
         };
         let shown = side_on(half, self.cfg.white_side);
-        if shown == turn {
-            self.lever_agreed = true;
+        let running = self.engine.status() == Status::Running;
+        let runner = self.engine.to_move().filter(|_| running);
+        let verdict = self.lever.judge(shown, runner);
+        let (LeverVerdict::Unknown | LeverVerdict::UnheardPress { .. }, Some(turn)) =
+            (verdict, runner)
+        else {
             return;
-        }
-        let was_in_step = std::mem::replace(&mut self.lever_agreed, false);
-        if !first {
-            return;
-        }
+        };
+        let resumed = verdict == LeverVerdict::Unknown;
+        let restarted = verdict == LeverVerdict::UnheardPress { restarted: true };
         let (clock, to_move, running) = (self.cfg.clock, shown.as_str(), turn.as_str());
         if resumed {
             let notice = format!(
@@ -195,13 +186,10 @@ impl Session {
             self.notify(notice);
             return;
         }
-        if !was_in_step {
-            return;
-        }
         let press = self.press_input(turn);
         match self.apply(at, press) {
             Ok(()) => {
-                self.lever_agreed = true;
+                self.lever.agreed = true;
                 let notice = if restarted {
                     format!(
                         "the lever of clock {clock} shows {to_move} to move, but {running}'s \
@@ -246,7 +234,7 @@ impl Session {
                 black_ms: p.black_ms,
             }),
         });
-        self.changed = true;
+        self.published.changed = true;
     }
 
     /// The run button pauses a running game and resumes a paused one, where the options
@@ -270,14 +258,14 @@ impl Session {
     /// a game under way that was played on another board goes on, but the operator is told
     /// (a notice): it may be another game, which only they can tell.
     fn board_identified(&mut self, now: Instant, serial: String) {
-        if self.info.board_serial != serial {
-            self.info.board_serial.clone_from(&serial);
-            self.changed = true;
+        if self.published.info.board_serial != serial {
+            self.published.info.board_serial.clone_from(&serial);
+            self.published.changed = true;
         }
-        if serial.is_empty() || self.journal_serial.as_deref() == Some(serial.as_str()) {
+        if serial.is_empty() || self.published.journal_serial.as_deref() == Some(serial.as_str()) {
             return;
         }
-        if let Some(before) = self.journal_serial.as_deref()
+        if let Some(before) = self.published.journal_serial.as_deref()
             && self.status() != Status::Ready
         {
             let notice = format!(
@@ -288,7 +276,7 @@ impl Session {
             );
             self.notify(notice);
         }
-        self.journal_serial = Some(serial.clone());
+        self.published.journal_serial = Some(serial.clone());
         self.note(now, Note::BoardSerial(serial), false);
     }
 }

@@ -20,8 +20,12 @@
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
 //!
-//! The session layer's folder also holds its pure helpers: the announcements of engine
-//! events ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
+//! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
+//! lever, the display's work, the published state), each with its fields and invariant; its
+//! methods are spread by role over this folder's files (`link`: the board link's events and
+//! the lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
+//! `publish`). The folder also holds its pure helpers: the announcements of engine events
+//! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
 //! requests and replies ([`command`]).
 
 pub(crate) mod announce;
@@ -30,6 +34,7 @@ mod judging;
 mod link;
 pub(crate) mod note;
 pub mod observe;
+mod parts;
 mod pieces;
 mod publish;
 mod requests;
@@ -45,7 +50,6 @@ mod tests;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use chessclock_game::GameRecorder;
 use chessclock_game::pgn::GameInfo;
 
 use crate::device::link::display::BoardSide;
@@ -53,11 +57,11 @@ use crate::device::link::display::BoardSide;
 use crate::device::link::state::DeviceState;
 
 use crate::device::link::driver::{Driver, DriverConfig, Instant};
-use crate::device::session::command::{ClockEvent, ClockState, LiveSettings};
+use crate::device::session::command::{ClockEvent, LiveSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
-use announce::Announcement;
 use note::Note;
 use observe::{Mode, Observed};
+use parts::{BoardPart, DisplayWork, Lever, Published, Timeline};
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;
@@ -137,70 +141,21 @@ pub(crate) struct DeviceInfo {
     pub battery_low: bool,
 }
 
-/// The game over one board link. See the module docs.
+/// The game over one board link, from its owned parts ([`parts`]). See the module docs.
 #[derive(Debug)]
 pub(crate) struct Session {
     cfg: SessionConfig,
     driver: Driver,
     engine: Engine,
-    /// Engine time at the driver's epoch (non-zero for a game resumed from the journal).
-    offset_ms: u64,
-    /// The latest `now` passed in.
-    now: Instant,
+    time: Timeline,
     observed: Observed,
-    board_game: GameRecorder,
-    /// The tags every game carries unless its game information sets them (`Event`, `Site`:
-    /// the daemon's settings).
-    tag_defaults: GameInfo,
-    /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
-    /// game information names them; the live file's place).
-    place: Option<(u32, u32)>,
-    /// The PGN `Date` of the game's start, passed in (the session reads no clock).
-    date: Option<String>,
-    info: DeviceInfo,
-    /// The serial number of the board this game is played on, as the journal knows it.
-    journal_serial: Option<String>,
-    /// Game events to show as text, one after another, once the times have been pushed.
-    announcements: VecDeque<Announcement>,
-    /// The display must be pushed (the game changed).
-    dirty: bool,
-    /// The display must be pushed again although nothing changed (a re-sync instant, the
-    /// clock became usable, text ended).
-    refresh: bool,
-    /// The lever's raised end agreed with the engine's player to move at the last clock
-    /// report of a running game, or after the last input that set a clock running (a press
-    /// over the bus leaves the lever where it was): a disagreement at the first report after
-    /// a reconnect or a restart is a press the host could not hear.
-    lever_agreed: bool,
-    /// The next clock report is the first since the port was opened.
-    lever_unchecked: bool,
-    /// A running game resumed from the journal, its lever not seen yet: whether it was in
-    /// step before the daemon stopped is not known.
-    lever_resumed: bool,
-    /// A running game resumed from the journal whose lever was in step: a disagreement at
-    /// the first report is a press made while the daemon was not running.
-    lever_restarted: bool,
-    /// What the journal last said of the lever ([`Note::Lever`]).
-    lever_journaled: Option<bool>,
-    /// A game rebuilt from the journal whose pieces have not been read since: the first
-    /// board report is reconciled with it (moves made while the daemon was down are read
-    /// as moves, and said).
-    reconciling: bool,
-    /// Something besides the running time changed since the last [`Session::publish`].
-    changed: bool,
-    /// The board's game (moves, information, result) changed since
-    /// [`Session::take_pgn_changed`].
-    pgn_changed: bool,
-    /// The board's game changed since the published state's view of it was built.
-    board_stale: bool,
-    /// The draws the board's position lets the player to move claim, as of the last view.
-    claimable: Vec<crate::engine::BoardClaim>,
+    board: BoardPart,
+    lever: Lever,
+    display: DisplayWork,
+    published: Published,
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
     /// PGN's `TimeControl` and the published control.
     declared: Option<crate::engine::params::TimeControl>,
-    /// The published state as of the latest [`Session::publish`]; it holds the clock's
-    /// facts the game does not (name, control, notices, connection). No engine in it.
-    state: ClockState,
     events: VecDeque<SessionEvent>,
 }
 
@@ -225,30 +180,30 @@ impl Session {
             cfg,
             driver,
             engine,
-            offset_ms,
-            now: Instant::ZERO,
+            time: Timeline {
+                offset_ms,
+                now: Instant::ZERO,
+            },
             observed: Observed::default(),
-            board_game: GameRecorder::default(),
-            tag_defaults: GameInfo::new(),
-            place: None,
-            date: None,
-            info: DeviceInfo::default(),
-            journal_serial,
-            announcements: VecDeque::new(),
-            lever_agreed: false,
-            lever_unchecked: false,
-            lever_resumed,
-            lever_restarted: false,
-            lever_journaled: None,
-            reconciling: false,
-            dirty: true,
-            refresh: false,
-            changed: true,
-            pgn_changed: false,
-            board_stale: true,
-            claimable: Vec::new(),
+            board: BoardPart {
+                stale: true,
+                ..BoardPart::default()
+            },
+            lever: Lever {
+                resumed: lever_resumed,
+                ..Lever::default()
+            },
+            display: DisplayWork {
+                dirty: true,
+                ..DisplayWork::default()
+            },
+            published: Published {
+                state,
+                changed: true,
+                info: DeviceInfo::default(),
+                journal_serial,
+            },
             declared: None,
-            state,
             events: VecDeque::new(),
         }
     }
@@ -257,13 +212,13 @@ impl Session {
 
     /// Engine time at `at`.
     pub(crate) fn time_at(&self, at: Instant) -> Time {
-        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+        Time::from_ms(at.as_ms().saturating_add(self.time.offset_ms))
     }
 
     /// The instant of engine time `t`.
     fn instant_of(&self, t: Time) -> Instant {
         Instant::from_epoch(Duration::from_millis(
-            t.as_ms().saturating_sub(self.offset_ms),
+            t.as_ms().saturating_sub(self.time.offset_ms),
         ))
     }
 
@@ -271,7 +226,7 @@ impl Session {
 
     /// Bytes read from the board at `now`.
     pub(crate) fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
-        self.now = now;
+        self.time.now = now;
         self.driver.handle_input(now, bytes);
         self.drain_driver(now);
         self.finish(now);
@@ -280,7 +235,7 @@ impl Session {
     /// Time passed (or something else happened): act on everything due by `now`, then
     /// decide what the clock must show. Call it after every wake-up, last.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         let t = self.time_at(now);
         self.engine.handle_timeout(t);
         self.drain_engine(now);
@@ -313,11 +268,16 @@ impl Session {
         let display = self
             .driver
             .clock_usable()
-            .then(|| self.engine.display(self.time_at(self.now)).next_refresh)
+            .then(|| {
+                self.engine
+                    .display(self.time_at(self.time.now))
+                    .next_refresh
+            })
             .flatten()
             .map(|t| self.instant_of(t));
         let board = self
-            .board_game
+            .board
+            .game
             .poll_timeout()
             .map(|ms| self.instant_of(Time::from_ms(ms)));
         [engine, display, self.driver.poll_timeout(), board]
@@ -334,36 +294,36 @@ impl Session {
 
     /// Whether the board's game (its PGN) changed since the last call.
     pub(crate) fn take_pgn_changed(&mut self) -> bool {
-        std::mem::take(&mut self.pgn_changed)
+        std::mem::take(&mut self.board.pgn_changed)
     }
 
     // ---- the link's lifetime -------------------------------------------------------------
 
     /// The port is open (first time or again) at `now`.
     pub(crate) fn connect(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.driver.connect(now);
-        self.lever_unchecked = true;
-        self.state.connected = true;
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
         self.note(now, Note::Reconnected, true);
         self.state_changed();
     }
 
     /// The port is open at the start (nothing to note).
     pub(crate) fn connect_first(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.driver.connect(now);
-        self.lever_unchecked = true;
-        self.state.connected = true;
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
     pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
-        self.now = now;
+        self.time.now = now;
         self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
-        self.state.connected = false;
-        self.changed = true;
+        self.published.state.connected = false;
+        self.published.changed = true;
     }
 
     // ---- what the caller reads -----------------------------------------------------------
@@ -418,7 +378,7 @@ impl Session {
 
     /// Bring the engine up to `now` (before a request: a flag due by now falls first).
     pub(crate) fn advance(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.engine.handle_timeout(self.time_at(now));
     }
 
@@ -444,7 +404,7 @@ impl Session {
     /// longer news. The journal starts anew ([`SessionEvent::NewGame`]) and must still say
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
-        self.now = now;
+        self.time.now = now;
         let replaced = Replaced {
             snapshot: self.snapshot(now),
             board: self.has_board_moves().then(|| self.pgn_game(now)),
@@ -452,20 +412,21 @@ impl Session {
         };
         self.engine = engine;
         self.observed.reset();
-        self.state.time_control = crate::engine::notation::canonical(self.engine.control());
-        self.state.notices.clear();
+        self.published.state.time_control =
+            crate::engine::notation::canonical(self.engine.control());
+        self.published.state.notices.clear();
         self.state_changed();
         self.events
             .push_back(SessionEvent::NewGame(Box::new(replaced)));
-        self.lever_journaled = None;
+        self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
-        if let Some(serial) = self.journal_serial.clone() {
+        if let Some(serial) = self.published.journal_serial.clone() {
             self.note(now, Note::BoardSerial(serial), false);
         }
         // The board's game goes on across the engine's new game: the new journal starts with
         // the steps that rebuild it as it stands.
         let t_ms = self.time_at(now).as_ms();
-        for step in self.board_game.steps_of_game() {
+        for step in self.board.game.steps_of_game() {
             self.events.push_back(SessionEvent::Board { t_ms, step });
         }
     }
@@ -492,8 +453,8 @@ impl Session {
     fn set_white_side(&mut self, now: Instant, side: BoardSide) {
         self.cfg.white_side = side;
         // The lever's halves now mean other players: in step again only once a report says.
-        self.lever_agreed = false;
-        self.lever_journaled = None;
+        self.lever.agreed = false;
+        self.lever.journaled = None;
         self.note(now, Note::WhiteSide(side), true);
         self.state_changed();
     }
@@ -505,22 +466,22 @@ impl Session {
 
     /// The game changed: push the display and publish the state.
     fn state_changed(&mut self) {
-        self.dirty = true;
-        self.changed = true;
+        self.display.dirty = true;
+        self.published.changed = true;
     }
 
     /// The board's game (its PGN and its view on the bus) changed.
     fn game_record_changed(&mut self) {
-        self.pgn_changed = true;
-        self.board_stale = true;
+        self.board.pgn_changed = true;
+        self.board.stale = true;
     }
 
     /// Something the operator should know: in the published `notices`, and logged.
     fn notify(&mut self, notice: String) {
         tracing::warn!(clock = self.cfg.clock, "{notice}");
-        self.state.notices.push(notice.clone());
+        self.published.state.notices.push(notice.clone());
         self.events.push_back(SessionEvent::Notice(notice));
-        self.changed = true;
+        self.published.changed = true;
     }
 
     /// Journal `note` at `now` (and keep it in the record if `record`).

@@ -1,0 +1,172 @@
+//! The owned parts a [`Session`](super::Session) is built from, as quinn-proto's
+//! `Connection` is built from its sub-states: each holds the fields of one concern with the
+//! invariant that binds them. The session's methods (spread by role over its files) act on
+//! them; a part never reaches into another.
+//!
+//! Data and invariants only: no IO, no clock reads, no rules of the game.
+
+use std::collections::VecDeque;
+
+use chessclock_game::GameRecorder;
+use chessclock_game::pgn::GameInfo;
+
+use super::DeviceInfo;
+use super::announce::Announcement;
+use crate::device::link::driver::Instant;
+use crate::device::session::command::ClockState;
+use crate::engine::{BoardClaim, Side};
+
+/// The session's time line: engine time is the driver's instant plus `offset_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Timeline {
+    /// Engine time at the driver's epoch (non-zero for a game resumed from the journal).
+    pub(crate) offset_ms: u64,
+    /// The latest `now` passed in; never goes back.
+    pub(crate) now: Instant,
+}
+
+/// The game read from the board's pieces and what is derived from it for the published
+/// state. Invariant: `stale` is set whenever `game` changes, so the published view
+/// (moves, position, last move, draws claimable) is rebuilt before it is next published.
+#[derive(Debug, Default)]
+pub(crate) struct BoardPart {
+    /// Board messages in, the game with its clock times out.
+    pub(crate) game: GameRecorder,
+    /// The tags every game carries unless its game information sets them (`Event`, `Site`:
+    /// the daemon's settings).
+    pub(crate) tag_defaults: GameInfo,
+    /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
+    /// game information names them; the live file's place).
+    pub(crate) place: Option<(u32, u32)>,
+    /// The PGN `Date` of the game's start, passed in (the session reads no clock).
+    pub(crate) date: Option<String>,
+    /// A game rebuilt from the journal whose pieces have not been read since: the first
+    /// board report is reconciled with it (moves made while the daemon was down are read
+    /// as moves, and said).
+    pub(crate) reconciling: bool,
+    /// The game (moves, information, result) changed since
+    /// [`Session::take_pgn_changed`](super::Session::take_pgn_changed).
+    pub(crate) pgn_changed: bool,
+    /// The game changed since the published state's view of it was built.
+    pub(crate) stale: bool,
+    /// The draws the board's position lets the player to move claim, as of the last view.
+    pub(crate) claimable: Vec<BoardClaim>,
+}
+
+/// What the session knows of the clock's lever against the engine's player to move.
+/// Invariant: at most one of `resumed` and `restarted` is set, and only until the first
+/// clock report after the game came back from the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Lever {
+    /// The lever's raised end agreed with the engine's player to move at the last clock
+    /// report of a running game, or after the last input that set a clock running (a press
+    /// over the bus leaves the lever where it was): a disagreement at the first report after
+    /// a reconnect or a restart is a press the host could not hear.
+    pub(crate) agreed: bool,
+    /// The next clock report is the first since the port was opened.
+    pub(crate) unchecked: bool,
+    /// A running game resumed from the journal, its lever not seen yet: whether it was in
+    /// step before the daemon stopped is not known.
+    pub(crate) resumed: bool,
+    /// A running game resumed from the journal whose lever was in step: a disagreement at
+    /// the first report is a press made while the daemon was not running.
+    pub(crate) restarted: bool,
+    /// What the journal last said of the lever ([`super::note::Note::Lever`]).
+    pub(crate) journaled: Option<bool>,
+}
+
+/// What a clock report's lever means for a game in drive mode ([`Lever::judge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeverVerdict {
+    /// The lever shows the player whose time runs (or no clock runs).
+    InStep,
+    /// Out of step, and nothing to say: not the first report, or it was out of step before.
+    OutOfStep,
+    /// The first report after a replug (`restarted`: after a restart of the daemon) shows
+    /// the other player to move while the lever was in step before: a press nobody heard,
+    /// to be taken now.
+    UnheardPress {
+        /// After a restart of the daemon, not a replug.
+        restarted: bool,
+    },
+    /// The first report of a game resumed from a journal that did not say the lever was in
+    /// step: a press may have been made while the daemon was down; the operator decides.
+    Unknown,
+}
+
+impl Lever {
+    /// Judge the lever of a clock report: `shown`, the player the raised end says is to
+    /// move; `runner`, the player whose time runs (`None` when no clock runs). The first
+    /// report since the port opened, or since a resume, is judged once.
+    pub(crate) fn judge(&mut self, shown: Side, runner: Option<Side>) -> LeverVerdict {
+        let first = std::mem::take(&mut self.unchecked);
+        let restarted = std::mem::take(&mut self.restarted);
+        let resumed = std::mem::take(&mut self.resumed);
+        let Some(turn) = runner else {
+            self.agreed = false;
+            return LeverVerdict::InStep;
+        };
+        if shown == turn {
+            self.agreed = true;
+            return LeverVerdict::InStep;
+        }
+        let was_in_step = std::mem::replace(&mut self.agreed, false);
+        match (first, resumed, was_in_step) {
+            (false, _, _) => LeverVerdict::OutOfStep,
+            (true, true, _) => LeverVerdict::Unknown,
+            (true, false, false) => LeverVerdict::OutOfStep,
+            (true, false, true) => LeverVerdict::UnheardPress { restarted },
+        }
+    }
+
+    /// The agreement to journal, when it changed since it was last journaled.
+    pub(crate) fn journal_due(&mut self) -> Option<bool> {
+        (self.journaled != Some(self.agreed)).then(|| {
+            self.journaled = Some(self.agreed);
+            self.agreed
+        })
+    }
+
+    /// A running game resumed from a journal that says the lever was in step: its first
+    /// report is judged as after a replug.
+    pub(crate) fn resume_in_step(&mut self) {
+        if self.resumed {
+            self.resumed = false;
+            self.restarted = true;
+            self.agreed = true;
+            self.journaled = Some(true);
+        }
+    }
+}
+
+/// What the clock's display still has to be given. Invariant: `refresh` implies a push
+/// although the shown values did not change; `dirty` that they did.
+#[derive(Debug, Default)]
+pub(crate) struct DisplayWork {
+    /// Game events to show as text, one after another, once the times have been pushed.
+    pub(crate) announcements: VecDeque<Announcement>,
+    /// The display must be pushed (the game changed).
+    pub(crate) dirty: bool,
+    /// The display must be pushed again although nothing changed (a re-sync instant, the
+    /// clock became usable, text ended).
+    pub(crate) refresh: bool,
+}
+
+/// The published state and the facts of the clock the game does not hold. Invariant:
+/// `changed` is set by every change that is not the running time, so the next publish
+/// sends it.
+#[derive(Debug)]
+pub(crate) struct Published {
+    /// As of the latest publish; it holds the clock's facts the game does not (name,
+    /// control, notices, connection). No engine in it.
+    pub(crate) state: ClockState,
+    /// Something besides the running time changed since the last publish.
+    pub(crate) changed: bool,
+    /// The device as the link knows it.
+    pub(crate) info: DeviceInfo,
+    /// The serial number of the board this game is played on, as the journal knows it.
+    pub(crate) journal_serial: Option<String>,
+}
+
+#[cfg(test)]
+mod tests;
