@@ -1,4 +1,5 @@
-//! Opening serial ports: ttys (and the ptys of emulated boards) at 9600 8N1 raw.
+//! Opening serial ports: ttys (and the ptys of emulated boards) at 9600 8N1 raw, as a
+//! [`Tty`] registered with the reactor for reading only.
 //!
 //! The only place that opens a tty. Errors say what to do (permissions, a port in use; a
 //! refused open names what refused it, [`denied`]). Also
@@ -6,10 +7,10 @@
 //! on an in-memory stream.
 //!
 //! A port another program holds is never taken over and its exclusivity never cleared:
-//! serialport clears `TIOCEXCL` (`TIOCNXCL`) whenever it closes a descriptor, even after an
-//! open that failed because of the other owner, so [`open_tty`] first asks the port itself
-//! (our own descriptor: open, is it a terminal, the exclusive lock free) and closes that
-//! descriptor plainly, and only then lets serialport open it exclusively.
+//! [`open_tty`] first asks the port itself (our own descriptor: open, is it a terminal, the
+//! exclusive lock free) and closes that descriptor plainly, and only then opens it
+//! exclusively as a [`Tty`] (`TIOCEXCL` and an exclusive `flock`), whose drop clears the
+//! exclusivity it set.
 
 use std::io;
 use std::path::Path;
@@ -17,8 +18,6 @@ use std::path::Path;
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 use tokio::io::{AsyncRead, AsyncWrite};
-
-use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
 
 /// A byte stream to a board: a tty, or one end of a `tokio::io::duplex` for an emulated one.
 pub(crate) trait BoardIo: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
@@ -32,7 +31,7 @@ pub(crate) type Opener<P> = Box<dyn FnMut() -> io::Result<P> + Send>;
 ///
 /// Errors: `NotFound` (nothing there), `PermissionDenied`, `ResourceBusy` (another program
 /// holds it), `InvalidInput` (not a terminal); each message says what to do.
-pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
+pub(crate) fn open_tty(path: &Path) -> io::Result<Tty> {
     // Never open read-write what is not a terminal (a regular file, a FIFO, a disk).
     if let Ok(meta) = std::fs::metadata(path) {
         use std::os::unix::fs::FileTypeExt;
@@ -41,22 +40,22 @@ pub(crate) fn open_tty(path: &Path) -> io::Result<SerialStream> {
         }
     }
     check_free(path)?;
-    let name = path.to_string_lossy();
-    tokio_serial::new(name.as_ref(), 9600)
-        .data_bits(DataBits::Eight)
-        .parity(Parity::None)
-        .stop_bits(StopBits::One)
-        .flow_control(FlowControl::None)
-        .open_native_async()
-        .map_err(|e| explain_serialport_error(path, e))
+    Tty::open(path).map_err(|e| match e {
+        OpenError::Open(errno) => explain_os_error(path, errno),
+        OpenError::Busy => busy(path),
+        OpenError::Setup(e) => io::Error::new(
+            e.kind(),
+            format!("cannot set {} up as a serial line: {e}", shown(path)),
+        ),
+    })
 }
 
 /// Discard what the board sent before the daemon's first open of `path` (to a daemon that
 /// has stopped since): it tells a past state, and the first report read must be the board's
 /// present one (a lever pressed while the daemon was down is judged by it,
 /// docs/reliability.md). A reopen after a loss keeps what came meanwhile.
-pub(crate) fn discard_old_input(stream: &SerialStream, path: &Path) {
-    if let Err(e) = tokio_serial::SerialPort::clear(stream, tokio_serial::ClearBuffer::Input) {
+pub(crate) fn discard_old_input(stream: &Tty, path: &Path) {
+    if let Err(e) = stream.discard_input() {
         tracing::debug!("{}: old input not discarded: {e}", shown(path));
     }
 }
@@ -136,18 +135,11 @@ fn explain_os_error(path: &Path, errno: Errno) -> io::Error {
     }
 }
 
-/// An error of serialport's own open, after [`check_free`] found the port there and free.
-/// serialport reports `EBUSY` and a held lock as `NoDevice`, which converts to `NotFound`:
-/// here it means busy (someone took the port in between), never "does not exist".
-fn explain_serialport_error(path: &Path, e: tokio_serial::Error) -> io::Error {
-    if e.kind == tokio_serial::ErrorKind::NoDevice {
-        return busy(path);
-    }
-    let io: io::Error = e.into();
-    io::Error::new(io.kind(), format!("cannot open {}: {io}", shown(path)))
-}
-
 mod denied;
+mod tty;
+
+use tty::OpenError;
+pub(crate) use tty::Tty;
 
 #[cfg(test)]
 mod tests;

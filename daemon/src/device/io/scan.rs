@@ -83,8 +83,9 @@ pub async fn probe(path: &Path, wait: Duration) -> io::Result<(u8, u8)> {
         }
     })
     .await;
-    // Leave the port as it was found, so the device actor can open it at once.
-    let _ = stream.set_exclusive(false);
+    // Closed as it was found (`Tty`'s drop clears our exclusivity), so the device actor can
+    // open it at once.
+    drop(stream);
     match answer {
         Ok(result) => result,
         Err(_) => Err(io::Error::new(

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio_serial::SerialStream;
+use super::port::Tty;
 
 use super::identity;
 use super::port::{self, BoardIo, Opener};
@@ -28,7 +28,7 @@ pub(crate) struct Transport<P: BoardIo> {
     pub(crate) keep: Option<Box<dyn Send>>,
 }
 
-impl Transport<SerialStream> {
+impl Transport<Tty> {
     /// Open the tty `path` of clock `index`; one that is not there yet is waited for if
     /// the options say so (the actor starts disconnected). Its game is journaled under its
     /// port's stable (by-path) name.
@@ -36,7 +36,7 @@ impl Transport<SerialStream> {
         index: u32,
         path: &Path,
         options: &DeviceOptions,
-    ) -> Result<Transport<SerialStream>, SpawnError> {
+    ) -> Result<Transport<Tty>, SpawnError> {
         let stream = open_or_wait(index, path, options)?;
         let journal = options.state_dir.as_ref().map(|dir| {
             let dirs = identity::BY_PATH_DIRS.map(Path::new);
@@ -58,7 +58,7 @@ fn open_or_wait(
     index: u32,
     path: &Path,
     options: &DeviceOptions,
-) -> Result<Option<SerialStream>, SpawnError> {
+) -> Result<Option<Tty>, SpawnError> {
     match port::open_tty(path) {
         Ok(stream) => {
             port::discard_old_input(&stream, path);
