@@ -38,6 +38,44 @@ impl Running {
     }
 }
 
+/// What the arbiter sets a clock to in one of its own modes (not PC mode): `seconds` a side,
+/// and optionally a period the clock adds, as a FIDE preset does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OwnPreset {
+    /// Each half's time at the start, whole seconds.
+    pub seconds: u32,
+    /// The period the clock adds to a half, once.
+    pub period: Option<OwnPeriod>,
+}
+
+impl OwnPreset {
+    /// `seconds` a side, no period.
+    pub fn plain(seconds: u32) -> OwnPreset {
+        OwnPreset {
+            seconds,
+            period: None,
+        }
+    }
+}
+
+/// A period a clock's own mode adds to a half.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OwnPeriod {
+    /// Seconds added.
+    pub add: u32,
+    /// When: at the press completing that half's player's `Some(n)`-th move, or (`None`)
+    /// when that half's time runs out (the flag), whatever the moves.
+    pub at_move: Option<u32>,
+}
+
+/// Presses per half and whether the period was added, in a game of the clock's own.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OwnRun {
+    period: Option<OwnPeriod>,
+    presses: [u32; 2],
+    added: [bool; 2],
+}
+
 /// The clock's state. Times are whole seconds, as the clock counts them.
 #[derive(Debug, Clone)]
 pub(crate) struct Clock {
@@ -67,6 +105,8 @@ pub(crate) struct Clock {
     pub(crate) next_tick: Option<u64>,
     /// The clock's battery is low (status bit 2 of its reports).
     pub(crate) battery_low: bool,
+    /// A game of the clock's own mode ([`OwnPreset`]), while it is not in PC mode.
+    pub(crate) own: Option<OwnRun>,
 }
 
 impl Clock {
@@ -90,6 +130,7 @@ impl Clock {
             last_set_and_run: None,
             next_tick: None,
             battery_low: false,
+            own: None,
         }
     }
 
@@ -119,15 +160,20 @@ impl Clock {
         self.takes_icons = takes_icons;
     }
 
-    /// Leave PC mode, set both halves to `seconds` and run the half whose lever end is up.
-    pub(crate) fn start_own_game(&mut self, seconds: u32, now_ms: u64) {
+    /// Leave PC mode, set both halves to the preset's seconds and run the half whose lever
+    /// end is up; the preset's period is added once to each half, at its move or its flag.
+    pub(crate) fn start_own_game(&mut self, preset: OwnPreset, now_ms: u64) {
         if !self.alive() {
             return;
         }
         self.pc_mode = false;
         self.text = None;
-        self.left = seconds;
-        self.right = seconds;
+        self.own = Some(OwnRun {
+            period: preset.period,
+            ..OwnRun::default()
+        });
+        self.left = preset.seconds;
+        self.right = preset.seconds;
         self.left_final = false;
         self.right_final = false;
         let side = if self.right_high {
@@ -144,8 +190,35 @@ impl Clock {
         self.check_flag();
     }
 
-    /// A half that runs with nothing left shows the final flag and the clock freezes.
+    /// The own game's period, if it is due to `half` (0 left, 1 right) now: at its flag
+    /// (`flag`) or at its press; added at most once.
+    fn own_period(&mut self, half: usize, flag: bool) -> Option<u32> {
+        let run = self.own.as_mut().filter(|_| !self.pc_mode)?;
+        let period = run.period?;
+        let due = match period.at_move {
+            None => flag,
+            Some(n) => !flag && run.presses[half] == n,
+        };
+        if !due || run.added[half] {
+            return None;
+        }
+        run.added[half] = true;
+        Some(period.add)
+    }
+
+    /// A half that runs with nothing left shows the final flag and the clock freezes, unless
+    /// its own game adds a period at the flag.
     fn check_flag(&mut self) {
+        let empty = match self.running {
+            Running::Left if self.left == 0 => Some(0),
+            Running::Right if self.right == 0 => Some(1),
+            _ => None,
+        };
+        if let Some(half) = empty
+            && let Some(add) = self.own_period(half, true)
+        {
+            *self.half_mut(half) += add;
+        }
         let hit = match self.running {
             Running::Left if self.left == 0 => {
                 self.left_final = true;
@@ -180,14 +253,36 @@ impl Clock {
         ticks
     }
 
+    fn half_mut(&mut self, half: usize) -> &mut u32 {
+        if half == 0 {
+            &mut self.left
+        } else {
+            &mut self.right
+        }
+    }
+
     /// The lever was pressed: the lever flips; the running half switches only when the clock
-    /// switches by itself (not in PC mode, or PC mode with flag 0x08 / 0x03).
+    /// switches by itself (not in PC mode, or PC mode with flag 0x08 / 0x03). In a game of
+    /// its own the press counts for the half that ran, which gets its period at its move.
     pub(crate) fn press_lever(&mut self, now_ms: u64) {
         self.right_high = !self.right_high;
         if !self.alive() {
             return;
         }
         let switches = !self.pc_mode || self.toggle_on_lever;
+        let pressed = match self.running {
+            Running::Left => Some(0),
+            Running::Right => Some(1),
+            Running::None => None,
+        };
+        if let Some(half) = pressed.filter(|_| !self.pc_mode)
+            && let Some(run) = self.own.as_mut()
+        {
+            run.presses[half] += 1;
+            if let Some(add) = self.own_period(half, false) {
+                *self.half_mut(half) += add;
+            }
+        }
         if switches && self.running != Running::None {
             let side = if self.right_high {
                 Running::Right

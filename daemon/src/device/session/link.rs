@@ -35,7 +35,12 @@ impl Session {
                 DriverEvent::ClockReport { report, at } => {
                     self.info.battery_low = report.battery_low;
                     if self.observing() {
-                        self.observed.on_report(report, at);
+                        if self.observed.on_report(report, at, self.cfg.white_side) {
+                            // Time added outside a press: the mover's last [%clk] shows it.
+                            self.game_record_changed();
+                        }
+                        // The checks of the clock against the declared control may change.
+                        self.board_stale = true;
                     } else if let Some((at, right_high)) =
                         lever_check.replace((at, report.right_high))
                     {

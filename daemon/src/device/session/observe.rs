@@ -16,6 +16,9 @@ use crate::device::link::display::{BoardSide, half_of, side_on};
 use crate::device::link::driver;
 use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};
 
+mod check;
+pub(crate) use check::ControlCheck;
+
 /// Who runs the game's time on a clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -68,6 +71,8 @@ pub(crate) struct Observed {
     turn_since: Option<driver::Instant>,
     /// The result the arbiter recorded.
     pub result: Option<GameResult>,
+    /// The clock against the declared control, and time it added outside a press.
+    pub check: ControlCheck,
 }
 
 impl Observed {
@@ -76,8 +81,14 @@ impl Observed {
         *self = Observed::default();
     }
 
-    /// A clock report read at `at`.
-    pub(crate) fn on_report(&mut self, report: ClockReport, at: driver::Instant) {
+    /// A clock report read at `at`, with White on `white_side`. `true` if it added time to a
+    /// side outside a press (its last `[%clk]` changes: [`ControlCheck`]).
+    pub(crate) fn on_report(
+        &mut self,
+        report: ClockReport,
+        at: driver::Instant,
+        white_side: BoardSide,
+    ) -> bool {
         if report.running && self.turn_since.is_none() {
             self.turn_since = Some(at);
         }
@@ -87,6 +98,16 @@ impl Observed {
         // Presses come from the driver's lever events (read against this report), not from
         // the observer's own comparison of reports.
         let _ = self.clock.on_report(&report);
+        let (Some(white), Some(black)) = (
+            self.value(Side::White, white_side),
+            self.value(Side::Black, white_side),
+        ) else {
+            return false;
+        };
+        let added = PerSide::from_fn(|s| self.check.added_since_press(s));
+        self.check
+            .on_report(PerSide { white, black }, self.running(white_side));
+        added != PerSide::from_fn(|s| self.check.added_since_press(s))
     }
 
     fn report(&self) -> Option<&ClockReport> {
@@ -121,6 +142,7 @@ impl Observed {
             Side::Black => &mut self.presses.black,
         };
         *count += 1;
+        self.check.on_press(side, *count);
         Some(ObservedPress {
             side,
             move_number: *count,

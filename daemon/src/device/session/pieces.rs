@@ -293,6 +293,24 @@ impl Session {
         }
     }
 
+    /// What is wrong at the board: the pieces' problem, and in observe mode the clock's
+    /// against the declared control (`observe/check.rs`), which names its own fix.
+    fn board_problem(&self) -> String {
+        let pieces = self.board_game.problem().unwrap_or_default().to_owned();
+        let clock = match &self.declared {
+            Some(declared) if self.observing() => self
+                .observed
+                .check
+                .problem(declared, &self.cfg.clock.to_string()),
+            _ => None,
+        };
+        match clock {
+            Some(clock) if pieces.is_empty() => clock,
+            Some(clock) => format!("{pieces}; {clock}"),
+            None => pieces,
+        }
+    }
+
     /// What the bus shows of the board's game.
     pub(crate) fn board_view(&self) -> BoardView {
         BoardView {
@@ -304,7 +322,7 @@ impl Session {
                 .map(|m| m.event.san.clone())
                 .collect(),
             game_info: self.board_game.info().tags().to_vec(),
-            problem: self.board_game.problem().unwrap_or_default().to_owned(),
+            problem: self.board_problem(),
             // Set with the game's status when the state is refreshed.
             draw_claimable: Vec::new(),
         }
@@ -405,11 +423,42 @@ impl Session {
             result: snap.result,
             termination,
         }));
+        if self.observing() {
+            self.with_added_time(&mut game);
+        }
         game.info = self.pgn_info();
         game.result_comment = snap
             .reason
             .and_then(|r| pgn::result_comment(r, snap.drawn_by));
         game
+    }
+
+    /// Observe mode: time the clock added to a side outside its press (a period on the flag,
+    /// a correction) goes on that side's last `[%clk]` at once, where lila reads it
+    /// (`docs/relay.md`), until its next press gives the clock anew.
+    fn with_added_time(&self, game: &mut PgnGame) {
+        let first_black = game.black_first
+            || game
+                .setup
+                .as_ref()
+                .is_some_and(|(fen, _)| fen.split_whitespace().nth(1) == Some("b"));
+        let n = game.moves.len();
+        for side in [Side::White, Side::Black] {
+            let added = self.observed.check.added_since_press(side);
+            if added == 0 {
+                continue;
+            }
+            let black_at = |i: usize| (i % 2 == 1) != first_black;
+            let last = (0..n)
+                .rev()
+                .take(2)
+                .find(|i| black_at(*i) == (side == Side::Black));
+            if let Some(m) = last.and_then(|i| game.moves.get_mut(i))
+                && let Some(clock) = m.clock_ms.as_mut()
+            {
+                *clock = clock.saturating_add_signed(added);
+            }
+        }
     }
 
     /// The game so far as PGN, clocks at `now`.
