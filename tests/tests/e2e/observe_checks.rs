@@ -24,7 +24,7 @@ fn board_problem(v: &Value) -> Option<(String, String)> {
         .as_array()?
         .iter()
         .find(|p| p["kind"] == "board_problem")
-        .map(|p| (s(p, "/text"), s(p, "/fix")))
+        .map(|p| (s(p, "/text").to_owned(), s(p, "/fix").to_owned()))
 }
 
 fn presses(v: &Value) -> u64 {
@@ -161,7 +161,14 @@ fn time_added_on_the_flag_reaches_the_live_pgn_before_the_next_move() -> Result<
             .filter_map(Value::as_f64)
             .collect()
     };
-    let before = clocks(&live);
+    let mut before = Vec::new();
+    for _ in 0..100 {
+        before = clocks(&live);
+        if before.len() == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert_eq!(before.len(), 2, "both moves with [%clk]");
     // White's time runs out: the clock adds a minute, and the live file shows it on e4.
     o.d.wait_status("0", Duration::from_secs(20), "the minute added", |v| {
