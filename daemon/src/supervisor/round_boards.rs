@@ -10,7 +10,9 @@
 //! here, an e-board's is the arbiter's result through its clock's own request. Each paper
 //! board's game (a result-only PGN, `chessclock_game::pairings::paper_pgn`) goes to the live
 //! folder as its board's file, beside the e-boards' (the registry writes it), and to the bus
-//! (`PaperGames`) for the bridge. The exports (CSV, the TRF with the round's results) are the
+//! (`PaperGames`) for the bridge. A clock attached later with a paper board's number makes
+//! it an e-board (the registry gives the clock the pairing's players, [`Sheet::paper_tags`]);
+//! when that clock is detached, the board is a paper board again. The exports (CSV, the TRF with the round's results) are the
 //! game crate's; this module gathers the results. It must not know the bus.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -83,6 +85,14 @@ impl Sheet {
         self.stored
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The game information of `round`'s paper board `board` (its pairing's tags), if it
+    /// is one: a clock attached with its number takes them.
+    pub(super) fn paper_tags(&self, round: u32, board: u32) -> Option<Vec<(String, String)>> {
+        let stored = self.get(round).filter(|s| s.paper.contains(&board))?;
+        let pairing = stored.pairings().into_iter().find(|p| p.board == board)?;
+        Some(pairing.tags(round))
     }
 
     /// The sheet of `round` (none: no pairings applied to it).
@@ -177,16 +187,19 @@ impl SupervisorHandle {
         }
     }
 
-    /// The current round's paper boards with their games' PGN, in board order.
-    fn paper_list(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
+    /// The current round's paper boards with their games' PGN, in board order: the boards
+    /// that had no clock when the pairings were applied and have none now (a clock attached
+    /// later with a board's number makes it an e-board; when it goes, a paper board again).
+    async fn paper_list(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
         let round = self.round();
         let Some(stored) = self.sheet.get(round) else {
             return Vec::new();
         };
+        let taken: BTreeSet<u32> = self.targets().await.iter().map(|(_, t)| t.board).collect();
         stored
             .pairings()
             .iter()
-            .filter(|p| stored.paper.contains(&p.board))
+            .filter(|p| stored.paper.contains(&p.board) && !taken.contains(&p.board))
             .map(|p| {
                 let result = stored.results.get(&p.board).copied();
                 (p.board, pairings::paper_pgn(p, round, defaults, result))
@@ -197,14 +210,14 @@ impl SupervisorHandle {
     /// The PGN of each of the current round's paper boards, by board number (none: empty).
     pub async fn paper_games(&self) -> BTreeMap<u32, String> {
         let defaults = self.tag_defaults().await;
-        self.paper_list(&defaults).into_iter().collect()
+        self.paper_list(&defaults).await.into_iter().collect()
     }
 
     /// Write every paper board's game to the live folder (`round-R/game-B.pgn`).
-    async fn write_paper(&self) {
+    pub(super) async fn write_paper(&self) {
         let defaults = self.tag_defaults().await;
         let round = self.round();
-        for (board, text) in self.paper_list(&defaults) {
+        for (board, text) in self.paper_list(&defaults).await {
             self.write_live(round, board, text).await;
         }
     }

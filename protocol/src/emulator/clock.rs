@@ -492,3 +492,49 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod own_preset_tests {
+    use super::*;
+
+    fn own(period: OwnPeriod) -> Clock {
+        let mut c = Clock::new(ClockModel::Dgt3000, true, true, false);
+        c.start_own_game(
+            OwnPreset {
+                seconds: 10,
+                period: Some(period),
+            },
+            0,
+        );
+        c
+    }
+
+    #[test]
+    fn a_period_at_a_move_goes_to_the_half_whose_player_made_it_once() {
+        let mut c = own(OwnPeriod {
+            add: 60,
+            at_move: Some(2),
+        });
+        c.advance(2_000);
+        c.press_lever(2_000); // left's move 1
+        c.press_lever(2_000); // right's move 1
+        assert_eq!((c.left, c.right), (8, 10));
+        c.press_lever(2_000); // left's move 2: +60
+        assert_eq!((c.left, c.right), (68, 10));
+        c.press_lever(2_000); // right's move 2: +60
+        c.press_lever(2_000); // left's move 3: nothing more
+        assert_eq!((c.left, c.right), (68, 70));
+    }
+
+    #[test]
+    fn a_period_on_the_flag_keeps_the_half_running_once() {
+        let mut c = own(OwnPeriod {
+            add: 5,
+            at_move: None,
+        });
+        c.advance(10_000);
+        assert_eq!((c.left, c.running, c.left_final), (5, Running::Left, false));
+        c.advance(15_000);
+        assert_eq!((c.left, c.running, c.left_final), (0, Running::None, true));
+    }
+}

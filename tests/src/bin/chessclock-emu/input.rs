@@ -150,6 +150,24 @@ impl Drop for RawTerminal {
     }
 }
 
+/// `ADD@MOVES` (ADD seconds at the press of a player's MOVES-th move) or `ADD@flag` (ADD
+/// seconds when a half's time runs out), once to each half.
+fn own_period(word: &str) -> Result<OwnPeriod, String> {
+    let bad = || {
+        format!(
+            "own-game's period is ADD@MOVES or ADD@flag in whole seconds and moves \
+             (`1800@40`, `1800@flag`), not {word:?}"
+        )
+    };
+    let (add, at) = word.split_once('@').ok_or_else(bad)?;
+    let add = add.parse().map_err(|_| bad())?;
+    let at_move = match at {
+        "flag" => None,
+        n => Some(n.parse().ok().filter(|n| *n > 0).ok_or_else(bad)?),
+    };
+    Ok(OwnPeriod { add, at_move })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +214,31 @@ mod tests {
     }
 
     #[test]
+    fn own_game_takes_a_period_at_a_move_or_the_flag() {
+        use chessclock_protocol::emulator::{OwnPeriod, OwnPreset};
+        let own = |line: &str| match parse_input(line, &start()) {
+            Ok(Some(Input::Control(VirtualControl::OwnGame(p)))) => Ok(p),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(own("own-game 300"), Ok(OwnPreset::plain(300)));
+        let period = |add, at_move| OwnPreset {
+            seconds: 5400,
+            period: Some(OwnPeriod { add, at_move }),
+        };
+        assert_eq!(own("own-game 5400 1800@40"), Ok(period(1800, Some(40))));
+        assert_eq!(own("own-game 5400 1800@flag"), Ok(period(1800, None)));
+        for bad in [
+            "own-game 300 30",
+            "own-game 300 30@0",
+            "own-game 300 x@2",
+            "own-game 1 2 3",
+        ] {
+            let err = parse_input(bad, &start()).expect_err(bad);
+            assert!(!err.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
     fn every_key_stands_for_a_valid_command() {
         let mapped: Vec<u8> = (0..=255u8).filter(|k| key_command(*k).is_some()).collect();
         assert_eq!(mapped.len(), 9);
@@ -209,22 +252,4 @@ mod tests {
         );
         assert_eq!(key_command(b'x'), None);
     }
-}
-
-/// `ADD@MOVES` (ADD seconds at the press of a player's MOVES-th move) or `ADD@flag` (ADD
-/// seconds when a half's time runs out), once to each half.
-fn own_period(word: &str) -> Result<OwnPeriod, String> {
-    let bad = || {
-        format!(
-            "own-game's period is ADD@MOVES or ADD@flag in whole seconds and moves \
-             (`1800@40`, `1800@flag`), not {word:?}"
-        )
-    };
-    let (add, at) = word.split_once('@').ok_or_else(bad)?;
-    let add = add.parse().map_err(|_| bad())?;
-    let at_move = match at {
-        "flag" => None,
-        n => Some(n.parse().ok().filter(|n| *n > 0).ok_or_else(bad)?),
-    };
-    Ok(OwnPeriod { add, at_move })
 }
