@@ -35,6 +35,10 @@ impl Session {
                 DriverEvent::ClockReport { report, at } => {
                     self.info.battery_low = report.battery_low;
                     if self.observing() {
+                        if self.observed.check.is_fresh() && self.has_board_moves() {
+                            // A game under way (a restart, observe mode after moves).
+                            self.observed.check.start_unseen();
+                        }
                         if self.observed.on_report(report, at, self.cfg.white_side) {
                             // Time added outside a press: the mover's last [%clk] shows it.
                             self.game_record_changed();

@@ -53,6 +53,9 @@ pub(crate) struct ControlCheck {
     start: Option<(PerSide<u64>, Option<Side>)>,
     /// Each press's addition, in order.
     presses: Vec<Added>,
+    /// The game was under way before the first report (a restart, a switch to observe
+    /// mode after moves): its start was not seen, so nothing is judged.
+    unseen: bool,
     /// The last report's times and runner, and the one before.
     last: Option<(PerSide<u64>, Option<Side>)>,
     prev: Option<(PerSide<u64>, Option<Side>)>,
@@ -84,6 +87,17 @@ fn signed(ms: i64) -> String {
 }
 
 impl ControlCheck {
+    /// No report read yet in this game.
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.last.is_none() && !self.unseen
+    }
+
+    /// The game was under way before its first report: its start is not judged, nor its
+    /// presses (what the control adds depends on the moves before).
+    pub(crate) fn start_unseen(&mut self) {
+        self.unseen = true;
+    }
+
     /// A clock report with these times (by side) and runner. A report in which the runner
     /// changed sides carries a press: its change is the press's ([`ControlCheck::on_press`],
     /// which follows it).
@@ -92,7 +106,7 @@ impl ControlCheck {
             (self.last.and_then(|(_, r)| r), running),
             (Some(a), Some(b)) if a != b
         );
-        if self.presses.is_empty() && !press {
+        if self.presses.is_empty() && !press && !self.unseen {
             // Before the first press: the clock as it stands is the start; once it runs, the
             // first running report holds, until the clock is set anew (a time rises).
             let set_anew = self

@@ -115,3 +115,26 @@ fn the_snapshot_shows_the_clock_not_the_engine() {
     o.reset();
     assert_eq!(o.status(), Status::Ready);
 }
+
+/// The control's start times are judged from the reports before the first press; a game
+/// whose start was not seen is not judged.
+#[test]
+fn the_start_is_judged_only_when_it_was_seen() {
+    let control = notation::parse("G/5").expect("control").control;
+    let mut o = Observed::default();
+    o.on_report(report(240, 240, false, false), at(0), BoardSide::Left);
+    let text = o
+        .check
+        .problem(&control, "3")
+        .expect("4:00 is not G/5's start");
+    assert!(text.contains("started at 4:00 - 4:00"), "{text}");
+    // The clock is set right and started: no problem.
+    o.on_report(report(300, 300, true, false), at(1_000), BoardSide::Left);
+    assert_eq!(o.check.problem(&control, "3"), None);
+
+    let mut o = Observed::default();
+    assert!(o.check.is_fresh());
+    o.check.start_unseen();
+    o.on_report(report(120, 200, true, false), at(0), BoardSide::Left);
+    assert_eq!(o.check.problem(&control, "3"), None, "a game under way");
+}
