@@ -95,7 +95,7 @@ fn a_clock_started_at_the_wrong_times_is_a_board_problem_until_it_is_set_right()
         text.contains("started at 4:00 - 4:00") && text.contains("starts at 5:00 - 5:00"),
         "the clock's times and the control's: {text}"
     );
-    assert!(fix.contains("chessclockctl set 0 CONTROL"), "{fix}");
+    assert!(fix.contains("chessclockctl set board:1 CONTROL"), "{fix}");
     let human = ctl_ok(&o.d, &["status", "0"]);
     assert!(human.contains("4:00 - 4:00"), "status shows it: {human}");
 
@@ -133,7 +133,7 @@ fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() -> Result<()> {
             && text.contains("adds +1:00 there"),
         "{text}"
     );
-    assert!(fix.contains("chessclockctl set 0 CONTROL"), "{fix}");
+    assert!(fix.contains("chessclockctl set board:1 CONTROL"), "{fix}");
     // The operator declares what the clock runs: the problem goes.
     ctl_ok(&o.d, &["set", "0", "2/5 SD/30s"]);
     o.d.wait_status("0", WAIT, "the problem gone", |v| {

@@ -298,10 +298,14 @@ impl Session {
     fn board_problem(&self) -> String {
         let pieces = self.board_game.problem().unwrap_or_default().to_owned();
         let clock = match &self.declared {
-            Some(declared) if self.observing() => self
-                .observed
-                .check
-                .problem(declared, &self.cfg.clock.to_string()),
+            Some(declared) if self.observing() => {
+                // Named as the operator names the board (api `ClockStatus::handle`).
+                let me = match self.place {
+                    Some((_, board)) if board > 0 => format!("board:{board}"),
+                    _ => self.cfg.clock.to_string(),
+                };
+                self.observed.check.problem(declared, &me)
+            }
             _ => None,
         };
         match clock {
