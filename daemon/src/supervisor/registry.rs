@@ -1,6 +1,7 @@
 //! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
 //! remembered set, the clocks' board numbers and the current round (both published), and the
-//! [`Change`]s it announces.
+//! [`Change`]s it announces. A clock attached with a paper board's number takes that board's
+//! pairing (the round's sheet, `round_boards.rs`).
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
 //! announced, then remembered; detached: actor stopped (its game archived, its journal

@@ -1,7 +1,9 @@
 //! The emulated clock (DGT 3000 or DGT XL) hanging off the board's clock connector.
 //!
 //! Owns what the clock itself knows: power, PC mode (option 25 / 23), the two halves' times at
-//! 1 s resolution, which half runs, the lever, the final flags, the text on the display, the
+//! 1 s resolution, which half runs, the lever, the final flags, a game of its own mode with
+//! the period its preset adds ([`OwnPreset`]: at a player's N-th move or at the flag), the
+//! text on the display, the
 //! flag icons set by ICONS (dgt-protocol §6.2: L2/R2 bit 5, kept across time changes only
 //! with the special byte's bit 6), and
 //! how it answers each clock sub-command (the ack it would send). It must not decide whether an

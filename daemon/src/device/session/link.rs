@@ -1,5 +1,6 @@
 //! What the link reports, turned into the game's terms: a lever press into an engine press
-//! (or, observed, a move timed by the clock), the run button into pause/resume, the clock's
+//! (or, observed, a move timed by the clock; its reports also go to the checks against the
+//! declared control, `observe/check.rs`), the run button into pause/resume, the clock's
 //! identity and the board's serial number into the device info and notices.
 //!
 //! Part of the pure [`Session`]; it must not decode bytes or keep link timers (the driver's)

@@ -6,7 +6,9 @@
 //! Owns what the game is made of the reports: who runs, the move counts and turn lengths,
 //! the status, the overlay on the engine snapshot. Reading the reports themselves (the
 //! halves' times, the raised lever) is [`ClockObserver`]'s, the one reader shared with
-//! replay. Pure (no IO, time passed in as driver instants). It must not decide anything
+//! replay. The clock against the declared control (its start times, what it adds at a
+//! press) and the time it adds outside a press are [`ControlCheck`]'s (`observe/check.rs`).
+//! Pure (no IO, time passed in as driver instants). It must not decide anything
 //! about the game's time: in this mode the clock is the authority.
 
 use chessclock_game::ClockObserver;

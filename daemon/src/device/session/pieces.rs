@@ -4,8 +4,10 @@
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
 //! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
 //! every change of the board's game journaled as a step and the game rebuilt from them after
-//! a restart (then reconciled with the pieces), and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
-//! player's moves.
+//! a restart (then reconciled with the pieces), and the game as PGN (observed, with time the
+//! clock added outside a press on the player's last `[%clk]`); the board's problem (the
+//! pieces', and an observed clock's against its declared control); and [`MoveSource`],
+//! whether those moves or the presses count a player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
