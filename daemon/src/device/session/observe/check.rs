@@ -126,10 +126,11 @@ impl ControlCheck {
         }
         for side in [Side::White, Side::Black] {
             let delta = get(&times, side) as i64 - get(&before, side) as i64;
-            // A running side's time falls by itself; only a rise is added time. A waiting
-            // side's time changes only when the clock (or the arbiter) changes it.
+            // A running side's time falls by itself (or, counting up, rises a second at a
+            // time); only a larger rise is added time. A waiting side's time changes only
+            // when the clock (or the arbiter) changes it.
             let ran = was_running == Some(side) || running == Some(side);
-            if delta == 0 || (ran && delta < 0) {
+            if delta == 0 || (ran && delta <= 1_000) {
                 continue;
             }
             *get_mut(&mut self.since_press, side) += delta;
@@ -142,6 +143,8 @@ impl ControlCheck {
 
     /// `side` pressed (its `move_number`-th press), in the last report.
     pub(crate) fn on_press(&mut self, side: Side, move_number: u32) {
+        // The press's report gives the mover's clock anew.
+        *get_mut(&mut self.since_press, side) = 0;
         let (Some(_), Some((after, _))) = (self.start, self.last) else {
             // The start was not seen (a restart mid-game): nothing to judge the presses by.
             return;
@@ -154,7 +157,6 @@ impl ControlCheck {
             ms: after as i64 - before as i64,
             after_ms: after,
         });
-        *get_mut(&mut self.since_press, side) = 0;
     }
 
     /// Time added to `side` outside its press since its last press, ms (for its `[%clk]`).

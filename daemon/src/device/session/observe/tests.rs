@@ -138,3 +138,22 @@ fn the_start_is_judged_only_when_it_was_seen() {
     o.on_report(report(120, 200, true, false), at(0), BoardSide::Left);
     assert_eq!(o.check.problem(&control, "3"), None, "a game under way");
 }
+
+/// Time added outside a press is kept for the side's last `[%clk]` until its next press,
+/// also in a game whose start was not seen; a running side's own second is not added time.
+#[test]
+fn time_added_outside_a_press_lasts_until_the_sides_next_press() {
+    let mut o = Observed::default();
+    o.check.start_unseen();
+    o.on_report(report(100, 200, true, false), at(0), BoardSide::Left);
+    // White's half runs out and its clock adds a minute.
+    o.on_report(report(99, 200, true, false), at(1_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 0, "a tick");
+    o.on_report(report(160, 200, true, false), at(2_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 61_000);
+    assert_eq!(o.check.added_since_press(Side::Black), 0);
+    // White presses: its clock is given anew.
+    o.on_report(report(158, 200, true, true), at(4_000), BoardSide::Left);
+    o.on_lever(Side::White, at(4_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 0);
+}
