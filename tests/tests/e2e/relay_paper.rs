@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
+use chessclock_tests::bus_client::{Client, props_changed};
 use chessclock_tests::e2e::{current_round as round, text};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, write_config};
@@ -323,6 +324,8 @@ fn a_clock_attached_with_a_paper_boards_number_makes_it_an_e_board_until_it_goes
     games_pgn(&live, 1, |t| t.contains("[Result \"0-1\"]"))?;
 
     // A second clock comes: board 2 (its number), the paper board's.
+    let client = Client::connect(bus.address())?;
+    let mark = client.mark();
     let out = d.ctl(&["add-virtual", "two"]);
     assert!(out.status.success(), "{}", text(&out));
     let status = d.wait_status("1", WAIT, "the pairing's players", |v| {
@@ -337,6 +340,18 @@ fn a_clock_attached_with_a_paper_boards_number_makes_it_an_e_board_until_it_goes
     );
     let paper = d.ctl_json(&["round", "show", "--json"])?;
     assert!(paper.to_string().contains("two"), "its clock: {paper}");
+    // The bridge (its Lichess push) hears that the paper games changed.
+    client.wait_signal(mark, "PaperGames changed", |m| {
+        m.header()
+            .member()
+            .is_some_and(|n| n == "PropertiesChanged")
+            && props_changed(m).is_some_and(|(_, changed)| {
+                changed
+                    .get("PaperGames")
+                    .and_then(Value::as_object)
+                    .is_some_and(serde_json::Map::is_empty)
+            })
+    })?;
     // Its live game is the clock's, no longer the paper board's result.
     games_pgn(&live, 1, |t| {
         t.contains("[White \"Hou, Yifan\"]") && !t.contains("[Result \"0-1\"]")
