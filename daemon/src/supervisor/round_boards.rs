@@ -42,6 +42,9 @@ pub(super) struct Stored {
     /// The paper boards' results.
     #[serde(default)]
     pub(super) results: BTreeMap<u32, GameResult>,
+    /// The paper boards whose result is a forfeit (`+-`, `-+`: the game was not played).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(super) forfeits: BTreeSet<u32>,
 }
 
 impl Stored {
@@ -134,19 +137,29 @@ pub struct RoundBoard {
     pub result: Option<GameResult>,
     /// The clock (number, name); `None`: a paper board.
     pub clock: Option<(u32, String)>,
+    /// The (paper board's) result is a forfeit.
+    pub forfeit: bool,
 }
 
-/// The result a paper board is given: `1-0`, `0-1`, `1/2-1/2`, or `*` (none yet).
-fn parse_result(text: &str) -> Result<Option<GameResult>, SupervisorError> {
-    if text.trim() == "*" {
-        return Ok(None);
+/// The result a board is given: `1-0`, `0-1`, `1/2-1/2`, a forfeit `+-` or `-+` (`true`:
+/// the game was not played), or `*` (none yet).
+fn parse_result(text: &str) -> Result<Option<(GameResult, bool)>, SupervisorError> {
+    match text.trim() {
+        "*" => return Ok(None),
+        "+-" => return Ok(Some((GameResult::WhiteWins, true))),
+        "-+" => return Ok(Some((GameResult::BlackWins, true))),
+        _ => {}
     }
-    text.trim().parse::<GameResult>().map(Some).map_err(|_| {
-        SupervisorError::InvalidArgument(format!(
-            "{:?} is not a result; use 1-0, 0-1, 1/2-1/2 (or * to clear a paper board's)",
-            text.chars().take(20).collect::<String>()
-        ))
-    })
+    text.trim()
+        .parse::<GameResult>()
+        .map(|r| Some((r, false)))
+        .map_err(|_| {
+            SupervisorError::InvalidArgument(format!(
+                "{:?} is not a result; use 1-0, 0-1, 1/2-1/2, a forfeit +- or -+ (or * to \
+                 clear a paper board's)",
+                text.chars().take(20).collect::<String>()
+            ))
+        })
 }
 
 impl SupervisorHandle {
@@ -169,6 +182,7 @@ impl SupervisorHandle {
             content: content.to_owned(),
             paper: paper.iter().map(|p| p.board).collect(),
             results: BTreeMap::new(),
+            forfeits: BTreeSet::new(),
         };
         self.sheet.set(Some(stored)).map_err(|e| {
             SupervisorError::PortFailed(format!(
@@ -243,6 +257,10 @@ impl SupervisorHandle {
                         .and_then(|s| s.results.get(&p.board).copied())
                         .filter(|_| paper),
                     clock: None,
+                    forfeit: paper
+                        && stored
+                            .as_ref()
+                            .is_some_and(|s| s.forfeits.contains(&p.board)),
                 },
             );
         }
@@ -261,6 +279,7 @@ impl SupervisorHandle {
                 black: "?".into(),
                 result: None,
                 clock: None,
+                forfeit: false,
             });
             if row.clock.is_some() {
                 continue;
@@ -273,6 +292,7 @@ impl SupervisorHandle {
             }
             row.result = st.snapshot.result;
             row.clock = Some((t.index, t.name.clone()));
+            row.forfeit = false;
         }
         rows.into_values().collect()
     }
@@ -290,7 +310,15 @@ impl SupervisorHandle {
         let round = self.round();
         let targets = self.targets().await;
         if let Some((handle, t)) = targets.iter().find(|(_, t)| t.board == board) {
-            let Some(result) = result else {
+            if let Some((_, true)) = result {
+                return Err(SupervisorError::InvalidArgument(format!(
+                    "board {board} is clock {} ({:?}): a forfeit (+- or -+) is the result of a \
+                     board whose game was not played; set 1-0 or 0-1 on the clock, or detach \
+                     it first (`chessclockctl detach {}`)",
+                    t.index, t.name, t.index
+                )));
+            }
+            let Some((result, _)) = result else {
                 return Err(SupervisorError::InvalidArgument(format!(
                     "board {board} is clock {} ({:?}), whose result is its game's: set one of \
                      1-0, 0-1, 1/2-1/2, or start a new game with `chessclockctl new-game {}`",
@@ -326,9 +354,14 @@ impl SupervisorHandle {
             )));
         };
         match result {
-            Some(r) => stored.results.insert(board, r),
+            Some((r, _)) => stored.results.insert(board, r),
             None => stored.results.remove(&board),
         };
+        if matches!(result, Some((_, true))) {
+            stored.forfeits.insert(board);
+        } else {
+            stored.forfeits.remove(&board);
+        }
         self.sheet.set(Some(stored)).map_err(|e| {
             SupervisorError::PortFailed(format!(
                 "board {board}'s result was not kept (nothing was changed): cannot write {FILE} \
@@ -338,7 +371,7 @@ impl SupervisorHandle {
         self.write_paper().await;
         Ok(format!(
             "board {board}: paper board: {}",
-            result.map_or("*", GameResult::pgn)
+            result.map_or("*", |(r, forfeit)| pairings::result_word(r, forfeit))
         ))
     }
 
@@ -358,6 +391,7 @@ impl SupervisorHandle {
             .iter()
             .filter_map(|r| r.result.map(|res| (r.board, res)))
             .collect();
+        let forfeits: BTreeSet<u32> = rows.iter().filter(|r| r.forfeit).map(|r| r.board).collect();
         match format.trim().to_ascii_lowercase().as_str() {
             "csv" => {
                 let boards: Vec<BoardResult> = stored
@@ -365,6 +399,7 @@ impl SupervisorHandle {
                     .into_iter()
                     .map(|p| BoardResult {
                         result: results.get(&p.board).copied(),
+                        forfeit: forfeits.contains(&p.board),
                         pairing: p,
                     })
                     .collect();
@@ -378,7 +413,7 @@ impl SupervisorHandle {
                         stored.format.to_ascii_uppercase()
                     )));
                 }
-                pairings::trf_results(&stored.content, round, &results).map_err(|e| {
+                pairings::trf_results(&stored.content, round, &results, &forfeits).map_err(|e| {
                     SupervisorError::InvalidArgument(format!(
                         "round {round}'s TRF file cannot take the results: {e}"
                     ))

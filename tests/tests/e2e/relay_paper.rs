@@ -271,6 +271,40 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         col(&lines[1], 85, 99),
         "round 1 kept"
     );
+
+    // A forfeit: Ding did not come, Gukesh wins board 2 without a game (`-+`); written as
+    // TRF's `-` and `+`, and as `-+` in `round show` and the CSV. An e-board's game was
+    // played: a forfeit there is refused.
+    let out = d.ctl(&["round", "result", "2", "-+"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(shown(&d)?[1].3, "-+");
+    let out = d.ctl(&["round", "result", "1", "+-"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("a forfeit (+- or -+)"),
+        "{}",
+        text(&out)
+    );
+    let out = d.ctl(&["round", "export", "--format", "trf"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let exported = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = |n: usize| exported.lines().nth(n).unwrap_or_default().to_owned();
+    assert_eq!(
+        (col(&line(2), 109, 109), col(&line(2), 81, 84)),
+        ("-".into(), " 0.0".into()),
+        "{exported}"
+    );
+    assert_eq!(
+        (col(&line(4), 109, 109), col(&line(4), 81, 84)),
+        ("+".into(), " 1.5".into()),
+        "{exported}"
+    );
+    let out = d.ctl(&["round", "export", "--format", "csv"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2,Ding,Gukesh,-+"),
+        "{}",
+        text(&out)
+    );
     Ok(())
 }
 
