@@ -90,15 +90,19 @@ pub fn problems(c: &ClockStatus) -> Vec<Problem> {
         _ => {}
     }
     if !c.board_problem.is_empty() {
-        add(
-            "board_problem",
-            1,
-            format!("board problem: {}", c.board_problem),
-            format!(
-                "set the pieces as the game stands (chessclockctl board {me}), or correct \
-                 the game: chessclockctl move {me} undo|force UCI"
+        // A problem that says its own fix (an observed clock against its declared control)
+        // gives it after `; fix: `.
+        let (words, fix) = match c.board_problem.split_once("; fix: ") {
+            Some((words, fix)) => (words, fix.to_owned()),
+            None => (
+                c.board_problem.as_str(),
+                format!(
+                    "set the pieces as the game stands (chessclockctl board {me}), or correct \
+                     the game: chessclockctl move {me} undo|force UCI"
+                ),
             ),
-        );
+        };
+        add("board_problem", 1, format!("board problem: {words}"), fix);
     }
     if let Some(claim) = &c.claim {
         add(
@@ -215,6 +219,15 @@ mod tests {
         c.device_state = crate::DeviceState::Ready;
         c.connected = true;
         assert_eq!(kinds(&c), ["battery_low"], "the causes gone, so are they");
+    }
+
+    #[test]
+    fn a_board_problem_that_names_its_fix_gives_it_as_the_fix() {
+        let mut c = ready();
+        c.board_problem = "the clock started at 4:00 - 4:00; fix: chessclockctl set 7 G/4".into();
+        let p = &problems(&c)[0];
+        assert_eq!(p.text, "board problem: the clock started at 4:00 - 4:00");
+        assert_eq!(p.fix, "chessclockctl set 7 G/4");
     }
 
     #[test]

@@ -24,7 +24,9 @@ pub(crate) enum RoundCommand {
     Result {
         /// The board number.
         board: u32,
-        /// 1-0, 0-1, 1/2-1/2 (or * to clear a paper board's result).
+        /// 1-0, 0-1, 1/2-1/2, a paper board's forfeit +- or -+ (or * to clear a paper
+        /// board's result).
+        #[arg(allow_hyphen_values = true)]
         result: String,
     },
     /// Write the round's results for the pairing program to standard output: CSV

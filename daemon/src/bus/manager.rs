@@ -105,7 +105,8 @@ impl ManagerIface {
     }
 
     /// Every board of the current round, in board order: (board, White, Black, result (`*`
-    /// none yet), clock number (-1: a paper board), clock name).
+    /// none yet, `+-`/`-+` a paper board's forfeit), clock number (-1: a paper board), clock
+    /// name).
     async fn get_round_boards(&self) -> Vec<(u32, String, String, String, i32, String)> {
         self.sup
             .round_boards()
@@ -116,7 +117,12 @@ impl ManagerIface {
                     Some((i, name)) => (i32::try_from(i).unwrap_or(i32::MAX), name),
                     None => (-1, String::new()),
                 };
-                let result = b.result.map_or("*", |r| r.pgn()).to_owned();
+                let result = b
+                    .result
+                    .map_or("*", |r| {
+                        chessclock_game::pairings::result_word(r, b.forfeit)
+                    })
+                    .to_owned();
                 (b.board, b.white, b.black, result, index, name)
             })
             .collect()

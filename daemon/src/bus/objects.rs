@@ -205,4 +205,13 @@ async fn announce(conn: &Connection, index: u32, added: bool) {
     if let Err(e) = sent {
         tracing::debug!("cannot signal {path}: {e}");
     }
+    // A clock with a paper board's number makes it an e-board, and its going a paper board
+    // again: `PaperGames` changes. Off this loop: its value asks the supervisor, which waits
+    // for this loop to serve the change.
+    let emitter = emitter.to_owned();
+    tokio::spawn(async move {
+        if let Err(e) = mgr.get().await.paper_games_changed(&emitter).await {
+            tracing::debug!("cannot signal PaperGames: {e}");
+        }
+    });
 }

@@ -221,7 +221,13 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
         boards: boards_tx,
         round: round_tx,
     };
-    tokio::spawn(registry::run(defaults, rx, changes_tx, published));
+    tokio::spawn(registry::run(
+        defaults,
+        rx,
+        changes_tx,
+        published,
+        sheet.clone(),
+    ));
     (
         SupervisorHandle {
             tx,
@@ -336,7 +342,10 @@ impl SupervisorHandle {
     pub async fn detach(&self, index: u32) -> Result<(), SupervisorError> {
         self.ask(|reply| Msg::Detach { index, reply })
             .await
-            .unwrap_or(Err(SupervisorError::Gone))
+            .unwrap_or(Err(SupervisorError::Gone))?;
+        // A paper board's clock gone: the board is a paper board again.
+        self.write_paper().await;
+        Ok(())
     }
 
     /// Handles of every attached clock.

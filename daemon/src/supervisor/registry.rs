@@ -1,6 +1,7 @@
 //! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
 //! remembered set, the clocks' board numbers and the current round (both published), and the
-//! [`Change`]s it announces.
+//! [`Change`]s it announces. A clock attached with a paper board's number takes that board's
+//! pairing (the round's sheet, `round_boards.rs`).
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
 //! announced, then remembered; detached: actor stopped (its game archived, its journal
@@ -54,6 +55,9 @@ struct Supervisor {
     serials: mpsc::UnboundedSender<SerialSeen>,
     /// The journal and live-file writers of every clock (one thread each, shared).
     sinks: Sinks,
+    /// The current round's sheet: a clock attached with a paper board's number takes its
+    /// pairing.
+    sheet: super::round_boards::Sheet,
 }
 
 /// The supervisor's loop: one message at a time until `Shutdown` or every handle is gone.
@@ -62,6 +66,7 @@ pub(super) async fn run(
     mut rx: mpsc::Receiver<Msg>,
     changes: mpsc::Sender<Change>,
     published: Published,
+    sheet: super::round_boards::Sheet,
 ) {
     let remembered = defaults
         .device
@@ -79,6 +84,7 @@ pub(super) async fn run(
         remembered,
         serials,
         sinks: Sinks::default(),
+        sheet,
     };
     loop {
         let msg = tokio::select! {
@@ -328,7 +334,18 @@ impl Supervisor {
         let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
         let (configured, table) = (spec.configured, spec.board_serial.clone());
         let board = spec.board.unwrap_or(index.saturating_add(1));
-        options.place = Some((*self.published.round.borrow(), board));
+        let round = *self.published.round.borrow();
+        options.place = Some((round, board));
+        // A paper board's number: the board becomes an e-board with the pairing's players.
+        if options.game_info.is_empty()
+            && let Some(tags) = self.sheet.paper_tags(round, board)
+        {
+            tracing::info!(
+                clock = index,
+                "board {board} of round {round} is no longer a paper board"
+            );
+            options.game_info = tags;
+        }
         let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
         let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
             .await

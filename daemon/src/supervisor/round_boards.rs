@@ -10,7 +10,9 @@
 //! here, an e-board's is the arbiter's result through its clock's own request. Each paper
 //! board's game (a result-only PGN, `chessclock_game::pairings::paper_pgn`) goes to the live
 //! folder as its board's file, beside the e-boards' (the registry writes it), and to the bus
-//! (`PaperGames`) for the bridge. The exports (CSV, the TRF with the round's results) are the
+//! (`PaperGames`) for the bridge. A clock attached later with a paper board's number makes
+//! it an e-board (the registry gives the clock the pairing's players, [`Sheet::paper_tags`]);
+//! when that clock is detached, the board is a paper board again. The exports (CSV, the TRF with the round's results) are the
 //! game crate's; this module gathers the results. It must not know the bus.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,6 +42,9 @@ pub(super) struct Stored {
     /// The paper boards' results.
     #[serde(default)]
     pub(super) results: BTreeMap<u32, GameResult>,
+    /// The paper boards whose result is a forfeit (`+-`, `-+`: the game was not played).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(super) forfeits: BTreeSet<u32>,
 }
 
 impl Stored {
@@ -85,6 +90,14 @@ impl Sheet {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The game information of `round`'s paper board `board` (its pairing's tags), if it
+    /// is one: a clock attached with its number takes them.
+    pub(super) fn paper_tags(&self, round: u32, board: u32) -> Option<Vec<(String, String)>> {
+        let stored = self.get(round).filter(|s| s.paper.contains(&board))?;
+        let pairing = stored.pairings().into_iter().find(|p| p.board == board)?;
+        Some(pairing.tags(round))
+    }
+
     /// The sheet of `round` (none: no pairings applied to it).
     pub(super) fn get(&self, round: u32) -> Option<Stored> {
         self.lock().clone().filter(|s| s.round == round)
@@ -124,19 +137,29 @@ pub struct RoundBoard {
     pub result: Option<GameResult>,
     /// The clock (number, name); `None`: a paper board.
     pub clock: Option<(u32, String)>,
+    /// The (paper board's) result is a forfeit.
+    pub forfeit: bool,
 }
 
-/// The result a paper board is given: `1-0`, `0-1`, `1/2-1/2`, or `*` (none yet).
-fn parse_result(text: &str) -> Result<Option<GameResult>, SupervisorError> {
-    if text.trim() == "*" {
-        return Ok(None);
+/// The result a board is given: `1-0`, `0-1`, `1/2-1/2`, a forfeit `+-` or `-+` (`true`:
+/// the game was not played), or `*` (none yet).
+fn parse_result(text: &str) -> Result<Option<(GameResult, bool)>, SupervisorError> {
+    match text.trim() {
+        "*" => return Ok(None),
+        "+-" => return Ok(Some((GameResult::WhiteWins, true))),
+        "-+" => return Ok(Some((GameResult::BlackWins, true))),
+        _ => {}
     }
-    text.trim().parse::<GameResult>().map(Some).map_err(|_| {
-        SupervisorError::InvalidArgument(format!(
-            "{:?} is not a result; use 1-0, 0-1, 1/2-1/2 (or * to clear a paper board's)",
-            text.chars().take(20).collect::<String>()
-        ))
-    })
+    text.trim()
+        .parse::<GameResult>()
+        .map(|r| Some((r, false)))
+        .map_err(|_| {
+            SupervisorError::InvalidArgument(format!(
+                "{:?} is not a result; use 1-0, 0-1, 1/2-1/2, a forfeit +- or -+ (or * to \
+                 clear a paper board's)",
+                text.chars().take(20).collect::<String>()
+            ))
+        })
 }
 
 impl SupervisorHandle {
@@ -159,6 +182,7 @@ impl SupervisorHandle {
             content: content.to_owned(),
             paper: paper.iter().map(|p| p.board).collect(),
             results: BTreeMap::new(),
+            forfeits: BTreeSet::new(),
         };
         self.sheet.set(Some(stored)).map_err(|e| {
             SupervisorError::PortFailed(format!(
@@ -177,16 +201,19 @@ impl SupervisorHandle {
         }
     }
 
-    /// The current round's paper boards with their games' PGN, in board order.
-    fn paper_list(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
+    /// The current round's paper boards with their games' PGN, in board order: the boards
+    /// that had no clock when the pairings were applied and have none now (a clock attached
+    /// later with a board's number makes it an e-board; when it goes, a paper board again).
+    async fn paper_list(&self, defaults: &[(String, String)]) -> Vec<(u32, String)> {
         let round = self.round();
         let Some(stored) = self.sheet.get(round) else {
             return Vec::new();
         };
+        let taken: BTreeSet<u32> = self.targets().await.iter().map(|(_, t)| t.board).collect();
         stored
             .pairings()
             .iter()
-            .filter(|p| stored.paper.contains(&p.board))
+            .filter(|p| stored.paper.contains(&p.board) && !taken.contains(&p.board))
             .map(|p| {
                 let result = stored.results.get(&p.board).copied();
                 (p.board, pairings::paper_pgn(p, round, defaults, result))
@@ -197,14 +224,14 @@ impl SupervisorHandle {
     /// The PGN of each of the current round's paper boards, by board number (none: empty).
     pub async fn paper_games(&self) -> BTreeMap<u32, String> {
         let defaults = self.tag_defaults().await;
-        self.paper_list(&defaults).into_iter().collect()
+        self.paper_list(&defaults).await.into_iter().collect()
     }
 
     /// Write every paper board's game to the live folder (`round-R/game-B.pgn`).
-    async fn write_paper(&self) {
+    pub(super) async fn write_paper(&self) {
         let defaults = self.tag_defaults().await;
         let round = self.round();
-        for (board, text) in self.paper_list(&defaults) {
+        for (board, text) in self.paper_list(&defaults).await {
             self.write_live(round, board, text).await;
         }
     }
@@ -230,6 +257,10 @@ impl SupervisorHandle {
                         .and_then(|s| s.results.get(&p.board).copied())
                         .filter(|_| paper),
                     clock: None,
+                    forfeit: paper
+                        && stored
+                            .as_ref()
+                            .is_some_and(|s| s.forfeits.contains(&p.board)),
                 },
             );
         }
@@ -242,6 +273,7 @@ impl SupervisorHandle {
                 black: "?".into(),
                 result: None,
                 clock: None,
+                forfeit: false,
             });
             if row.clock.is_some() {
                 continue;
@@ -254,6 +286,7 @@ impl SupervisorHandle {
             }
             row.result = st.snapshot.result;
             row.clock = Some((t.index, t.name.clone()));
+            row.forfeit = false;
         }
         rows.into_values().collect()
     }
@@ -271,7 +304,15 @@ impl SupervisorHandle {
         let round = self.round();
         let targets = self.targets().await;
         if let Some((handle, t)) = targets.iter().find(|(_, t)| t.board == board) {
-            let Some(result) = result else {
+            if let Some((_, true)) = result {
+                return Err(SupervisorError::InvalidArgument(format!(
+                    "board {board} is clock {} ({:?}): a forfeit (+- or -+) is the result of a \
+                     board whose game was not played; set 1-0 or 0-1 on the clock, or detach \
+                     it first (`chessclockctl detach {}`)",
+                    t.index, t.name, t.index
+                )));
+            }
+            let Some((result, _)) = result else {
                 return Err(SupervisorError::InvalidArgument(format!(
                     "board {board} is clock {} ({:?}), whose result is its game's: set one of \
                      1-0, 0-1, 1/2-1/2, or start a new game with `chessclockctl new-game {}`",
@@ -307,9 +348,14 @@ impl SupervisorHandle {
             )));
         };
         match result {
-            Some(r) => stored.results.insert(board, r),
+            Some((r, _)) => stored.results.insert(board, r),
             None => stored.results.remove(&board),
         };
+        if matches!(result, Some((_, true))) {
+            stored.forfeits.insert(board);
+        } else {
+            stored.forfeits.remove(&board);
+        }
         self.sheet.set(Some(stored)).map_err(|e| {
             SupervisorError::PortFailed(format!(
                 "board {board}'s result was not kept (nothing was changed): cannot write {FILE} \
@@ -319,7 +365,7 @@ impl SupervisorHandle {
         self.write_paper().await;
         Ok(format!(
             "board {board}: paper board: {}",
-            result.map_or("*", GameResult::pgn)
+            result.map_or("*", |(r, forfeit)| pairings::result_word(r, forfeit))
         ))
     }
 
@@ -339,6 +385,7 @@ impl SupervisorHandle {
             .iter()
             .filter_map(|r| r.result.map(|res| (r.board, res)))
             .collect();
+        let forfeits: BTreeSet<u32> = rows.iter().filter(|r| r.forfeit).map(|r| r.board).collect();
         match format.trim().to_ascii_lowercase().as_str() {
             "csv" => {
                 let boards: Vec<BoardResult> = stored
@@ -346,6 +393,7 @@ impl SupervisorHandle {
                     .into_iter()
                     .map(|p| BoardResult {
                         result: results.get(&p.board).copied(),
+                        forfeit: forfeits.contains(&p.board),
                         pairing: p,
                     })
                     .collect();
@@ -359,7 +407,7 @@ impl SupervisorHandle {
                         stored.format.to_ascii_uppercase()
                     )));
                 }
-                pairings::trf_results(&stored.content, round, &results).map_err(|e| {
+                pairings::trf_results(&stored.content, round, &results, &forfeits).map_err(|e| {
                     SupervisorError::InvalidArgument(format!(
                         "round {round}'s TRF file cannot take the results: {e}"
                     ))

@@ -69,8 +69,9 @@ pub enum VirtualControl {
     ClockPower(bool),
     /// Select or leave the clock's PC mode.
     PcMode(bool),
-    /// The arbiter sets the clock to its own mode with this many seconds a side and starts it.
-    OwnGame(u32),
+    /// The arbiter sets the clock to its own mode (seconds a side, maybe a period it adds)
+    /// and starts it.
+    OwnGame(chessclock_protocol::emulator::OwnPreset),
     /// Pull the USB cable: the pty (or the in-memory line) goes away, the daemon reads EOF/EIO.
     Unplug,
     /// Plug it back in: a new pty (the link, if any, points to it) or a new in-memory line; the

@@ -199,7 +199,7 @@ impl Task {
             VirtualControl::Button(b) => self.emu.press_button(now, b),
             VirtualControl::ClockPower(on) => self.emu.set_clock_power(now, on),
             VirtualControl::PcMode(on) => self.emu.set_pc_mode(now, on),
-            VirtualControl::OwnGame(seconds) => self.emu.start_own_game(now, seconds),
+            VirtualControl::OwnGame(preset) => self.emu.start_own_preset(now, preset),
             VirtualControl::Mute(on) => self.muted = on,
             VirtualControl::Flood(on) => self.flood = on.then(|| Lcg::new(self.now())),
             VirtualControl::Stall(on) => self.stalled = on,

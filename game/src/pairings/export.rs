@@ -6,12 +6,12 @@
 //! TRF-16 (FIDE's tournament report file, what Swiss-Manager, JaVaFo and bbpPairings read):
 //! a player line (`001`) has the points in columns 81–84 (`4.5`) and, for round R, the block
 //! at column 92 + 10·(R−1): opponent (4 columns), colour (2 on), result (2 more): `1` won,
-//! `0` lost, `=` drawn. A result filled in here sets that one character of both players'
+//! `0` lost, `=` drawn, `+` won by forfeit, `-` lost by forfeit. A result filled in here sets that one character of both players'
 //! lines and their points (the points of a result written before are taken back first, so
 //! exporting twice is harmless); every other character of the file is kept. Owns these
 //! forms only; the model and the reading are `mod.rs`'s and the formats' modules'.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{LineError, Pairing, PairingsError};
@@ -25,6 +25,18 @@ pub struct BoardResult {
     pub pairing: Pairing,
     /// Its result.
     pub result: Option<GameResult>,
+    /// The result is a forfeit (the game was not played; `+-` or `-+`).
+    pub forfeit: bool,
+}
+
+/// How a result is written for the pairing program: `1-0`, `0-1`, `1/2-1/2`, or for a
+/// forfeit `+-` (White wins) and `-+` (Black wins).
+pub fn result_word(result: GameResult, forfeit: bool) -> &'static str {
+    match (result, forfeit) {
+        (GameResult::WhiteWins, true) => "+-",
+        (GameResult::BlackWins, true) => "-+",
+        (r, _) => r.pgn(),
+    }
 }
 
 /// The PGN of a board whose game is known only by its pairing and result (a paper board):
@@ -63,7 +75,7 @@ fn csv_field(value: &str) -> String {
 }
 
 /// The round's results as CSV: a header `board,white,black,result`, then one line per board in
-/// board order; a result not known yet is `*`.
+/// board order; a result not known yet is `*`, a forfeit `+-` or `-+` ([`result_word`]).
 pub fn csv_results(boards: &[BoardResult]) -> String {
     let mut sorted: Vec<&BoardResult> = boards.iter().collect();
     sorted.sort_by_key(|b| b.pairing.board);
@@ -75,7 +87,7 @@ pub fn csv_results(boards: &[BoardResult]) -> String {
             b.pairing.board,
             csv_field(&b.pairing.white.name),
             csv_field(&b.pairing.black.name),
-            b.result.map_or("*", GameResult::pgn)
+            b.result.map_or("*", |r| result_word(r, b.forfeit))
         );
     }
     out
@@ -90,23 +102,26 @@ fn tenths(code: char) -> u32 {
     }
 }
 
-/// The TRF result characters of White and Black for `result`.
-fn codes(result: GameResult) -> (char, char) {
-    match result {
-        GameResult::WhiteWins => ('1', '0'),
-        GameResult::BlackWins => ('0', '1'),
-        GameResult::Draw => ('=', '='),
+/// The TRF result characters of White and Black for `result` (a forfeit: `+` and `-`).
+fn codes(result: GameResult, forfeit: bool) -> (char, char) {
+    match (result, forfeit) {
+        (GameResult::WhiteWins, true) => ('+', '-'),
+        (GameResult::BlackWins, true) => ('-', '+'),
+        (GameResult::WhiteWins, false) => ('1', '0'),
+        (GameResult::BlackWins, false) => ('0', '1'),
+        (GameResult::Draw, _) => ('=', '='),
     }
 }
 
 /// `content`, a TRF-16 file holding round `round`'s pairings, with the results of `results`
 /// (by board number, the boards as [`super::parse`] numbers them) filled in: each player's
-/// result character of the round and their points. A board without a result is left as it
-/// is. The file's pairings must read as they did when loaded (the errors name the lines).
+/// result character of the round and their points; a board in `forfeits` is written as a
+/// forfeit (`+`/`-`). A board without a result is left as it is. The file's pairings must read as they did when loaded (the errors name the lines).
 pub fn trf_results(
     content: &str,
     round: u32,
     results: &BTreeMap<u32, GameResult>,
+    forfeits: &BTreeSet<u32>,
 ) -> Result<String, PairingsError> {
     let pairings = super::parse(content, Some(super::Format::Trf), round)?;
     let mut code_of: BTreeMap<u32, char> = BTreeMap::new();
@@ -118,7 +133,7 @@ pub fn trf_results(
         ) else {
             continue;
         };
-        let (w, b) = codes(*result);
+        let (w, b) = codes(*result, forfeits.contains(&p.board));
         code_of.insert(white, w);
         code_of.insert(black, b);
     }

@@ -19,7 +19,7 @@ mod trf;
 
 use std::fmt;
 
-pub use export::{BoardResult, csv_results, paper_pgn, trf_results};
+pub use export::{BoardResult, csv_results, paper_pgn, result_word, trf_results};
 
 /// One player of a pairing; empty fields are unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

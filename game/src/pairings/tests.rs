@@ -208,7 +208,8 @@ fn trf_results_fill_the_round_and_the_points_and_keep_the_rest() {
     // Round 2: board 1 Caruana (2) - Carlsen (1), board 2 Five (5) - Hou (4).
     let results =
         std::collections::BTreeMap::from([(1, GameResult::BlackWins), (2, GameResult::Draw)]);
-    let out = super::trf_results(&text, 2, &results).expect("filled");
+    let none = std::collections::BTreeSet::new();
+    let out = super::trf_results(&text, 2, &results, &none).expect("filled");
     let line = |rank: usize| out.lines().nth(rank).expect("line").to_owned();
     let col = |l: &str, from: usize, to: usize| {
         l.chars()
@@ -245,11 +246,28 @@ fn trf_results_fill_the_round_and_the_points_and_keep_the_rest() {
     );
     // Exporting again (a result corrected) takes the old result's points back.
     let corrected = std::collections::BTreeMap::from([(1, GameResult::WhiteWins)]);
-    let again = super::trf_results(&out, 2, &corrected).expect("again");
+    let again = super::trf_results(&out, 2, &corrected, &none).expect("again");
     let l1 = again.lines().nth(1).expect("l").to_owned();
     assert_eq!(
         (col(&l1, 109, 109), col(&l1, 81, 84)),
         ("0".into(), " 1.0".into()),
+        "{l1}"
+    );
+    // A forfeit: Caruana (white) wins without a game: `+` and `-`, the points as a win's.
+    let forfeit = std::collections::BTreeSet::from([1]);
+    let ff = super::trf_results(&again, 2, &corrected, &forfeit).expect("forfeit");
+    let (l1, l2) = (
+        ff.lines().nth(1).expect("l").to_owned(),
+        ff.lines().nth(2).expect("l").to_owned(),
+    );
+    assert_eq!(
+        (col(&l2, 109, 109), col(&l2, 81, 84)),
+        ("+".into(), " 2.0".into()),
+        "{l2}"
+    );
+    assert_eq!(
+        (col(&l1, 109, 109), col(&l1, 81, 84)),
+        ("-".into(), " 1.0".into()),
         "{l1}"
     );
 }
@@ -267,15 +285,24 @@ fn csv_results_one_line_per_board_in_board_order() {
         super::BoardResult {
             pairing: p[1].clone(),
             result: Some(GameResult::Draw),
+            forfeit: false,
         },
         super::BoardResult {
             pairing: p[0].clone(),
             result: None,
+            forfeit: false,
         },
     ];
     assert_eq!(
         super::csv_results(&rows),
         "board,white,black,result\n1,C,D,*\n2,\"Carlsen, Magnus\",B,1/2-1/2\n"
+    );
+    let mut forfeit = rows.clone();
+    forfeit[1].result = Some(GameResult::BlackWins);
+    forfeit[1].forfeit = true;
+    assert_eq!(
+        super::csv_results(&forfeit),
+        "board,white,black,result\n1,C,D,-+\n2,\"Carlsen, Magnus\",B,1/2-1/2\n"
     );
     let pgn = super::paper_pgn(
         &p[1],

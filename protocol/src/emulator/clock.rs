@@ -1,7 +1,9 @@
 //! The emulated clock (DGT 3000 or DGT XL) hanging off the board's clock connector.
 //!
 //! Owns what the clock itself knows: power, PC mode (option 25 / 23), the two halves' times at
-//! 1 s resolution, which half runs, the lever, the final flags, the text on the display, the
+//! 1 s resolution, which half runs, the lever, the final flags, a game of its own mode with
+//! the period its preset adds ([`OwnPreset`]: at a player's N-th move or at the flag), the
+//! text on the display, the
 //! flag icons set by ICONS (dgt-protocol §6.2: L2/R2 bit 5, kept across time changes only
 //! with the special byte's bit 6), and
 //! how it answers each clock sub-command (the ack it would send). It must not decide whether an
@@ -38,6 +40,44 @@ impl Running {
     }
 }
 
+/// What the arbiter sets a clock to in one of its own modes (not PC mode): `seconds` a side,
+/// and optionally a period the clock adds, as a FIDE preset does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OwnPreset {
+    /// Each half's time at the start, whole seconds.
+    pub seconds: u32,
+    /// The period the clock adds to a half, once.
+    pub period: Option<OwnPeriod>,
+}
+
+impl OwnPreset {
+    /// `seconds` a side, no period.
+    pub fn plain(seconds: u32) -> OwnPreset {
+        OwnPreset {
+            seconds,
+            period: None,
+        }
+    }
+}
+
+/// A period a clock's own mode adds to a half.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OwnPeriod {
+    /// Seconds added.
+    pub add: u32,
+    /// When: at the press completing that half's player's `Some(n)`-th move, or (`None`)
+    /// when that half's time runs out (the flag), whatever the moves.
+    pub at_move: Option<u32>,
+}
+
+/// Presses per half and whether the period was added, in a game of the clock's own.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OwnRun {
+    period: Option<OwnPeriod>,
+    presses: [u32; 2],
+    added: [bool; 2],
+}
+
 /// The clock's state. Times are whole seconds, as the clock counts them.
 #[derive(Debug, Clone)]
 pub(crate) struct Clock {
@@ -67,6 +107,8 @@ pub(crate) struct Clock {
     pub(crate) next_tick: Option<u64>,
     /// The clock's battery is low (status bit 2 of its reports).
     pub(crate) battery_low: bool,
+    /// A game of the clock's own mode ([`OwnPreset`]), while it is not in PC mode.
+    pub(crate) own: Option<OwnRun>,
 }
 
 impl Clock {
@@ -90,6 +132,7 @@ impl Clock {
             last_set_and_run: None,
             next_tick: None,
             battery_low: false,
+            own: None,
         }
     }
 
@@ -119,15 +162,20 @@ impl Clock {
         self.takes_icons = takes_icons;
     }
 
-    /// Leave PC mode, set both halves to `seconds` and run the half whose lever end is up.
-    pub(crate) fn start_own_game(&mut self, seconds: u32, now_ms: u64) {
+    /// Leave PC mode, set both halves to the preset's seconds and run the half whose lever
+    /// end is up; the preset's period is added once to each half, at its move or its flag.
+    pub(crate) fn start_own_game(&mut self, preset: OwnPreset, now_ms: u64) {
         if !self.alive() {
             return;
         }
         self.pc_mode = false;
         self.text = None;
-        self.left = seconds;
-        self.right = seconds;
+        self.own = Some(OwnRun {
+            period: preset.period,
+            ..OwnRun::default()
+        });
+        self.left = preset.seconds;
+        self.right = preset.seconds;
         self.left_final = false;
         self.right_final = false;
         let side = if self.right_high {
@@ -144,8 +192,35 @@ impl Clock {
         self.check_flag();
     }
 
-    /// A half that runs with nothing left shows the final flag and the clock freezes.
+    /// The own game's period, if it is due to `half` (0 left, 1 right) now: at its flag
+    /// (`flag`) or at its press; added at most once.
+    fn own_period(&mut self, half: usize, flag: bool) -> Option<u32> {
+        let run = self.own.as_mut().filter(|_| !self.pc_mode)?;
+        let period = run.period?;
+        let due = match period.at_move {
+            None => flag,
+            Some(n) => !flag && run.presses[half] == n,
+        };
+        if !due || run.added[half] {
+            return None;
+        }
+        run.added[half] = true;
+        Some(period.add)
+    }
+
+    /// A half that runs with nothing left shows the final flag and the clock freezes, unless
+    /// its own game adds a period at the flag.
     fn check_flag(&mut self) {
+        let empty = match self.running {
+            Running::Left if self.left == 0 => Some(0),
+            Running::Right if self.right == 0 => Some(1),
+            _ => None,
+        };
+        if let Some(half) = empty
+            && let Some(add) = self.own_period(half, true)
+        {
+            *self.half_mut(half) += add;
+        }
         let hit = match self.running {
             Running::Left if self.left == 0 => {
                 self.left_final = true;
@@ -180,14 +255,36 @@ impl Clock {
         ticks
     }
 
+    fn half_mut(&mut self, half: usize) -> &mut u32 {
+        if half == 0 {
+            &mut self.left
+        } else {
+            &mut self.right
+        }
+    }
+
     /// The lever was pressed: the lever flips; the running half switches only when the clock
-    /// switches by itself (not in PC mode, or PC mode with flag 0x08 / 0x03).
+    /// switches by itself (not in PC mode, or PC mode with flag 0x08 / 0x03). In a game of
+    /// its own the press counts for the half that ran, which gets its period at its move.
     pub(crate) fn press_lever(&mut self, now_ms: u64) {
         self.right_high = !self.right_high;
         if !self.alive() {
             return;
         }
         let switches = !self.pc_mode || self.toggle_on_lever;
+        let pressed = match self.running {
+            Running::Left => Some(0),
+            Running::Right => Some(1),
+            Running::None => None,
+        };
+        if let Some(half) = pressed.filter(|_| !self.pc_mode)
+            && let Some(run) = self.own.as_mut()
+        {
+            run.presses[half] += 1;
+            if let Some(add) = self.own_period(half, false) {
+                *self.half_mut(half) += add;
+            }
+        }
         if switches && self.running != Running::None {
             let side = if self.right_high {
                 Running::Right
@@ -395,5 +492,51 @@ mod tests {
             segments_text(&[0x00, 0x7B, 0x5B, 0x00, 0x7B, 0x66]),
             " e2 e4"
         );
+    }
+}
+
+#[cfg(test)]
+mod own_preset_tests {
+    use super::*;
+
+    fn own(period: OwnPeriod) -> Clock {
+        let mut c = Clock::new(ClockModel::Dgt3000, true, true, false);
+        c.start_own_game(
+            OwnPreset {
+                seconds: 10,
+                period: Some(period),
+            },
+            0,
+        );
+        c
+    }
+
+    #[test]
+    fn a_period_at_a_move_goes_to_the_half_whose_player_made_it_once() {
+        let mut c = own(OwnPeriod {
+            add: 60,
+            at_move: Some(2),
+        });
+        c.advance(2_000);
+        c.press_lever(2_000); // left's move 1
+        c.press_lever(2_000); // right's move 1
+        assert_eq!((c.left, c.right), (8, 10));
+        c.press_lever(2_000); // left's move 2: +60
+        assert_eq!((c.left, c.right), (68, 10));
+        c.press_lever(2_000); // right's move 2: +60
+        c.press_lever(2_000); // left's move 3: nothing more
+        assert_eq!((c.left, c.right), (68, 70));
+    }
+
+    #[test]
+    fn a_period_on_the_flag_keeps_the_half_running_once() {
+        let mut c = own(OwnPeriod {
+            add: 5,
+            at_move: None,
+        });
+        c.advance(10_000);
+        assert_eq!((c.left, c.running, c.left_final), (5, Running::Left, false));
+        c.advance(15_000);
+        assert_eq!((c.left, c.running, c.left_final), (0, Running::None, true));
     }
 }

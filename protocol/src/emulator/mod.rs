@@ -17,7 +17,7 @@ pub mod fault;
 pub mod pieces;
 
 pub use board::{BoardConfig, BoardMode};
-pub use clock::Running;
+pub use clock::{OwnPeriod, OwnPreset, Running};
 pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats, Lcg};
 pub use pieces::{MoveOrder, PieceAction, PieceError, PieceMove, Step};
 
@@ -278,8 +278,14 @@ impl Emulator {
     /// halves to `seconds`, and starts it: the half whose lever end is up runs, and each lever
     /// press switches sides, as on a clock that is not driven by a computer.
     pub fn start_own_game(&mut self, now_ms: u64, seconds: u32) {
+        self.start_own_preset(now_ms, OwnPreset::plain(seconds));
+    }
+
+    /// [`Emulator::start_own_game`] with a preset that may add a period (at a move or at the
+    /// flag), as a clock's FIDE presets do.
+    pub fn start_own_preset(&mut self, now_ms: u64, preset: OwnPreset) {
         self.advance(now_ms);
-        self.clock.start_own_game(seconds, self.now);
+        self.clock.start_own_game(preset, self.now);
         self.clock_changed(self.now);
     }
 

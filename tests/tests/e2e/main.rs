@@ -43,6 +43,7 @@ mod harness;
 mod live_dir;
 mod log_control;
 mod log_control_bridge;
+mod observe_checks;
 mod packaging;
 mod relay_next;
 mod relay_paper;

@@ -4,12 +4,14 @@
 //! `round show` lists every board; the live `games.pgn` carries each paper board once (read
 //! back by python-chess); `round export` writes CSV and the TRF-16 with the round's results;
 //! the paper boards and their results survive a restart. A clock's game goes to the live
-//! folder only once it has players or a move.
+//! folder only once it has players or a move. A clock attached later with a paper board's
+//! number makes it an e-board (the pairing's players), and a paper board again when it goes.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
+use chessclock_tests::bus_client::{Client, props_changed};
 use chessclock_tests::e2e::{current_round as round, text};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, write_config};
@@ -269,6 +271,40 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         col(&lines[1], 85, 99),
         "round 1 kept"
     );
+
+    // A forfeit: Ding did not come, Gukesh wins board 2 without a game (`-+`); written as
+    // TRF's `-` and `+`, and as `-+` in `round show` and the CSV. An e-board's game was
+    // played: a forfeit there is refused.
+    let out = d.ctl(&["round", "result", "2", "-+"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(shown(&d)?[1].3, "-+");
+    let out = d.ctl(&["round", "result", "1", "+-"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("a forfeit (+- or -+)"),
+        "{}",
+        text(&out)
+    );
+    let out = d.ctl(&["round", "export", "--format", "trf"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let exported = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = |n: usize| exported.lines().nth(n).unwrap_or_default().to_owned();
+    assert_eq!(
+        (col(&line(2), 109, 109), col(&line(2), 81, 84)),
+        ("-".into(), " 0.0".into()),
+        "{exported}"
+    );
+    assert_eq!(
+        (col(&line(4), 109, 109), col(&line(4), 81, 84)),
+        ("+".into(), " 1.5".into()),
+        "{exported}"
+    );
+    let out = d.ctl(&["round", "export", "--format", "csv"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2,Ding,Gukesh,-+"),
+        "{}",
+        text(&out)
+    );
     Ok(())
 }
 
@@ -301,5 +337,69 @@ fn no_game_is_in_the_live_folder_before_it_has_a_pairing_or_a_move() -> Result<(
     }
     games_pgn(&live, 1, |t| t.contains("[Board \"2\"]"))?;
     assert!(live.join("round-1/game-2.pgn").exists());
+    Ok(())
+}
+
+#[test]
+fn a_clock_attached_with_a_paper_boards_number_makes_it_an_e_board_until_it_goes() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("relay-paper-clock")?;
+    let cfg = write_config(dir.path(), &[], "")?;
+    let live = dir.path().join("state").join("live");
+    let d = Daemon::spawn(bus.address(), &cfg, &[])?;
+    let out = d.ctl(&["add-virtual", "one"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(&csv, "board,white,black\n1,A,B\n2,\"Hou, Yifan\",Gukesh\n")?;
+    let out = d.ctl(&["round", "load", &csv.display().to_string()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = d.ctl(&["round", "result", "2", "0-1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    games_pgn(&live, 1, |t| t.contains("[Result \"0-1\"]"))?;
+
+    // A second clock comes: board 2 (its number), the paper board's.
+    let client = Client::connect(bus.address())?;
+    let mark = client.mark();
+    let out = d.ctl(&["add-virtual", "two"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let status = d.wait_status("1", WAIT, "the pairing's players", |v| {
+        v["game_info"]["White"] == "Hou, Yifan"
+    })?;
+    assert_eq!(status["board"], 2, "{status}");
+    let boards = shown(&d)?;
+    assert_eq!(
+        boards[1],
+        (2, "Hou, Yifan".into(), "Gukesh".into(), "*".into(), false),
+        "an e-board now, its result its game's: {boards:?}"
+    );
+    let paper = d.ctl_json(&["round", "show", "--json"])?;
+    assert!(paper.to_string().contains("two"), "its clock: {paper}");
+    // The bridge (its Lichess push) hears that the paper games changed.
+    client.wait_signal(mark, "PaperGames changed", |m| {
+        m.header()
+            .member()
+            .is_some_and(|n| n == "PropertiesChanged")
+            && props_changed(m).is_some_and(|(_, changed)| {
+                changed
+                    .get("PaperGames")
+                    .and_then(Value::as_object)
+                    .is_some_and(serde_json::Map::is_empty)
+            })
+    })?;
+    // Its live game is the clock's, no longer the paper board's result.
+    games_pgn(&live, 1, |t| {
+        t.contains("[White \"Hou, Yifan\"]") && !t.contains("[Result \"0-1\"]")
+    })?;
+
+    // The clock goes: a paper board again, with the result it had.
+    let out = d.ctl(&["detach", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let boards = shown(&d)?;
+    assert_eq!(
+        boards[1],
+        (2, "Hou, Yifan".into(), "Gukesh".into(), "0-1".into(), true),
+        "{boards:?}"
+    );
+    games_pgn(&live, 1, |t| t.contains("[Result \"0-1\"]"))?;
     Ok(())
 }

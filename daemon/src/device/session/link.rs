@@ -1,5 +1,6 @@
 //! What the link reports, turned into the game's terms: a lever press into an engine press
-//! (or, observed, a move timed by the clock), the run button into pause/resume, the clock's
+//! (or, observed, a move timed by the clock; its reports also go to the checks against the
+//! declared control, `observe/check.rs`), the run button into pause/resume, the clock's
 //! identity and the board's serial number into the device info and notices.
 //!
 //! Part of the pure [`Session`]; it must not decode bytes or keep link timers (the driver's)
@@ -36,7 +37,16 @@ impl Session {
                 DriverEvent::ClockReport { report, at } => {
                     self.published.info.battery_low = report.battery_low;
                     if self.observing() {
-                        self.observed.on_report(report, at);
+                        if self.observed.check.is_fresh() && self.has_board_moves() {
+                            // A game under way (a restart, observe mode after moves).
+                            self.observed.check.start_unseen();
+                        }
+                        if self.observed.on_report(report, at, self.cfg.white_side) {
+                            // Time added outside a press: the mover's last [%clk] shows it.
+                            self.game_record_changed();
+                        }
+                        // The checks of the clock against the declared control may change.
+                        self.board.stale = true;
                     } else if let Some((at, right_high)) =
                         lever_check.replace((at, report.right_high))
                     {
@@ -226,13 +236,7 @@ impl Session {
         self.board_press(self.time_at(at), side, remaining, p.move_ms);
         self.events.push_back(SessionEvent::Clock {
             t_ms: self.time_at(at).as_ms(),
-            event: ClockEvent::Pressed(crate::engine::Press {
-                side,
-                move_number: p.move_number,
-                move_ms: p.move_ms,
-                white_ms: p.white_ms,
-                black_ms: p.black_ms,
-            }),
+            event: ClockEvent::Pressed(p),
         });
         self.published.changed = true;
     }

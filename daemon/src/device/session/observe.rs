@@ -6,7 +6,9 @@
 //! Owns what the game is made of the reports: who runs, the move counts and turn lengths,
 //! the status, the overlay on the engine snapshot. Reading the reports themselves (the
 //! halves' times, the raised lever) is [`ClockObserver`]'s, the one reader shared with
-//! replay. Pure (no IO, time passed in as driver instants). It must not decide anything
+//! replay. The clock against the declared control (its start times, what it adds at a
+//! press) and the time it adds outside a press are [`ControlCheck`]'s (`observe/check.rs`).
+//! Pure (no IO, time passed in as driver instants). It must not decide anything
 //! about the game's time: in this mode the clock is the authority.
 
 use chessclock_game::ClockObserver;
@@ -16,20 +18,16 @@ use crate::device::link::display::{BoardSide, half_of, side_on};
 use crate::device::link::driver;
 use crate::engine::{GameResult, PerSide, Side, Snapshot, Status};
 
+mod check;
+pub(crate) use check::ControlCheck;
+
 /// Who runs the game's time on a clock (declared with the published clock).
 pub use chessclock_api::Mode;
 
-/// A lever press seen in observe mode: the mover's clock after the move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ObservedPress {
-    pub side: Side,
-    /// The mover's presses so far, this one included.
-    pub move_number: u32,
-    /// Since the previous press (or the first report of the run), ms.
-    pub move_ms: u64,
-    pub white_ms: u64,
-    pub black_ms: u64,
-}
+/// A lever press seen in observe mode is the one press event: its `move_ms` runs from the
+/// previous press (or the first report of the run), its move number counts the mover's
+/// presses, this one included.
+use crate::engine::Press as ObservedPress;
 
 /// What the clock's reports said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +39,8 @@ pub(crate) struct Observed {
     turn_since: Option<driver::Instant>,
     /// The result the arbiter recorded.
     pub result: Option<GameResult>,
+    /// The clock against the declared control, and time it added outside a press.
+    pub check: ControlCheck,
 }
 
 impl Observed {
@@ -49,8 +49,14 @@ impl Observed {
         *self = Observed::default();
     }
 
-    /// A clock report read at `at`.
-    pub(crate) fn on_report(&mut self, report: ClockReport, at: driver::Instant) {
+    /// A clock report read at `at`, with White on `white_side`. `true` if it added time to a
+    /// side outside a press (its last `[%clk]` changes: [`ControlCheck`]).
+    pub(crate) fn on_report(
+        &mut self,
+        report: ClockReport,
+        at: driver::Instant,
+        white_side: BoardSide,
+    ) -> bool {
         if report.running && self.turn_since.is_none() {
             self.turn_since = Some(at);
         }
@@ -60,6 +66,16 @@ impl Observed {
         // Presses come from the driver's lever events (read against this report), not from
         // the observer's own comparison of reports.
         let _ = self.clock.on_report(&report);
+        let (Some(white), Some(black)) = (
+            self.value(Side::White, white_side),
+            self.value(Side::Black, white_side),
+        ) else {
+            return false;
+        };
+        let added = PerSide::from_fn(|s| self.check.added_since_press(s));
+        self.check
+            .on_report(PerSide { white, black }, self.running(white_side));
+        added != PerSide::from_fn(|s| self.check.added_since_press(s))
     }
 
     fn report(&self) -> Option<&ClockReport> {
@@ -94,6 +110,7 @@ impl Observed {
             Side::Black => &mut self.presses.black,
         };
         *count += 1;
+        self.check.on_press(side, *count);
         Some(ObservedPress {
             side,
             move_number: *count,

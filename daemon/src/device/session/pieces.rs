@@ -4,8 +4,10 @@
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
 //! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
 //! every change of the board's game journaled as a step and the game rebuilt from them after
-//! a restart (then reconciled with the pieces), and the game as PGN; and [`MoveSource`], whether those moves or the presses count a
-//! player's moves.
+//! a restart (then reconciled with the pieces), and the game as PGN (observed, with time the
+//! clock added outside a press on the player's last `[%clk]`); the board's problem (the
+//! pieces', and an observed clock's against its declared control); and [`MoveSource`],
+//! whether those moves or the presses count a player's moves.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's, the PGN text
 //! its writer's; writing the live file is the actor's.
@@ -302,16 +304,39 @@ impl Session {
         }
     }
 
+    /// What is wrong at the board: the pieces' problem, and in observe mode the clock's
+    /// against the declared control (`observe/check.rs`), which names its own fix.
+    fn board_problem(&self) -> String {
+        let pieces = self.board.game.problem().unwrap_or_default().to_owned();
+        let clock = match &self.declared {
+            Some(declared) if self.observing() => {
+                // Named as the operator names the board (api `ClockStatus::handle`).
+                let me = match self.board.place {
+                    Some((_, board)) if board > 0 => format!("board:{board}"),
+                    _ => self.cfg.clock.to_string(),
+                };
+                self.observed.check.problem(declared, &me)
+            }
+            _ => None,
+        };
+        match clock {
+            Some(clock) if pieces.is_empty() => clock,
+            Some(clock) => format!("{pieces}; {clock}"),
+            None => pieces,
+        }
+    }
+
     /// Write what the bus shows of the board's game into the published state (the draws
     /// claimable are set with the game's status when the state is refreshed).
     pub(crate) fn set_board_fields(&mut self) {
+        let problem = self.board_problem();
         let moves = self.board.game.moves();
         let st = &mut self.published.state.clock;
         st.fen = self.board.game.fen();
         st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
         st.last_move = moves.last().map(|m| last_move(&m.event));
         st.game_info = self.board.game.info().tags().iter().cloned().collect();
-        st.board_problem = self.board.game.problem().unwrap_or_default().to_owned();
+        st.board_problem = problem;
     }
 
     /// Set game information tags; a bad tag changes nothing.
@@ -409,11 +434,42 @@ impl Session {
             result: snap.result,
             termination,
         }));
+        if self.observing() {
+            self.with_added_time(&mut game);
+        }
         game.info = self.pgn_info();
         game.result_comment = snap
             .reason
             .and_then(|r| pgn::result_comment(r, snap.drawn_by));
         game
+    }
+
+    /// Observe mode: time the clock added to a side outside its press (a period on the flag,
+    /// a correction) goes on that side's last `[%clk]` at once, where lila reads it
+    /// (`docs/relay.md`), until its next press gives the clock anew.
+    fn with_added_time(&self, game: &mut PgnGame) {
+        let first_black = game.black_first
+            || game
+                .setup
+                .as_ref()
+                .is_some_and(|(fen, _)| fen.split_whitespace().nth(1) == Some("b"));
+        let n = game.moves.len();
+        for side in [Side::White, Side::Black] {
+            let added = self.observed.check.added_since_press(side);
+            if added == 0 {
+                continue;
+            }
+            let black_at = |i: usize| (i % 2 == 1) != first_black;
+            let last = (0..n)
+                .rev()
+                .take(2)
+                .find(|i| black_at(*i) == (side == Side::Black));
+            if let Some(m) = last.and_then(|i| game.moves.get_mut(i))
+                && let Some(clock) = m.clock_ms.as_mut()
+            {
+                *clock = clock.saturating_add_signed(added);
+            }
+        }
     }
 
     /// The game so far as PGN, clocks at `now`.

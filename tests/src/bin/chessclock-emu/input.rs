@@ -7,6 +7,7 @@
 use std::io::BufRead;
 
 use chessclock_protocol::emulator::pieces::parse_command;
+use chessclock_protocol::emulator::{OwnPeriod, OwnPreset};
 use chessclock_protocol::{Board, Button};
 use chessclockd::virtual_board::VirtualControl;
 
@@ -45,11 +46,12 @@ pub(crate) fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, S
         }
         ["power", rest @ ..] => control(VirtualControl::ClockPower(on_off(rest.first(), "power")?)),
         ["pc-mode", rest @ ..] => control(VirtualControl::PcMode(on_off(rest.first(), "pc-mode")?)),
-        ["own-game", seconds] => {
+        ["own-game", seconds, rest @ ..] if rest.len() <= 1 => {
             let seconds = seconds
                 .parse()
                 .map_err(|_| format!("own-game needs whole seconds a side, not {seconds:?}"))?;
-            control(VirtualControl::OwnGame(seconds))
+            let period = rest.first().map(|p| own_period(p)).transpose()?;
+            control(VirtualControl::OwnGame(OwnPreset { seconds, period }))
         }
         ["unplug"] => control(VirtualControl::Unplug),
         ["mute", rest @ ..] => control(VirtualControl::Mute(on_off(rest.first(), "mute")?)),
@@ -61,7 +63,7 @@ pub(crate) fn parse_input(line: &str, pieces: &Board) -> Result<Option<Input>, S
             Some(action) => control(VirtualControl::Pieces(action)),
             None => Err(format!(
                 "unknown command {line:?}; commands: lever, button run|plus|minus|back|ok, \
-             power on|off, pc-mode on|off, own-game SECONDS, mute on|off, flood on|off, stall on|off, unplug, replug, move UCI [other-first], \
+             power on|off, pc-mode on|off, own-game SECONDS [ADD@MOVES|ADD@flag], mute on|off, flood on|off, stall on|off, unplug, replug, move UCI [other-first], \
              lift SQUARE, place SQUARE PIECE, setup, clear, quit"
             )),
         },
@@ -148,6 +150,24 @@ impl Drop for RawTerminal {
     }
 }
 
+/// `ADD@MOVES` (ADD seconds at the press of a player's MOVES-th move) or `ADD@flag` (ADD
+/// seconds when a half's time runs out), once to each half.
+fn own_period(word: &str) -> Result<OwnPeriod, String> {
+    let bad = || {
+        format!(
+            "own-game's period is ADD@MOVES or ADD@flag in whole seconds and moves \
+             (`1800@40`, `1800@flag`), not {word:?}"
+        )
+    };
+    let (add, at) = word.split_once('@').ok_or_else(bad)?;
+    let add = add.parse().map_err(|_| bad())?;
+    let at_move = match at {
+        "flag" => None,
+        n => Some(n.parse().ok().filter(|n| *n > 0).ok_or_else(bad)?),
+    };
+    Ok(OwnPeriod { add, at_move })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +210,31 @@ mod tests {
         assert_eq!(parse_input("quit", &start()), Ok(Some(Input::Quit)));
         for bad in ["power", "pc-mode maybe", "button stop", "jump"] {
             assert!(parse_input(bad, &start()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn own_game_takes_a_period_at_a_move_or_the_flag() {
+        use chessclock_protocol::emulator::{OwnPeriod, OwnPreset};
+        let own = |line: &str| match parse_input(line, &start()) {
+            Ok(Some(Input::Control(VirtualControl::OwnGame(p)))) => Ok(p),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(own("own-game 300"), Ok(OwnPreset::plain(300)));
+        let period = |add, at_move| OwnPreset {
+            seconds: 5400,
+            period: Some(OwnPeriod { add, at_move }),
+        };
+        assert_eq!(own("own-game 5400 1800@40"), Ok(period(1800, Some(40))));
+        assert_eq!(own("own-game 5400 1800@flag"), Ok(period(1800, None)));
+        for bad in [
+            "own-game 300 30",
+            "own-game 300 30@0",
+            "own-game 300 x@2",
+            "own-game 1 2 3",
+        ] {
+            let err = parse_input(bad, &start()).expect_err(bad);
+            assert!(!err.is_empty(), "{bad}");
         }
     }
 

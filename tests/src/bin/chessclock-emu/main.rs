@@ -30,7 +30,7 @@ use output::{Out, command_json};
 ///
 /// The first stdout line says which path to open (`PATH /dev/pts/N`, or with --json
 /// `{"event":"path","path":...}`). Commands are read from stdin, one per line: lever,
-/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, own-game SECONDS, mute on|off,
+/// button run|plus|minus|back|ok, power on|off, pc-mode on|off, own-game SECONDS [ADD@MOVES|ADD@flag], mute on|off,
 /// flood on|off, stall on|off, unplug, replug, move UCI [other-first], lift SQUARE, place SQUARE PIECE, setup, clear, quit.
 #[derive(Debug, Parser)]
 #[command(name = "chessclock-emu", version)]

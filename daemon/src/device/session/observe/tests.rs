@@ -46,7 +46,7 @@ fn times_and_the_runner_come_from_the_report_by_white_side() {
     assert_eq!(o.value(Side::White, BoardSide::Left), None);
     assert_eq!(o.status(), Status::Ready);
     // Left 4:59 running (left end up: right_high false), right 5:00.
-    o.on_report(report(299, 300, true, false), at(1_000));
+    o.on_report(report(299, 300, true, false), at(1_000), BoardSide::Left);
     assert_eq!(o.value(Side::White, BoardSide::Left), Some(299_000));
     assert_eq!(o.value(Side::Black, BoardSide::Left), Some(300_000));
     assert_eq!(o.running(BoardSide::Left), Some(Side::White));
@@ -60,12 +60,12 @@ fn times_and_the_runner_come_from_the_report_by_white_side() {
 fn a_lever_press_ends_the_movers_turn_with_its_time() {
     let mut o = Observed::default();
     // The clock stands: a press ends no move.
-    o.on_report(report(300, 300, false, false), at(0));
+    o.on_report(report(300, 300, false, false), at(0), BoardSide::Left);
     assert_eq!(o.on_lever(Side::Black, at(500), BoardSide::Left), None);
     // The arbiter starts it: White (left) runs from 1 s.
-    o.on_report(report(300, 300, true, false), at(1_000));
+    o.on_report(report(300, 300, true, false), at(1_000), BoardSide::Left);
     // White presses at 8.2 s: the report carrying it shows White 4:53, Black to run.
-    o.on_report(report(293, 300, true, true), at(8_200));
+    o.on_report(report(293, 300, true, true), at(8_200), BoardSide::Left);
     let press = o
         .on_lever(Side::White, at(8_200), BoardSide::Left)
         .expect("a press");
@@ -79,7 +79,7 @@ fn a_lever_press_ends_the_movers_turn_with_its_time() {
             black_ms: 300_000,
         }
     );
-    o.on_report(report(293, 296, true, false), at(12_000));
+    o.on_report(report(293, 296, true, false), at(12_000), BoardSide::Left);
     let press = o.on_lever(Side::Black, at(12_000), BoardSide::Left);
     assert_eq!(press.map(|p| (p.move_number, p.move_ms)), Some((1, 3_800)));
 }
@@ -90,8 +90,8 @@ fn the_snapshot_shows_the_clock_not_the_engine() {
     let engine = Engine::new(control).expect("engine");
     let mut snap = engine.snapshot(Time::from_ms(0));
     let mut o = Observed::default();
-    o.on_report(report(300, 300, true, false), at(0));
-    o.on_report(report(281, 300, true, true), at(19_000));
+    o.on_report(report(300, 300, true, false), at(0), BoardSide::Left);
+    o.on_report(report(281, 300, true, true), at(19_000), BoardSide::Left);
     o.on_lever(Side::White, at(19_000), BoardSide::Left);
     o.overlay(&mut snap, BoardSide::Left);
     assert_eq!((snap.white_ms, snap.black_ms), (281_000, 300_000));
@@ -101,12 +101,12 @@ fn the_snapshot_shows_the_clock_not_the_engine() {
     assert_eq!(snap.moves.white, 1);
 
     // The clock stops: paused; a final flag: flagged; the arbiter's result: ended.
-    o.on_report(report(281, 250, false, true), at(70_000));
+    o.on_report(report(281, 250, false, true), at(70_000), BoardSide::Left);
     o.overlay(&mut snap, BoardSide::Left);
     assert_eq!((snap.status, snap.running), (Status::Paused, None));
     let mut flagged = report(281, 0, false, true);
     flagged.right.final_flag = true;
-    o.on_report(flagged, at(90_000));
+    o.on_report(flagged, at(90_000), BoardSide::Left);
     assert_eq!(o.status(), Status::Flagged);
     o.result = Some(GameResult::WhiteWins);
     o.overlay(&mut snap, BoardSide::Left);
@@ -114,4 +114,46 @@ fn the_snapshot_shows_the_clock_not_the_engine() {
     assert_eq!(snap.result, Some(GameResult::WhiteWins));
     o.reset();
     assert_eq!(o.status(), Status::Ready);
+}
+
+/// The control's start times are judged from the reports before the first press; a game
+/// whose start was not seen is not judged.
+#[test]
+fn the_start_is_judged_only_when_it_was_seen() {
+    let control = notation::parse("G/5").expect("control").control;
+    let mut o = Observed::default();
+    o.on_report(report(240, 240, false, false), at(0), BoardSide::Left);
+    let text = o
+        .check
+        .problem(&control, "3")
+        .expect("4:00 is not G/5's start");
+    assert!(text.contains("started at 4:00 - 4:00"), "{text}");
+    // The clock is set right and started: no problem.
+    o.on_report(report(300, 300, true, false), at(1_000), BoardSide::Left);
+    assert_eq!(o.check.problem(&control, "3"), None);
+
+    let mut o = Observed::default();
+    assert!(o.check.is_fresh());
+    o.check.start_unseen();
+    o.on_report(report(120, 200, true, false), at(0), BoardSide::Left);
+    assert_eq!(o.check.problem(&control, "3"), None, "a game under way");
+}
+
+/// Time added outside a press is kept for the side's last `[%clk]` until its next press,
+/// also in a game whose start was not seen; a running side's own second is not added time.
+#[test]
+fn time_added_outside_a_press_lasts_until_the_sides_next_press() {
+    let mut o = Observed::default();
+    o.check.start_unseen();
+    o.on_report(report(100, 200, true, false), at(0), BoardSide::Left);
+    // White's half runs out and its clock adds a minute.
+    o.on_report(report(99, 200, true, false), at(1_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 0, "a tick");
+    o.on_report(report(160, 200, true, false), at(2_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 61_000);
+    assert_eq!(o.check.added_since_press(Side::Black), 0);
+    // White presses: its clock is given anew.
+    o.on_report(report(158, 200, true, true), at(4_000), BoardSide::Left);
+    o.on_lever(Side::White, at(4_000), BoardSide::Left);
+    assert_eq!(o.check.added_since_press(Side::White), 0);
 }

@@ -12,6 +12,7 @@ mod display;
 mod fidelity;
 mod game;
 mod judging;
+mod observe_checks;
 mod requests;
 mod restart;
 mod resume;
