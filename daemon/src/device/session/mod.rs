@@ -37,6 +37,7 @@ mod show;
 
 pub use judging::DrawRules;
 pub use pieces::MoveSource;
+pub(crate) use pieces::move_event;
 pub(crate) use show::clock_event;
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub enum MoveSource {
 const PIECES_PENDING: &str = "; the pieces do not show it yet: set them as the game's position";
 
 /// The bus event of a move read from the pieces.
-fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
+pub(crate) fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
     ClockEvent::Move {
         ply: m.event.ply,
         san: m.event.san.clone(),

@@ -120,7 +120,6 @@ fn new_game(control: &str) -> Game {
         engine: Engine::new(parsed.control).expect("valid control"),
         offset_ms: 0,
         persist: None,
-        log: None,
         replayed: Vec::new(),
         declared: None,
         notices: Vec::new(),
