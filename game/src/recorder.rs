@@ -176,7 +176,19 @@ impl GameRecorder {
                 elapsed_ms,
             } => {
                 let color = if *white { Color::White } else { Color::Black };
-                self.on_press(color, *clock_ms, *elapsed_ms);
+                // The press itself may have been replayed already (a caller that feeds the
+                // clock's presses as they were, see [`GameRecorder::on_press`]): once is enough.
+                let n = self.current.moves.len();
+                let given = self.current.moves[n.saturating_sub(2)..]
+                    .iter()
+                    .rev()
+                    .find(|m| m.event.color == color)
+                    .is_some_and(|m| {
+                        m.from_press && m.clock_ms == Some(*clock_ms) && m.elapsed_ms == *elapsed_ms
+                    });
+                if !given {
+                    self.on_press(color, *clock_ms, *elapsed_ms);
+                }
             }
             Step::Info { tags } => self
                 .info

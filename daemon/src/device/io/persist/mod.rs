@@ -33,9 +33,9 @@ pub(crate) use writer::Journals;
 use crate::device::session::SessionEvent;
 use crate::device::session::note::Note;
 pub(crate) use record::Archive;
-pub(crate) use restore::{Replayed, Restored};
 #[cfg(test)]
-pub(crate) use restore::{replay, restore};
+pub(crate) use restore::restore;
+pub(crate) use restore::{Replayed, Restored};
 #[cfg(test)]
 pub(crate) use stamp::Now;
 pub(crate) use stamp::wall_ms;

@@ -62,8 +62,8 @@ pub(crate) struct Restored {
     /// What could not be restored exactly, in words.
     pub problems: Vec<String>,
     /// The game's start and the records since, as the journal writer keeps them.
-    pub(super) start: Entry,
-    pub(super) records: Vec<Entry>,
+    pub(crate) start: Entry,
+    pub(crate) records: Vec<Entry>,
 }
 
 /// Rebuild the game from `entries` (the snapshot's, then the journal's, in order). The game

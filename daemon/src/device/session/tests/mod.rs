@@ -11,6 +11,7 @@ mod corrections;
 mod display;
 mod fidelity;
 mod game;
+mod journal;
 mod judging;
 mod requests;
 mod restart;
