@@ -1,5 +1,6 @@
 //! "Nothing lost": a clock's game as journal records, written by the journal writer, and
-//! rebuilt after a crash or power loss.
+//! rebuilt after a crash or power loss. The journal is the game's one record: the archived
+//! record in `games/` is folded from it ([`record`]).
 //!
 //! Every accepted engine input (lever presses, operator and arbiter actions) and every change
 //! of the board's game (moves read, corrections, results, game information: the game crate's

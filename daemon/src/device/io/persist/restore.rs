@@ -1,7 +1,8 @@
 //! Rebuilding a game from its journal: find where the game started, replay every accepted
-//! input with its original engine time, hand back the board's steps in order with the
-//! engine's events (the session folds them over the board's game), and charge the gap since
-//! the last record.
+//! input with its original engine time, hand back the board's steps and the record's notes
+//! in order with the engine's events (the session folds them over the board's game), and
+//! charge the gap since the last record. The replay ([`replay`]) is the one fold of a
+//! journal: the game's archived record ([`super::record`]) is made of it too.
 //!
 //! Pure: the journal's entries and "now" are passed in; no IO, no clock reads. What could not
 //! be rebuilt exactly is returned as `problems` (sentences for the log and the operator),
