@@ -41,7 +41,7 @@ pub(crate) use pieces::move_event;
 pub(crate) use show::clock_event;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -161,28 +161,6 @@ impl Session {
         Ok(events)
     }
 
-    /// A press of the clock replayed from the journal (the engine's
-    /// `Pressed` event of a journaled input): the board's game gets it as it did when it was
-    /// made, so a press its move was not read for yet comes back too.
-    pub(crate) fn replay_press(&mut self, ev: &crate::engine::Event) {
-        if let crate::engine::Event::Pressed {
-            side,
-            move_ms,
-            white_ms,
-            black_ms,
-            ..
-        } = ev
-        {
-            let remaining = if *side == Side::White {
-                *white_ms
-            } else {
-                *black_ms
-            };
-            self.board_game
-                .on_press(color(*side), remaining, Some(*move_ms));
-        }
-    }
-
     /// The journal's steps are replayed (or there were none): from now on every change of
     /// the board's game is journaled, and a rebuilt game is reconciled with the pieces at
     /// the first board dump. The rebuilt position is judged as any change of the game is.

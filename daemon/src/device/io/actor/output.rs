@@ -51,8 +51,8 @@ impl<P: BoardIo> Actor<P> {
                         if self.started_wall_ms.is_none() && GameLog::starts(&event) {
                             self.started_wall_ms = Some(wall_ms);
                         }
-                        finished |= self.started_wall_ms.is_some()
-                            && matches!(event, ClockEvent::Result { .. });
+                        // An observed game's result too: its record is the board's game.
+                        finished |= matches!(event, ClockEvent::Result { .. });
                     }
                     self.emit(event);
                 }

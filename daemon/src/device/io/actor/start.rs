@@ -177,9 +177,6 @@ pub(crate) fn replay(session: &mut Session, replayed: Vec<(u64, u64, Replayed)>)
     for (t_ms, wall_ms, item) in replayed {
         match item {
             Replayed::Engine(ev) => {
-                // The board's game hears the presses as it did (one its move was not read
-                // for yet times that move when it comes).
-                session.replay_press(&ev);
                 if started.is_none() && clock_event(ev).is_some_and(|ev| GameLog::starts(&ev)) {
                     started = Some(wall_ms);
                 }

@@ -5,6 +5,7 @@
 //! of the whole actor); the rules are tested on the session (`device::session::tests`), in
 //! virtual time.
 
+mod journal;
 mod replug;
 
 use std::io;

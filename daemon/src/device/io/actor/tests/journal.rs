@@ -13,11 +13,11 @@ use chessclock_protocol::board::{Board, Piece, Square};
 use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
 use proptest::prelude::*;
 
-use super::{Rig, config};
 use crate::device::io::actor::replay;
 use crate::device::io::persist::{Archive, Entry, GameRecord, GameStart, Now, restore};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::command::Request;
+use crate::device::session::tests::{Rig, config};
 use crate::device::session::{Session, SessionEvent};
 
 /// Wall time of virtual time 0.
