@@ -38,7 +38,7 @@ impl Archive {
     /// `None` if it is not to be written (see [`Archive::under_way_only`]).
     pub(crate) fn render(self, start: &Entry, records: &[Entry]) -> Option<Rendered> {
         let log = game_log(&self.name, &self.port, start, records)?;
-        if self.under_way_only && !(log.started() && !log.finished()) {
+        if self.under_way_only && (!log.started() || log.finished()) {
             return None;
         }
         Some(log.render(Some(&self.snapshot), self.board, &self.info))
