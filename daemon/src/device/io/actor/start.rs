@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use chessclock_game::GameLog;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -25,7 +26,6 @@ use crate::device::session::{Session, SessionConfig, clock_event};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
-use chessclock_game::GameLog;
 
 /// Start the actor of clock `index` on the line `attach` opens (a tty, or a virtual board
 /// in memory: the supervisor's choice), once the configured control is known good, and
@@ -153,8 +153,8 @@ pub(super) struct Game {
     /// Engine time at the actor's start.
     pub(super) offset_ms: u64,
     pub(super) persist: Option<Persist>,
-    /// The journal's replay, in order: the engine's events (for the record) and the board's
-    /// steps (for the board's game).
+    /// The journal's replay, in order: the engine's events (when the game started) and the
+    /// board's steps (for the board's game).
     pub(super) replayed: Vec<(u64, u64, Replayed)>,
     /// The control the operator declared for the observed clock, as the journal said.
     pub(super) declared: Option<crate::engine::params::TimeControl>,
