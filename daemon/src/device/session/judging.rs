@@ -46,7 +46,7 @@ impl std::str::FromStr for DrawRules {
 impl Session {
     /// A move was read at `at`: judge the position.
     pub(super) fn judge_board(&mut self, at: Instant) {
-        let Some(verdict) = judge(self.board_game.tracker().positions()) else {
+        let Some(verdict) = judge(self.board.game.tracker().positions()) else {
             return;
         };
         if self.observing() {
@@ -89,7 +89,7 @@ impl Session {
         if self.observing() || !self.draw_rules() || !self.board_known() {
             return Vec::new();
         }
-        let Some(verdict) = judge(self.board_game.tracker().positions()) else {
+        let Some(verdict) = judge(self.board.game.tracker().positions()) else {
             return Vec::new();
         };
         [BoardClaim::Threefold, BoardClaim::FiftyMoves]
@@ -101,7 +101,7 @@ impl Session {
     /// Whether the board's game is known now: a start position seen and the board showing
     /// the game's position (pieces in the air at most).
     fn board_known(&self) -> bool {
-        let tracker = self.board_game.tracker();
+        let tracker = self.board.game.tracker();
         !tracker.positions().is_empty()
             && matches!(
                 tracker.state(),
@@ -128,7 +128,7 @@ impl Session {
                  claim; set the result with `chessclockctl result {clock} 1/2-1/2`"
             )));
         }
-        let positions = self.board_game.tracker().positions();
+        let positions = self.board.game.tracker().positions();
         if let Some(last) = positions.last() {
             let to_move = match side_to_move(last) {
                 chessclock_game::shakmaty::Color::White => Side::White,

@@ -33,7 +33,7 @@ impl Session {
                     }
                 }
                 DriverEvent::ClockReport { report, at } => {
-                    self.info.battery_low = report.battery_low;
+                    self.published.info.battery_low = report.battery_low;
                     if self.observing() {
                         self.observed.on_report(report, at);
                     } else if let Some((at, right_high)) =
@@ -51,17 +51,19 @@ impl Session {
                     changed,
                 } => {
                     let model = model.to_string();
-                    if self.info.model != model || self.info.firmware != firmware {
-                        self.info.model = model;
-                        self.info.firmware = firmware;
-                        self.changed = true;
+                    if self.published.info.model != model
+                        || self.published.info.firmware != firmware
+                    {
+                        self.published.info.model = model;
+                        self.published.info.firmware = firmware;
+                        self.published.changed = true;
                     }
                     if changed {
                         self.state_changed();
                     }
                 }
-                DriverEvent::DeviceState { .. } => self.changed = true,
-                DriverEvent::RefreshDisplay => self.refresh = true,
+                DriverEvent::DeviceState { .. } => self.published.changed = true,
+                DriverEvent::RefreshDisplay => self.display.refresh = true,
                 DriverEvent::LinkDead => self.events.push_back(SessionEvent::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
@@ -123,10 +125,10 @@ impl Session {
         self.lever_step(at, right_high);
         // Journaled when it changes, so that a restart knows (docs/reliability.md).
         if self.engine.status() == Status::Running
-            && self.lever_journaled != Some(self.lever_agreed)
+            && self.lever.journaled != Some(self.lever.agreed)
         {
-            self.lever_journaled = Some(self.lever_agreed);
-            self.note(at, Note::Lever(self.lever_agreed), false);
+            self.lever.journaled = Some(self.lever.agreed);
+            self.note(at, Note::Lever(self.lever.agreed), false);
         }
     }
 
@@ -146,29 +148,29 @@ impl Session {
             .driver
             .lever_up()
             .map(|half| side_on(half, self.cfg.white_side));
-        self.lever_agreed = shown.is_some() && shown == self.engine.to_move();
-        self.lever_journaled = Some(self.lever_agreed);
-        self.note(now, Note::Lever(self.lever_agreed), false);
+        self.lever.agreed = shown.is_some() && shown == self.engine.to_move();
+        self.lever.journaled = Some(self.lever.agreed);
+        self.note(now, Note::Lever(self.lever.agreed), false);
     }
 
     /// A running game resumed from a journal that says the lever was in step: the first
     /// report's lever is judged as after a replug.
     pub(crate) fn resume_lever_in_step(&mut self) {
-        if self.lever_resumed {
-            self.lever_resumed = false;
-            self.lever_restarted = true;
-            self.lever_agreed = true;
-            self.lever_journaled = Some(true);
+        if self.lever.resumed {
+            self.lever.resumed = false;
+            self.lever.restarted = true;
+            self.lever.agreed = true;
+            self.lever.journaled = Some(true);
         }
     }
 
     fn lever_step(&mut self, at: Instant, right_high: bool) {
-        let first = std::mem::take(&mut self.lever_unchecked);
-        let restarted = std::mem::take(&mut self.lever_restarted);
-        let resumed = std::mem::take(&mut self.lever_resumed);
+        let first = std::mem::take(&mut self.lever.unchecked);
+        let restarted = std::mem::take(&mut self.lever.restarted);
+        let resumed = std::mem::take(&mut self.lever.resumed);
         let running = self.engine.status() == Status::Running;
         let (Some(turn), true) = (self.engine.to_move(), running) else {
-            self.lever_agreed = false;
+            self.lever.agreed = false;
             return;
         };
         let half = if right_high {
@@ -178,10 +180,10 @@ impl Session {
         };
         let shown = side_on(half, self.cfg.white_side);
         if shown == turn {
-            self.lever_agreed = true;
+            self.lever.agreed = true;
             return;
         }
-        let was_in_step = std::mem::replace(&mut self.lever_agreed, false);
+        let was_in_step = std::mem::replace(&mut self.lever.agreed, false);
         if !first {
             return;
         }
@@ -201,7 +203,7 @@ impl Session {
         let press = self.press_input(turn);
         match self.apply(at, press) {
             Ok(()) => {
-                self.lever_agreed = true;
+                self.lever.agreed = true;
                 let notice = if restarted {
                     format!(
                         "the lever of clock {clock} shows {to_move} to move, but {running}'s \
@@ -246,7 +248,7 @@ impl Session {
                 black_ms: p.black_ms,
             },
         });
-        self.changed = true;
+        self.published.changed = true;
     }
 
     /// The run button pauses a running game and resumes a paused one, where the options
@@ -270,14 +272,14 @@ impl Session {
     /// a game under way that was played on another board goes on, but the operator is told
     /// (a notice): it may be another game, which only they can tell.
     fn board_identified(&mut self, now: Instant, serial: String) {
-        if self.info.board_serial != serial {
-            self.info.board_serial.clone_from(&serial);
-            self.changed = true;
+        if self.published.info.board_serial != serial {
+            self.published.info.board_serial.clone_from(&serial);
+            self.published.changed = true;
         }
-        if serial.is_empty() || self.journal_serial.as_deref() == Some(serial.as_str()) {
+        if serial.is_empty() || self.published.journal_serial.as_deref() == Some(serial.as_str()) {
             return;
         }
-        if let Some(before) = self.journal_serial.as_deref()
+        if let Some(before) = self.published.journal_serial.as_deref()
             && self.status() != Status::Ready
         {
             let notice = format!(
@@ -288,7 +290,7 @@ impl Session {
             );
             self.notify(notice);
         }
-        self.journal_serial = Some(serial.clone());
+        self.published.journal_serial = Some(serial.clone());
         self.note(now, Note::BoardSerial(serial), false);
     }
 }

@@ -258,13 +258,13 @@ impl Session {
 
     /// Engine time at `at`.
     pub(crate) fn time_at(&self, at: Instant) -> Time {
-        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+        Time::from_ms(at.as_ms().saturating_add(self.time.offset_ms))
     }
 
     /// The instant of engine time `t`.
     fn instant_of(&self, t: Time) -> Instant {
         Instant::from_epoch(Duration::from_millis(
-            t.as_ms().saturating_sub(self.offset_ms),
+            t.as_ms().saturating_sub(self.time.offset_ms),
         ))
     }
 
@@ -272,7 +272,7 @@ impl Session {
 
     /// Bytes read from the board at `now`.
     pub(crate) fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
-        self.now = now;
+        self.time.now = now;
         self.driver.handle_input(now, bytes);
         self.drain_driver(now);
         self.finish(now);
@@ -281,7 +281,7 @@ impl Session {
     /// Time passed (or something else happened): act on everything due by `now`, then
     /// decide what the clock must show. Call it after every wake-up, last.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         let t = self.time_at(now);
         self.engine.handle_timeout(t);
         self.drain_engine(now);
@@ -314,11 +314,16 @@ impl Session {
         let display = self
             .driver
             .clock_usable()
-            .then(|| self.engine.display(self.time_at(self.now)).next_refresh)
+            .then(|| {
+                self.engine
+                    .display(self.time_at(self.time.now))
+                    .next_refresh
+            })
             .flatten()
             .map(|t| self.instant_of(t));
         let board = self
-            .board_game
+            .board
+            .game
             .poll_timeout()
             .map(|ms| self.instant_of(Time::from_ms(ms)));
         [engine, display, self.driver.poll_timeout(), board]
@@ -335,36 +340,36 @@ impl Session {
 
     /// Whether the board's game (its PGN) changed since the last call.
     pub(crate) fn take_pgn_changed(&mut self) -> bool {
-        std::mem::take(&mut self.pgn_changed)
+        std::mem::take(&mut self.board.pgn_changed)
     }
 
     // ---- the link's lifetime -------------------------------------------------------------
 
     /// The port is open (first time or again) at `now`.
     pub(crate) fn connect(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.driver.connect(now);
-        self.lever_unchecked = true;
-        self.state.connected = true;
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
         self.note(now, Note::Reconnected, true);
         self.state_changed();
     }
 
     /// The port is open at the start (nothing to note).
     pub(crate) fn connect_first(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.driver.connect(now);
-        self.lever_unchecked = true;
-        self.state.connected = true;
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
     pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
-        self.now = now;
+        self.time.now = now;
         self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
-        self.state.connected = false;
-        self.changed = true;
+        self.published.state.connected = false;
+        self.published.changed = true;
     }
 
     // ---- what the caller reads -----------------------------------------------------------
@@ -419,7 +424,7 @@ impl Session {
 
     /// Bring the engine up to `now` (before a request: a flag due by now falls first).
     pub(crate) fn advance(&mut self, now: Instant) {
-        self.now = now;
+        self.time.now = now;
         self.engine.handle_timeout(self.time_at(now));
     }
 
@@ -445,7 +450,7 @@ impl Session {
     /// longer news. The journal starts anew ([`SessionEvent::NewGame`]) and must still say
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
-        self.now = now;
+        self.time.now = now;
         let replaced = Replaced {
             snapshot: self.snapshot(now),
             board: self.has_board_moves().then(|| self.pgn_game(now)),
@@ -453,20 +458,21 @@ impl Session {
         };
         self.engine = engine;
         self.observed.reset();
-        self.state.time_control = crate::engine::notation::canonical(self.engine.control());
-        self.state.notices.clear();
+        self.published.state.time_control =
+            crate::engine::notation::canonical(self.engine.control());
+        self.published.state.notices.clear();
         self.state_changed();
         self.events
             .push_back(SessionEvent::NewGame(Box::new(replaced)));
-        self.lever_journaled = None;
+        self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
-        if let Some(serial) = self.journal_serial.clone() {
+        if let Some(serial) = self.published.journal_serial.clone() {
             self.note(now, Note::BoardSerial(serial), false);
         }
         // The board's game goes on across the engine's new game: the new journal starts with
         // the steps that rebuild it as it stands.
         let t_ms = self.time_at(now).as_ms();
-        for step in self.board_game.steps_of_game() {
+        for step in self.board.game.steps_of_game() {
             self.events.push_back(SessionEvent::Board { t_ms, step });
         }
     }
@@ -493,8 +499,8 @@ impl Session {
     fn set_white_side(&mut self, now: Instant, side: BoardSide) {
         self.cfg.white_side = side;
         // The lever's halves now mean other players: in step again only once a report says.
-        self.lever_agreed = false;
-        self.lever_journaled = None;
+        self.lever.agreed = false;
+        self.lever.journaled = None;
         self.note(now, Note::WhiteSide(side), true);
         self.state_changed();
     }
@@ -506,22 +512,22 @@ impl Session {
 
     /// The game changed: push the display and publish the state.
     fn state_changed(&mut self) {
-        self.dirty = true;
-        self.changed = true;
+        self.display.dirty = true;
+        self.published.changed = true;
     }
 
     /// The board's game (its PGN and its view on the bus) changed.
     fn game_record_changed(&mut self) {
-        self.pgn_changed = true;
-        self.board_stale = true;
+        self.board.pgn_changed = true;
+        self.board.stale = true;
     }
 
     /// Something the operator should know: in the published `notices`, and logged.
     fn notify(&mut self, notice: String) {
         tracing::warn!(clock = self.cfg.clock, "{notice}");
-        self.state.notices.push(notice.clone());
+        self.published.state.notices.push(notice.clone());
         self.events.push_back(SessionEvent::Notice(notice));
-        self.changed = true;
+        self.published.changed = true;
     }
 
     /// Journal `note` at `now` (and keep it in the record if `record`).

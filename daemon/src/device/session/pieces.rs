@@ -83,19 +83,20 @@ impl Session {
     pub(super) fn on_board_message(&mut self, at: Instant, message: &Message) {
         let t = self.time_at(at);
         let clocks = self.clocks(t);
-        let plies = self.board_game.moves().len();
-        self.board_game.on_message(t.as_ms(), message, Some(clocks));
+        let plies = self.board.game.moves().len();
+        self.board.game.on_message(t.as_ms(), message, Some(clocks));
         self.drain_board(at);
-        if self.reconciling && matches!(message, Message::BoardDump(_)) {
-            self.reconciling = false;
+        if self.board.reconciling && matches!(message, Message::BoardDump(_)) {
+            self.board.reconciling = false;
             let read: Vec<String> = self
-                .board_game
+                .board
+                .game
                 .moves()
                 .iter()
                 .skip(plies)
                 .map(|m| m.event.san.clone())
                 .collect();
-            let now_plies = self.board_game.moves().len();
+            let now_plies = self.board.game.moves().len();
             if !read.is_empty() {
                 self.notify(format!(
                     "clock {}: the pieces show {} played while chessclockd was not running: \
@@ -121,17 +122,17 @@ impl Session {
 
     /// Whether the board's game has no position yet (no start seen, no position set).
     pub(crate) fn board_game_is_empty(&self) -> bool {
-        self.board_game.tracker().positions().is_empty()
+        self.board.game.tracker().positions().is_empty()
     }
 
     /// How many plies the board's game has.
     pub(crate) fn board_plies(&self) -> usize {
-        self.board_game.moves().len()
+        self.board.game.moves().len()
     }
 
     /// Say the board game's changes since the last call as journal events, at `t`.
     fn say_steps(&mut self, t: Time) {
-        while let Some(step) = self.board_game.poll_step() {
+        while let Some(step) = self.board.game.poll_step() {
             self.events.push_back(SessionEvent::Board {
                 t_ms: t.as_ms(),
                 step,
@@ -148,10 +149,10 @@ impl Session {
         t_ms: u64,
         step: &chessclock_game::Step,
     ) -> Result<(), chessclock_game::StepError> {
-        self.board_game.replay(t_ms, step)?;
-        while self.board_game.poll_change().is_some() {}
+        self.board.game.replay(t_ms, step)?;
+        while self.board.game.poll_change().is_some() {}
         self.game_record_changed();
-        self.changed = true;
+        self.published.changed = true;
         Ok(())
     }
 
@@ -159,10 +160,10 @@ impl Session {
     /// the board's game is journaled, and a rebuilt game is reconciled with the pieces at
     /// the first board dump. The rebuilt position is judged as any change of the game is.
     pub(crate) fn board_resumed(&mut self) {
-        self.board_game.set_journaling(true);
+        self.board.game.set_journaling(true);
         if !self.board_game_is_empty() {
-            self.reconciling = true;
-            self.judge_board(self.now);
+            self.board.reconciling = true;
+            self.judge_board(self.time.now);
         }
     }
 
@@ -170,19 +171,21 @@ impl Session {
     pub(super) fn board_timeout(&mut self, now: Instant) {
         let t = self.time_at(now);
         if self
-            .board_game
+            .board
+            .game
             .poll_timeout()
             .is_some_and(|d| d <= t.as_ms())
         {
             let clocks = self.clocks(t);
-            self.board_game.handle_timeout(t.as_ms(), Some(clocks));
+            self.board.game.handle_timeout(t.as_ms(), Some(clocks));
             self.drain_board(now);
         }
     }
 
     /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
     pub(super) fn board_press(&mut self, t: Time, side: Side, remaining_ms: u64, move_ms: u64) {
-        self.board_game
+        self.board
+            .game
             .on_press(color(side), remaining_ms, Some(move_ms));
         self.say_steps(t);
         self.game_record_changed();
@@ -198,7 +201,8 @@ impl Session {
         let t = self.time_at(now);
         let clocks = self.clocks(t);
         let clock = self.cfg.clock;
-        self.board_game
+        self.board
+            .game
             .correct(t.as_ms(), correction, Some(clocks))
             .map_err(|e| {
                 let text = format!("clock {clock}: {e}");
@@ -212,7 +216,7 @@ impl Session {
                 }
             })?;
         self.drain_board(now);
-        let fen = self.board_game.fen();
+        let fen = self.board.game.fen();
         self.note(
             now,
             Note::Correction {
@@ -221,7 +225,7 @@ impl Session {
             },
             true,
         );
-        let problem = match self.board_game.tracker().state() {
+        let problem = match self.board.game.tracker().state() {
             chessclock_game::BoardState::Synced => String::new(),
             _ => PIECES_PENDING.to_owned(),
         };
@@ -229,7 +233,7 @@ impl Session {
             "the board's game was corrected ({correction}): now {fen}{problem}"
         ));
         self.game_record_changed();
-        self.changed = true;
+        self.published.changed = true;
         Ok(Reply::Done)
     }
 
@@ -238,12 +242,13 @@ impl Session {
     /// the moves its FEN's move number says were made before it.
     pub(super) fn board_moves_of(&self, side: Side) -> usize {
         let recorded = self
-            .board_game
+            .board
+            .game
             .moves()
             .iter()
             .filter(|m| m.event.color == color(side))
             .count();
-        let before = match &self.board_game.record().setup {
+        let before = match &self.board.game.record().setup {
             Some((fen, _)) if recorded > 0 => moves_before(fen, color(side)),
             _ => 0,
         };
@@ -256,7 +261,7 @@ impl Session {
     fn drain_board(&mut self, at: Instant) {
         let t = self.time_at(at);
         self.say_steps(t);
-        while let Some(change) = self.board_game.poll_change() {
+        while let Some(change) = self.board.game.poll_change() {
             match &change {
                 RecordChange::Move(_) | RecordChange::Rewound => self.judge_board(at),
                 RecordChange::Result(result) => self.board_signal(at, *result),
@@ -272,33 +277,38 @@ impl Session {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
             self.game_record_changed();
-            self.changed = true;
+            self.published.changed = true;
         }
         // A correction's "not shown yet" is true no longer once the pieces show the game.
-        if self.board_game.tracker().state() == &chessclock_game::BoardState::Synced
+        if self.board.game.tracker().state() == &chessclock_game::BoardState::Synced
             && self
+                .published
                 .state
                 .notices
                 .iter()
                 .any(|n| n.ends_with(PIECES_PENDING))
         {
-            self.state.notices.retain(|n| !n.ends_with(PIECES_PENDING));
-            self.changed = true;
+            self.published
+                .state
+                .notices
+                .retain(|n| !n.ends_with(PIECES_PENDING));
+            self.published.changed = true;
         }
     }
 
     /// What the bus shows of the board's game.
     pub(crate) fn board_view(&self) -> BoardView {
         BoardView {
-            fen: self.board_game.fen(),
+            fen: self.board.game.fen(),
             moves: self
-                .board_game
+                .board
+                .game
                 .moves()
                 .iter()
                 .map(|m| m.event.san.clone())
                 .collect(),
-            game_info: self.board_game.info().tags().to_vec(),
-            problem: self.board_game.problem().unwrap_or_default().to_owned(),
+            game_info: self.board.game.info().tags().to_vec(),
+            problem: self.board.game.problem().unwrap_or_default().to_owned(),
             // Set with the game's status when the state is refreshed.
             draw_claimable: Vec::new(),
         }
@@ -306,64 +316,64 @@ impl Session {
 
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
-        self.board_game.set_info(tags).map_err(|e| e.to_string())?;
-        self.say_steps(self.time_at(self.now));
+        self.board.game.set_info(tags).map_err(|e| e.to_string())?;
+        self.say_steps(self.time_at(self.time.now));
         self.game_record_changed();
-        self.changed = true;
+        self.published.changed = true;
         Ok(())
     }
 
     /// Set tags every game carries unless its information sets them (`Event`, `Site`),
     /// replacing those named; a bad tag changes nothing.
     pub(crate) fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
-        let mut defaults = self.tag_defaults.clone();
+        let mut defaults = self.board.tag_defaults.clone();
         defaults.set_all(tags).map_err(|e| e.to_string())?;
-        if defaults != self.tag_defaults {
-            self.tag_defaults = defaults;
+        if defaults != self.board.tag_defaults {
+            self.board.tag_defaults = defaults;
             self.game_record_changed();
-            self.changed = true;
+            self.published.changed = true;
         }
         Ok(())
     }
 
     /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
     pub(crate) fn set_place(&mut self, round: u32, board: u32) {
-        if self.place != Some((round, board)) {
-            self.place = Some((round, board));
+        if self.board.place != Some((round, board)) {
+            self.board.place = Some((round, board));
             self.game_record_changed();
-            self.changed = true;
+            self.published.changed = true;
         }
     }
 
     /// The round and the board number the clock is, if the supervisor said so.
     pub(crate) fn place(&self) -> Option<(u32, u32)> {
-        self.place
+        self.board.place
     }
 
     /// The PGN `Date` of the game's start (`None`: not started, `????.??.??`).
     pub(crate) fn set_date(&mut self, date: Option<String>) {
-        if self.date != date {
-            self.date = date;
+        if self.board.date != date {
+            self.board.date = date;
             self.game_record_changed();
         }
     }
 
     /// The tags the game's PGN carries: its information, then the defaults and the date.
     pub(crate) fn pgn_info(&self) -> GameInfo {
-        let mut defaults = self.tag_defaults.clone();
+        let mut defaults = self.board.tag_defaults.clone();
         // A date is one line of digits and dots, Round/Board numbers: none can be refused.
-        if let Some(date) = &self.date {
+        if let Some(date) = &self.board.date {
             let _ = defaults.set("Date", date);
         }
-        if let Some((round, board)) = self.place {
+        if let Some((round, board)) = self.board.place {
             let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
-        self.board_game.info().or(&defaults)
+        self.board.game.info().or(&defaults)
     }
 
     /// Whether moves were read from the pieces.
     pub(crate) fn has_board_moves(&self) -> bool {
-        !self.board_game.moves().is_empty()
+        !self.board.game.moves().is_empty()
     }
 
     /// The board's game so far as a PGN game, clocks at `now`.
@@ -391,7 +401,7 @@ impl Session {
                 notation::canonical(self.engine.control()),
             )
         };
-        let mut game = self.board_game.pgn(Some(PgnClocks {
+        let mut game = self.board.game.pgn(Some(PgnClocks {
             time_control,
             control_notation,
             white_ms: snap.white_ms,

@@ -43,7 +43,7 @@ pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) 
 impl Session {
     /// The clock's name.
     pub(crate) fn name(&self) -> &str {
-        &self.state.name
+        &self.published.state.name
     }
 
     /// The port's label.
@@ -58,14 +58,14 @@ impl Session {
 
     /// Tell the operator `notice` about this game (the problems of a resumed game).
     pub(crate) fn add_notice(&mut self, notice: String) {
-        self.state.notices.push(notice);
-        self.changed = true;
+        self.published.state.notices.push(notice);
+        self.published.changed = true;
     }
 
     /// The state at `now`, with the engine (drive mode) for live snapshots.
     pub(crate) fn published(&mut self, now: Instant) -> ClockState {
         self.refresh(now);
-        let mut state = self.state.clone();
+        let mut state = self.published.state.clone();
         state.engine = self.engine_at();
         state
     }
@@ -76,11 +76,11 @@ impl Session {
     /// when it is published, with the engine that lets the bus compute live snapshots
     /// without asking the actor.
     pub(crate) fn publish(&mut self, now: Instant, cur: &mut ClockState) -> bool {
-        let changed = std::mem::take(&mut self.changed);
+        let changed = std::mem::take(&mut self.published.changed);
         self.refresh(now);
-        let publish = changed || !same_except_time(cur, &self.state);
+        let publish = changed || !same_except_time(cur, &self.published.state);
         if publish {
-            cur.clone_from(&self.state);
+            cur.clone_from(&self.published.state);
             cur.engine = self.engine_at();
         }
         publish
@@ -92,11 +92,11 @@ impl Session {
 
     /// Bring the kept state up to `now`.
     fn refresh(&mut self, now: Instant) {
-        if std::mem::take(&mut self.board_stale) {
-            self.state.board = self.board_view();
-            self.claimable = self.claimable_now();
+        if std::mem::take(&mut self.board.stale) {
+            self.published.state.board = self.board_view();
+            self.board.claimable = self.claimable_now();
         }
-        let (info, state) = (&self.info, &mut self.state);
+        let (info, state) = (&self.published.info, &mut self.published.state);
         if state.model != info.model {
             state.model.clone_from(&info.model);
         }
@@ -107,19 +107,19 @@ impl Session {
             state.board_serial.clone_from(&info.board_serial);
         }
         state.battery_low = info.battery_low;
-        self.state.device_state = self.device_state();
-        self.state.mode = self.mode();
-        self.state.white_side = self.white_side();
+        self.published.state.device_state = self.device_state();
+        self.published.state.mode = self.mode();
+        self.published.state.white_side = self.white_side();
         let snap = self.snapshot(now);
         let open = matches!(snap.status, Status::Running | Status::Paused);
-        let claimable: &[BoardClaim] = if open { &self.claimable } else { &[] };
-        if self.state.board.draw_claimable != claimable {
-            self.state.board.draw_claimable = claimable.to_vec();
+        let claimable: &[BoardClaim] = if open { &self.board.claimable } else { &[] };
+        if self.published.state.board.draw_claimable != claimable {
+            self.published.state.board.draw_claimable = claimable.to_vec();
         }
-        self.state.game_state = snap.status;
-        self.state.snapshot = snap;
+        self.published.state.game_state = snap.status;
+        self.published.state.snapshot = snap;
         let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);
-        self.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
+        self.published.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
     }
 }
 

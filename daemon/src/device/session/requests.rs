@@ -41,8 +41,8 @@ impl Session {
             Request::SetMode(mode) => return self.switch_mode(now, mode),
             Request::Rename(name) => return self.rename(now, name),
             Request::Notice(text) => {
-                self.state.notices.push(text);
-                self.changed = true;
+                self.published.state.notices.push(text);
+                self.published.changed = true;
                 return Ok(Reply::Done);
             }
             Request::Live => return Ok(Reply::State(Box::new(self.published(now)))),
@@ -148,8 +148,8 @@ impl Session {
         self.apply(now, input).map_err(DeviceError::Refused)?;
         // A reconfiguration, or a ruling that put a delay on the clock.
         let time_control = notation::canonical(self.engine.control());
-        if time_control != self.state.time_control {
-            self.state.time_control.clone_from(&time_control);
+        if time_control != self.published.state.time_control {
+            self.published.state.time_control.clone_from(&time_control);
             self.events
                 .push_back(SessionEvent::Reconfigured { time_control });
         }
@@ -181,11 +181,15 @@ impl Session {
             Request::SetTimeControl(control) | Request::SetControlBeforeStart(control) => {
                 // The clock runs its own control: the operator declares which, for the
                 // record.
-                self.state.time_control = notation::canonical(control);
+                self.published.state.time_control = notation::canonical(control);
                 self.declared = Some((**control).clone());
-                self.note(now, Note::Declared(self.state.time_control.clone()), true);
+                self.note(
+                    now,
+                    Note::Declared(self.published.state.time_control.clone()),
+                    true,
+                );
                 self.game_record_changed();
-                self.changed = true;
+                self.published.changed = true;
                 Some(Ok(Reply::Done))
             }
             Request::Start(_) | Request::Pause | Request::Resume => {
@@ -253,25 +257,25 @@ impl Session {
                 crate::engine::words::quote(&name)
             )));
         }
-        if name == self.state.name {
+        if name == self.published.state.name {
             return Ok(Reply::Done);
         }
-        let old = std::mem::replace(&mut self.state.name, name);
+        let old = std::mem::replace(&mut self.published.state.name, name);
         tracing::info!(
             clock = self.cfg.clock,
             "renamed {old:?} to {:?}",
-            self.state.name
+            self.published.state.name
         );
         self.note(
             now,
             Note::Renamed {
                 old: old.clone(),
-                new: self.state.name.clone(),
+                new: self.published.state.name.clone(),
             },
             true,
         );
         self.events.push_back(SessionEvent::Renamed { old });
-        self.changed = true;
+        self.published.changed = true;
         Ok(Reply::Done)
     }
 
@@ -300,7 +304,7 @@ impl Session {
     /// The control an observed clock runs, as the operator declared it before a restart.
     pub(crate) fn declare(&mut self, control: TimeControl) {
         if self.observing() {
-            self.state.time_control = notation::canonical(&control);
+            self.published.state.time_control = notation::canonical(&control);
         }
         self.declared = Some(control);
         self.game_record_changed();
@@ -315,7 +319,7 @@ impl Session {
             (Some(declared), Mode::Observe) => declared,
             _ => self.engine.control(),
         };
-        self.state.time_control = crate::engine::notation::canonical(shown);
+        self.published.state.time_control = crate::engine::notation::canonical(shown);
         self.game_record_changed();
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);

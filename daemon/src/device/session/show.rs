@@ -29,10 +29,10 @@ impl Session {
             let model = self.driver.model().unwrap_or(ClockModel::Dgt3000);
             if let Some(a) = announce::announce(&ev, model) {
                 // Keep the latest few; a backlog of stale news helps nobody.
-                if self.announcements.len() == MAX_ANNOUNCEMENTS {
-                    self.announcements.pop_front();
+                if self.display.announcements.len() == MAX_ANNOUNCEMENTS {
+                    self.display.announcements.pop_front();
                 }
-                self.announcements.push_back(a);
+                self.display.announcements.push_back(a);
             }
             match &ev {
                 Event::Pressed {
@@ -81,7 +81,7 @@ impl Session {
             // The game comes first: a change of the game (a press, a flag, a start, an
             // arbiter's correction) ends any text, an operator's included, and its times go
             // out now. A mere re-sync waits for the text's end (the clock counts behind it).
-            if !self.dirty {
+            if !self.display.dirty {
                 return;
             }
             self.driver.end_text();
@@ -101,13 +101,13 @@ impl Session {
         }
         let wanted = face(d.white_s, d.black_s, d.counting, self.cfg.white_side);
         let differs = self.driver.shows(now).is_none_or(|shown| shown != wanted);
-        if !(self.dirty || self.refresh || differs) {
+        if !(self.display.dirty || self.display.refresh || differs) {
             return;
         }
         let to_next_second = d.ms_to_next_second.map(|ms| ms + lead_ms);
         self.driver.push_times(now, wanted, to_next_second);
-        self.dirty = false;
-        self.refresh = false;
+        self.display.dirty = false;
+        self.display.refresh = false;
         let (left, right) = self.flag_icons(now);
         self.driver.flag_icons(left, right);
     }
@@ -140,13 +140,13 @@ impl Session {
     /// [`announce::SHOW_FOR`].
     pub(super) fn show_announcement(&mut self, now: Instant) {
         if !self.driver.clock_usable() || self.observing() {
-            self.announcements.clear();
+            self.display.announcements.clear();
             return;
         }
         if self.driver.text_showing() {
             return;
         }
-        let Some(a) = self.announcements.pop_front() else {
+        let Some(a) = self.display.announcements.pop_front() else {
             return;
         };
         if a.beep {
