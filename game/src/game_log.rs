@@ -1,6 +1,7 @@
 //! The record a clock's game leaves (architecture §7): its events as they happened, rendered
 //! when the game ends, or when an operator discards it with a new game, as a PGN and a JSON
-//! event log.
+//! event log. The daemon folds it from the game's journal records when it writes it: it is
+//! never fed beside the journal.
 //!
 //! Owns the typed event log ([`LogEntry`]: a [`LogEvent`] with its engine time `t_ms` and
 //! wall time `wall_ms`) and its two renderings. The PGN is the board's game when the caller
@@ -100,16 +101,6 @@ impl GameLog {
         }
     }
 
-    /// The clock was renamed: the record is written under the new name.
-    pub fn set_name(&mut self, name: &str) {
-        name.clone_into(&mut self.name);
-    }
-
-    /// The control changed mid-game (kept in the record as an event too).
-    pub fn set_control(&mut self, control: &str) {
-        self.control = control.to_owned();
-    }
-
     /// Whether anything happened that is worth a record (the game was started).
     pub fn started(&self) -> bool {
         !self.entries.is_empty()
@@ -122,8 +113,13 @@ impl GameLog {
 
     /// The PGN `Date` of the game's start (`2026.11.26`, UTC), once it started.
     pub fn start_date(&self) -> Option<String> {
-        let (y, mo, d, ..) = utc(self.entries.first()?.wall_ms);
-        Some(format!("{y:04}.{mo:02}.{d:02}"))
+        Some(pgn_date(self.entries.first()?.wall_ms))
+    }
+
+    /// Whether `event` starts a game's record (the clock started): nothing before it
+    /// belongs to the game.
+    pub fn starts(event: &ClockEvent) -> bool {
+        matches!(event, ClockEvent::StateChanged { reason, .. } if *reason == StatusCause::Start)
     }
 
     /// The events so far.
@@ -134,7 +130,7 @@ impl GameLog {
     /// Add an event at engine time `t_ms`; nothing before the start belongs to a game.
     pub fn event(&mut self, t_ms: u64, wall_ms: u64, event: impl Into<LogEvent>) {
         let event = event.into();
-        let start = matches!(&event, LogEvent::Clock(ClockEvent::StateChanged { reason, .. }) if *reason == StatusCause::Start);
+        let start = matches!(&event, LogEvent::Clock(ev) if GameLog::starts(ev));
         if self.entries.is_empty() && !start {
             return;
         }
@@ -173,7 +169,7 @@ impl GameLog {
         let (y, mo, d, h, mi, s) = utc(self.started_wall_ms);
         let drawn_by = final_snapshot.and_then(|s| s.drawn_by);
         let game = board
-            .unwrap_or_else(|| self.presses_pgn(format!("{y:04}.{mo:02}.{d:02}"), info, drawn_by));
+            .unwrap_or_else(|| self.presses_pgn(pgn_date(self.started_wall_ms), info, drawn_by));
         let json = LogJson {
             clock: &self.name,
             port: &self.port,
@@ -278,6 +274,12 @@ impl GameLog {
             ..PgnGame::default()
         }
     }
+}
+
+/// The PGN `Date` (`2026.11.26`, UTC) of Unix milliseconds `wall_ms`.
+pub fn pgn_date(wall_ms: u64) -> String {
+    let (y, mo, d, ..) = utc(wall_ms);
+    format!("{y:04}.{mo:02}.{d:02}")
 }
 
 /// Civil UTC date and time of Unix milliseconds (jiff's calendar; no leap seconds): year,

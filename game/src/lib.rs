@@ -35,7 +35,7 @@ pub mod tracker;
 
 pub use clock_event::ClockEvent;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
-pub use game_log::{GameLog, LogEntry, LogEvent, Rendered};
+pub use game_log::{GameLog, LogEntry, LogEvent, Rendered, pgn_date};
 pub use judge::{Judgement, judge};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;

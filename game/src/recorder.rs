@@ -279,7 +279,9 @@ impl GameRecorder {
     }
 
     /// `color` pressed, leaving it `clock_ms` after a move of `elapsed_ms`: its last move
-    /// (of the last two plies) gets these times, if no press gave it times yet.
+    /// (of the last two plies) gets these times, if no press gave it times yet; else they
+    /// wait for its next move read. Said as a step either way, so that a restart keeps a
+    /// press whose move is not read yet.
     pub fn on_press(&mut self, color: Color, clock_ms: u64, elapsed_ms: Option<u64>) {
         let n = self.current.moves.len();
         if let Some(m) = self.current.moves[n.saturating_sub(2)..]
@@ -291,14 +293,14 @@ impl GameRecorder {
             m.clock_ms = Some(clock_ms);
             m.elapsed_ms = elapsed_ms;
             m.from_press = true;
-            self.step(Step::Press {
-                white: color == Color::White,
-                clock_ms,
-                elapsed_ms,
-            });
         } else {
             self.unclaimed[side_index(color)] = Some((clock_ms, elapsed_ms));
         }
+        self.step(Step::Press {
+            white: color == Color::White,
+            clock_ms,
+            elapsed_ms,
+        });
     }
 
     /// The next change of the current game, if any (a caller that does not publish changes

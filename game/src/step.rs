@@ -67,7 +67,8 @@ pub enum Step {
         /// The placement (empty: none).
         board: String,
     },
-    /// A press gave the last move of `white` (or Black) these times.
+    /// `white` (or Black) pressed: its last move gets these times, or, if a press timed it
+    /// already, its next move read (a press that came before its move).
     Press {
         /// White pressed (else Black).
         white: bool,

@@ -174,6 +174,74 @@ fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Re
     Ok(())
 }
 
+/// The game's records in `games/` (any round's folder), PGN paths.
+fn records(state: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![state.join("games")];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "pgn") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The archived record is the whole game's, folded from its journal: after a SIGKILL it
+/// holds the moves, clocks and times from before the restart (as python-chess reads them
+/// before it), the operator's corrections, and the move after it, as one game.
+#[test]
+fn the_archived_record_after_a_restart_is_the_whole_game_s() -> Result<()> {
+    let mut t = Setup::new("board-restart-record")?;
+    let mut d = t.daemon()?;
+    let before = opening(&mut t, &d)?;
+    d.kill();
+    let d = t.daemon()?;
+    wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
+    t.play("f1c4")?;
+    wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
+    let live = pgn_read(&d, t.dir.path(), "live.pgn")?;
+    ctl_ok(&d, &["result", "0", "1-0"]);
+    let state = t.dir.path().join("state");
+    let until = std::time::Instant::now() + WAIT;
+    let pgn = loop {
+        if let [pgn] = records(&state).as_slice() {
+            break pgn.clone();
+        }
+        ensure!(std::time::Instant::now() < until, "no record in games/");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut games = python_reads(&pgn)?;
+    ensure!(games.len() == 1, "{}", pgn.display());
+    let archived = games.remove(0);
+    ensure!(archived["errors"] == serde_json::json!([]), "{archived}");
+    ensure!(s(&archived, "/headers/Result") == "1-0", "{archived}");
+    for key in ["san", "clk", "emt"] {
+        ensure!(
+            archived[key].as_array().map(|a| a[..4].to_vec()) == before[key].as_array().cloned()
+                && archived[key] == live[key],
+            "{key}: the archived record is the game before and after the restart:\n{before}\n{live}\n{archived}"
+        );
+    }
+    let json = std::fs::read_to_string(pgn.with_extension("json"))?;
+    let log: Value = serde_json::from_str(&json)?;
+    let events = log["events"].as_array().context("events")?;
+    let said = |what: &str| events.iter().filter(|e| s(e, "/event") == what).count();
+    ensure!(said("move") == 6, "every move read or forced: {json}");
+    ensure!(said("pressed") == 5, "every press: {json}");
+    for correction in ["correction: undo", "correction: force g1f3"] {
+        ensure!(
+            events.iter().any(|e| s(e, "/what").starts_with(correction)),
+            "the correction {correction:?} from before the restart: {json}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_read() -> Result<()> {
     let mut t = Setup::new("board-restart-stop")?;

@@ -42,10 +42,11 @@ mod show;
 
 pub use judging::DrawRules;
 pub use pieces::MoveSource;
+pub(crate) use pieces::move_event;
 pub(crate) use show::clock_event;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -40,7 +40,7 @@ pub enum MoveSource {
 const PIECES_PENDING: &str = "; the pieces do not show it yet: set them as the game's position";
 
 /// The bus event of a move read from the pieces.
-fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
+pub(crate) fn move_event(m: &chessclock_game::RecordedMove) -> ClockEvent {
     ClockEvent::Move {
         ply: m.event.ply,
         san: m.event.san.clone(),
@@ -144,24 +144,18 @@ impl Session {
 
     /// Rebuild the board's game from a journaled step at engine time `t_ms` (a restart's
     /// fold over the journal): applied as the game made it, nothing journaled or judged
-    /// again (the engine's verdicts are in the journal as inputs). Returns the bus events
-    /// the step makes for the game's record (a move); a step that does not fit is an error
-    /// and changes nothing.
+    /// again (the engine's verdicts are in the journal as inputs; the game's record is
+    /// folded from the journal). A step that does not fit is an error and changes nothing.
     pub(crate) fn replay_step(
         &mut self,
         t_ms: u64,
         step: &chessclock_game::Step,
-    ) -> Result<Vec<ClockEvent>, chessclock_game::StepError> {
+    ) -> Result<(), chessclock_game::StepError> {
         self.board.game.replay(t_ms, step)?;
-        let mut events = Vec::new();
-        while let Some(change) = self.board.game.poll_change() {
-            if let RecordChange::Move(m) = change {
-                events.push(move_event(&m));
-            }
-        }
+        while self.board.game.poll_change().is_some() {}
         self.game_record_changed();
         self.published.changed = true;
-        Ok(events)
+        Ok(())
     }
 
     /// The journal's steps are replayed (or there were none): from now on every change of

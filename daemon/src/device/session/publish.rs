@@ -52,11 +52,6 @@ impl Session {
         self.cfg.clock
     }
 
-    /// Canonical notation of the game's control.
-    pub(crate) fn time_control(&self) -> &str {
-        &self.published.state.time_control
-    }
-
     /// Tell the operator `notice` about this game (the problems of a resumed game).
     pub(crate) fn add_notice(&mut self, notice: String) {
         self.published.state.notices.push(notice);

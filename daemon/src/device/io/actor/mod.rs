@@ -7,9 +7,10 @@
 //! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
 //! out, acts on its events and sleeps until the earliest deadline. It is the only place where
 //! wall time (tokio's monotonic clock) meets the pure layers: `now` is read once per wake-up
-//! and passed down. It journals what the session says to, keeps the game's record, sends
-//! the state the session publishes and the bus events, and answers a request once the
-//! journal has what it did. It must not hold game, link or request rules itself: a request
+//! and passed down. It journals what the session says to (the journal is the game's
+//! record: the archived record is folded from it, see `persist::record`), sends the state
+//! the session publishes and the bus events, and answers a request once the journal has
+//! what it did. It must not hold game, link or request rules itself: a request
 //! is forwarded as it is (only `Shutdown` and `Detach`, which stop the loop, are its own:
 //! a detached clock's game goes to `games/` and its journal is removed). Its work is
 //! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
@@ -22,15 +23,16 @@ mod start;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+pub(crate) use start::replay;
 pub(crate) use start::spawn;
 
-use chessclock_game::GameLog;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::live::LiveFiles;
-use super::persist::{self, GameRecord, GameStart, Persist};
+use super::persist::{self, Archive, GameRecord, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
 use crate::device::link::driver;
@@ -53,8 +55,9 @@ struct Actor<P> {
     epoch: Instant,
     /// The game's journal (`None`: not journaled).
     persist: Option<Persist>,
-    /// The game's record so far (kept where the game is journaled).
-    log: Option<GameLog>,
+    /// When the game's clock started (wall time, its PGN `Date`), where the game is
+    /// journaled (its record is the journal's).
+    started_wall_ms: Option<u64>,
     /// The round the game was played in: the clock's round when its record started (a
     /// roll-over moves the clock on before the last game's record is written).
     played_round: Option<u32>,
@@ -90,44 +93,19 @@ impl<P: BoardIo> Actor<P> {
         self.session.time_at(self.at(now))
     }
 
-    /// Note `what` at `t_ms` in the journal, and in the game's record if `record` (the
-    /// record has flags as events already).
-    fn record_note(&mut self, t_ms: u64, what: &Note, record: bool) {
-        let wall_ms = persist::wall_ms();
-        let what = what.to_string();
-        if record && let Some(log) = &mut self.log {
-            log.note(t_ms, wall_ms, &what);
-        }
-        if let Some(p) = &self.persist {
-            p.append(GameRecord::Note {
-                t_ms,
-                wall_ms,
-                what,
-            });
-        }
+    /// Whether the game's record has started and has no result yet.
+    fn under_way(&self, now: Instant) -> bool {
+        self.started_wall_ms.is_some() && self.session.snapshot(self.at(now)).result.is_none()
     }
 
     /// The session started a new game on its control: the last game's record is written
     /// if it was under way, and the journal is compacted to the new game's start (the notes
     /// it must keep follow as the session's events).
     fn started_new_game(&mut self, now: Instant, replaced: Replaced) {
-        if self
-            .log
-            .as_ref()
-            .is_some_and(|l| l.started() && !l.finished())
-        {
-            self.write_record_of(&replaced.snapshot, replaced.board, &replaced.info);
-        }
+        self.write_record_of(replaced.snapshot, replaced.board, replaced.info, true);
         self.played_round = None;
+        self.started_wall_ms = None;
         let control = self.session.engine().control().clone();
-        self.log = self.persist.as_ref().map(|_| {
-            GameLog::new(
-                self.session.name(),
-                self.session.port(),
-                self.session.time_control(),
-                persist::wall_ms(),
-            )
-        });
         let t_ms = self.time(now).as_ms();
         if let Some(p) = &self.persist {
             p.new_game(GameStart {
@@ -138,30 +116,45 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
-    /// Hand the game's record to the journal writer (it writes PGN + JSON in the background).
-    /// With moves read from the board, the PGN is the board's game (SAN with the clocks).
-    fn write_record(&self, now: Instant) {
+    /// Have the journal writer write the game's record (PGN + JSON, folded from the
+    /// journal) in the background. With moves read from the board, the PGN is the board's
+    /// game (SAN with the clocks).
+    fn write_record(&self, now: Instant, under_way_only: bool) {
         let at = self.at(now);
         let board = self
             .session
             .has_board_moves()
             .then(|| self.session.pgn_game(at));
-        self.write_record_of(&self.session.snapshot(at), board, &self.session.pgn_info());
+        self.write_record_of(
+            self.session.snapshot(at),
+            board,
+            self.session.pgn_info(),
+            under_way_only,
+        );
     }
 
     /// [`Actor::write_record`] of a game as it stood: its `snapshot`, the board's game and
     /// its tags.
     fn write_record_of(
         &self,
-        snapshot: &crate::engine::Snapshot,
+        snapshot: crate::engine::Snapshot,
         board: Option<chessclock_game::pgn::PgnGame>,
-        info: &chessclock_game::pgn::GameInfo,
+        info: chessclock_game::pgn::GameInfo,
+        under_way_only: bool,
     ) {
-        if let (Some(p), Some(log)) = (&self.persist, &self.log) {
+        if let Some(p) = &self.persist {
             let round = self
                 .played_round
                 .or_else(|| self.session.place().map(|(round, _)| round));
-            p.write_record(log.render(Some(snapshot), board, info), round);
+            let archive = Archive {
+                name: self.session.name().to_owned(),
+                port: self.session.port().to_owned(),
+                snapshot,
+                board,
+                info,
+                under_way_only,
+            };
+            p.write_record(archive, round);
         }
     }
 
@@ -173,20 +166,22 @@ impl<P: BoardIo> Actor<P> {
         now: Instant,
         reply: tokio::sync::oneshot::Sender<Result<Reply, DeviceError>>,
     ) {
-        if self
-            .log
-            .as_ref()
-            .is_some_and(|l| l.started() && !l.finished())
-        {
+        if self.under_way(now) {
             tracing::warn!(
                 clock = self.session.clock(),
                 "clock {} is detached with its game under way: the game is written to games/ \
                  as it stood",
                 self.session.clock()
             );
-            let t_ms = self.time(now).as_ms();
-            self.record_note(t_ms, &Note::Detached, true);
-            self.write_record(now);
+            if let Some(p) = &self.persist {
+                p.append(GameRecord::Note {
+                    t_ms: self.time(now).as_ms(),
+                    wall_ms: persist::wall_ms(),
+                    what: Note::Detached.to_string(),
+                    record: true,
+                });
+            }
+            self.write_record(now, true);
         }
         match self.persist.take() {
             Some(p) => p.retire(reply, Ok(Reply::Done)),

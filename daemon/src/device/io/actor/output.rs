@@ -1,5 +1,5 @@
-//! After every wake-up: the session's timeouts and events (journal, record, bus events, a new
-//! game, a rename, a dead link), the writes to the port, the state the session publishes and
+//! After every wake-up: the session's timeouts and events (journal, the game's record, bus
+//! events, a new game, a dead link), the writes to the port, the state the session publishes and
 //! the live PGN.
 //!
 //! Owns the IO side of what the session decided: it must not decide what the clock shows,
@@ -11,6 +11,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
 use super::Actor;
+use chessclock_game::GameLog;
+
 use crate::device::io::persist::{self, GameRecord};
 use crate::device::io::port::BoardIo;
 use crate::device::session::SessionEvent;
@@ -34,68 +36,48 @@ impl<P: BoardIo> Actor<P> {
         self.write_live_pgn(now);
     }
 
-    /// Act on everything the session said since the last call.
+    /// Act on everything the session said since the last call: what the journal keeps goes
+    /// to it (the game's record is folded from it).
     pub(super) fn drain_session(&mut self, now: Instant) {
         let mut finished = false;
         while let Some(ev) = self.session.poll_event() {
-            // The round of a game under way is the one it started in.
-            if self.played_round.is_none() && self.log.as_ref().is_some_and(|l| l.started()) {
-                self.played_round = self.session.place().map(|(round, _)| round);
+            let wall_ms = persist::wall_ms();
+            if let (Some(p), Some(rec)) = (&self.persist, GameRecord::of(&ev, wall_ms)) {
+                p.append(rec);
             }
             match ev {
-                SessionEvent::Input { t_ms, input } => {
-                    if let Some(p) = &self.persist {
-                        p.append(GameRecord::Input {
-                            t_ms,
-                            wall_ms: persist::wall_ms(),
-                            input,
-                        });
-                    }
-                }
-                SessionEvent::Board { t_ms, step } => {
-                    if let Some(p) = &self.persist {
-                        p.append(GameRecord::Board {
-                            t_ms,
-                            wall_ms: persist::wall_ms(),
-                            step,
-                        });
-                    }
-                }
-                SessionEvent::Note { t_ms, note, record } => {
-                    self.record_note(t_ms, &note, record);
-                }
-                SessionEvent::Clock { t_ms, event } => {
-                    if let Some(log) = &mut self.log {
-                        log.event(t_ms, persist::wall_ms(), event.clone());
+                SessionEvent::Clock { event, .. } => {
+                    if self.persist.is_some() {
+                        if self.started_wall_ms.is_none() && GameLog::starts(&event) {
+                            self.started_wall_ms = Some(wall_ms);
+                        }
+                        // An observed game's result too: its record is the board's game.
                         finished |= matches!(event, ClockEvent::Result { .. });
                     }
                     self.emit(event);
                 }
                 SessionEvent::Signal(event) => self.emit(event),
-                // In the published notices already; the session logged it.
-                SessionEvent::Notice(_) => {}
                 SessionEvent::NewGame(replaced) => self.started_new_game(now, *replaced),
-                SessionEvent::Reconfigured { time_control } => {
-                    if let Some(log) = &mut self.log {
-                        log.set_control(&time_control);
-                    }
-                }
-                // The live file is the board's, not the name's: it stays.
-                SessionEvent::Renamed { .. } => {
-                    if let Some(log) = &mut self.log {
-                        log.set_name(self.session.name());
-                    }
-                }
                 SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
+                // Journaled above; in the published notices already (the session logged
+                // it); the record folds the control and takes the name when it is written;
+                // the live file is the board's, not the name's: it stays.
+                SessionEvent::Input { .. }
+                | SessionEvent::Board { .. }
+                | SessionEvent::Note { .. }
+                | SessionEvent::Notice(_)
+                | SessionEvent::Reconfigured { .. }
+                | SessionEvent::Renamed { .. } => {}
             }
-            // ... and as soon as its start is in the record: the start's drain may be the
-            // last before a roll-over moves the clock on (`round next --force`).
-            if self.played_round.is_none() && self.log.as_ref().is_some_and(|l| l.started()) {
+            // The round of a game under way is the one it started in: noted as soon as its
+            // start is in the record, as the start's drain may be the last before a
+            // roll-over moves the clock on (`round next --force`).
+            if self.played_round.is_none() && self.started_wall_ms.is_some() {
                 self.played_round = self.session.place().map(|(round, _)| round);
             }
         }
         if finished {
-            self.write_record(now);
+            self.write_record(now, false);
         }
     }
 
@@ -109,11 +91,8 @@ impl<P: BoardIo> Actor<P> {
         let at = self.at(now);
         // The game's `Date` is its start's, as the record kept it (a game resumed after a
         // restart keeps its day).
-        let date = self
-            .log
-            .as_ref()
-            .and_then(chessclock_game::GameLog::start_date);
-        self.session.set_date(date);
+        self.session
+            .set_date(self.started_wall_ms.map(chessclock_game::pgn_date));
         if self.session.take_pgn_changed() {
             self.pgn_dirty = true;
         }

@@ -41,21 +41,13 @@ pub(crate) async fn spawn<P: BoardIo>(
     let canonical = notation::canonical(&options.time_control);
     let engine =
         Engine::new(options.time_control.clone()).map_err(|e| SpawnError::TimeControl {
-            notation: canonical.clone(),
+            notation: canonical,
             message: e.to_string(),
         })?;
     let transport = attach(&options)?;
     let label = transport.port.display().to_string();
     let store = options.state_dir.clone().zip(transport.journal);
-    let game = resume(
-        &name,
-        &label,
-        engine,
-        canonical,
-        store,
-        &mut options,
-        &sinks,
-    )?;
+    let game = resume(&label, engine, store, &mut options, &sinks)?;
     let (handle, task) = launch(
         index,
         name,
@@ -75,18 +67,14 @@ pub(crate) async fn spawn<P: BoardIo>(
 /// `engine` (journaled if there is a store).
 /// A resumed game may set `options.white_side`.
 fn resume(
-    name: &str,
     port: &str,
     mut engine: Engine,
-    canonical: String,
     store: Option<(PathBuf, String)>,
     options: &mut DeviceOptions,
     sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
     let mut offset_ms = 0;
-    let mut time_control = canonical;
     let mut replayed = Vec::new();
-    let mut started_wall_ms = persist::wall_ms();
     let mut notices = Vec::new();
     let mut board_serial = None;
     let mut lever_in_step = None;
@@ -112,7 +100,6 @@ fn resume(
                     engine = r.engine;
                     offset_ms = r.now_ms;
                     replayed = r.replayed;
-                    started_wall_ms = r.started_wall_ms;
                     if let Some(side) = r.white_side {
                         options.white_side = side;
                     }
@@ -137,7 +124,6 @@ fn resume(
                             .iter()
                             .map(|p| format!("on resuming the game: {p}")),
                     );
-                    time_control = notation::canonical(engine.control());
                 }
                 None => persist.new_game(GameStart {
                     control: engine.control().clone(),
@@ -149,14 +135,10 @@ fn resume(
         }
         None => None,
     };
-    let log = persist
-        .as_ref()
-        .map(|_| GameLog::new(name, port, &time_control, started_wall_ms));
     Ok(Game {
         engine,
         offset_ms,
         persist,
-        log,
         replayed,
         declared,
         notices,
@@ -171,9 +153,8 @@ pub(super) struct Game {
     /// Engine time at the actor's start.
     pub(super) offset_ms: u64,
     pub(super) persist: Option<Persist>,
-    pub(super) log: Option<GameLog>,
-    /// The journal's replay, in order: the engine's events (for the record) and the board's
-    /// steps (for the board's game).
+    /// The journal's replay, in order: the engine's events (when the game started) and the
+    /// board's steps (for the board's game).
     pub(super) replayed: Vec<(u64, u64, Replayed)>,
     /// The control the operator declared for the observed clock, as the journal said.
     pub(super) declared: Option<crate::engine::params::TimeControl>,
@@ -185,19 +166,23 @@ pub(super) struct Game {
     pub(super) lever_in_step: Option<bool>,
 }
 
-/// Fold the journal's replay over the session's board game and the game's record, in
-/// journal order; then the board's game is journaled from here on. A step that does not fit
-/// stops the board's replay there, and the operator is told: the game stays as far as it was
-/// rebuilt, and the pieces are reconciled with that.
-fn replay(session: &mut Session, log: &mut Option<GameLog>, replayed: Vec<(u64, u64, Replayed)>) {
+/// Fold the journal's replay over the session's board game, in journal order; then the
+/// board's game is journaled from here on. A step that does not fit stops the board's
+/// replay there, and the operator is told: the game stays as far as it was rebuilt, and the
+/// pieces are reconciled with that. Returns the wall time the game's clock started at, if
+/// it did (the engine's events say; the game's record is the journal's).
+pub(crate) fn replay(session: &mut Session, replayed: Vec<(u64, u64, Replayed)>) -> Option<u64> {
     let mut broken = None;
+    let mut started = None;
     for (t_ms, wall_ms, item) in replayed {
-        let events = match item {
-            Replayed::Engine(ev) => clock_event(ev).into_iter().collect(),
-            Replayed::Board(_) if broken.is_some() => Vec::new(),
-            Replayed::Board(step) => match session.replay_step(t_ms, &step) {
-                Ok(events) => events,
-                Err(e) => {
+        match item {
+            Replayed::Engine(ev) => {
+                if started.is_none() && clock_event(ev).is_some_and(|ev| GameLog::starts(&ev)) {
+                    started = Some(wall_ms);
+                }
+            }
+            Replayed::Board(step) if broken.is_none() => {
+                if let Err(e) = session.replay_step(t_ms, &step) {
                     broken = Some(format!(
                         "on resuming the game: the board's game could not be rebuilt past ply \
                          {} ({e}); the pieces are read against that position: fix the game \
@@ -205,20 +190,16 @@ fn replay(session: &mut Session, log: &mut Option<GameLog>, replayed: Vec<(u64, 
                         session.board_plies(),
                         session.clock()
                     ));
-                    Vec::new()
                 }
-            },
-        };
-        if let Some(log) = log.as_mut() {
-            for ev in events {
-                log.event(t_ms, wall_ms, ev);
             }
+            Replayed::Board(_) | Replayed::Note(_) => {}
         }
     }
     if let Some(notice) = broken {
         session.add_notice(notice);
     }
     session.board_resumed();
+    started
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -275,17 +256,16 @@ pub(super) fn launch<P: BoardIo>(
     if let Some(control) = game.declared {
         session.declare(control);
     }
-    let mut log = game.log;
     // A game resumed from the journal is written to the live feed again at once (after a
     // reboot the feed's tmpfs is empty; the board's dump may change nothing).
     let resumed = !game.replayed.is_empty();
-    replay(&mut session, &mut log, game.replayed);
+    let started_wall_ms = replay(&mut session, game.replayed).filter(|_| game.persist.is_some());
     if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
         tracing::warn!(clock = index, "default tags not taken: {e}");
     }
     let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
     session.set_place(round, board);
-    session.set_date(log.as_ref().and_then(GameLog::start_date));
+    session.set_date(started_wall_ms.map(chessclock_game::pgn_date));
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
@@ -299,8 +279,9 @@ pub(super) fn launch<P: BoardIo>(
         session,
         epoch,
         persist: game.persist,
-        log,
-        played_round: None,
+        started_wall_ms,
+        // A resumed game under way was started in the clock's round.
+        played_round: started_wall_ms.map(|_| round),
         live: sinks.live,
         state_tx,
         events,

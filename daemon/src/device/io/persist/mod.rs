@@ -1,5 +1,6 @@
 //! "Nothing lost": a clock's game as journal records, written by the journal writer, and
-//! rebuilt after a crash or power loss.
+//! rebuilt after a crash or power loss. The journal is the game's one record: the archived
+//! record in `games/` is folded from it ([`record`]).
 //!
 //! Every accepted engine input (lever presses, operator and arbiter actions) and every change
 //! of the board's game (moves read, corrections, results, game information: the game crate's
@@ -13,6 +14,7 @@
 
 #[cfg(test)]
 mod durability_tests;
+mod record;
 mod restore;
 mod stamp;
 mod writer;
@@ -20,7 +22,6 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc as std_mpsc;
 
-use chessclock_game::Rendered;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
@@ -30,8 +31,14 @@ use crate::engine::params::TimeControl;
 use writer::Job;
 pub(crate) use writer::Journals;
 
+use crate::device::session::SessionEvent;
 use crate::device::session::note::Note;
+pub(crate) use record::Archive;
+#[cfg(test)]
+pub(crate) use restore::restore;
 pub(crate) use restore::{Replayed, Restored};
+#[cfg(test)]
+pub(crate) use stamp::Now;
 pub(crate) use stamp::wall_ms;
 
 /// How a game starts: its control and when (engine and wall time).
@@ -53,11 +60,13 @@ pub(crate) enum GameRecord {
         input: Input,
     },
     /// Something that happened but is derived or external (connect, disconnect, flag):
-    /// kept for the record, not replayed.
+    /// not replayed; the game's record keeps it if `record` (older journals: it does not).
     Note {
         t_ms: u64,
         wall_ms: u64,
         what: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        record: bool,
     },
     /// A change of the board's game at engine time `t_ms` (a move read from the pieces, a
     /// correction, a result, a press's times, game information): replayed over the board's
@@ -72,6 +81,30 @@ pub(crate) enum GameRecord {
 }
 
 impl GameRecord {
+    /// The record the session's event `ev` is journaled as, at wall time `wall_ms`: its
+    /// inputs, the board's steps and its notes; `None` for the others.
+    pub(crate) fn of(ev: &SessionEvent, wall_ms: u64) -> Option<GameRecord> {
+        Some(match ev {
+            SessionEvent::Input { t_ms, input } => GameRecord::Input {
+                t_ms: *t_ms,
+                wall_ms,
+                input: input.clone(),
+            },
+            SessionEvent::Board { t_ms, step } => GameRecord::Board {
+                t_ms: *t_ms,
+                wall_ms,
+                step: step.clone(),
+            },
+            SessionEvent::Note { t_ms, note, record } => GameRecord::Note {
+                t_ms: *t_ms,
+                wall_ms,
+                what: note.to_string(),
+                record: *record,
+            },
+            _ => return None,
+        })
+    }
+
     /// Engine and wall time of the record.
     pub(crate) fn times(&self) -> (u64, u64) {
         match self {
@@ -217,12 +250,13 @@ impl Persist {
         });
     }
 
-    /// Write a game's record (PGN and JSON event log) into the `games` directory:
-    /// `games/round-R/` of the round it was played in, `games/` without one.
-    pub(crate) fn write_record(&self, record: Rendered, round: Option<u32>) {
+    /// Write a game's record (PGN and JSON event log, folded from the game's journal
+    /// records) into the `games` directory: `games/round-R/` of the round it was played in,
+    /// `games/` without one.
+    pub(crate) fn write_record(&self, archive: Archive, round: Option<u32>) {
         self.send(Job::Record {
             id: self.id,
-            record: Box::new(record),
+            archive: Box::new(archive),
             round,
         });
     }
@@ -321,6 +355,7 @@ mod tests {
             t_ms: 5,
             wall_ms: 6,
             what: "connected".into(),
+            record: false,
         });
         let json = store::to_json(&entry).expect("serialise");
         assert!(

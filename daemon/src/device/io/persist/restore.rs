@@ -1,7 +1,8 @@
 //! Rebuilding a game from its journal: find where the game started, replay every accepted
-//! input with its original engine time, hand back the board's steps in order with the
-//! engine's events (the session folds them over the board's game), and charge the gap since
-//! the last record.
+//! input with its original engine time, hand back the board's steps and the record's notes
+//! in order with the engine's events (the session folds them over the board's game), and
+//! charge the gap since the last record. The replay ([`replay`]) is the one fold of a
+//! journal: the game's archived record ([`super::record`]) is made of it too.
 //!
 //! Pure: the journal's entries and "now" are passed in; no IO, no clock reads. What could not
 //! be rebuilt exactly is returned as `problems` (sentences for the log and the operator),
@@ -12,6 +13,7 @@ use super::{Entry, GameRecord, GameStart, Note};
 use crate::device::link::display::BoardSide;
 use crate::device::session::note::lever_noted_after;
 use crate::device::session::observe::Mode;
+use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Event, Time};
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was
@@ -26,6 +28,8 @@ pub(crate) enum Replayed {
     Engine(Event),
     /// A step of the board's game, to fold over the session's.
     Board(chessclock_game::Step),
+    /// A note the game's record keeps (a correction, a disconnect, an operator's action).
+    Note(String),
 }
 
 /// A game rebuilt from the journal.
@@ -34,8 +38,6 @@ pub(crate) struct Restored {
     pub engine: Engine,
     /// Engine time now (including the gap since the last record).
     pub now_ms: u64,
-    /// When the game started (wall time), for its record.
-    pub started_wall_ms: u64,
     /// The engine's events and the board's steps of the replay, with engine and wall time,
     /// in journal order: the game's record and the board's game are rebuilt from them.
     pub replayed: Vec<(u64, u64, Replayed)>,
@@ -61,8 +63,8 @@ pub(crate) struct Restored {
     /// What could not be restored exactly, in words.
     pub problems: Vec<String>,
     /// The game's start and the records since, as the journal writer keeps them.
-    pub(super) start: Entry,
-    pub(super) records: Vec<Entry>,
+    pub(crate) start: Entry,
+    pub(crate) records: Vec<Entry>,
 }
 
 /// Rebuild the game from `entries` (the snapshot's, then the journal's, in order). The game
@@ -103,8 +105,8 @@ pub(crate) fn restore(
     let GameRecord::Start(game) = &start.rec else {
         return None;
     };
-    let mut engine = match Engine::new(game.control.clone()) {
-        Ok(e) => e,
+    let fold = match replay(&game.control, &rest) {
+        Ok(fold) => fold,
         Err(e) => {
             problems.push(format!(
                 "the journaled control cannot be used ({e}); a new game starts"
@@ -112,82 +114,28 @@ pub(crate) fn restore(
             return None;
         }
     };
-    let mut replayed = Vec::new();
-    let mut white_side = None;
-    let mut lever_in_step = None;
-    let mut board_serial = None;
-    let mut mode = None;
-    let mut declared = None;
-    let mut rejected = Vec::new();
-    let mut records = Vec::with_capacity(rest.len());
-    let mut last = &start;
-    for entry in &rest {
-        match &entry.rec {
-            GameRecord::Input {
-                t_ms,
-                wall_ms,
-                input,
-            } => {
-                // The lever's note after this input says whether it is still in step.
-                if lever_noted_after(input) {
-                    lever_in_step = None;
-                }
-                if let Err(e) = engine.handle_input(Time::from_ms(*t_ms), input.clone()) {
-                    if rejected.is_empty() {
-                        problems.push(format!(
-                            "a journaled input at {} ms could not be replayed ({e})",
-                            t_ms
-                        ));
-                    }
-                    rejected.push(entry.clone());
-                } else {
-                    records.push(entry.clone());
-                }
-                while let Some(ev) = engine.poll_event() {
-                    replayed.push((*t_ms, *wall_ms, Replayed::Engine(ev)));
-                }
-            }
-            GameRecord::Board {
-                t_ms,
-                wall_ms,
-                step,
-            } => {
-                // Time passes for the engine first: a flag due before the step falls first.
-                engine.handle_timeout(Time::from_ms(*t_ms));
-                while let Some(ev) = engine.poll_event() {
-                    replayed.push((*t_ms, *wall_ms, Replayed::Engine(ev)));
-                }
-                replayed.push((*t_ms, *wall_ms, Replayed::Board(step.clone())));
-                records.push(entry.clone());
-            }
-            GameRecord::Note { what, .. } => {
-                match Note::read(what) {
-                    Some(Note::WhiteSide(side)) => {
-                        white_side = Some(side);
-                        // The lever's halves mean other players now.
-                        lever_in_step = None;
-                    }
-                    Some(Note::Lever(in_step)) => lever_in_step = Some(in_step),
-                    Some(Note::BoardSerial(serial)) => board_serial = Some(serial),
-                    Some(Note::Mode(m)) => mode = Some(m),
-                    Some(Note::Declared(control)) => declared = Some(control),
-                    _ => {}
-                }
-                records.push(entry.clone());
-            }
-            GameRecord::Start(_) => {}
-        }
-        last = entry;
-    }
+    let Replay {
+        mut engine,
+        mut replayed,
+        white_side,
+        lever_in_step,
+        board_serial,
+        mode,
+        declared,
+        rejected,
+        records,
+        refused,
+    } = fold;
+    problems.extend(refused);
     if rejected.len() > 1 {
         problems.push(format!(
             "{} journaled inputs in all could not be replayed",
             rejected.len()
         ));
     }
+    let last = rest.last().unwrap_or(&start);
     let (last_t, _) = last.rec.times();
     let gap = gap_ms(last, now, &mut problems);
-    let started_wall_ms = game.wall_ms;
     let now_ms = last_t.saturating_add(gap);
     engine.handle_timeout(Time::from_ms(now_ms));
     while let Some(ev) = engine.poll_event() {
@@ -196,7 +144,6 @@ pub(crate) fn restore(
     Some(Restored {
         engine,
         now_ms,
-        started_wall_ms,
         replayed,
         white_side,
         board_serial,
@@ -208,6 +155,112 @@ pub(crate) fn restore(
         start,
         records,
     })
+}
+
+/// A game's records folded over its start: the engine as they leave it, the engine's events
+/// and the board's steps in journal order, and what the notes said. The one fold of a
+/// journal: the restore on start and the game's record ([`super::record`]) are made of it.
+#[derive(Debug)]
+pub(crate) struct Replay {
+    pub engine: Engine,
+    /// The engine's events, the board's steps and the record's notes, with engine and wall
+    /// time, in journal order.
+    pub replayed: Vec<(u64, u64, Replayed)>,
+    pub white_side: Option<BoardSide>,
+    pub lever_in_step: Option<bool>,
+    pub board_serial: Option<String>,
+    pub mode: Option<Mode>,
+    pub declared: Option<String>,
+    /// Inputs the engine refused, kept aside by the caller.
+    pub rejected: Vec<Entry>,
+    /// The records the game keeps (all but the refused inputs).
+    pub records: Vec<Entry>,
+    /// Why the first refused input was refused, in words.
+    pub refused: Option<String>,
+}
+
+/// Fold `records` (a game's, after its start) over a new engine on `control`: every input is
+/// replayed at its engine time, time passes for the engine up to each record first (a flag
+/// due before it falls first), and the board's steps and the record's notes are handed back
+/// in order. `Err`: the control cannot be used.
+pub(crate) fn replay(
+    control: &TimeControl,
+    records: &[Entry],
+) -> Result<Replay, chessclock_engine::ConfigError> {
+    let mut fold = Replay {
+        engine: Engine::new(control.clone())?,
+        replayed: Vec::new(),
+        white_side: None,
+        lever_in_step: None,
+        board_serial: None,
+        mode: None,
+        declared: None,
+        rejected: Vec::new(),
+        records: Vec::with_capacity(records.len()),
+        refused: None,
+    };
+    for entry in records {
+        let (t_ms, wall_ms) = entry.rec.times();
+        if matches!(entry.rec, GameRecord::Start(_)) {
+            continue;
+        }
+        // Time passes for the engine first: a flag due before the record falls first.
+        fold.engine.handle_timeout(Time::from_ms(t_ms));
+        fold.drain(t_ms, wall_ms);
+        match &entry.rec {
+            GameRecord::Input { input, .. } => {
+                // The lever's note after this input says whether it is still in step.
+                if lever_noted_after(input) {
+                    fold.lever_in_step = None;
+                }
+                match fold.engine.handle_input(Time::from_ms(t_ms), input.clone()) {
+                    Ok(()) => fold.records.push(entry.clone()),
+                    Err(e) => {
+                        fold.refused.get_or_insert_with(|| {
+                            format!("a journaled input at {t_ms} ms could not be replayed ({e})")
+                        });
+                        fold.rejected.push(entry.clone());
+                    }
+                }
+                fold.drain(t_ms, wall_ms);
+            }
+            GameRecord::Board { step, .. } => {
+                fold.replayed
+                    .push((t_ms, wall_ms, Replayed::Board(step.clone())));
+                fold.records.push(entry.clone());
+            }
+            GameRecord::Note { what, record, .. } => {
+                match Note::read(what) {
+                    Some(Note::WhiteSide(side)) => {
+                        fold.white_side = Some(side);
+                        // The lever's halves mean other players now.
+                        fold.lever_in_step = None;
+                    }
+                    Some(Note::Lever(in_step)) => fold.lever_in_step = Some(in_step),
+                    Some(Note::BoardSerial(serial)) => fold.board_serial = Some(serial),
+                    Some(Note::Mode(m)) => fold.mode = Some(m),
+                    Some(Note::Declared(control)) => fold.declared = Some(control),
+                    _ => {}
+                }
+                if *record {
+                    fold.replayed
+                        .push((t_ms, wall_ms, Replayed::Note(what.clone())));
+                }
+                fold.records.push(entry.clone());
+            }
+            GameRecord::Start(_) => {}
+        }
+    }
+    Ok(fold)
+}
+
+impl Replay {
+    /// The engine's events so far, at `t_ms`.
+    fn drain(&mut self, t_ms: u64, wall_ms: u64) {
+        while let Some(ev) = self.engine.poll_event() {
+            self.replayed.push((t_ms, wall_ms, Replayed::Engine(ev)));
+        }
+    }
 }
 
 /// The time between `last` and `now` that the running side is charged (the hardware clock

@@ -1,5 +1,6 @@
 //! The journal writer ([`Journals`]): one thread for every clock's journal and game records
-//! (of one supervisor: it is handed to each clock, not found in a global). A record goes to
+//! (of one supervisor: it is handed to each clock, not found in a global). A game's record
+//! is folded from the records it keeps of the game ([`super::record`]), and goes to
 //! `games/round-R/` of the round the clock names for it (the actor's: the round the game
 //! started in), or `games/` without one.
 //!
@@ -24,7 +25,7 @@ use tokio::sync::oneshot;
 
 use super::restore::{Restored, restore};
 use super::stamp::{Now, wall_ms};
-use super::{Entry, GameRecord, GameStart, SnapshotFile};
+use super::{Archive, Entry, GameRecord, GameStart, SnapshotFile};
 use crate::device::session::command::{DeviceError, Reply};
 use crate::store::{self, Journal, StoreError};
 
@@ -56,9 +57,10 @@ pub(super) enum Job {
         reply: oneshot::Sender<Result<Reply, DeviceError>>,
         answer: Result<Reply, DeviceError>,
     },
+    /// Write the game's record, folded from the journal's records of the game.
     Record {
         id: u64,
-        record: Box<Rendered>,
+        archive: Box<Archive>,
         round: Option<u32>,
     },
     Close {
@@ -150,8 +152,10 @@ fn run(rx: &std_mpsc::Receiver<Job>) {
                     }
                 }
                 Job::Done { id, reply, answer } => answers.push((id, reply, answer)),
-                Job::Record { id, record, round } => {
-                    if let Some(s) = stores.get(&id) {
+                Job::Record { id, archive, round } => {
+                    if let Some(s) = stores.get(&id)
+                        && let Some(record) = archive.render(&s.start, &s.records)
+                    {
                         let dir = match round {
                             Some(r) => s.games.join(format!("round-{r}")),
                             None => s.games.clone(),

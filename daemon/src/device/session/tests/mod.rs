@@ -34,7 +34,7 @@ use crate::engine::{Engine, Input, Side, notation};
 const MAX_STEPS: usize = 200_000;
 
 /// A session wired to an emulated board, in virtual time (milliseconds).
-pub(super) struct Rig {
+pub(crate) struct Rig {
     pub session: Session,
     pub emu: Emulator,
     /// Virtual now, in ms since the epoch of both.
@@ -46,7 +46,7 @@ pub(super) struct Rig {
 }
 
 /// The session config of a test clock: White on the left, presses from the lever.
-pub(super) fn config() -> SessionConfig {
+pub(crate) fn config() -> SessionConfig {
     SessionConfig {
         clock: 7,
         name: "t".into(),
@@ -61,19 +61,19 @@ pub(super) fn config() -> SessionConfig {
 }
 
 /// A fresh engine on `control` (notation).
-pub(super) fn engine(control: &str) -> Engine {
+pub(crate) fn engine(control: &str) -> Engine {
     let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
     Engine::new(parsed.control).expect("a valid control")
 }
 
 /// The parsed `control` (notation), as the bus hands it to a clock.
-pub(super) fn control(control: &str) -> Box<TimeControl> {
+pub(crate) fn control(control: &str) -> Box<TimeControl> {
     let parsed = notation::parse(control).unwrap_or_else(|e| panic!("{control}: {e:?}"));
     Box::new(parsed.control)
 }
 
 /// Run until `f` holds, at most `within_ms` (1 ms steps); the instant it did.
-pub(super) fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) -> bool) -> u64 {
+pub(crate) fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) -> bool) -> u64 {
     let end = rig.now + within_ms;
     while rig.now < end {
         if f(rig) {
@@ -86,20 +86,20 @@ pub(super) fn until(rig: &mut Rig, within_ms: u64, what: &str, f: impl Fn(&Rig) 
 }
 
 /// The clock shows the engine's times (as of the last step, which advanced it to now).
-pub(super) fn shows_wanted(rig: &Rig) -> bool {
+pub(crate) fn shows_wanted(rig: &Rig) -> bool {
     let v = rig.emu.view();
     v.text.is_none() && (u64::from(v.left_seconds), u64::from(v.right_seconds)) == rig.wanted()
 }
 
 impl Rig {
     /// A connected session running `control` (notation) against a board configured by `emu`.
-    pub(super) fn new(control: &str, emu: EmuConfig) -> Rig {
+    pub(crate) fn new(control: &str, emu: EmuConfig) -> Rig {
         Rig::with(config(), engine(control), 0, None, emu)
     }
 
     /// A connected session configured by `cfg` on `engine` at engine time `offset_ms` (a
     /// resumed game), its journal saying it was played on board `journal_serial`.
-    pub(super) fn with(
+    pub(crate) fn with(
         cfg: SessionConfig,
         engine: Engine,
         offset_ms: u64,
@@ -125,14 +125,14 @@ impl Rig {
     }
 
     /// A rig whose clock has been probed and is ready (asserts it).
-    pub(super) fn ready(control: &str, emu: EmuConfig) -> Rig {
+    pub(crate) fn ready(control: &str, emu: EmuConfig) -> Rig {
         let mut rig = Rig::new(control, emu);
         rig.run_until(1_000);
         assert_eq!(rig.session.device_state(), DeviceState::Ready);
         rig
     }
 
-    pub(super) fn at(&self) -> Instant {
+    pub(crate) fn at(&self) -> Instant {
         Instant::from_ms(self.now)
     }
 
@@ -167,24 +167,24 @@ impl Rig {
     }
 
     /// Run until virtual time `until_ms`, jumping from deadline to deadline.
-    pub(super) fn run_until(&mut self, until_ms: u64) {
+    pub(crate) fn run_until(&mut self, until_ms: u64) {
         virtual_time::run_until(self, until_ms, MAX_STEPS);
     }
 
     /// An operator's request now: its answer, once both sides are quiet again.
-    pub(super) fn request(&mut self, req: Request) -> Result<Reply, DeviceError> {
+    pub(crate) fn request(&mut self, req: Request) -> Result<Reply, DeviceError> {
         let answer = self.session.handle_request(self.at(), req);
         self.step();
         answer
     }
 
     /// The state the bus would be shown now.
-    pub(super) fn published(&mut self) -> ClockState {
+    pub(crate) fn published(&mut self) -> ClockState {
         self.session.published(self.at())
     }
 
     /// An engine input now, as a request would give it; it must be taken.
-    pub(super) fn input(&mut self, input: Input) {
+    pub(crate) fn input(&mut self, input: Input) {
         let at = self.at();
         self.session.advance(at);
         self.session
@@ -194,7 +194,7 @@ impl Rig {
     }
 
     /// Start the game for White (or whoever the lever shows to move).
-    pub(super) fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         self.request(Request::Start(Side::White))
             .unwrap_or_else(|e| panic!("start refused: {e}"));
     }
@@ -202,7 +202,7 @@ impl Rig {
     /// Operators press for `sides` over the bus, one after another now. The board executes
     /// what it is sent, but nothing it says is read: the daemon is killed or the cable pulled
     /// at once, before the clock's report of the change comes back.
-    pub(super) fn bus_presses_unheard(&mut self, sides: &[Side]) {
+    pub(crate) fn bus_presses_unheard(&mut self, sides: &[Side]) {
         let at = self.at();
         for side in sides {
             self.session
@@ -218,20 +218,20 @@ impl Rig {
     }
 
     /// The player to move presses the lever now.
-    pub(super) fn press(&mut self) {
+    pub(crate) fn press(&mut self) {
         self.emu.press_lever(self.now);
         self.step();
     }
 
     /// The cable is pulled now: the actor reads EOF and tells the session.
-    pub(super) fn unplug(&mut self) {
+    pub(crate) fn unplug(&mut self) {
         self.plugged = false;
         self.session.disconnect(self.at(), "end of file");
         self.step();
     }
 
     /// The cable is back now: the board restarts (IDLE) and the port is reopened.
-    pub(super) fn replug(&mut self) {
+    pub(crate) fn replug(&mut self) {
         self.plugged = true;
         self.emu.reset_board(self.now);
         self.session.connect(self.at());
@@ -239,12 +239,12 @@ impl Rig {
     }
 
     /// What the emulated clock shows now.
-    pub(super) fn view(&mut self) -> ClockView {
+    pub(crate) fn view(&mut self) -> ClockView {
         self.emu.clock_view(self.now)
     }
 
     /// What the clock should show now, by the engine: (left, right) whole seconds.
-    pub(super) fn wanted(&self) -> (u64, u64) {
+    pub(crate) fn wanted(&self) -> (u64, u64) {
         let d = self
             .session
             .engine()
@@ -253,7 +253,7 @@ impl Rig {
     }
 
     /// The bus events so far.
-    pub(super) fn clock_events(&self) -> Vec<(u64, ClockEvent)> {
+    pub(crate) fn clock_events(&self) -> Vec<(u64, ClockEvent)> {
         self.events
             .iter()
             .filter_map(|(t, ev)| match ev {
@@ -264,7 +264,7 @@ impl Rig {
     }
 
     /// The inputs the session asked to journal, in order.
-    pub(super) fn journaled(&self) -> Vec<Input> {
+    pub(crate) fn journaled(&self) -> Vec<Input> {
         self.events
             .iter()
             .filter_map(|(_, ev)| match ev {
@@ -300,7 +300,7 @@ impl Stepped for Rig {
 }
 
 /// The notices the session has given so far (`SessionEvent::Notice`).
-pub(super) fn notices(rig: &Rig) -> Vec<String> {
+pub(crate) fn notices(rig: &Rig) -> Vec<String> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {

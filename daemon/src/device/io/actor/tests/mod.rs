@@ -5,6 +5,7 @@
 //! of the whole actor); the rules are tested on the session (`device::session::tests`), in
 //! virtual time.
 
+mod journal;
 mod replug;
 
 use std::io;
@@ -120,7 +121,6 @@ fn new_game(control: &str) -> Game {
         engine: Engine::new(parsed.control).expect("valid control"),
         offset_ms: 0,
         persist: None,
-        log: None,
         replayed: Vec::new(),
         declared: None,
         notices: Vec::new(),

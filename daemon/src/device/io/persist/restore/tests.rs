@@ -219,6 +219,7 @@ fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             what,
+            record: false,
         },
         boot: None,
     };
@@ -258,6 +259,7 @@ fn note(t_ms: u64, what: &str) -> Entry {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             what: what.into(),
+            record: false,
         },
         boot: Some(Boot {
             id: BOOT.into(),

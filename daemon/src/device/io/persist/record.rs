@@ -1,0 +1,92 @@
+//! The game's record (architecture §7) as a fold over its journal: the archived record in
+//! `games/` is the [`GameLog`] of the current game's journal records, folded by the same
+//! [`replay`] that rebuilds the game on start. No event is kept twice: while the game runs,
+//! its record is its journal; the record is folded and rendered only when it is written.
+//!
+//! Owns [`Archive`] (what only the session knows when the record is written: the final
+//! snapshot, the board's game, its tags) and the fold. Pure: the records are passed in.
+
+use chessclock_game::pgn::{GameInfo, PgnGame};
+use chessclock_game::{GameLog, GameRecorder, RecordChange, Rendered};
+
+use super::restore::{Replayed, replay};
+use super::{Entry, GameRecord};
+use crate::device::session::{clock_event, move_event};
+use crate::engine::Snapshot;
+use crate::engine::notation;
+
+/// A game's record to write: what the session says of the game as it stands (the journal
+/// writer has its records).
+#[derive(Debug, Clone)]
+pub(crate) struct Archive {
+    /// The clock's name and port now.
+    pub name: String,
+    pub port: String,
+    /// The engine's snapshot at the end.
+    pub snapshot: Snapshot,
+    /// The board's game, when moves were read from the pieces (its PGN is the record's).
+    pub board: Option<PgnGame>,
+    /// The game's information (players, round, ...).
+    pub info: GameInfo,
+    /// Written only if the game is under way (started, without a result): a game replaced
+    /// by a new one, or a clock detached. Else written as it stands (the game ended).
+    pub under_way_only: bool,
+}
+
+impl Archive {
+    /// The record of the game that started with `start` and has `records` since, rendered;
+    /// `None` if it is not to be written (see [`Archive::under_way_only`]).
+    pub(crate) fn render(self, start: &Entry, records: &[Entry]) -> Option<Rendered> {
+        let log = game_log(&self.name, &self.port, start, records)?;
+        if self.under_way_only && (!log.started() || log.finished()) {
+            return None;
+        }
+        Some(log.render(Some(&self.snapshot), self.board, &self.info))
+    }
+}
+
+/// The record of the game on clock `name` at `port` that started with `start` and has
+/// `records` since: the engine's events of their replay, the moves of the board's steps
+/// folded over a board game, and the notes the record keeps, in journal order. `None`: the
+/// start is not a start, or its control cannot be used (the restore said so).
+pub(crate) fn game_log(
+    name: &str,
+    port: &str,
+    start: &Entry,
+    records: &[Entry],
+) -> Option<GameLog> {
+    let GameRecord::Start(game) = &start.rec else {
+        return None;
+    };
+    let fold = replay(&game.control, records).ok()?;
+    let control = notation::canonical(fold.engine.control());
+    let mut log = GameLog::new(name, port, &control, game.wall_ms);
+    // The board's game, only for its moves: a step that does not fit stops it there, as
+    // the session's rebuild does.
+    let mut board = Some(GameRecorder::default());
+    for (t_ms, wall_ms, item) in fold.replayed {
+        match item {
+            Replayed::Engine(ev) => {
+                if let Some(ev) = clock_event(ev) {
+                    log.event(t_ms, wall_ms, ev);
+                }
+            }
+            Replayed::Board(step) => {
+                let Some(game) = board.as_mut() else {
+                    continue;
+                };
+                if game.replay(t_ms, &step).is_err() {
+                    board = None;
+                    continue;
+                }
+                while let Some(change) = game.poll_change() {
+                    if let RecordChange::Move(m) = change {
+                        log.event(t_ms, wall_ms, move_event(&m));
+                    }
+                }
+            }
+            Replayed::Note(what) => log.note(t_ms, wall_ms, &what),
+        }
+    }
+    Some(log)
+}
