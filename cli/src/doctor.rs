@@ -282,6 +282,20 @@ fn state(dir: &Path) -> Check {
             ),
         );
     }
+    let damaged = damaged_files(dir);
+    if !damaged.is_empty() {
+        return check(
+            "state",
+            false,
+            format!(
+                "{}: the daemon set aside state files it could not read: {}; their state was \
+                 rebuilt or reset (the daemon's log says how, and what to give again): look at \
+                 them, then remove them",
+                dir.display(),
+                damaged.join(", ")
+            ),
+        );
+    }
     match rustix::fs::statvfs(dir) {
         Ok(st) => {
             let free = st.f_bavail.saturating_mul(st.f_frsize);
@@ -302,6 +316,22 @@ fn state(dir: &Path) -> Check {
         }
         Err(e) => check("state", false, format!("{}: {e}", dir.display())),
     }
+}
+
+/// The state files the daemon set aside as damaged (`NAME.damaged-<UTC time>`, the daemon's
+/// `store::state_file`), sorted.
+fn damaged_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".damaged-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// The system clock synchronised (game dates, log times, Lichess push times); skipped

@@ -2,13 +2,15 @@
 //! and the virtual clocks (`AddVirtual`), remembered in `state_dir/attached.json` so that a
 //! restart attaches them again and their journaled games resume, as the configured ones do.
 //!
-//! Owns the file: its format, reading it (a damaged file is kept aside and reported, never
-//! silently emptied) and rewriting it atomically. The supervisor decides what is in it.
+//! Owns the file's format; reading it (a damaged file is set aside and said, never silently
+//! emptied) and rewriting it atomically are the store's (`store::state_file`). The supervisor decides what is in it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::store::state_file;
 
 /// The file, in the state directory.
 pub const FILE: &str = "attached.json";
@@ -24,45 +26,21 @@ pub struct Remembered {
     pub virtual_clocks: BTreeSet<String>,
 }
 
-/// What is remembered in `dir` (nothing when the file does not exist). A file that does not
-/// parse is renamed `attached.json.unused-<unix seconds>` and reported in the log.
+/// What is remembered in `dir` (nothing when the file does not exist). A damaged file is
+/// set aside and said, as every state file ([`state_file`]); the boards must then be attached
+/// again.
 pub fn load(dir: &Path) -> Remembered {
-    let path = dir.join(FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Remembered::default(),
-        Err(e) => {
-            tracing::warn!(
-                "cannot read {}: {e}; boards attached at run time are not re-attached",
-                path.display()
-            );
-            return Remembered::default();
-        }
-    };
-    match serde_json::from_str::<Remembered>(&text) {
-        Ok(a) => a,
-        Err(e) => {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            let aside = dir.join(format!("{FILE}.unused-{secs}"));
-            let _ = std::fs::rename(&path, &aside);
-            tracing::warn!(
-                "{} is damaged ({e}); kept as {}; boards attached at run time must be attached again",
-                path.display(),
-                aside.display()
-            );
-            Remembered::default()
-        }
-    }
+    state_file::load_json(
+        &dir.join(FILE),
+        "boards and virtual clocks attached at run time are not attached again: attach them \
+         again (`chessclockctl attach PORT`, `chessclockctl add-virtual NAME`)",
+    )
+    .unwrap_or_default()
 }
 
 /// Rewrite the file in `dir` (atomically: a crash leaves the old or the new).
 pub fn save(dir: &Path, remembered: &Remembered) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let text = serde_json::to_string_pretty(remembered).map_err(std::io::Error::other)?;
-    crate::store::atomic::write_atomic(&dir.join(FILE), text.as_bytes())
+    state_file::save_json(&dir.join(FILE), remembered)
 }
 
 #[cfg(test)]
@@ -114,7 +92,7 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         assert!(
-            kept.iter().any(|n| n.starts_with("attached.json.unused-")),
+            kept.iter().any(|n| n.starts_with("attached.json.damaged-")),
             "{kept:?}"
         );
         let _ = std::fs::remove_dir_all(&d);

@@ -50,6 +50,20 @@ fn a_missing_state_directory_fails_and_an_existing_one_reports_its_free_space() 
     assert!(c.detail.contains("MiB free"), "{c:?}");
 }
 
+#[test]
+fn a_state_file_the_daemon_set_aside_fails_the_state_check_naming_it() {
+    let dir = tempdir("state-damaged");
+    std::fs::write(dir.join("round.json"), "{\"round\": 2}").expect("write");
+    assert!(state(&dir).ok, "{:?}", state(&dir));
+    std::fs::write(dir.join("round.json.damaged-20261128T060102Z"), "{ no").expect("write");
+    let c = state(&dir);
+    assert!(!c.ok, "{c:?}");
+    assert!(
+        c.detail.contains("round.json.damaged-20261128T060102Z") && c.detail.contains("remove"),
+        "{c:?}"
+    );
+}
+
 const SYSTEMD: Host = Host { systemd: true };
 const NO_SYSTEMD: Host = Host { systemd: false };
 

@@ -13,12 +13,16 @@
 //! - `DIR/NAME.snapshot`: one line of the same form; its `SEQ` is the last journal record it
 //!   includes. Written to `NAME.snapshot.tmp`, fsynced, renamed, directory fsynced.
 //! - `DIR/NAME.journal.bad-OFFSET`: bytes cut from a damaged journal tail, kept for forensics.
+//!
+//! The small JSON state files beside them (the round, the attached boards, ...) are
+//! [`state_file`]'s: one damage policy (set aside, say, rebuild) and the same atomic write.
 
 pub mod atomic;
 mod error;
 mod journal;
 mod line;
 mod snapshot;
+pub mod state_file;
 
 pub use error::StoreError;
 #[cfg(test)]

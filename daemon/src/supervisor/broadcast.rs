@@ -24,20 +24,21 @@ pub(super) struct Broadcast {
 }
 
 impl Broadcast {
-    /// The ids kept in `dir` (none without one; a file that cannot be read, or an id that is
-    /// not one, is said in the log and left out).
+    /// The ids kept in `dir` (none without one; a damaged file is set aside and said, as every
+    /// state file: `store::state_file`; an id that is not one is left out).
     pub(super) fn load(dir: Option<&Path>) -> Self {
         let mut ids = BTreeMap::new();
-        if let Some(path) = dir.map(|d| d.join(FILE))
-            && let Ok(text) = std::fs::read_to_string(&path)
-        {
-            match serde_json::from_str::<BTreeMap<u32, String>>(&text) {
-                Ok(read) => ids.extend(read.into_iter().filter(|(_, id)| round_id_ok(id))),
-                Err(e) => tracing::warn!(
-                    "cannot read {}: {e}; give the Lichess round ids again",
-                    path.display()
-                ),
-            }
+        if let Some(path) = dir.map(|d| d.join(FILE)) {
+            let read: Option<BTreeMap<u32, String>> = crate::store::state_file::load_json(
+                &path,
+                "no Lichess round id is kept: give them again (`chessclockctl round next \
+                 --lichess-round ID`, or `[[lichess]] rounds` in the bridge's configuration)",
+            );
+            ids.extend(
+                read.unwrap_or_default()
+                    .into_iter()
+                    .filter(|(_, id)| round_id_ok(id)),
+            );
         }
         Broadcast {
             dir: dir.map(Path::to_path_buf),
@@ -62,8 +63,7 @@ impl Broadcast {
         let mut next = ids.clone();
         next.insert(round, id.to_owned());
         if let Some(dir) = &self.dir {
-            let text = serde_json::to_string(&next).map_err(std::io::Error::other)?;
-            crate::store::atomic::write_atomic(&dir.join(FILE), text.as_bytes())?;
+            crate::store::state_file::save_json(&dir.join(FILE), &next)?;
         }
         *ids = next;
         Ok(())
@@ -129,6 +129,9 @@ mod tests {
             err.starts_with("\"EfGh-567\" is not a Lichess round id: 8 letters and digits"),
             "{err}"
         );
+        std::fs::write(dir.join(FILE), "{ not json").expect("write");
+        assert!(Broadcast::load(Some(&dir)).all().is_empty());
+        assert!(!dir.join(FILE).exists(), "a damaged file is set aside");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

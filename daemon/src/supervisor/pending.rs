@@ -35,8 +35,8 @@ fn file(dir: &Path, round: u32) -> PathBuf {
 }
 
 impl Pending {
-    /// The pairings kept in `dir` (none without one; a file that cannot be read is said in
-    /// the log and left out).
+    /// The pairings kept in `dir` (none without one; a damaged file is set aside and said, as
+    /// every state file: `store::state_file`).
     pub(super) fn load(dir: Option<&Path>) -> Self {
         let mut rounds = BTreeMap::new();
         if let Some(entries) = dir.and_then(|d| std::fs::read_dir(d).ok()) {
@@ -45,17 +45,13 @@ impl Pending {
                 if !(name.starts_with("pairings-round-") && name.ends_with(".json")) {
                     continue;
                 }
-                let read = std::fs::read_to_string(entry.path())
-                    .map_err(|e| e.to_string())
-                    .and_then(|t| serde_json::from_str::<Stored>(&t).map_err(|e| e.to_string()));
-                match read {
-                    Ok(s) => {
-                        rounds.insert(s.round, s);
-                    }
-                    Err(e) => tracing::warn!(
-                        "cannot read {}: {e}; load that round's pairings again",
-                        entry.path().display()
-                    ),
+                let read: Option<Stored> = crate::store::state_file::load_json(
+                    &entry.path(),
+                    "those pairings are not kept: load them again (`chessclockctl round load \
+                     FILE --round N`)",
+                );
+                if let Some(s) = read {
+                    rounds.insert(s.round, s);
                 }
             }
         }
@@ -75,8 +71,7 @@ impl Pending {
     /// an error there keeps nothing.
     pub(super) fn keep(&self, stored: Stored) -> std::io::Result<()> {
         if let Some(dir) = &self.dir {
-            let text = serde_json::to_string(&stored).map_err(std::io::Error::other)?;
-            crate::store::atomic::write_atomic(&file(dir, stored.round), text.as_bytes())?;
+            crate::store::state_file::save_json(&file(dir, stored.round), &stored)?;
         }
         self.rounds().insert(stored.round, stored);
         Ok(())
@@ -118,6 +113,10 @@ mod tests {
         let again = Pending::load(Some(&dir));
         assert_eq!(again.get(4), Some(four));
         assert_eq!(again.get(9), None, "a bad file is left out");
+        assert!(
+            !dir.join("pairings-round-9.json").exists(),
+            "a bad file is set aside"
+        );
         again.forget(4);
         assert_eq!(Pending::load(Some(&dir)).get(4), None);
         let _ = std::fs::remove_dir_all(&dir);

@@ -27,29 +27,23 @@ use crate::engine::Status;
 /// The round file in the state directory.
 pub const FILE: &str = "round.json";
 
-/// The round kept in `dir` (1 when there is none, or it cannot be read: said in the log).
+/// The round kept in `dir` (1 when there is none; a damaged file is set aside and said, as
+/// every state file: `store::state_file`).
 pub fn load(dir: &Path) -> u32 {
-    let path = dir.join(FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return 1,
-        Err(e) => {
-            tracing::warn!("cannot read {}: {e}; the round is 1", path.display());
-            return 1;
-        }
+    let parse = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("round").and_then(serde_json::Value::as_u64))
+            .and_then(|r| u32::try_from(r).ok())
+            .filter(|r| *r > 0)
+            .ok_or_else(|| "not a round file ({\"round\": 3})".to_owned())
     };
-    let round = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("round").and_then(serde_json::Value::as_u64))
-        .and_then(|r| u32::try_from(r).ok())
-        .filter(|r| *r > 0);
-    round.unwrap_or_else(|| {
-        tracing::warn!(
-            "{} is not a round file ({{\"round\": 3}}); the round is 1",
-            path.display()
-        );
-        1
-    })
+    crate::store::state_file::load(
+        &dir.join(FILE),
+        parse,
+        "the round is 1: `chessclockctl round load FILE --round N` makes round N current again",
+    )
+    .unwrap_or(1)
 }
 
 /// Keep `round` in `dir` (atomically: a crash leaves the old file or the new one).
@@ -375,6 +369,7 @@ mod tests {
         assert_eq!(load(&dir), 5);
         std::fs::write(dir.join(FILE), "{ not json").expect("write");
         assert_eq!(load(&dir), 1);
+        assert!(!dir.join(FILE).exists(), "a damaged round file is set aside");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

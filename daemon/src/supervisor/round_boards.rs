@@ -63,20 +63,15 @@ pub(super) struct Sheet {
 }
 
 impl Sheet {
-    /// The sheet kept in `dir` (none without one; a file that cannot be read is said in the
-    /// log and left out).
+    /// The sheet kept in `dir` (none without one; a damaged file is set aside and said, as
+    /// every state file: `store::state_file`).
     pub(super) fn load(dir: Option<&Path>) -> Self {
         let stored = dir.map(|d| d.join(FILE)).and_then(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            serde_json::from_str::<Stored>(&text)
-                .map_err(|e| {
-                    tracing::warn!(
-                        "cannot read {}: {e}; load the round's pairings again and set its paper \
-                         boards' results",
-                        path.display()
-                    );
-                })
-                .ok()
+            crate::store::state_file::load_json::<Stored>(
+                &path,
+                "the round's sheet is not kept: load the round's pairings again and set its \
+                 paper boards' results",
+            )
         });
         Sheet {
             dir: dir.map(Path::to_path_buf),
@@ -108,15 +103,8 @@ impl Sheet {
         let mut now = self.lock();
         if let Some(dir) = &self.dir {
             match &stored {
-                Some(s) => {
-                    let text = serde_json::to_string(s).map_err(std::io::Error::other)?;
-                    crate::store::atomic::write_atomic(&dir.join(FILE), text.as_bytes())?;
-                }
-                None => match std::fs::remove_file(dir.join(FILE)) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(e),
-                },
+                Some(s) => crate::store::state_file::save_json(&dir.join(FILE), s)?,
+                None => crate::store::state_file::remove(&dir.join(FILE))?,
             }
         }
         *now = stored;
@@ -418,5 +406,40 @@ impl SupervisorHandle {
                 other.chars().take(20).collect::<String>()
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sheet_survives_a_restart_and_a_damaged_one_is_set_aside() {
+        let dir = std::env::temp_dir().join(format!("sheet-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let sheet = Stored {
+            round: 2,
+            format: "csv".into(),
+            content: "board,white,black\n1,A,B\n".into(),
+            paper: [1].into(),
+            results: BTreeMap::new(),
+        };
+        Sheet::load(Some(&dir))
+            .set(Some(sheet.clone()))
+            .expect("set");
+        assert_eq!(Sheet::load(Some(&dir)).get(2), Some(sheet));
+        std::fs::write(dir.join(FILE), "{ not json").expect("write");
+        assert_eq!(Sheet::load(Some(&dir)).get(2), None);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.len() == 1 && names[0].starts_with("round-boards.json.damaged-"),
+            "{names:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
