@@ -59,7 +59,11 @@ pub fn load<T>(
 
 /// The JSON state in `path` (as [`load`]).
 pub fn load_json<T: DeserializeOwned>(path: &Path, instead: &str) -> Option<T> {
-    load(path, |text| serde_json::from_str(text).map_err(|e| e.to_string()), instead)
+    load(
+        path,
+        |text| serde_json::from_str(text).map_err(|e| e.to_string()),
+        instead,
+    )
 }
 
 /// Rewrite `path` with `value` as JSON, atomically, creating its directory if need be.

@@ -369,7 +369,10 @@ mod tests {
         assert_eq!(load(&dir), 5);
         std::fs::write(dir.join(FILE), "{ not json").expect("write");
         assert_eq!(load(&dir), 1);
-        assert!(!dir.join(FILE).exists(), "a damaged round file is set aside");
+        assert!(
+            !dir.join(FILE).exists(),
+            "a damaged round file is set aside"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

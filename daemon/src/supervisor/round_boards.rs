@@ -424,6 +424,7 @@ mod tests {
             content: "board,white,black\n1,A,B\n".into(),
             paper: [1].into(),
             results: BTreeMap::new(),
+            forfeits: Default::default(),
         };
         Sheet::load(Some(&dir))
             .set(Some(sheet.clone()))

@@ -35,6 +35,7 @@ mod daemon_link;
 mod daemon_scan;
 mod daemon_waiting;
 mod demo;
+mod doc_paths;
 mod emu_cli;
 mod faults_boards;
 mod faults_files;
