@@ -272,3 +272,59 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
     ensure!(!said.contains("panicked"), "{said}");
     Ok(())
 }
+
+/// A JSON state file the daemon cannot read (here the round file, every one goes through the
+/// same store): the real daemon sets it aside with its bytes, starts with the default (round
+/// 1), says in its log what it did and what to do, and `chessclockctl doctor` names the file.
+#[test]
+fn a_damaged_state_file_is_set_aside_the_daemon_starts_and_the_operator_is_told() -> Result<()> {
+    let dir = TempDir::new("faults-state-file")?;
+    let bus = PrivateBus::start_session()?;
+    let config = write_config(dir.path(), &[], "")?;
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state)?;
+    std::fs::write(state.join("round.json"), "{ \"round\": ")?;
+    let log = dir.path().join("chessclockd.log");
+    let d = Daemon::spawn_logged(bus.address(), &config, &log)?;
+
+    let shown = d.ctl(&["round", "show", "--json"]);
+    ensure!(shown.status.success(), "round show: {shown:?}");
+    let shown: Value = serde_json::from_slice(&shown.stdout)?;
+    ensure!(u(&shown, "/round") == 1, "the default round: {shown}");
+
+    let aside: Vec<PathBuf> = std::fs::read_dir(&state)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.display().to_string().contains("round.json.damaged-"))
+        .collect();
+    ensure!(aside.len() == 1, "one set-aside round file: {aside:?}");
+    ensure!(
+        std::fs::read_to_string(&aside[0])? == "{ \"round\": ",
+        "its bytes are kept"
+    );
+    let said = std::fs::read_to_string(&log)?;
+    ensure!(
+        said.contains("round.json cannot be read") && said.contains("set aside as"),
+        "the log says so: {said}"
+    );
+
+    let out = std::process::Command::new(chessclock_tests::rig::workspace_bin("chessclockctl")?)
+        .args(["--address", bus.address(), "doctor", "-J", "--state-dir"])
+        .arg(&state)
+        .output()
+        .context("chessclockctl doctor")?;
+    ensure!(out.status.code() == Some(1), "doctor fails: {out:?}");
+    let checks: Vec<Value> = serde_json::from_slice(&out.stdout)?;
+    let check = checks
+        .iter()
+        .find(|c| c["check"] == "state")
+        .context("no state check")?;
+    let name = aside[0]
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    ensure!(
+        check["ok"] == false && s(check, "/detail").contains(&name),
+        "doctor names the file: {check}"
+    );
+    Ok(())
+}
