@@ -269,7 +269,8 @@ fn udev(dirs: &[PathBuf]) -> Check {
     }
 }
 
-/// The state directory there, with room for the day's games.
+/// The state directory there, with room for the day's games and no state file the daemon
+/// set aside as damaged.
 fn state(dir: &Path) -> Check {
     if !dir.is_dir() {
         return check(
