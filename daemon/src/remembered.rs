@@ -3,7 +3,8 @@
 //! restart attaches them again and their journaled games resume, as the configured ones do.
 //!
 //! Owns the file's format; reading it (a damaged file is set aside and said, never silently
-//! emptied) and rewriting it atomically are the store's (`store::state_file`). The supervisor decides what is in it.
+//! emptied) and rewriting it atomically are the store's (`store::state_file`). The
+//! supervisor decides what is in it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

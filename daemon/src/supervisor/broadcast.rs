@@ -2,7 +2,7 @@
 //! `chessclockctl round next --lichess-round ID`), for the bridge's push (`BroadcastRounds`).
 //!
 //! Owns the ids by round, in memory and in the state directory (`broadcast-rounds.json`
-//! beside `round.json`, rewritten atomically with the store's helper), and the check of an
+//! beside `round.json`, read and rewritten by `store::state_file`), and the check of an
 //! id (`chessclock_api::broadcast`). It must not know the bus or Lichess.
 
 use std::collections::BTreeMap;

@@ -211,11 +211,11 @@ pub fn start(defaults: Defaults) -> (SupervisorHandle, mpsc::Receiver<Change>) {
     let (changes_tx, changes_rx) = mpsc::channel(32);
     let (clocks_tx, clocks_rx) = watch::channel(Vec::new());
     let (boards_tx, boards_rx) = watch::channel(BTreeMap::new());
-    let first_round = defaults.device.state_dir.as_deref().map_or(1, round::load);
+    let sheet = round_boards::Sheet::load(defaults.device.state_dir.as_deref());
+    let first_round = round::first_round(defaults.device.state_dir.as_deref(), &sheet);
     let (round_tx, round_rx) = watch::channel(first_round);
     let pending = pending::Pending::load(defaults.device.state_dir.as_deref());
     let broadcast = broadcast::Broadcast::load(defaults.device.state_dir.as_deref());
-    let sheet = round_boards::Sheet::load(defaults.device.state_dir.as_deref());
     let published = Published {
         numbers: clocks_tx,
         boards: boards_tx,

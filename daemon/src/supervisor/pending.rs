@@ -3,7 +3,7 @@
 //! Owns the pairings loaded for a round after the current one while the current round is
 //! being played (`LoadPairings` of round R+1 once a game of round R has started): their text
 //! and format, by round, in memory and in the state directory (`pairings-round-N.json`
-//! beside `round.json`, rewritten atomically with the store's helper), so that `NextRound`
+//! beside `round.json`, read and rewritten by `store::state_file`), so that `NextRound`
 //! applies them to the new games, after a restart too. It only keeps them: parsing, matching
 //! them to the clocks and applying them are `round.rs`'s; it must not know the bus.
 

@@ -165,7 +165,7 @@ impl Supervisor {
             tracing::warn!(
                 "cannot write {}: {e}; the round may be {} again after a restart",
                 dir.join(super::round::FILE).display(),
-                super::round::load(dir)
+                super::round::load(dir).unwrap_or(1)
             );
         }
     }

@@ -1,7 +1,7 @@
 //! The current round and a round's pairings applied to the boards.
 //!
-//! Owns the round file (`round.json` in the state directory, rewritten atomically with the
-//! store's helper) and the rule that matches pairings to clocks by board number
+//! Owns the round file (`round.json` in the state directory, read and rewritten by
+//! `store::state_file`) and the rule that matches pairings to clocks by board number
 //! ([`plan`], pure): a paired board has one clock, or none (a paper board:
 //! `round_boards.rs` keeps it and its result), never two, and every tag is valid game
 //! information, or nothing is applied and the errors name every bad line (the file's and
@@ -20,6 +20,7 @@ use std::path::Path;
 
 use chessclock_game::pairings::{self, Format, LineError, Pairing, PairingsError};
 
+use super::round_boards::Sheet;
 use super::{SupervisorError, SupervisorHandle, pending};
 use crate::device::{DeviceHandle, Request};
 use crate::engine::Status;
@@ -27,9 +28,9 @@ use crate::engine::Status;
 /// The round file in the state directory.
 pub const FILE: &str = "round.json";
 
-/// The round kept in `dir` (1 when there is none; a damaged file is set aside and said, as
-/// every state file: `store::state_file`).
-pub fn load(dir: &Path) -> u32 {
+/// The round kept in `dir` (none when there is no file, or a damaged one: set aside and
+/// said, as every state file, `store::state_file`; [`first_round`] rebuilds it).
+pub fn load(dir: &Path) -> Option<u32> {
     let parse = |text: &str| {
         serde_json::from_str::<serde_json::Value>(text)
             .ok()
@@ -41,9 +42,18 @@ pub fn load(dir: &Path) -> u32 {
     crate::store::state_file::load(
         &dir.join(FILE),
         parse,
-        "the round is 1: `chessclockctl round load FILE --round N` makes round N current again",
+        "the round is the one of the pairings applied to it (round-boards.json) if they are \
+         kept, else 1: `chessclockctl round load FILE --round N` makes round N current again",
     )
-    .unwrap_or(1)
+}
+
+/// The round the supervisor starts in: the one kept in `dir`; without it (no file, or a
+/// damaged one) the round of the current round's sheet (`round_boards.rs`: it is always
+/// the current round's, or none), else 1.
+pub(super) fn first_round(dir: Option<&Path>, sheet: &Sheet) -> u32 {
+    dir.and_then(load)
+        .or_else(|| sheet.current_round())
+        .unwrap_or(1)
 }
 
 /// Keep `round` in `dir` (atomically: a crash leaves the old file or the new one).
@@ -363,16 +373,40 @@ mod tests {
     #[test]
     fn the_round_is_kept_in_the_state_directory() {
         let dir = std::env::temp_dir().join(format!("round-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
-        assert_eq!(load(&dir), 1);
+        let none = Sheet::load(None);
+        assert_eq!(load(&dir), None);
+        assert_eq!(first_round(Some(&dir), &none), 1);
         save(&dir, 5).expect("save");
-        assert_eq!(load(&dir), 5);
+        assert_eq!(first_round(Some(&dir), &none), 5);
         std::fs::write(dir.join(FILE), "{ not json").expect("write");
-        assert_eq!(load(&dir), 1);
+        assert_eq!(first_round(Some(&dir), &none), 1);
         assert!(
             !dir.join(FILE).exists(),
             "a damaged round file is set aside"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_damaged_round_file_is_rebuilt_from_the_current_rounds_sheet() {
+        let dir = std::env::temp_dir().join(format!("round-rebuilt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        save(&dir, 4).expect("save");
+        Sheet::load(Some(&dir))
+            .set(Some(super::super::round_boards::Stored {
+                round: 4,
+                format: "csv".into(),
+                content: "board,white,black\n1,A,B\n".into(),
+                paper: [1].into(),
+                results: BTreeMap::new(),
+                forfeits: Default::default(),
+            }))
+            .expect("sheet");
+        std::fs::write(dir.join(FILE), "{ \"round\": ").expect("write");
+        assert_eq!(first_round(Some(&dir), &Sheet::load(Some(&dir))), 4);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

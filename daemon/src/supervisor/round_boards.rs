@@ -5,7 +5,7 @@
 //! as loaded), which of their boards had no clock when they were applied (the **paper
 //! boards**: played without an e-board, their result entered by hand) and those boards'
 //! results, in memory and in the state directory (`round-boards.json` beside `round.json`,
-//! rewritten atomically with the store's helper), so that a restart keeps them. A board's
+//! read and rewritten by `store::state_file`), so that a restart keeps them. A board's
 //! result by its number ([`SupervisorHandle::set_board_result`]): a paper board's is kept
 //! here, an e-board's is the arbiter's result through its clock's own request. Each paper
 //! board's game (a result-only PGN, `chessclock_game::pairings::paper_pgn`) goes to the live
@@ -91,6 +91,12 @@ impl Sheet {
         let stored = self.get(round).filter(|s| s.paper.contains(&board))?;
         let pairing = stored.pairings().into_iter().find(|p| p.board == board)?;
         Some(pairing.tags(round))
+    }
+
+    /// The round of the sheet kept (the current round's, as the roll-over keeps or forgets
+    /// it): what rebuilds a damaged round file.
+    pub(super) fn current_round(&self) -> Option<u32> {
+        self.lock().as_ref().map(|s| s.round)
     }
 
     /// The sheet of `round` (none: no pairings applied to it).
