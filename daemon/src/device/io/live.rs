@@ -29,7 +29,7 @@ pub(crate) const ALL: &str = "games.pgn";
 pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
 
 /// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`
-/// (`None`: the file is removed, the clock was renamed).
+/// (`None`: the file is removed: its board was renumbered, or its game left the round).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Update {
     pub(crate) dir: PathBuf,
@@ -80,7 +80,7 @@ impl LiveFiles {
         }
     }
 
-    /// Remove the live PGN `file` in `dir` (its clock is called otherwise now).
+    /// Remove the live PGN `file` in `dir` (its board has another number now, or its game left the round).
     pub(crate) fn remove(&self, dir: PathBuf, file: String) {
         if let Some(tx) = self.sender() {
             let _ = tx.send(Update {
