@@ -80,7 +80,8 @@ impl LiveFiles {
         }
     }
 
-    /// Remove the live PGN `file` in `dir` (its board has another number now, or its game left the round).
+    /// Remove the live PGN `file` in `dir` (its board has another number now, or its game
+    /// left the round).
     pub(crate) fn remove(&self, dir: PathBuf, file: String) {
         if let Some(tx) = self.sender() {
             let _ = tx.send(Update {
