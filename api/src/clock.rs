@@ -142,8 +142,8 @@ macro_rules! published_clock {
                     name: $prop,
                     key: stringify!($field),
                     signature: <$ty as BusValue>::SIGNATURE,
-                    constant: has_flag(&[$($(stringify!($flag)),*)?], "Const"),
-                    required: has_flag(&[$($(stringify!($flag)),*)?], "Required"),
+                    constant: false $($(|| flag!($flag, Const))*)?,
+                    required: false $($(|| flag!($flag, Required))*)?,
                 },
             )*];
 
@@ -168,30 +168,17 @@ macro_rules! published_clock {
     };
 }
 
-const fn has_flag(flags: &[&str], flag: &str) -> bool {
-    let mut i = 0;
-    while i < flags.len() {
-        if str_eq(flags[i], flag) {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+/// Whether the flag written in the table is the one asked for (`Const`, `Required`).
+macro_rules! flag {
+    (Const, Const) => {
+        true
+    };
+    (Required, Required) => {
+        true
+    };
+    ($written:ident, $asked:ident) => {
+        false
+    };
 }
 
 published_clock! {
