@@ -3,7 +3,7 @@
 //! against the emulated board.
 
 use chessclock_protocol::board::Piece;
-use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
+use chessclock_protocol::emulator::{EmuConfig, PieceAction};
 
 use super::{Rig, config, engine};
 use crate::device::session::DrawRules;
@@ -16,10 +16,7 @@ use crate::engine::{
 fn play_pressed(rig: &mut Rig, moves: &[&str]) {
     for uci in moves {
         rig.run_until(rig.now + 1_000);
-        let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-        rig.emu
-            .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-            .expect("legal");
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         rig.press();
     }
@@ -244,10 +241,7 @@ fn a_mate_by_a_player_on_double_flag_extra_time_only_draws() {
     assert_eq!(live.snapshot.status, Status::Running, "{:?}", live.snapshot);
     assert_eq!(live.snapshot.phase.black.to_string(), "extra");
     rig.run_until(rig.now + 1_000);
-    let mv = PieceMove::parse("d8h4", rig.emu.pieces()).expect("a move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("legal");
+    rig.move_piece("d8h4");
     rig.run_until(rig.now + 2_000);
     let live = rig.published();
     assert_eq!(live.snapshot.status, Status::Ended, "{:?}", live.snapshot);

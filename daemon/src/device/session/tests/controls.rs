@@ -5,7 +5,7 @@
 
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
-use super::judging::{LOYD_STALEMATE, play};
+use super::judging::LOYD_STALEMATE;
 use super::{Rig, shows_wanted, until};
 use crate::engine::{GameResult, ResultReason, Status};
 
@@ -18,7 +18,7 @@ fn armageddon_with_time_odds_scores_a_stalemate_for_black() {
     rig.start();
     for (i, uci) in LOYD_STALEMATE.iter().enumerate() {
         rig.run_until(rig.now + 500);
-        play(&mut rig, uci);
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         if i + 1 < LOYD_STALEMATE.len() {
             rig.press();

@@ -4,7 +4,7 @@
 //! and nothing changed.
 
 use chessclock_game::Correction;
-use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
+use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Rig, notices};
 use crate::device::session::SessionEvent;
@@ -12,10 +12,7 @@ use crate::device::session::command::{ClockEvent, DeviceError, Request};
 use crate::device::session::note::Note;
 
 fn play(rig: &mut Rig, uci: &str) {
-    let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("legal");
+    rig.move_piece(uci);
     rig.run_until(rig.now + 500);
     rig.press();
     rig.run_until(rig.now + 500);
@@ -99,10 +96,7 @@ fn the_pieces_not_shown_yet_notice_goes_once_the_pieces_show_the_game() {
             .any(|n| n.contains("do not show it yet"))
     );
     // The pawn goes back to e7: the pieces show the corrected game.
-    let mv = PieceMove::parse("e5e7", rig.emu.pieces()).expect("a piece move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("moved");
+    rig.move_piece("e5e7");
     rig.run_until(rig.now + 1_000);
     let live = rig.published();
     assert!(
@@ -175,10 +169,7 @@ fn an_observed_clock_s_board_game_is_corrected_as_a_driven_one() {
     ))
     .expect("observe");
     for uci in ["d2d4", "d7d5"] {
-        let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-        rig.emu
-            .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-            .expect("legal");
+        rig.move_piece(uci);
         rig.run_until(rig.now + 1_000);
     }
     assert_eq!(rig.published().moves_san, ["d4", "d5"]);

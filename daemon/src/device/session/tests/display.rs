@@ -2,7 +2,7 @@
 //! press ends text at once, a double-flag player on extra time keeps the flag icon; and the
 //! board counts the moves of a multi-period control.
 
-use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove, Running};
+use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Rig, config, engine, until};
 use crate::device::session::MoveSource;
@@ -111,10 +111,7 @@ fn the_board_counts_the_moves_of_a_multi_period_control() {
     rig.run_until(1_000);
     rig.start();
     let play = |rig: &mut Rig, uci: &str| {
-        let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-        rig.emu
-            .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-            .expect("legal");
+        rig.move_piece(uci);
     };
     for action in ["e2e4", "lever", "e7e5", "lever", "lever", "lever"] {
         rig.run_until(rig.now + 1_000);

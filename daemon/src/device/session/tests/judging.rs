@@ -3,18 +3,10 @@
 //! is a notice and the flag stands; fivefold is off under double flag.
 
 use chessclock_protocol::board::Piece;
-use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
+use chessclock_protocol::emulator::{EmuConfig, PieceAction};
 
 use super::Rig;
 use crate::engine::{BoardEnd, GameResult, Input, ResultReason, Side, Status};
-
-/// Play `uci` on the emulated board's pieces (the mover's piece first).
-pub(super) fn play(rig: &mut Rig, uci: &str) {
-    let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("legal");
-}
 
 /// Fool's mate (f3 e5 g4 Qh4#), each move followed by its press, `gap_ms` apart; the
 /// mating move comes `last_gap_ms` after the one before.
@@ -29,7 +21,7 @@ fn fools_mate(rig: &mut Rig, gap_ms: u64, last_gap_ms: u64, press_last: bool) {
                     last_gap_ms
                 },
         );
-        play(rig, uci);
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         if i + 1 < moves.len() || press_last {
             rig.press();
@@ -97,7 +89,7 @@ fn a_mate_after_the_flag_is_a_notice_and_the_flag_stands() {
 fn kings_walked_up(rig: &mut Rig) {
     for uci in ["e2e3", "e7e6", "e1e2", "e8e7", "e2d3", "e7d6"] {
         rig.run_until(rig.now + 1_000);
-        play(rig, uci);
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         rig.press();
     }
@@ -110,7 +102,7 @@ fn the_kings_signal_ends_the_game_without_its_trailing_king_move() {
     kings_walked_up(&mut rig);
     rig.run_until(rig.now + 1_000);
     // The arbiter sets White's king on e4 (a legal move, read as one), then Black's on d5.
-    play(&mut rig, "d3e4");
+    rig.move_piece("d3e4");
     rig.run_until(rig.now + 400);
     let d6 = "d6".parse().expect("a square");
     let d5 = "d5".parse().expect("a square");
@@ -144,7 +136,7 @@ fn a_flag_against_a_lone_king_is_a_draw() {
     rig.start();
     for uci in game {
         rig.run_until(rig.now + 500);
-        play(&mut rig, uci);
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         rig.press();
     }
@@ -182,7 +174,7 @@ fn a_stalemate_on_the_board_draws_the_timed_game() {
     rig.start();
     for (i, uci) in game.iter().enumerate() {
         rig.run_until(rig.now + 500);
-        play(&mut rig, uci);
+        rig.move_piece(uci);
         rig.run_until(rig.now + 300);
         if i + 1 < game.len() {
             rig.press();

@@ -17,7 +17,9 @@ mod requests;
 mod restart;
 mod resume;
 
-use chessclock_protocol::emulator::{ClockView, EmuConfig, Emulator};
+use chessclock_protocol::emulator::{
+    ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove,
+};
 
 use super::{Session, SessionConfig, SessionEvent};
 use crate::device::link::display::BoardSide;
@@ -215,6 +217,15 @@ impl Rig {
                 self.events.push((self.now, ev));
             }
         }
+    }
+
+    /// `uci` made on the pieces now (the mover's piece lifted first); a move the position
+    /// does not allow fails the test.
+    pub(crate) fn move_piece(&mut self, uci: &str) {
+        let mv = PieceMove::parse(uci, self.emu.pieces()).expect("a move");
+        self.emu
+            .piece_action(self.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
+            .expect("legal");
     }
 
     /// The player to move presses the lever now.

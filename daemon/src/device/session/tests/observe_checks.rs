@@ -2,9 +2,7 @@
 //! emulated clock running its own presets: a clock set wrong at the start, a period added
 //! wrong, and time added on the flag reaching the PGN at once.
 
-use chessclock_protocol::emulator::{
-    EmuConfig, MoveOrder, OwnPeriod, OwnPreset, PieceAction, PieceMove,
-};
+use chessclock_protocol::emulator::{EmuConfig, OwnPeriod, OwnPreset};
 
 use super::{Rig, control};
 use crate::device::session::command::Request;
@@ -28,10 +26,7 @@ fn problem(rig: &mut Rig) -> String {
 /// The move on the pieces, then the lever, `think_ms` after the turn began.
 fn play(rig: &mut Rig, uci: &str, think_ms: u64) {
     rig.run_until(rig.now + think_ms.saturating_sub(300));
-    let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("legal");
+    rig.move_piece(uci);
     rig.run_until(rig.now + 300);
     rig.press();
     rig.run_until(rig.now + 100);

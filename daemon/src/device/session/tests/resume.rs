@@ -6,7 +6,7 @@
 //! position. And every change of the game is judged, a position set by the operator too.
 
 use chessclock_game::{Correction, Step};
-use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
+use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Rig, config, notices};
 use crate::device::link::driver::{DriverConfig, Instant};
@@ -18,10 +18,7 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 
 /// Move the pieces of `uci` on the board (the host hears it if the cable is in).
 fn pieces(rig: &mut Rig, uci: &str) {
-    let mv = PieceMove::parse(uci, rig.emu.pieces()).expect("a move");
-    rig.emu
-        .piece_action(rig.now, PieceAction::Move(mv, MoveOrder::MoverFirst))
-        .expect("legal");
+    rig.move_piece(uci);
     rig.run_until(rig.now + 500);
 }
 
