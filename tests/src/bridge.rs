@@ -143,14 +143,7 @@ impl Bridge {
 
     /// Send a signal by name (`STOP`, `CONT`, ...) without waiting for anything.
     pub fn signal(&self, name: &str) -> Result<()> {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill")
-            .args([&format!("-{name}"), &pid])
-            .status()?;
-        if !status.success() {
-            bail!("kill -{name} {pid} failed: {status}");
-        }
-        Ok(())
+        crate::rig::signal(&self.child, name)
     }
 
     /// Kill the bridge at once (SIGKILL), as a crash would.

@@ -308,6 +308,19 @@ impl Drop for Spawned {
 }
 
 /// Wait up to 2 s for `child` to exit, then kill it.
+/// Send `child` the signal `name` (`HUP`, `STOP`, `CONT`, ...) with kill(1), without waiting
+/// for anything.
+pub(crate) fn signal(child: &Child, name: &str) -> Result<()> {
+    let pid = child.id().to_string();
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid])
+        .status()?;
+    if !status.success() {
+        bail!("kill -{name} {pid} failed: {status}");
+    }
+    Ok(())
+}
+
 fn stop_child(child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(2);
     while Instant::now() < deadline {
@@ -468,14 +481,7 @@ impl Daemon {
 
     /// Send a signal by name (`HUP`, `USR1`, ...) without waiting for anything.
     pub fn signal(&self, name: &str) -> Result<()> {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill")
-            .args([&format!("-{name}"), &pid])
-            .status()?;
-        if !status.success() {
-            bail!("kill -{name} {pid} failed: {status}");
-        }
-        Ok(())
+        signal(&self.child, name)
     }
 
     /// Kill with SIGKILL (a crash) and wait.
