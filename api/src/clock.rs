@@ -238,12 +238,5 @@ published_clock! {
     notices: Vec<String> => "Notices";
 }
 
-impl PublishedClock {
-    /// The property table entry of `name`.
-    pub fn find(name: &str) -> Option<&'static Property> {
-        Self::PROPERTIES.iter().find(|p| p.name == name)
-    }
-}
-
 #[cfg(test)]
 mod tests;
