@@ -153,17 +153,27 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// appended (a partial write is rolled back), or the journal refuses further writes until
     /// a [`Journal::compact`] rewrites it.
     pub fn write(&mut self, record: &R) -> Result<u64, StoreError> {
+        let seq = self.next_seq;
+        self.write_all(std::slice::from_ref(record))?;
+        Ok(seq)
+    }
+
+    /// Append `records` in one write (their lines together), as [`Journal::write`] appends
+    /// one: all of them or, on failure, none.
+    pub fn write_all(&mut self, records: &[R]) -> Result<(), StoreError> {
         if self.poisoned {
             return Err(StoreError::Poisoned {
                 path: self.path.clone(),
             });
         }
-        let json = super::line::to_json(record).map_err(|source| StoreError::Encode {
-            what: "record",
-            source,
-        })?;
-        let seq = self.next_seq;
-        let bytes = line::encode(seq, &json);
+        let mut bytes = Vec::new();
+        for (seq, record) in (self.next_seq..).zip(records) {
+            let json = super::line::to_json(record).map_err(|source| StoreError::Encode {
+                what: "record",
+                source,
+            })?;
+            bytes.extend_from_slice(&line::encode(seq, &json));
+        }
         if let Err(e) =
             full_disk::check(&self.dir, || self.file.write_all(&bytes[..bytes.len() / 2]))
                 .and_then(|()| self.file.write_all(&bytes))
@@ -172,8 +182,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             return Err(StoreError::io("append to", &self.path, e));
         }
         self.len += bytes.len() as u64;
-        self.next_seq += 1;
-        Ok(seq)
+        self.next_seq += records.len() as u64;
+        Ok(())
     }
 
     /// Make every write so far durable. After a failure the state of the unsynced writes is

@@ -106,6 +106,24 @@ fn appended_records_come_back_in_order_after_reopen() {
 }
 
 #[test]
+fn records_written_together_are_the_same_lines_as_records_written_one_by_one() {
+    let events = sample();
+    let one_by_one = TempDir::new("journal-one-by-one");
+    let (bytes, _) = write_all(one_by_one.path(), &events);
+    let together = TempDir::new("journal-together");
+    let (mut j, _) = open(together.path()).expect("open fresh");
+    j.write_all(&events[..1]).expect("first record");
+    j.write_all(&events[1..]).expect("the others in one write");
+    j.sync().expect("sync");
+    assert_eq!(j.next_seq(), events.len() as u64 + 1);
+    let path = j.path().to_path_buf();
+    drop(j);
+    assert_eq!(std::fs::read(path).expect("read journal"), bytes);
+    let (_, rec) = open(together.path()).expect("reopen");
+    assert_eq!(rec.records, records(&events, 1));
+}
+
+#[test]
 fn truncation_at_every_byte_recovers_every_complete_record() {
     let src = TempDir::new("journal-src");
     let events = sample();

@@ -194,6 +194,11 @@ impl<P: BoardIo> Actor<P> {
     async fn run(&mut self) {
         let mut buf = [0u8; 512];
         loop {
+            // What the last wake-up (or the start) gave the journal goes to its writer in
+            // one message before the actor sleeps.
+            if let Some(p) = &self.persist {
+                p.flush();
+            }
             let deadline = self.next_wakeup();
             let wake = {
                 let sleep = async {

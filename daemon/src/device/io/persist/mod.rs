@@ -19,6 +19,7 @@ mod restore;
 mod stamp;
 mod writer;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc as std_mpsc;
 
@@ -147,10 +148,13 @@ enum SnapshotFile {
 /// A clock's journal, written by the journal writer thread.
 #[derive(Debug)]
 pub(crate) struct Persist {
-    tx: std_mpsc::Sender<Job>,
+    tx: std_mpsc::Sender<Vec<Job>>,
     id: u64,
     path: PathBuf,
     damage: Vec<String>,
+    /// Jobs not handed to the writer yet: a wake-up of the actor sends its jobs together
+    /// ([`Persist::flush`]), so the writer's thread wakes once for them, not once each.
+    queued: RefCell<Vec<Job>>,
 }
 
 /// A file-name-safe store name for a port.
@@ -206,12 +210,12 @@ impl Persist {
                 std::io::Error::other("the journal writer thread stopped"),
             )
         };
-        tx.send(Job::Open {
+        tx.send(vec![Job::Open {
             dir: dir.to_path_buf(),
             name: name.to_owned(),
             fallback: Box::new(fallback),
             reply,
-        })
+        }])
         .map_err(|_| gone())?;
         let (id, path, restored, damage) = answer.recv().map_err(|_| gone())??;
         if let Some(r) = &restored {
@@ -225,6 +229,7 @@ impl Persist {
                 id,
                 path,
                 damage,
+                queued: RefCell::default(),
             },
             restored,
         ))
@@ -236,9 +241,27 @@ impl Persist {
         &self.damage
     }
 
+    /// Queue `job` for the writer; it goes with the others at the next [`Persist::flush`].
     fn send(&self, job: Job) {
-        if self.tx.send(job).is_err() {
+        self.queued.borrow_mut().push(job);
+    }
+
+    /// Hand the queued jobs to the writer in one message. The actor calls it at the end of
+    /// every wake-up; an answer waiting on the journal ([`Persist::reply_when_durable`]) and
+    /// the end of the handle call it too. Without a writer, the answers are given as they
+    /// are (the records are lost, and said so).
+    pub(crate) fn flush(&self) {
+        let jobs = std::mem::take(&mut *self.queued.borrow_mut());
+        if jobs.is_empty() {
+            return;
+        }
+        if let Err(std_mpsc::SendError(jobs)) = self.tx.send(jobs) {
             tracing::error!("the journal writer is gone ({})", self.path.display());
+            for job in jobs {
+                if let Job::Done { reply, answer, .. } | Job::Retire { reply, answer, .. } = job {
+                    let _ = reply.send(answer);
+                }
+            }
         }
     }
 
@@ -275,13 +298,12 @@ impl Persist {
         reply: oneshot::Sender<Result<Reply, DeviceError>>,
         answer: Result<Reply, DeviceError>,
     ) {
-        if let Err(std_mpsc::SendError(Job::Done { reply, answer, .. })) = self.tx.send(Job::Done {
+        self.send(Job::Done {
             id: self.id,
             reply,
             answer,
-        }) {
-            let _ = reply.send(answer);
-        }
+        });
+        self.flush();
     }
 }
 
@@ -293,15 +315,12 @@ impl Persist {
         reply: oneshot::Sender<Result<Reply, DeviceError>>,
         answer: Result<Reply, DeviceError>,
     ) {
-        if let Err(std_mpsc::SendError(Job::Retire { reply, answer, .. })) =
-            self.tx.send(Job::Retire {
-                id: self.id,
-                reply,
-                answer,
-            })
-        {
-            let _ = reply.send(answer);
-        }
+        self.send(Job::Retire {
+            id: self.id,
+            reply,
+            answer,
+        });
+        self.flush();
     }
 }
 
@@ -309,7 +328,8 @@ impl Drop for Persist {
     /// The writer syncs and closes the journal (and releases its lock) before it handles
     /// anything sent after this, such as the same board's next open.
     fn drop(&mut self) {
-        let _ = self.tx.send(Job::Close { id: self.id });
+        self.send(Job::Close { id: self.id });
+        self.flush();
     }
 }
 

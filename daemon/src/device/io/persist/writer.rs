@@ -4,7 +4,8 @@
 //! `games/round-R/` of the round the clock names for it (the actor's: the round the game
 //! started in), or `games/` without one.
 //!
-//! Jobs from all clocks arrive on one channel and are handled in batches: the batch's
+//! Jobs from all clocks arrive on one channel, a clock's jobs of one wake-up in one message
+//! (one wake-up of this thread for them), and are handled in batches: the batch's
 //! records are written, each touched journal is fsynced once (group commit), and only then
 //! are the batch's requests answered, so "written before acknowledged" holds with one fsync
 //! per batch instead of one per record. A journal whose write or fsync failed takes no more
@@ -29,7 +30,8 @@ use super::{Archive, Entry, GameRecord, GameStart, SnapshotFile};
 use crate::device::session::command::{DeviceError, Reply};
 use crate::store::{self, Journal, StoreError};
 
-/// Jobs handled in one batch at most (then the batch is synced and answered).
+/// Messages (each a clock's jobs of one wake-up) handled in one batch at most (then the
+/// batch is synced and answered).
 const MAX_BATCH: usize = 512;
 
 /// The store's number, its journal's path, the game to resume, and the damage found on
@@ -85,7 +87,7 @@ impl std::fmt::Debug for Job {
 /// first use (never without a journaled clock). Cloned to every clock it serves; the
 /// thread ends when the last clone and the last journal are gone.
 #[derive(Clone, Default)]
-pub(crate) struct Journals(Arc<OnceLock<Option<std_mpsc::Sender<Job>>>>);
+pub(crate) struct Journals(Arc<OnceLock<Option<std_mpsc::Sender<Vec<Job>>>>>);
 
 impl std::fmt::Debug for Journals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -95,7 +97,7 @@ impl std::fmt::Debug for Journals {
 
 impl Journals {
     /// The writer's channel, starting the thread on first use.
-    pub(super) fn sender(&self) -> Result<std_mpsc::Sender<Job>, StoreError> {
+    pub(super) fn sender(&self) -> Result<std_mpsc::Sender<Vec<Job>>, StoreError> {
         self.0
             .get_or_init(|| {
                 let (tx, rx) = std_mpsc::channel();
@@ -116,13 +118,16 @@ impl Journals {
     }
 }
 
-fn run(rx: &std_mpsc::Receiver<Job>) {
+fn run(rx: &std_mpsc::Receiver<Vec<Job>>) {
     let mut stores: BTreeMap<u64, Store> = BTreeMap::new();
     let mut next_id = 0u64;
     while let Ok(first) = rx.recv() {
         let mut dirty = BTreeSet::new();
         let mut answers = Vec::new();
-        for job in std::iter::once(first).chain(rx.try_iter().take(MAX_BATCH)) {
+        for job in std::iter::once(first)
+            .chain(rx.try_iter().take(MAX_BATCH))
+            .flatten()
+        {
             match job {
                 Job::Open {
                     dir,
@@ -202,6 +207,9 @@ struct Store {
     games: PathBuf,
     start: Entry,
     records: Vec<Entry>,
+    /// The last `unwritten` of `records` go to the journal at the end of the batch, in one
+    /// write.
+    unwritten: usize,
     /// Appends go to the journal; false after a failed write until a rewrite succeeds.
     healthy: bool,
     durability: Durability,
@@ -281,25 +289,25 @@ impl Store {
             games: dir.join("games"),
             start,
             records,
+            unwritten: 0,
             healthy: true,
             durability: Durability::default(),
         };
         Ok((store, restored, damage))
     }
 
+    /// Keep `entry`; it is written with the batch's others when the batch settles.
     fn append(&mut self, entry: Entry) {
-        if self.healthy
-            && let Err(e) = self.journal.write(&entry)
-        {
-            self.fail(&e);
-        }
         self.records.push(entry);
+        self.unwritten += 1;
     }
 
     /// A new game: the snapshot holds its start, and so does the journal's first record.
     fn new_game(&mut self, start: Entry) {
         self.start = start;
         self.records.clear();
+        // The last game's unwritten records would be compacted away with the rest.
+        self.unwritten = 0;
         let snapshot = SnapshotFile::Game {
             start: self.start.clone(),
             records: Vec::new(),
@@ -330,8 +338,13 @@ impl Store {
 
     /// End of a batch: make this journal's writes durable, or rewrite it whole.
     fn settle(&mut self) {
+        let unwritten = std::mem::take(&mut self.unwritten);
+        let from = self.records.len().saturating_sub(unwritten);
         if self.healthy
-            && let Err(e) = self.journal.sync()
+            && let Err(e) = self
+                .journal
+                .write_all(&self.records[from..])
+                .and_then(|()| self.journal.sync())
         {
             self.fail(&e);
         }
