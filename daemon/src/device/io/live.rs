@@ -194,13 +194,19 @@ impl Dir {
     }
 }
 
-/// Replace `dest` atomically (a temporary file renamed over it), without fsync.
+/// Replace `dest` atomically (a temporary file renamed over it), without fsync. Its folder
+/// is made when it is missing (not looked for at every write).
 fn replace(dest: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let tmp = crate::store::atomic::temp_path(dest);
-    let mut f = std::fs::File::create(&tmp)?;
+    let mut f = match std::fs::File::create(&tmp) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = dest.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::File::create(&tmp)?
+        }
+        f => f?,
+    };
     f.write_all(bytes)?;
     drop(f);
     std::fs::rename(&tmp, dest)
