@@ -118,8 +118,15 @@ impl AsyncRead for Tty {
         loop {
             let mut guard = ready!(self.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
+            let room = unfilled.len();
             match guard.try_io(|fd| fd.get_ref().read(unfilled)) {
                 Ok(Ok(n)) => {
+                    // A read that left room took all the line discipline had: the next
+                    // read waits for the reactor's next edge (new bytes bring one) instead
+                    // of calling read() only to be told EAGAIN, as tokio's sockets do.
+                    if n > 0 && n < room {
+                        guard.clear_ready();
+                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
