@@ -67,6 +67,11 @@ impl ClockIface {
         self.handle.borrow_state()
     }
 
+    /// `state`'s snapshot as the `Snapshot` property's value (cached for the reads after).
+    pub(crate) fn snapshot_variant(&self, state: &ClockState) -> zbus::Variant<'static> {
+        zbus::Variant::from(self.snapshot.get(state).to_map())
+    }
+
     /// The snapshot computed now, as `a{sv}` (the `LiveSnapshot` property).
     async fn live_dict(&self) -> BTreeMap<String, OwnedVariant> {
         // From the engine published with the state: no round trip to the actor, so that

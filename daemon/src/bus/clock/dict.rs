@@ -25,6 +25,13 @@ pub(crate) fn dict_of(snapshot: &Snapshot, as_of_us: u64) -> BTreeMap<String, Ow
 #[derive(Debug, Clone)]
 pub(crate) struct SnapshotDict(Arc<BTreeMap<String, OwnedVariant>>);
 
+impl SnapshotDict {
+    /// The dictionary itself (a copy), for a signal that carries it with other values.
+    pub(crate) fn to_map(&self) -> BTreeMap<String, OwnedVariant> {
+        (*self.0).clone()
+    }
+}
+
 impl zbus::Type for SnapshotDict {
     const SIGNATURE: &'static zbus::Signature =
         <BTreeMap<String, OwnedVariant> as zbus::Type>::SIGNATURE;

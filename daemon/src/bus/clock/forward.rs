@@ -3,13 +3,13 @@
 //! (their words: a status, a reason code).
 //!
 //! Owns when to signal; which published fields changed is the model's comparison
-//! ([`published_changed`]). Holds the interface reference and the device handle, no game
+//! ([`published::emit_changes`]). Holds the interface reference and the device handle, no game
 //! logic.
 
 use zbus::object_server::{InterfaceRef, SignalEmitter};
 
 use super::ClockIface;
-use super::published::{ClockServed, published_changed};
+use super::published::{self, ClockServed};
 use crate::device::{ClockEvent, ClockState, DeviceHandle};
 
 /// Forward one clock's state changes and events to the bus until the actor stops.
@@ -58,12 +58,8 @@ async fn emit_changes(
     old: &ClockState,
     new: &ClockState,
 ) -> zbus::Result<()> {
-    let e = iface.signal_emitter();
-    published_changed(e, old, new).await?;
-    if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
-        iface.get().await.0.snapshot_changed(e).await?;
-    }
-    Ok(())
+    let served = iface.get().await;
+    published::emit_changes(&served, iface.signal_emitter(), old, new).await
 }
 
 async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {

@@ -34,20 +34,26 @@ impl ClockIface {
     }
 }
 
-/// `PropertiesChanged` for the published fields that differ between `old` and `new` (one
-/// signal for all of them), if any do.
-pub(crate) async fn published_changed(
+/// One `PropertiesChanged` for everything a state change changed: the published fields that
+/// differ between `old` and `new`, and `Snapshot` when the snapshot or its instant did (its
+/// dictionary from the interface's cache, which the next read of it shares). Nothing when
+/// neither did.
+pub(crate) async fn emit_changes(
+    served: &ClockServed,
     emitter: &SignalEmitter<'_>,
     old: &ClockState,
     new: &ClockState,
 ) -> zbus::Result<()> {
-    let changed: HashMap<&str, Variant<'_>> = new
+    let mut changed: HashMap<&str, Variant<'_>> = new
         .clock
         .changed(&old.clock)
         .into_iter()
         .filter(|p| !p.constant)
         .filter_map(|p| Some((p.name, Variant::from(new.clock.property(p.name)?))))
         .collect();
+    if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
+        changed.insert("Snapshot", served.0.snapshot_variant(new));
+    }
     if changed.is_empty() {
         return Ok(());
     }
