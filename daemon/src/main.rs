@@ -111,8 +111,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // The bus and the supervisor on this thread (the device actors have their own,
+    // `device::runtime`): one thread, no work stealing between workers, no wake-ups of a
+    // second worker for every signal the actors' changes bring.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -168,6 +168,8 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     // Device actors read their ttys on their own thread, whatever the bus is doing.
     let devices = crate::device::runtime::DeviceRuntime::start()
         .context("cannot start the device actors' runtime")?;
+    // The bus (this thread, and every thread it starts from now on) yields to it.
+    crate::device::runtime::defer_to_devices("bus");
     let (sup, changes) = supervisor::start(Defaults {
         device,
         devices: Some(devices.handle()),

@@ -61,7 +61,10 @@ impl LiveFiles {
                 let (tx, rx) = channel();
                 std::thread::Builder::new()
                     .name("chessclock-live".into())
-                    .spawn(move || run(&rx))
+                    .spawn(move || {
+                        crate::device::io::runtime::defer_to_devices("live writer");
+                        run(&rx)
+                    })
                     .map_err(|e| tracing::error!("cannot start the live PGN writer: {e}"))
                     .ok()
                     .map(|_| tx)

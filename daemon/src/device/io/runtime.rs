@@ -12,6 +12,23 @@ use std::future::Future;
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
 
+/// How much lower than the device thread the daemon's other threads run (a nice value
+/// added to theirs): on a loaded machine the device thread, which stamps presses and pushes
+/// displays, is given the CPU before the bus, the journal writer and the live writer.
+const DEFER_NICE: i32 = 5;
+
+/// Lower the calling thread's priority below the device thread's ([`DEFER_NICE`]). Raising
+/// one's own nice value needs no privilege; a refusal is logged and changes nothing else.
+/// Threads the caller starts afterwards inherit it (the device thread is started before).
+pub fn defer_to_devices(thread: &str) {
+    // On Linux the nice value is per thread: `None` is the calling thread.
+    let raised = rustix::process::getpriority_process(None)
+        .and_then(|nice| rustix::process::setpriority_process(None, nice + DEFER_NICE));
+    if let Err(e) = raised {
+        tracing::debug!("the {thread} thread keeps its priority: {e}");
+    }
+}
+
 /// A dedicated runtime for device actors: a current-thread runtime driven by a thread of its
 /// own, which waits in the reactor itself (no worker pool, no work stealing, no parking
 /// through a condition variable between one read and the next: 15-20 % less CPU per board

@@ -103,7 +103,10 @@ impl Journals {
                 let (tx, rx) = std_mpsc::channel();
                 std::thread::Builder::new()
                     .name("journal-writer".into())
-                    .spawn(move || run(&rx))
+                    .spawn(move || {
+                        crate::device::io::runtime::defer_to_devices("journal writer");
+                        run(&rx)
+                    })
                     .ok()
                     .map(|_| tx)
             })
