@@ -234,10 +234,7 @@ impl Session {
             p.black_ms
         };
         self.board_press(self.time_at(at), side, remaining, p.move_ms);
-        self.events.push_back(SessionEvent::Clock {
-            t_ms: self.time_at(at).as_ms(),
-            event: ClockEvent::Pressed(p),
-        });
+        self.say(self.time_at(at).as_ms(), ClockEvent::Pressed(p));
         self.published.changed = true;
     }
 

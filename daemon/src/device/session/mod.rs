@@ -37,6 +37,7 @@ pub mod observe;
 mod parts;
 mod pieces;
 mod publish;
+mod record;
 mod requests;
 mod show;
 
@@ -62,7 +63,7 @@ use crate::device::session::command::{ClockEvent, LiveSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use note::Note;
 use observe::{Mode, Observed};
-use parts::{BoardPart, DisplayWork, Lever, Published, Timeline};
+use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, Published, Timeline};
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;
@@ -109,10 +110,12 @@ pub(crate) enum SessionEvent {
     Signal(ClockEvent),
     /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
-    /// A new game started on the session's engine: the last game's record is done (written
-    /// from the game as it stood then, [`Replaced`]) and the journal starts anew (the notes
-    /// it must keep follow as [`SessionEvent::Note`]s).
-    NewGame(Box<Replaced>),
+    /// A new game started on the session's engine: the journal starts anew (the last
+    /// game's record, if it was under way, is a [`SessionEvent::RecordDue`] just before;
+    /// the notes the journal must keep follow as [`SessionEvent::Note`]s).
+    NewGame,
+    /// The game's record is due ([`record`]): write it, folded from the journal so far.
+    RecordDue(Box<RecordDue>),
     /// The time control of the game under way changed (canonical notation).
     Reconfigured { time_control: String },
     /// The clock was renamed from `old` (the session's name is the new one).
@@ -121,16 +124,21 @@ pub(crate) enum SessionEvent {
     LinkDead,
 }
 
-/// The game a new game replaced, as it stood at that moment: its record is written from
-/// this, not from the session, whose engine, tags and round have moved on by then.
+/// A game's record that is due, as the game stood at that moment: it is written from this,
+/// not from the session, whose engine, tags and round may have moved on by then.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Replaced {
+pub(crate) struct RecordDue {
     /// Its times and result.
     pub(crate) snapshot: Snapshot,
     /// The board's game, if the board recorded moves.
     pub(crate) board: Option<chessclock_game::pgn::PgnGame>,
     /// Its game information with the tags every game carries.
     pub(crate) info: GameInfo,
+    /// The round it was played in.
+    pub(crate) round: Option<u32>,
+    /// Written only if the journal says it is under way (a game replaced or detached); an
+    /// ended game's is written as it stands.
+    pub(crate) under_way_only: bool,
 }
 
 /// The device as the link knows it, for the published state.
@@ -154,6 +162,7 @@ pub(crate) struct Session {
     lever: Lever,
     display: DisplayWork,
     published: Published,
+    record: GameRecordPart,
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
     /// PGN's `TimeControl` and the published control.
     declared: Option<crate::engine::params::TimeControl>,
@@ -204,6 +213,7 @@ impl Session {
                 info: DeviceInfo::default(),
                 journal_serial,
             },
+            record: GameRecordPart::default(),
             declared: None,
             events: VecDeque::new(),
         }
@@ -287,10 +297,15 @@ impl Session {
             .min()
     }
 
-    /// The next event, if any.
+    /// The next event, if any; an ended game's record is due after the events said with
+    /// its result.
     #[must_use]
     pub(crate) fn poll_event(&mut self) -> Option<SessionEvent> {
-        self.events.pop_front()
+        self.events.pop_front().or_else(|| {
+            self.record
+                .take_ended()
+                .then(|| self.record_due(self.time.now, false))
+        })
     }
 
     /// Whether the board's game (its PGN) changed since the last call.
@@ -406,19 +421,16 @@ impl Session {
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.time.now = now;
-        let replaced = Replaced {
-            snapshot: self.snapshot(now),
-            board: self.has_board_moves().then(|| self.pgn_game(now)),
-            info: self.pgn_info(),
-        };
+        let replaced = self.under_way(now).then(|| self.record_due(now, true));
         self.engine = engine;
         self.observed.reset();
         self.published.state.time_control =
             crate::engine::notation::canonical(self.engine.control());
         self.published.state.notices.clear();
         self.state_changed();
-        self.events
-            .push_back(SessionEvent::NewGame(Box::new(replaced)));
+        self.events.extend(replaced);
+        self.events.push_back(SessionEvent::NewGame);
+        self.clear_record();
         self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
         if let Some(serial) = self.published.journal_serial.clone() {

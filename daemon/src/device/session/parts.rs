@@ -7,13 +7,13 @@
 
 use std::collections::VecDeque;
 
-use chessclock_game::GameRecorder;
 use chessclock_game::pgn::GameInfo;
+use chessclock_game::{GameLog, GameRecorder};
 
 use super::DeviceInfo;
 use super::announce::Announcement;
 use crate::device::link::driver::Instant;
-use crate::device::session::command::ClockState;
+use crate::device::session::command::{ClockEvent, ClockState};
 use crate::engine::{BoardClaim, Side};
 
 /// The session's time line: engine time is the driver's instant plus `offset_ms`.
@@ -166,6 +166,59 @@ pub(crate) struct Published {
     pub(crate) info: DeviceInfo,
     /// The serial number of the board this game is played on, as the journal knows it.
     pub(crate) journal_serial: Option<String>,
+}
+
+/// The life of the game's record: when it started, the round it was played in, and whether
+/// it is due. Invariant: a record starts only with the wall time passed in (a clock that
+/// keeps no record is given none), `played_round` is the clock's round at that start, and a
+/// result makes the record due once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct GameRecordPart {
+    /// Wall time (Unix ms) of the latest wake-up, passed in by a caller that keeps the
+    /// game's record (a journaled clock); `None`: no record is kept.
+    pub(crate) wall_ms: Option<u64>,
+    /// When the game's clock started (wall time, its PGN `Date`).
+    pub(crate) started_wall_ms: Option<u64>,
+    /// The round the game was played in: the clock's round when its record started (a
+    /// roll-over moves the clock on before the last game's record is written).
+    pub(crate) played_round: Option<u32>,
+    /// The game ended (a result, an observed game's too): its record is due once the
+    /// events said with the result are out.
+    pub(crate) ended: bool,
+}
+
+impl GameRecordPart {
+    /// A bus event was said while the clock was in `round`: a start begins the record (at
+    /// the wake-up's wall time), a result makes it due. Whether the start's date changed.
+    pub(crate) fn said(&mut self, event: &ClockEvent, round: Option<u32>) -> bool {
+        let Some(wall_ms) = self.wall_ms else {
+            return false;
+        };
+        self.ended |= matches!(event, ClockEvent::Result { .. });
+        if self.started_wall_ms.is_some() || !GameLog::starts(event) {
+            return false;
+        }
+        self.started_wall_ms = Some(wall_ms);
+        self.played_round = round;
+        true
+    }
+
+    /// A game resumed from the journal, started at `started_wall_ms` in `round`.
+    pub(crate) fn resume(&mut self, started_wall_ms: u64, round: Option<u32>) {
+        self.started_wall_ms = Some(started_wall_ms);
+        self.played_round = round;
+    }
+
+    /// A new game: the last one's record is done; the next starts with its clock.
+    pub(crate) fn clear(&mut self) {
+        self.started_wall_ms = None;
+        self.played_round = None;
+    }
+
+    /// Whether the ended game's record is due now (once).
+    pub(crate) fn take_ended(&mut self) -> bool {
+        std::mem::take(&mut self.ended)
+    }
 }
 
 #[cfg(test)]

@@ -270,10 +270,7 @@ impl Session {
                 RecordChange::Problem(_) => {}
             }
             if let RecordChange::Move(m) = &change {
-                self.events.push_back(SessionEvent::Clock {
-                    t_ms: t.as_ms(),
-                    event: move_event(m),
-                });
+                self.say(t.as_ms(), move_event(m));
             }
             if let RecordChange::Problem(Some(p)) = &change {
                 tracing::warn!(clock = self.cfg.clock, "{p}");

@@ -289,13 +289,11 @@ impl Session {
             return false;
         }
         self.observed.result = Some(result);
-        self.events.push_back(SessionEvent::Clock {
-            t_ms: self.time_at(now).as_ms(),
-            event: ClockEvent::Result {
-                result,
-                reason: crate::engine::ResultReason::Board,
-            },
-        });
+        let event = ClockEvent::Result {
+            result,
+            reason: crate::engine::ResultReason::Board,
+        };
+        self.say(self.time_at(now).as_ms(), event);
         self.game_record_changed();
         self.state_changed();
         true

@@ -7,7 +7,7 @@
 
 use chessclock_protocol::ClockModel;
 
-use super::{MAX_ANNOUNCEMENTS, Note, Session, SessionEvent};
+use super::{MAX_ANNOUNCEMENTS, Note, Session};
 use crate::device::link::display::BoardSide;
 use crate::device::link::display::face;
 use crate::device::link::driver::Instant;
@@ -52,7 +52,7 @@ impl Session {
                 _ => {}
             }
             if let Some(event) = clock_event(ev) {
-                self.events.push_back(SessionEvent::Clock { t_ms, event });
+                self.say(t_ms, event);
             }
         }
     }
