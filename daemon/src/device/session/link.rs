@@ -43,7 +43,7 @@ impl Session {
                         }
                         if self.observed.on_report(report, at, self.cfg.white_side) {
                             // Time added outside a press: the mover's last [%clk] shows it.
-                            self.game_record_changed();
+                            self.board.changed();
                         }
                         // The checks of the clock against the declared control may change.
                         self.board.stale = true;

@@ -65,9 +65,6 @@ use note::Note;
 use observe::{Mode, Observed};
 use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, Published, Timeline};
 
-/// Game events waiting to be shown as text, at most.
-const MAX_ANNOUNCEMENTS: usize = 3;
-
 /// How the game half is set up (the device options it reads).
 #[derive(Debug, Clone)]
 pub(crate) struct SessionConfig {
@@ -310,7 +307,7 @@ impl Session {
 
     /// Whether the board's game (its PGN) changed since the last call.
     pub(crate) fn take_pgn_changed(&mut self) -> bool {
-        std::mem::take(&mut self.board.pgn_changed)
+        self.board.take_pgn_changed()
     }
 
     // ---- the link's lifetime -------------------------------------------------------------
@@ -481,12 +478,6 @@ impl Session {
     fn state_changed(&mut self) {
         self.display.dirty = true;
         self.published.changed = true;
-    }
-
-    /// The board's game (its PGN and its view on the bus) changed.
-    fn game_record_changed(&mut self) {
-        self.board.pgn_changed = true;
-        self.board.stale = true;
     }
 
     /// Something the operator should know: in the published `notices`, and logged.

@@ -53,6 +53,25 @@ pub(crate) struct BoardPart {
     pub(crate) claimable: Vec<BoardClaim>,
 }
 
+impl BoardPart {
+    /// The game (moves, information, result) changed: its PGN is rewritten and its
+    /// published view rebuilt.
+    pub(crate) fn changed(&mut self) {
+        self.pgn_changed = true;
+        self.stale = true;
+    }
+
+    /// Whether the published view must be rebuilt (once).
+    pub(crate) fn take_stale(&mut self) -> bool {
+        std::mem::take(&mut self.stale)
+    }
+
+    /// Whether the PGN changed since the last call.
+    pub(crate) fn take_pgn_changed(&mut self) -> bool {
+        std::mem::take(&mut self.pgn_changed)
+    }
+}
+
 /// What the session knows of the clock's lever against the engine's player to move.
 /// Invariant: at most one of `resumed` and `restarted` is set, and only until the first
 /// clock report after the game came back from the journal.
@@ -150,6 +169,31 @@ pub(crate) struct DisplayWork {
     /// The display must be pushed again although nothing changed (a re-sync instant, the
     /// clock became usable, text ended).
     pub(crate) refresh: bool,
+}
+
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
+
+impl DisplayWork {
+    /// Queue `a` to be shown; only the latest few are kept (a backlog of stale news helps
+    /// nobody).
+    pub(crate) fn announce(&mut self, a: Announcement) {
+        if self.announcements.len() == MAX_ANNOUNCEMENTS {
+            self.announcements.pop_front();
+        }
+        self.announcements.push_back(a);
+    }
+
+    /// Whether the times are to be pushed now (`differs`: the device would show other
+    /// times by its own countdown); a push answers both the change and the refresh.
+    pub(crate) fn take_push(&mut self, differs: bool) -> bool {
+        let push = self.dirty || self.refresh || differs;
+        if push {
+            self.dirty = false;
+            self.refresh = false;
+        }
+        push
+    }
 }
 
 /// The published state and the facts of the clock the game does not hold. Invariant:

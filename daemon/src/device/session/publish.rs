@@ -88,7 +88,7 @@ impl Session {
 
     /// Bring the kept state up to `now`.
     fn update_state(&mut self, now: Instant) {
-        if std::mem::take(&mut self.board.stale) {
+        if self.board.take_stale() {
             self.set_board_fields();
             self.board.claimable = self.claimable_now();
         }

@@ -188,7 +188,7 @@ impl Session {
                     Note::Declared(self.published.state.time_control.clone()),
                     true,
                 );
-                self.game_record_changed();
+                self.board.changed();
                 self.published.changed = true;
                 Some(Ok(Reply::Done))
             }
@@ -294,7 +294,7 @@ impl Session {
             reason: crate::engine::ResultReason::Board,
         };
         self.say(self.time_at(now).as_ms(), event);
-        self.game_record_changed();
+        self.board.changed();
         self.state_changed();
         true
     }
@@ -305,7 +305,7 @@ impl Session {
             self.published.state.time_control = notation::canonical(&control);
         }
         self.declared = Some(control);
-        self.game_record_changed();
+        self.board.changed();
     }
 
     /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
@@ -318,7 +318,7 @@ impl Session {
             _ => self.engine.control(),
         };
         self.published.state.time_control = crate::engine::notation::canonical(shown);
-        self.game_record_changed();
+        self.board.changed();
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);
         self.state_changed();
