@@ -483,9 +483,8 @@ impl Session {
     /// Something the operator should know: in the published `notices`, and logged.
     fn notify(&mut self, notice: String) {
         tracing::warn!(clock = self.cfg.clock, "{notice}");
-        self.published.state.notices.push(notice.clone());
+        self.published.notice(notice.clone());
         self.events.push_back(SessionEvent::Notice(notice));
-        self.published.changed = true;
     }
 
     /// Journal `note` at `now` (and keep it in the record if `record`).

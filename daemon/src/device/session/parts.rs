@@ -265,5 +265,18 @@ impl GameRecordPart {
     }
 }
 
+impl Published {
+    /// Tell the operator `notice` (published with the next state).
+    pub(crate) fn notice(&mut self, notice: String) {
+        self.state.notices.push(notice);
+        self.changed = true;
+    }
+
+    /// Whether something besides the running time changed since the last call.
+    pub(crate) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+}
+
 #[cfg(test)]
 mod tests;

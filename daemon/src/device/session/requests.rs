@@ -41,8 +41,7 @@ impl Session {
             Request::SetMode(mode) => return self.switch_mode(now, mode),
             Request::Rename(name) => return self.rename(now, name),
             Request::Notice(text) => {
-                self.published.state.notices.push(text);
-                self.published.changed = true;
+                self.published.notice(text);
                 return Ok(Reply::Done);
             }
             Request::Live => return Ok(Reply::State(Box::new(self.published(now)))),

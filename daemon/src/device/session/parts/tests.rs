@@ -1,10 +1,11 @@
 //! Each part on its own: how a report's lever is judged, once per first report, and when its
 //! agreement is journaled; the board's game marking its PGN and its view; the display's
-//! queue and its push; the game record's start, round and due result.
+//! queue and its push; a notice published; the game record's start, round and due result.
 
-use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict};
+use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published};
 use crate::device::session::announce::Announcement;
 use crate::device::session::command::ClockEvent;
+use crate::device::session::tests;
 use crate::engine::Side::{Black, White};
 use crate::engine::{GameResult, ResultReason, Status, StatusCause};
 
@@ -149,4 +150,22 @@ fn the_record_starts_with_the_clock_in_its_round_and_a_result_makes_it_due_once(
     assert!(!record.take_ended(), "due once");
     record.clear();
     assert_eq!((record.started_wall_ms, record.played_round), (None, None));
+}
+
+#[test]
+fn a_notice_is_published_with_the_next_state_once() {
+    let mut published = Published {
+        state: crate::device::session::publish::first_state(
+            &tests::config(),
+            &tests::engine("G/3"),
+            0,
+        ),
+        changed: false,
+        info: Default::default(),
+        journal_serial: None,
+    };
+    published.notice("board 2 moved".into());
+    assert_eq!(published.state.notices, ["board 2 moved"]);
+    assert!(published.take_changed());
+    assert!(!published.take_changed(), "sent once");
 }
