@@ -6,25 +6,29 @@
 //! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
 //! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
 //! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
-//! [`Session::poll_event`] (journal, record, bus events, a dead link) and publishes
-//! [`Session::publish`]. Every `handle_*` finishes its work (the engine's events drained, the
+//! [`Session::poll_event`] (journal, a record due, bus events, a dead link) and publishes
+//! [`Session::publish`]. The wall time the game's record needs (its date) is passed in too
+//! ([`Session::set_wall_ms`]). Every `handle_*` finishes its work (the engine's events drained, the
 //! display decided) before it returns.
 //!
 //! Owns every rule of the clock: which half is whose, what the clock must show and when it
 //! is pushed (a change of the game at once, the device's seconds kept in phase with the
 //! engine's), what text the game deserves, what a press, a button or a request means and
-//! when a request is refused, and the facts of the published state (name, control,
-//! notices). It must not do IO, read a clock, journal or publish: it says what to journal
-//! ([`SessionEvent::Input`], [`SessionEvent::Note`]), what the IO shell must do
-//! ([`SessionEvent::NewGame`], ...) and what to publish; the device actor does the rest. Its
+//! when a request is refused, the facts of the published state (name, control, notices),
+//! and the game's record's life: when it starts, the round it was played in, and when it
+//! is due ([`SessionEvent::RecordDue`]). It must not do IO, read a clock, journal or
+//! publish: it says what to journal ([`SessionEvent::Input`], [`SessionEvent::Note`]), what
+//! the IO shell must do ([`SessionEvent::RecordDue`], [`SessionEvent::NewGame`], ...) and
+//! what to publish; the device actor does the rest. Its
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
 //!
 //! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
-//! lever, the display's work, the published state), each with its fields and invariant; its
-//! methods are spread by role over this folder's files (`link`: the board link's events and
-//! the lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
-//! `publish`). The folder also holds its pure helpers: the announcements of engine events
+//! lever, the display's work, the published state, the game's record), each with its
+//! fields, its invariant kept by its own methods, and its unit tests; the session's methods
+//! are spread by role over this folder's files (`link`: the board link's events and the
+//! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
+//! `publish`; `record`: the game's record's life). The folder also holds its pure helpers: the announcements of engine events
 //! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
 //! requests and replies ([`command`]).
 

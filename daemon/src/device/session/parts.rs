@@ -1,7 +1,8 @@
 //! The owned parts a [`Session`](super::Session) is built from, as quinn-proto's
 //! `Connection` is built from its sub-states: each holds the fields of one concern with the
-//! invariant that binds them. The session's methods (spread by role over its files) act on
-//! them; a part never reaches into another.
+//! invariant that binds them, kept by the part's own methods (unit-tested in
+//! `parts/tests.rs`). The session's methods (spread by role over its files) act on them; a
+//! part never reaches into another.
 //!
 //! Data and invariants only: no IO, no clock reads, no rules of the game.
 
@@ -26,7 +27,7 @@ pub(crate) struct Timeline {
 }
 
 /// The game read from the board's pieces and what is derived from it for the published
-/// state. Invariant: `stale` is set whenever `game` changes, so the published view
+/// state. Invariant: `stale` is set whenever `game` changes ([`BoardPart::changed`]), so the published view
 /// (moves, position, last move, draws claimable) is rebuilt before it is next published.
 #[derive(Debug, Default)]
 pub(crate) struct BoardPart {
@@ -159,7 +160,8 @@ impl Lever {
 }
 
 /// What the clock's display still has to be given. Invariant: `refresh` implies a push
-/// although the shown values did not change; `dirty` that they did.
+/// although the shown values did not change; `dirty` that they did; one push answers both
+/// ([`DisplayWork::take_push`]); at most [`MAX_ANNOUNCEMENTS`] wait.
 #[derive(Debug, Default)]
 pub(crate) struct DisplayWork {
     /// Game events to show as text, one after another, once the times have been pushed.

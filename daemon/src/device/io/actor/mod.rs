@@ -6,13 +6,15 @@
 //! bytes and stamps them with the time they arrived, hands them, requests and wake-ups to the
 //! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
 //! out, acts on its events and sleeps until the earliest deadline. It is the only place where
-//! wall time (tokio's monotonic clock) meets the pure layers: `now` is read once per wake-up
-//! and passed down. It journals what the session says to (the journal is the game's
-//! record: the archived record is folded from it, see `persist::record`), sends the state
-//! the session publishes and the bus events, and answers a request once the journal has
-//! what it did. It must not hold game, link or request rules itself: a request
-//! is forwarded as it is (only `Shutdown` and `Detach`, which stop the loop, are its own:
-//! a detached clock's game goes to `games/` and its journal is removed). Its work is
+//! wall time (tokio's monotonic clock, and the wall clock for a journaled game's record)
+//! meets the pure layers: `now` is read once per wake-up and passed down. It journals what
+//! the session says to (the journal is the game's record: the archived record is folded
+//! from it, see `persist::record`), forwards a record the session says is due to the
+//! journal writer, sends the state the session publishes and the bus events, and answers a
+//! request once the journal has what it did. It must not hold game, link, request or record
+//! rules itself: a request is forwarded as it is (only `Shutdown` and `Detach`, which stop
+//! the loop, are its own: the session says whether a detached clock's game is due in
+//! `games/`, then its journal is removed). Its work is
 //! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
 //! port that vanished and came back), [`output`] (the session's events, the published
 //! state, the live PGN, writes).

@@ -1,5 +1,5 @@
-//! After every wake-up: the session's timeouts and events (journal, the game's record, bus
-//! events, a new game, a dead link), the writes to the port, the state the session publishes and
+//! After every wake-up: the session's timeouts and events (journal, a game's record the
+//! session says is due, bus events, a new game, a dead link), the writes to the port, the state the session publishes and
 //! the live PGN.
 //!
 //! Owns the IO side of what the session decided: it must not decide what the clock shows,
