@@ -43,7 +43,7 @@ impl Session {
                         }
                         if self.observed.on_report(report, at, self.cfg.white_side) {
                             // Time added outside a press: the mover's last [%clk] shows it.
-                            self.game_record_changed();
+                            self.board.changed();
                         }
                         // The checks of the clock against the declared control may change.
                         self.board.stale = true;
@@ -234,10 +234,7 @@ impl Session {
             p.black_ms
         };
         self.board_press(self.time_at(at), side, remaining, p.move_ms);
-        self.events.push_back(SessionEvent::Clock {
-            t_ms: self.time_at(at).as_ms(),
-            event: ClockEvent::Pressed(p),
-        });
+        self.say(self.time_at(at).as_ms(), ClockEvent::Pressed(p));
         self.published.changed = true;
     }
 

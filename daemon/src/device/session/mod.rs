@@ -6,25 +6,29 @@
 //! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
 //! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
 //! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
-//! [`Session::poll_event`] (journal, record, bus events, a dead link) and publishes
-//! [`Session::publish`]. Every `handle_*` finishes its work (the engine's events drained, the
+//! [`Session::poll_event`] (journal, a record due, bus events, a dead link) and publishes
+//! [`Session::publish`]. The wall time the game's record needs (its date) is passed in too
+//! ([`Session::set_wall_ms`]). Every `handle_*` finishes its work (the engine's events drained, the
 //! display decided) before it returns.
 //!
 //! Owns every rule of the clock: which half is whose, what the clock must show and when it
 //! is pushed (a change of the game at once, the device's seconds kept in phase with the
 //! engine's), what text the game deserves, what a press, a button or a request means and
-//! when a request is refused, and the facts of the published state (name, control,
-//! notices). It must not do IO, read a clock, journal or publish: it says what to journal
-//! ([`SessionEvent::Input`], [`SessionEvent::Note`]), what the IO shell must do
-//! ([`SessionEvent::NewGame`], ...) and what to publish; the device actor does the rest. Its
+//! when a request is refused, the facts of the published state (name, control, notices),
+//! and the game's record's life: when it starts, the round it was played in, and when it
+//! is due ([`SessionEvent::RecordDue`]). It must not do IO, read a clock, journal or
+//! publish: it says what to journal ([`SessionEvent::Input`], [`SessionEvent::Note`]), what
+//! the IO shell must do ([`SessionEvent::RecordDue`], [`SessionEvent::NewGame`], ...) and
+//! what to publish; the device actor does the rest. Its
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
 //!
 //! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
-//! lever, the display's work, the published state), each with its fields and invariant; its
-//! methods are spread by role over this folder's files (`link`: the board link's events and
-//! the lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
-//! `publish`). The folder also holds its pure helpers: the announcements of engine events
+//! lever, the display's work, the published state, the game's record), each with its
+//! fields, its invariant kept by its own methods, and its unit tests; the session's methods
+//! are spread by role over this folder's files (`link`: the board link's events and the
+//! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
+//! `publish`; `record`: the game's record's life). The folder also holds its pure helpers: the announcements of engine events
 //! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
 //! requests and replies ([`command`]).
 
@@ -37,6 +41,7 @@ pub mod observe;
 mod parts;
 mod pieces;
 mod publish;
+mod record;
 mod requests;
 mod show;
 
@@ -62,10 +67,7 @@ use crate::device::session::command::{ClockEvent, LiveSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use note::Note;
 use observe::{Mode, Observed};
-use parts::{BoardPart, DisplayWork, Lever, Published, Timeline};
-
-/// Game events waiting to be shown as text, at most.
-const MAX_ANNOUNCEMENTS: usize = 3;
+use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, Published, Timeline};
 
 /// How the game half is set up (the device options it reads).
 #[derive(Debug, Clone)]
@@ -109,10 +111,12 @@ pub(crate) enum SessionEvent {
     Signal(ClockEvent),
     /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
-    /// A new game started on the session's engine: the last game's record is done (written
-    /// from the game as it stood then, [`Replaced`]) and the journal starts anew (the notes
-    /// it must keep follow as [`SessionEvent::Note`]s).
-    NewGame(Box<Replaced>),
+    /// A new game started on the session's engine: the journal starts anew (the last
+    /// game's record, if it was under way, is a [`SessionEvent::RecordDue`] just before;
+    /// the notes the journal must keep follow as [`SessionEvent::Note`]s).
+    NewGame,
+    /// The game's record is due ([`record`]): write it, folded from the journal so far.
+    RecordDue(Box<RecordDue>),
     /// The time control of the game under way changed (canonical notation).
     Reconfigured { time_control: String },
     /// The clock was renamed from `old` (the session's name is the new one).
@@ -121,16 +125,21 @@ pub(crate) enum SessionEvent {
     LinkDead,
 }
 
-/// The game a new game replaced, as it stood at that moment: its record is written from
-/// this, not from the session, whose engine, tags and round have moved on by then.
+/// A game's record that is due, as the game stood at that moment: it is written from this,
+/// not from the session, whose engine, tags and round may have moved on by then.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Replaced {
+pub(crate) struct RecordDue {
     /// Its times and result.
     pub(crate) snapshot: Snapshot,
     /// The board's game, if the board recorded moves.
     pub(crate) board: Option<chessclock_game::pgn::PgnGame>,
     /// Its game information with the tags every game carries.
     pub(crate) info: GameInfo,
+    /// The round it was played in.
+    pub(crate) round: Option<u32>,
+    /// Written only if the journal says it is under way (a game replaced or detached); an
+    /// ended game's is written as it stands.
+    pub(crate) under_way_only: bool,
 }
 
 /// The device as the link knows it, for the published state.
@@ -154,6 +163,7 @@ pub(crate) struct Session {
     lever: Lever,
     display: DisplayWork,
     published: Published,
+    record: GameRecordPart,
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
     /// PGN's `TimeControl` and the published control.
     declared: Option<crate::engine::params::TimeControl>,
@@ -204,6 +214,7 @@ impl Session {
                 info: DeviceInfo::default(),
                 journal_serial,
             },
+            record: GameRecordPart::default(),
             declared: None,
             events: VecDeque::new(),
         }
@@ -287,15 +298,20 @@ impl Session {
             .min()
     }
 
-    /// The next event, if any.
+    /// The next event, if any; an ended game's record is due after the events said with
+    /// its result.
     #[must_use]
     pub(crate) fn poll_event(&mut self) -> Option<SessionEvent> {
-        self.events.pop_front()
+        self.events.pop_front().or_else(|| {
+            self.record
+                .take_ended()
+                .then(|| self.record_due(self.time.now, false))
+        })
     }
 
     /// Whether the board's game (its PGN) changed since the last call.
     pub(crate) fn take_pgn_changed(&mut self) -> bool {
-        std::mem::take(&mut self.board.pgn_changed)
+        self.board.take_pgn_changed()
     }
 
     // ---- the link's lifetime -------------------------------------------------------------
@@ -406,19 +422,16 @@ impl Session {
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.time.now = now;
-        let replaced = Replaced {
-            snapshot: self.snapshot(now),
-            board: self.has_board_moves().then(|| self.pgn_game(now)),
-            info: self.pgn_info(),
-        };
+        let replaced = self.under_way(now).then(|| self.record_due(now, true));
         self.engine = engine;
         self.observed.reset();
         self.published.state.time_control =
             crate::engine::notation::canonical(self.engine.control());
         self.published.state.notices.clear();
         self.state_changed();
-        self.events
-            .push_back(SessionEvent::NewGame(Box::new(replaced)));
+        self.events.extend(replaced);
+        self.events.push_back(SessionEvent::NewGame);
+        self.clear_record();
         self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
         if let Some(serial) = self.published.journal_serial.clone() {
@@ -471,18 +484,11 @@ impl Session {
         self.published.changed = true;
     }
 
-    /// The board's game (its PGN and its view on the bus) changed.
-    fn game_record_changed(&mut self) {
-        self.board.pgn_changed = true;
-        self.board.stale = true;
-    }
-
     /// Something the operator should know: in the published `notices`, and logged.
     fn notify(&mut self, notice: String) {
         tracing::warn!(clock = self.cfg.clock, "{notice}");
-        self.published.state.notices.push(notice.clone());
+        self.published.notice(notice.clone());
         self.events.push_back(SessionEvent::Notice(notice));
-        self.published.changed = true;
     }
 
     /// Journal `note` at `now` (and keep it in the record if `record`).

@@ -1,19 +1,20 @@
 //! The owned parts a [`Session`](super::Session) is built from, as quinn-proto's
 //! `Connection` is built from its sub-states: each holds the fields of one concern with the
-//! invariant that binds them. The session's methods (spread by role over its files) act on
-//! them; a part never reaches into another.
+//! invariant that binds them, kept by the part's own methods (unit-tested in
+//! `parts/tests.rs`). The session's methods (spread by role over its files) act on them; a
+//! part never reaches into another.
 //!
 //! Data and invariants only: no IO, no clock reads, no rules of the game.
 
 use std::collections::VecDeque;
 
-use chessclock_game::GameRecorder;
 use chessclock_game::pgn::GameInfo;
+use chessclock_game::{GameLog, GameRecorder};
 
 use super::DeviceInfo;
 use super::announce::Announcement;
 use crate::device::link::driver::Instant;
-use crate::device::session::command::ClockState;
+use crate::device::session::command::{ClockEvent, ClockState};
 use crate::engine::{BoardClaim, Side};
 
 /// The session's time line: engine time is the driver's instant plus `offset_ms`.
@@ -26,7 +27,7 @@ pub(crate) struct Timeline {
 }
 
 /// The game read from the board's pieces and what is derived from it for the published
-/// state. Invariant: `stale` is set whenever `game` changes, so the published view
+/// state. Invariant: `stale` is set whenever `game` changes ([`BoardPart::changed`]), so the published view
 /// (moves, position, last move, draws claimable) is rebuilt before it is next published.
 #[derive(Debug, Default)]
 pub(crate) struct BoardPart {
@@ -51,6 +52,25 @@ pub(crate) struct BoardPart {
     pub(crate) stale: bool,
     /// The draws the board's position lets the player to move claim, as of the last view.
     pub(crate) claimable: Vec<BoardClaim>,
+}
+
+impl BoardPart {
+    /// The game (moves, information, result) changed: its PGN is rewritten and its
+    /// published view rebuilt.
+    pub(crate) fn changed(&mut self) {
+        self.pgn_changed = true;
+        self.stale = true;
+    }
+
+    /// Whether the published view must be rebuilt (once).
+    pub(crate) fn take_stale(&mut self) -> bool {
+        std::mem::take(&mut self.stale)
+    }
+
+    /// Whether the PGN changed since the last call.
+    pub(crate) fn take_pgn_changed(&mut self) -> bool {
+        std::mem::take(&mut self.pgn_changed)
+    }
 }
 
 /// What the session knows of the clock's lever against the engine's player to move.
@@ -140,7 +160,8 @@ impl Lever {
 }
 
 /// What the clock's display still has to be given. Invariant: `refresh` implies a push
-/// although the shown values did not change; `dirty` that they did.
+/// although the shown values did not change; `dirty` that they did; one push answers both
+/// ([`DisplayWork::take_push`]); at most [`MAX_ANNOUNCEMENTS`] wait.
 #[derive(Debug, Default)]
 pub(crate) struct DisplayWork {
     /// Game events to show as text, one after another, once the times have been pushed.
@@ -150,6 +171,31 @@ pub(crate) struct DisplayWork {
     /// The display must be pushed again although nothing changed (a re-sync instant, the
     /// clock became usable, text ended).
     pub(crate) refresh: bool,
+}
+
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
+
+impl DisplayWork {
+    /// Queue `a` to be shown; only the latest few are kept (a backlog of stale news helps
+    /// nobody).
+    pub(crate) fn announce(&mut self, a: Announcement) {
+        if self.announcements.len() == MAX_ANNOUNCEMENTS {
+            self.announcements.pop_front();
+        }
+        self.announcements.push_back(a);
+    }
+
+    /// Whether the times are to be pushed now (`differs`: the device would show other
+    /// times by its own countdown); a push answers both the change and the refresh.
+    pub(crate) fn take_push(&mut self, differs: bool) -> bool {
+        let push = self.dirty || self.refresh || differs;
+        if push {
+            self.dirty = false;
+            self.refresh = false;
+        }
+        push
+    }
 }
 
 /// The published state and the facts of the clock the game does not hold. Invariant:
@@ -166,6 +212,72 @@ pub(crate) struct Published {
     pub(crate) info: DeviceInfo,
     /// The serial number of the board this game is played on, as the journal knows it.
     pub(crate) journal_serial: Option<String>,
+}
+
+/// The life of the game's record: when it started, the round it was played in, and whether
+/// it is due. Invariant: a record starts only with the wall time passed in (a clock that
+/// keeps no record is given none), `played_round` is the clock's round at that start, and a
+/// result makes the record due once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct GameRecordPart {
+    /// Wall time (Unix ms) of the latest wake-up, passed in by a caller that keeps the
+    /// game's record (a journaled clock); `None`: no record is kept.
+    pub(crate) wall_ms: Option<u64>,
+    /// When the game's clock started (wall time, its PGN `Date`).
+    pub(crate) started_wall_ms: Option<u64>,
+    /// The round the game was played in: the clock's round when its record started (a
+    /// roll-over moves the clock on before the last game's record is written).
+    pub(crate) played_round: Option<u32>,
+    /// The game ended (a result, an observed game's too): its record is due once the
+    /// events said with the result are out.
+    pub(crate) ended: bool,
+}
+
+impl GameRecordPart {
+    /// A bus event was said while the clock was in `round`: a start begins the record (at
+    /// the wake-up's wall time), a result makes it due. Whether the start's date changed.
+    pub(crate) fn said(&mut self, event: &ClockEvent, round: Option<u32>) -> bool {
+        let Some(wall_ms) = self.wall_ms else {
+            return false;
+        };
+        self.ended |= matches!(event, ClockEvent::Result { .. });
+        if self.started_wall_ms.is_some() || !GameLog::starts(event) {
+            return false;
+        }
+        self.started_wall_ms = Some(wall_ms);
+        self.played_round = round;
+        true
+    }
+
+    /// A game resumed from the journal, started at `started_wall_ms` in `round`.
+    pub(crate) fn resume(&mut self, started_wall_ms: u64, round: Option<u32>) {
+        self.started_wall_ms = Some(started_wall_ms);
+        self.played_round = round;
+    }
+
+    /// A new game: the last one's record is done; the next starts with its clock.
+    pub(crate) fn clear(&mut self) {
+        self.started_wall_ms = None;
+        self.played_round = None;
+    }
+
+    /// Whether the ended game's record is due now (once).
+    pub(crate) fn take_ended(&mut self) -> bool {
+        std::mem::take(&mut self.ended)
+    }
+}
+
+impl Published {
+    /// Tell the operator `notice` (published with the next state).
+    pub(crate) fn notice(&mut self, notice: String) {
+        self.state.notices.push(notice);
+        self.changed = true;
+    }
+
+    /// Whether something besides the running time changed since the last call.
+    pub(crate) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
 }
 
 #[cfg(test)]

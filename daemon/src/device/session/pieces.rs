@@ -153,7 +153,7 @@ impl Session {
     ) -> Result<(), chessclock_game::StepError> {
         self.board.game.replay(t_ms, step)?;
         while self.board.game.poll_change().is_some() {}
-        self.game_record_changed();
+        self.board.changed();
         self.published.changed = true;
         Ok(())
     }
@@ -190,7 +190,7 @@ impl Session {
             .game
             .on_press(color(side), remaining_ms, Some(move_ms));
         self.say_steps(t);
-        self.game_record_changed();
+        self.board.changed();
     }
 
     /// The operator's correction of the board's game at `now`: applied (a forced move gets
@@ -234,7 +234,7 @@ impl Session {
         self.notify(format!(
             "the board's game was corrected ({correction}): now {fen}{problem}"
         ));
-        self.game_record_changed();
+        self.board.changed();
         self.published.changed = true;
         Ok(Reply::Done)
     }
@@ -270,15 +270,12 @@ impl Session {
                 RecordChange::Problem(_) => {}
             }
             if let RecordChange::Move(m) = &change {
-                self.events.push_back(SessionEvent::Clock {
-                    t_ms: t.as_ms(),
-                    event: move_event(m),
-                });
+                self.say(t.as_ms(), move_event(m));
             }
             if let RecordChange::Problem(Some(p)) = &change {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
-            self.game_record_changed();
+            self.board.changed();
             self.published.changed = true;
         }
         // A correction's "not shown yet" is true no longer once the pieces show the game.
@@ -337,7 +334,7 @@ impl Session {
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board.game.set_info(tags).map_err(|e| e.to_string())?;
         self.say_steps(self.time_at(self.time.now));
-        self.game_record_changed();
+        self.board.changed();
         self.published.changed = true;
         Ok(())
     }
@@ -349,7 +346,7 @@ impl Session {
         defaults.set_all(tags).map_err(|e| e.to_string())?;
         if defaults != self.board.tag_defaults {
             self.board.tag_defaults = defaults;
-            self.game_record_changed();
+            self.board.changed();
             self.published.changed = true;
         }
         Ok(())
@@ -359,7 +356,7 @@ impl Session {
     pub(crate) fn set_place(&mut self, round: u32, board: u32) {
         if self.board.place != Some((round, board)) {
             self.board.place = Some((round, board));
-            self.game_record_changed();
+            self.board.changed();
             self.published.changed = true;
         }
     }
@@ -373,7 +370,7 @@ impl Session {
     pub(crate) fn set_date(&mut self, date: Option<String>) {
         if self.board.date != date {
             self.board.date = date;
-            self.game_record_changed();
+            self.board.changed();
         }
     }
 

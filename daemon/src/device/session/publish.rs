@@ -54,8 +54,7 @@ impl Session {
 
     /// Tell the operator `notice` about this game (the problems of a resumed game).
     pub(crate) fn add_notice(&mut self, notice: String) {
-        self.published.state.notices.push(notice);
-        self.published.changed = true;
+        self.published.notice(notice);
     }
 
     /// The state at `now`, with the engine (drive mode) for live snapshots.
@@ -72,7 +71,7 @@ impl Session {
     /// when it is published, with the engine that lets the bus compute live snapshots
     /// without asking the actor.
     pub(crate) fn publish(&mut self, now: Instant, cur: &mut ClockState) -> bool {
-        let changed = std::mem::take(&mut self.published.changed);
+        let changed = self.published.take_changed();
         self.update_state(now);
         let publish = changed || !same_except_time(cur, &self.published.state);
         if publish {
@@ -88,7 +87,7 @@ impl Session {
 
     /// Bring the kept state up to `now`.
     fn update_state(&mut self, now: Instant) {
-        if std::mem::take(&mut self.board.stale) {
+        if self.board.take_stale() {
             self.set_board_fields();
             self.board.claimable = self.claimable_now();
         }

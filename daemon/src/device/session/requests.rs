@@ -41,8 +41,7 @@ impl Session {
             Request::SetMode(mode) => return self.switch_mode(now, mode),
             Request::Rename(name) => return self.rename(now, name),
             Request::Notice(text) => {
-                self.published.state.notices.push(text);
-                self.published.changed = true;
+                self.published.notice(text);
                 return Ok(Reply::Done);
             }
             Request::Live => return Ok(Reply::State(Box::new(self.published(now)))),
@@ -188,7 +187,7 @@ impl Session {
                     Note::Declared(self.published.state.time_control.clone()),
                     true,
                 );
-                self.game_record_changed();
+                self.board.changed();
                 self.published.changed = true;
                 Some(Ok(Reply::Done))
             }
@@ -289,14 +288,12 @@ impl Session {
             return false;
         }
         self.observed.result = Some(result);
-        self.events.push_back(SessionEvent::Clock {
-            t_ms: self.time_at(now).as_ms(),
-            event: ClockEvent::Result {
-                result,
-                reason: crate::engine::ResultReason::Board,
-            },
-        });
-        self.game_record_changed();
+        let event = ClockEvent::Result {
+            result,
+            reason: crate::engine::ResultReason::Board,
+        };
+        self.say(self.time_at(now).as_ms(), event);
+        self.board.changed();
         self.state_changed();
         true
     }
@@ -307,7 +304,7 @@ impl Session {
             self.published.state.time_control = notation::canonical(&control);
         }
         self.declared = Some(control);
-        self.game_record_changed();
+        self.board.changed();
     }
 
     /// Drive or observe the clock from `now` on ([`Session::handle_request`] checks that the
@@ -320,7 +317,7 @@ impl Session {
             _ => self.engine.control(),
         };
         self.published.state.time_control = crate::engine::notation::canonical(shown);
-        self.game_record_changed();
+        self.board.changed();
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);
         self.state_changed();

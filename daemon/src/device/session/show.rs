@@ -7,7 +7,7 @@
 
 use chessclock_protocol::ClockModel;
 
-use super::{MAX_ANNOUNCEMENTS, Note, Session, SessionEvent};
+use super::{Note, Session};
 use crate::device::link::display::BoardSide;
 use crate::device::link::display::face;
 use crate::device::link::driver::Instant;
@@ -28,11 +28,7 @@ impl Session {
             self.state_changed();
             let model = self.driver.model().unwrap_or(ClockModel::Dgt3000);
             if let Some(a) = announce::announce(&ev, model) {
-                // Keep the latest few; a backlog of stale news helps nobody.
-                if self.display.announcements.len() == MAX_ANNOUNCEMENTS {
-                    self.display.announcements.pop_front();
-                }
-                self.display.announcements.push_back(a);
+                self.display.announce(a);
             }
             match &ev {
                 Event::Pressed(p) => {
@@ -48,11 +44,11 @@ impl Session {
                         false,
                     );
                 }
-                Event::Result { .. } => self.game_record_changed(),
+                Event::Result { .. } => self.board.changed(),
                 _ => {}
             }
             if let Some(event) = clock_event(ev) {
-                self.events.push_back(SessionEvent::Clock { t_ms, event });
+                self.say(t_ms, event);
             }
         }
     }
@@ -90,13 +86,11 @@ impl Session {
         }
         let wanted = face(d.white_s, d.black_s, d.counting, self.cfg.white_side);
         let differs = self.driver.shows(now).is_none_or(|shown| shown != wanted);
-        if !(self.display.dirty || self.display.refresh || differs) {
+        if !self.display.take_push(differs) {
             return;
         }
         let to_next_second = d.ms_to_next_second.map(|ms| ms + lead_ms);
         self.driver.push_times(now, wanted, to_next_second);
-        self.display.dirty = false;
-        self.display.refresh = false;
         let (left, right) = self.flag_icons(now);
         self.driver.flag_icons(left, right);
     }

@@ -6,13 +6,15 @@
 //! bytes and stamps them with the time they arrived, hands them, requests and wake-ups to the
 //! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
 //! out, acts on its events and sleeps until the earliest deadline. It is the only place where
-//! wall time (tokio's monotonic clock) meets the pure layers: `now` is read once per wake-up
-//! and passed down. It journals what the session says to (the journal is the game's
-//! record: the archived record is folded from it, see `persist::record`), sends the state
-//! the session publishes and the bus events, and answers a request once the journal has
-//! what it did. It must not hold game, link or request rules itself: a request
-//! is forwarded as it is (only `Shutdown` and `Detach`, which stop the loop, are its own:
-//! a detached clock's game goes to `games/` and its journal is removed). Its work is
+//! wall time (tokio's monotonic clock, and the wall clock for a journaled game's record)
+//! meets the pure layers: `now` is read once per wake-up and passed down. It journals what
+//! the session says to (the journal is the game's record: the archived record is folded
+//! from it, see `persist::record`), forwards a record the session says is due to the
+//! journal writer, sends the state the session publishes and the bus events, and answers a
+//! request once the journal has what it did. It must not hold game, link, request or record
+//! rules itself: a request is forwarded as it is (only `Shutdown` and `Detach`, which stop
+//! the loop, are its own: the session says whether a detached clock's game is due in
+//! `games/`, then its journal is removed). Its work is
 //! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
 //! port that vanished and came back), [`output`] (the session's events, the published
 //! state, the live PGN, writes).
@@ -32,14 +34,13 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::live::LiveFiles;
-use super::persist::{self, Archive, GameRecord, GameStart, Persist};
+use super::persist::{self, Archive, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
 use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
 use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
-use crate::device::session::note::Note;
-use crate::device::session::{Replaced, Session};
+use crate::device::session::{RecordDue, Session};
 use crate::engine::Time;
 
 struct Actor<P> {
@@ -55,12 +56,6 @@ struct Actor<P> {
     epoch: Instant,
     /// The game's journal (`None`: not journaled).
     persist: Option<Persist>,
-    /// When the game's clock started (wall time, its PGN `Date`), where the game is
-    /// journaled (its record is the journal's).
-    started_wall_ms: Option<u64>,
-    /// The round the game was played in: the clock's round when its record started (a
-    /// roll-over moves the clock on before the last game's record is written).
-    played_round: Option<u32>,
     /// Where the live PGN files go.
     live: LiveFiles,
     state_tx: watch::Sender<ClockState>,
@@ -93,18 +88,9 @@ impl<P: BoardIo> Actor<P> {
         self.session.time_at(self.at(now))
     }
 
-    /// Whether the game's record has started and has no result yet.
-    fn under_way(&self, now: Instant) -> bool {
-        self.started_wall_ms.is_some() && self.session.snapshot(self.at(now)).result.is_none()
-    }
-
-    /// The session started a new game on its control: the last game's record is written
-    /// if it was under way, and the journal is compacted to the new game's start (the notes
-    /// it must keep follow as the session's events).
-    fn started_new_game(&mut self, now: Instant, replaced: Replaced) {
-        self.write_record_of(replaced.snapshot, replaced.board, replaced.info, true);
-        self.played_round = None;
-        self.started_wall_ms = None;
+    /// The session started a new game on its control: the journal is compacted to the new
+    /// game's start (the notes it must keep follow as the session's events).
+    fn started_new_game(&mut self, now: Instant) {
         let control = self.session.engine().control().clone();
         let t_ms = self.time(now).as_ms();
         if let Some(p) = &self.persist {
@@ -116,73 +102,33 @@ impl<P: BoardIo> Actor<P> {
         }
     }
 
-    /// Have the journal writer write the game's record (PGN + JSON, folded from the
-    /// journal) in the background. With moves read from the board, the PGN is the board's
-    /// game (SAN with the clocks).
-    fn write_record(&self, now: Instant, under_way_only: bool) {
-        let at = self.at(now);
-        let board = self
-            .session
-            .has_board_moves()
-            .then(|| self.session.pgn_game(at));
-        self.write_record_of(
-            self.session.snapshot(at),
-            board,
-            self.session.pgn_info(),
-            under_way_only,
-        );
-    }
-
-    /// [`Actor::write_record`] of a game as it stood: its `snapshot`, the board's game and
-    /// its tags.
-    fn write_record_of(
-        &self,
-        snapshot: crate::engine::Snapshot,
-        board: Option<chessclock_game::pgn::PgnGame>,
-        info: chessclock_game::pgn::GameInfo,
-        under_way_only: bool,
-    ) {
+    /// Have the journal writer write the game's record the session says is due (PGN +
+    /// JSON, folded from the journal) in the background.
+    fn write_record(&self, due: RecordDue) {
         if let Some(p) = &self.persist {
-            let round = self
-                .played_round
-                .or_else(|| self.session.place().map(|(round, _)| round));
             let archive = Archive {
                 name: self.session.name().to_owned(),
                 port: self.session.port().to_owned(),
-                snapshot,
-                board,
-                info,
-                under_way_only,
+                snapshot: due.snapshot,
+                board: due.board,
+                info: due.info,
+                under_way_only: due.under_way_only,
             };
-            p.write_record(archive, round);
+            p.write_record(archive, due.round);
         }
     }
 
     /// The clock is detached: its game goes to `games/` (one under way as it stood, with a
-    /// note saying so), then its journal and snapshot are removed, and `reply` is answered
-    /// once they are gone. A daemon that stops ([`Request::Shutdown`]) keeps them.
+    /// note saying so: the session's [`Session::detach`]), then its journal and snapshot are
+    /// removed, and `reply` is answered once they are gone. A daemon that stops
+    /// ([`Request::Shutdown`]) keeps them.
     fn retire(
         &mut self,
         now: Instant,
         reply: tokio::sync::oneshot::Sender<Result<Reply, DeviceError>>,
     ) {
-        if self.under_way(now) {
-            tracing::warn!(
-                clock = self.session.clock(),
-                "clock {} is detached with its game under way: the game is written to games/ \
-                 as it stood",
-                self.session.clock()
-            );
-            if let Some(p) = &self.persist {
-                p.append(GameRecord::Note {
-                    t_ms: self.time(now).as_ms(),
-                    wall_ms: persist::wall_ms(),
-                    what: Note::Detached.to_string(),
-                    record: true,
-                });
-            }
-            self.write_record(now, true);
-        }
+        self.session.detach(self.at(now));
+        self.drain_session(now);
         match self.persist.take() {
             Some(p) => p.retire(reply, Ok(Reply::Done)),
             None => {
@@ -220,6 +166,9 @@ impl<P: BoardIo> Actor<P> {
                 }
             };
             let now = Instant::now();
+            // The wall time the game's record needs (its date), for a journaled game only.
+            self.session
+                .set_wall_ms(self.persist.is_some().then(persist::wall_ms));
             match wake {
                 Wake::Request(None) => break,
                 Wake::Request(Some(env)) => {

@@ -1,5 +1,5 @@
-//! After every wake-up: the session's timeouts and events (journal, the game's record, bus
-//! events, a new game, a dead link), the writes to the port, the state the session publishes and
+//! After every wake-up: the session's timeouts and events (journal, a game's record the
+//! session says is due, bus events, a new game, a dead link), the writes to the port, the state the session publishes and
 //! the live PGN.
 //!
 //! Owns the IO side of what the session decided: it must not decide what the clock shows,
@@ -11,7 +11,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
 use super::Actor;
-use chessclock_game::GameLog;
 
 use crate::device::io::persist::{self, GameRecord};
 use crate::device::io::port::BoardIo;
@@ -39,25 +38,14 @@ impl<P: BoardIo> Actor<P> {
     /// Act on everything the session said since the last call: what the journal keeps goes
     /// to it (the game's record is folded from it).
     pub(super) fn drain_session(&mut self, now: Instant) {
-        let mut finished = false;
         while let Some(ev) = self.session.poll_event() {
-            let wall_ms = persist::wall_ms();
-            if let (Some(p), Some(rec)) = (&self.persist, GameRecord::of(&ev, wall_ms)) {
+            if let (Some(p), Some(rec)) = (&self.persist, GameRecord::of(&ev, persist::wall_ms())) {
                 p.append(rec);
             }
             match ev {
-                SessionEvent::Clock { event, .. } => {
-                    if self.persist.is_some() {
-                        if self.started_wall_ms.is_none() && GameLog::starts(&event) {
-                            self.started_wall_ms = Some(wall_ms);
-                        }
-                        // An observed game's result too: its record is the board's game.
-                        finished |= matches!(event, ClockEvent::Result { .. });
-                    }
-                    self.emit(event);
-                }
-                SessionEvent::Signal(event) => self.emit(event),
-                SessionEvent::NewGame(replaced) => self.started_new_game(now, *replaced),
+                SessionEvent::Clock { event, .. } | SessionEvent::Signal(event) => self.emit(event),
+                SessionEvent::NewGame => self.started_new_game(now),
+                SessionEvent::RecordDue(due) => self.write_record(*due),
                 SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
                 // Journaled above; in the published notices already (the session logged
                 // it); the record folds the control and takes the name when it is written;
@@ -69,15 +57,6 @@ impl<P: BoardIo> Actor<P> {
                 | SessionEvent::Reconfigured { .. }
                 | SessionEvent::Renamed { .. } => {}
             }
-            // The round of a game under way is the one it started in: noted as soon as its
-            // start is in the record, as the start's drain may be the last before a
-            // roll-over moves the clock on (`round next --force`).
-            if self.played_round.is_none() && self.started_wall_ms.is_some() {
-                self.played_round = self.session.place().map(|(round, _)| round);
-            }
-        }
-        if finished {
-            self.write_record(now, false);
         }
     }
 
@@ -89,10 +68,6 @@ impl<P: BoardIo> Actor<P> {
     /// Send the state the session publishes, if it says so.
     fn publish(&mut self, now: Instant) {
         let at = self.at(now);
-        // The game's `Date` is its start's, as the record kept it (a game resumed after a
-        // restart keeps its day).
-        self.session
-            .set_date(self.started_wall_ms.map(chessclock_game::pgn_date));
         if self.session.take_pgn_changed() {
             self.pgn_dirty = true;
         }

@@ -265,7 +265,9 @@ pub(super) fn launch<P: BoardIo>(
     }
     let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
     session.set_place(round, board);
-    session.set_date(started_wall_ms.map(chessclock_game::pgn_date));
+    if let Some(started_wall_ms) = started_wall_ms {
+        session.resume_record(started_wall_ms);
+    }
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
@@ -279,9 +281,6 @@ pub(super) fn launch<P: BoardIo>(
         session,
         epoch,
         persist: game.persist,
-        started_wall_ms,
-        // A resumed game under way was started in the clock's round.
-        played_round: started_wall_ms.map(|_| round),
         live: sinks.live,
         state_tx,
         events,

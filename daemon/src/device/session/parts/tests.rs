@@ -1,8 +1,13 @@
-//! The lever's part on its own: how a report's lever is judged, once per first report, and
-//! when its agreement is journaled.
+//! Each part on its own: how a report's lever is judged, once per first report, and when its
+//! agreement is journaled; the board's game marking its PGN and its view; the display's
+//! queue and its push; a notice published; the game record's start, round and due result.
 
-use super::{Lever, LeverVerdict};
+use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published};
+use crate::device::session::announce::Announcement;
+use crate::device::session::command::ClockEvent;
+use crate::device::session::tests;
 use crate::engine::Side::{Black, White};
+use crate::engine::{GameResult, ResultReason, Status, StatusCause};
 
 #[test]
 fn a_lever_in_step_stays_so_and_out_of_step_after_the_first_report_says_nothing() {
@@ -76,4 +81,91 @@ fn the_agreement_is_journaled_only_when_it_changes() {
     assert_eq!(lever.journal_due(), Some(true));
     lever.judge(White, Some(White));
     assert_eq!(lever.journal_due(), None);
+}
+
+#[test]
+fn a_change_of_the_board_s_game_marks_its_pgn_and_its_view_once_each() {
+    let mut board = BoardPart::default();
+    board.changed();
+    assert!(board.take_stale());
+    assert!(!board.take_stale(), "rebuilt once");
+    assert!(board.take_pgn_changed());
+    assert!(!board.take_pgn_changed(), "written once");
+}
+
+#[test]
+fn the_display_keeps_the_latest_three_announcements_and_one_push_answers_all() {
+    let mut display = DisplayWork::default();
+    for n in 0..5 {
+        display.announce(Announcement {
+            text: n.to_string(),
+            beep: false,
+        });
+    }
+    let texts: Vec<_> = display
+        .announcements
+        .iter()
+        .map(|a| a.text.as_str())
+        .collect();
+    assert_eq!(texts, ["2", "3", "4"], "the latest few");
+    assert!(!display.take_push(false), "nothing to push");
+    assert!(display.take_push(true), "the device would show other times");
+    display.dirty = true;
+    display.refresh = true;
+    assert!(display.take_push(false));
+    assert!(
+        !display.take_push(false),
+        "one push answers the change and the refresh"
+    );
+}
+
+#[test]
+fn the_record_starts_with_the_clock_in_its_round_and_a_result_makes_it_due_once() {
+    let start = ClockEvent::StateChanged {
+        old: Status::Ready,
+        new: Status::Running,
+        reason: StatusCause::Start,
+    };
+    let result = ClockEvent::Result {
+        result: GameResult::Draw,
+        reason: ResultReason::Board,
+    };
+    let mut record = GameRecordPart::default();
+    assert!(
+        !record.said(&start, Some(1)),
+        "no wall time: no record kept"
+    );
+    assert!(!record.said(&result, Some(1)));
+    assert!(!record.take_ended());
+    record.wall_ms = Some(5);
+    assert!(record.said(&start, Some(1)), "the start's date");
+    record.wall_ms = Some(9);
+    assert!(!record.said(&start, Some(2)), "started once");
+    assert_eq!(
+        (record.started_wall_ms, record.played_round),
+        (Some(5), Some(1))
+    );
+    record.said(&result, Some(2));
+    assert!(record.take_ended());
+    assert!(!record.take_ended(), "due once");
+    record.clear();
+    assert_eq!((record.started_wall_ms, record.played_round), (None, None));
+}
+
+#[test]
+fn a_notice_is_published_with_the_next_state_once() {
+    let mut published = Published {
+        state: crate::device::session::publish::first_state(
+            &tests::config(),
+            &tests::engine("G/3"),
+            0,
+        ),
+        changed: false,
+        info: Default::default(),
+        journal_serial: None,
+    };
+    published.notice("board 2 moved".into());
+    assert_eq!(published.state.notices, ["board 2 moved"]);
+    assert!(published.take_changed());
+    assert!(!published.take_changed(), "sent once");
 }

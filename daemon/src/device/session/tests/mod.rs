@@ -13,6 +13,7 @@ mod fidelity;
 mod game;
 mod judging;
 mod observe_checks;
+mod record;
 mod requests;
 mod restart;
 mod resume;

@@ -97,7 +97,7 @@ impl Run {
     fn journal(&mut self) {
         for (now, ev) in std::mem::take(&mut self.rig.events) {
             let wall_ms = WALL0 + now;
-            if let SessionEvent::NewGame(_) = ev {
+            if let SessionEvent::NewGame = ev {
                 self.records.clear();
                 self.start = Entry {
                     rec: GameRecord::Start(Box::new(GameStart {
