@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use crate::fidelity::EngineSnap;
 use crate::mono_us;
+pub use chessclock_api::ClockStatus;
+use chessclock_api::DeviceState;
 
 /// A workspace binary next to the running bench (`target/<profile>/NAME`, also from a test
 /// executable under `deps/`).
@@ -113,34 +115,6 @@ pub struct Ctl {
     address: String,
 }
 
-/// One clock of a `status --json` answer.
-#[derive(Debug, Clone)]
-pub struct ClockStatus {
-    /// Object path.
-    pub path: String,
-    /// The tty it drives.
-    pub port: String,
-    /// `ready` once probed.
-    pub device_state: String,
-    /// Which half shows White (`left`/`right`).
-    pub white_side: String,
-    /// The engine snapshot in it.
-    pub snap: Option<EngineSnap>,
-}
-
-impl ClockStatus {
-    fn from_json(v: &Value) -> ClockStatus {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-        ClockStatus {
-            path: s("clock"),
-            port: s("port"),
-            device_state: s("device_state"),
-            white_side: s("white_side"),
-            snap: EngineSnap::from_json(v),
-        }
-    }
-}
-
 impl Ctl {
     /// Runs of `exe` against `address`.
     pub fn new(exe: PathBuf, address: &str) -> Ctl {
@@ -164,10 +138,16 @@ impl Ctl {
                 String::from_utf8_lossy(&out.stderr).trim()
             );
         }
+        // The client's own type (the published clock, the snapshot): one clock is an
+        // object, several an array.
         let v: Value = serde_json::from_slice(&out.stdout)
             .context("chessclockctl status --json printed no JSON")?;
-        let list = v.as_array().cloned().unwrap_or_else(|| vec![v]);
-        Ok(list.iter().map(ClockStatus::from_json).collect())
+        let list = if v.is_array() {
+            v
+        } else {
+            Value::Array(vec![v])
+        };
+        serde_json::from_value(list).context("chessclockctl status --json is not a clock status")
     }
 
     /// Wait until `n` clocks are listed and all are ready.
@@ -181,11 +161,17 @@ impl Ctl {
         let mut last;
         loop {
             match self.status_all() {
-                Ok(list) if list.len() == n && list.iter().all(|c| c.device_state == "ready") => {
+                Ok(list)
+                    if list.len() == n
+                        && list.iter().all(|c| c.device_state == DeviceState::Ready) =>
+                {
                     return Ok(list);
                 }
                 Ok(list) => {
-                    let ready = list.iter().filter(|c| c.device_state == "ready").count();
+                    let ready = list
+                        .iter()
+                        .filter(|c| c.device_state == DeviceState::Ready)
+                        .count();
                     last = format!("{} clocks listed, {ready} ready", list.len());
                 }
                 Err(e) => last = format!("{e:#}"),
@@ -222,9 +208,8 @@ pub fn spawn_poller(ctl: Ctl, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<
                 Ok(list) => {
                     log.latencies_ms.push((mono_us() - t0) as f64 / 1000.0);
                     for c in list {
-                        if let Some(s) = c.snap {
-                            log.snaps.push((c.path, s));
-                        }
+                        let snap = EngineSnap::of_status(&c);
+                        log.snaps.push((c.clock, snap));
                     }
                 }
                 Err(_) => {

@@ -31,8 +31,8 @@ pub struct EngineSnap {
 }
 
 impl EngineSnap {
-    /// Read a snapshot (`GetSnapshot`, the `Snapshot` property or one clock of
-    /// `chessclockctl status --json`); `None` if it lacks `as_of_us` or the times.
+    /// Read a snapshot (`GetSnapshot` or the `Snapshot` property, as JSON); `None` if it
+    /// lacks `as_of_us` or the times.
     pub fn from_json(v: &Value) -> Option<EngineSnap> {
         let as_of_us = v.get("as_of_us")?.as_u64()?;
         let white_ms = v.get("white_ms")?.as_u64()?;
@@ -54,6 +54,29 @@ impl EngineSnap {
             running,
             run,
         })
+    }
+
+    /// The snapshot in one clock of `chessclockctl status --json`, read as the client's own
+    /// type.
+    pub fn of_status(c: &chessclock_api::ClockStatus) -> EngineSnap {
+        let run = c.running.map(|runner| Run {
+            runner,
+            delay_left_ms: c
+                .detail
+                .get(runner)
+                .get("delay_left_ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            flows_ms: c.flows_ms.unwrap_or(0),
+            counts_up: c.counts_up,
+        });
+        EngineSnap {
+            as_of_us: c.as_of_us,
+            white_ms: c.white_ms,
+            black_ms: c.black_ms,
+            running: c.running,
+            run,
+        }
     }
 
     /// (White, Black) engine ms at `t_us` (at or after `as_of_us`).

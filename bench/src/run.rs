@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use chessclock_api::clock::Half;
 use chessclock_tests::rig::write_config;
 use chessclock_tests::{PrivateBus, TempDir};
 use tokio::sync::watch;
@@ -179,7 +180,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
                 c.port
             )
         })?;
-        clock_of[i] = (c.path.clone(), c.white_side != "right");
+        clock_of[i] = (c.clock.clone(), c.white_side != Half::Right);
     }
     let dbus = Bus::connect(bus.address())?;
     for (path, _) in &clock_of {

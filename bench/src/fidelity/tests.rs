@@ -63,6 +63,27 @@ fn snapshots_are_read_with_the_engine_s_run() {
 }
 
 #[test]
+fn a_clock_of_status_json_is_read_as_the_client_s_type_with_the_same_run() {
+    let status = chessclock_api::ClockStatus {
+        clock: "/org/chessclockd/ChessClock1/Clock/0".into(),
+        as_of_us: 7,
+        white_ms: 299_000,
+        black_ms: 300_000,
+        running: Some(Side::Black),
+        detail: chessclock_api::Sides {
+            white: Default::default(),
+            black: [("delay_left_ms".to_owned(), json!(2500))].into(),
+        },
+        ..Default::default()
+    };
+    let from_status = EngineSnap::of_status(&status);
+    assert_eq!(from_status.run, run(Side::Black, 2500, 0));
+    // The same clock as `status --json` prints it, read as the signals' snapshots are.
+    let printed = serde_json::to_value(&status).expect("status JSON");
+    assert_eq!(EngineSnap::from_json(&printed), Some(from_status));
+}
+
+#[test]
 fn engine_values_follow_the_run() {
     let mut s = snap(10 * S, 60_000, 30_000, Some(Side::White));
     assert_eq!(s.values_at(12 * S), (58_000, 30_000));
