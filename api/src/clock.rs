@@ -210,8 +210,8 @@ published_clock! {
     /// `observe` (the clock runs its own mode; chessclockd follows its reports and sends it
     /// nothing).
     mode: Mode => "Mode";
-    /// The position on the board with the side to move (FEN); the start position before a
-    /// board with pieces was seen.
+    /// The position on the board with the side to move (FEN); empty while no position is
+    /// known (no pieces read, no position set: a clock without an e-board).
     fen: String => "Fen";
     /// The moves made on the board so far, SAN.
     moves_san: Vec<String> => "Moves";

@@ -111,8 +111,15 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
             let st = read::clock(conn, &path)
                 .await
                 .map_err(|e| read_failure(bus, e))?;
-            println!("{}", draw(&st.fen));
-            println!("{}", st.fen);
+            if st.fen.is_empty() {
+                println!(
+                    "no position known: no pieces were read (no e-board, or an empty one); \
+                     set one with `chessclockctl position {name} FEN`"
+                );
+            } else {
+                println!("{}", draw(&st.fen));
+                println!("{}", st.fen);
+            }
             if let Some(last) = st.moves_san.last() {
                 println!("{} moves, last {last}", st.moves_san.len());
             }

@@ -43,6 +43,7 @@ fn a_threefold_claim_is_judged_from_the_board_and_survives_a_crash() -> Result<(
     let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
     let mut d = Daemon::spawn(bus.address(), &config, &[])?;
+    // The FEN is empty until the pieces were read: the game starts on a board that was.
     d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
         s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
     })?;

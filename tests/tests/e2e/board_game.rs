@@ -2,7 +2,8 @@
 //! `chessclock-emu` on a pty) under the real `chessclockd`: the moves on D-Bus (`Move`
 //! signals, `Fen`, `Moves`), in `status --json`, in `chessclockctl pgn` and in the live PGN
 //! files, each PGN read back by python-chess with every move and every `[%clk]`; the mate on
-//! the board ends the timed game by itself (docs/rules.md).
+//! the board ends the timed game by itself (docs/rules.md); a board whose pieces were never
+//! read publishes no position (an empty `Fen`).
 
 use std::time::Duration;
 
@@ -174,5 +175,40 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     // The position drawn in the terminal.
     let board = ctl_ok(&d, &["board", "0"]);
     assert!(board.contains("7  p p p p . Q p p"), "{board}");
+    Ok(())
+}
+
+/// A board with no pieces on it (as a clock used without its e-board): no position is
+/// published (an empty `Fen`, not the start position) and `chessclockctl board` says so;
+/// once the pieces are set up, their position is read.
+#[test]
+fn a_board_never_read_publishes_no_position_until_its_pieces_are_set_up() -> Result<()> {
+    let dir = TempDir::new("board-empty")?;
+    let bus = PrivateBus::start_session()?;
+    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    emu.send("clear")?;
+    // The emulator answers commands in order: its error for lifting from an empty square
+    // says the board is clear before the daemon opens it.
+    let mark = emu.mark();
+    emu.send("lift e2")?;
+    emu.wait_for(mark, WAIT, "the emulator's answer after clear", |v| {
+        v["event"] == "error"
+    })?;
+    let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    let st = d.wait_status("0", WAIT, "a ready clock with its board", |v| {
+        s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
+    })?;
+    assert_eq!(s(&st, "/fen"), "", "{st}");
+    let text = ctl_ok(&d, &["board", "0"]);
+    assert!(text.contains("no position known"), "{text}");
+    assert!(text.contains("chessclockctl position 0 FEN"), "{text}");
+
+    emu.send("setup")?;
+    d.wait_status("0", WAIT, "the start position read", |v| {
+        s(v, "/fen") == START
+    })?;
+    let text = ctl_ok(&d, &["board", "0"]);
+    assert!(text.contains(START), "{text}");
     Ok(())
 }

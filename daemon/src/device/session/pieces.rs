@@ -318,12 +318,14 @@ impl Session {
     }
 
     /// Write what the bus shows of the board's game into the published state (the draws
-    /// claimable are set with the game's status when the state is refreshed).
+    /// claimable are set with the game's status when the state is refreshed). The FEN is
+    /// empty while no position is known (no pieces read, no position set): a clock without
+    /// an e-board does not show the start position as if it were read.
     pub(crate) fn set_board_fields(&mut self) {
         let problem = self.board_problem();
         let moves = self.board.game.moves();
         let st = &mut self.published.state.clock;
-        st.fen = self.board.game.fen();
+        st.fen = self.board.game.tracker().fen().unwrap_or_default();
         st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
         st.last_move = moves.last().map(|m| last_move(&m.event));
         st.game_info = self.board.game.info().tags().iter().cloned().collect();

@@ -192,7 +192,7 @@ pub(crate) fn replay(session: &mut Session, replayed: Vec<(u64, u64, Replayed)>)
                     ));
                 }
             }
-            Replayed::Board(_) | Replayed::Note(_) => {}
+            Replayed::Board(_) | Replayed::Note(_) | Replayed::Observed(_) => {}
         }
     }
     if let Some(notice) = broken {

@@ -7,7 +7,7 @@
 //! snapshot, the board's game, its tags) and the fold. Pure: the records are passed in.
 
 use chessclock_game::pgn::{GameInfo, PgnGame};
-use chessclock_game::{GameLog, GameRecorder, RecordChange, Rendered};
+use chessclock_game::{ClockEvent, GameLog, GameRecorder, RecordChange, Rendered};
 
 use super::restore::{Replayed, replay};
 use super::{Entry, GameRecord};
@@ -47,7 +47,8 @@ impl Archive {
 
 /// The record of the game on clock `name` at `port` that started with `start` and has
 /// `records` since: the engine's events of their replay, the moves of the board's steps
-/// folded over a board game, and the notes the record keeps, in journal order. `None`: the
+/// folded over a board game, an observed clock's presses (the engine times none of them),
+/// and the notes the record keeps, in journal order. `None`: the
 /// start is not a start, or its control cannot be used (the restore said so).
 pub(crate) fn game_log(
     name: &str,
@@ -85,8 +86,91 @@ pub(crate) fn game_log(
                     }
                 }
             }
+            Replayed::Observed(press) => log.event(t_ms, wall_ms, ClockEvent::Pressed(press)),
             Replayed::Note(what) => log.note(t_ms, wall_ms, &what),
         }
     }
     Some(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use chessclock_game::{LogEvent, Step};
+
+    use super::*;
+    use crate::device::io::persist::GameStart;
+    use crate::engine::{Input, Press, Side, notation};
+
+    fn entry(rec: GameRecord) -> Entry {
+        Entry { rec, boot: None }
+    }
+
+    fn press(t_ms: u64, white: bool, clock_ms: u64, elapsed_ms: u64) -> Entry {
+        entry(GameRecord::Board {
+            t_ms,
+            wall_ms: 1_000_000 + t_ms,
+            step: Step::Press {
+                white,
+                clock_ms,
+                elapsed_ms: Some(elapsed_ms),
+            },
+        })
+    }
+
+    /// Presses on a clock switched to observe mode are the record's events, with both
+    /// clocks and each player's press count, as the session said them (the board's steps
+    /// alone gave the PGN its times but left the JSON's event list without them).
+    #[test]
+    fn an_observed_clock_s_presses_are_in_the_record_s_events() {
+        let start = entry(GameRecord::Start(Box::new(GameStart {
+            control: notation::parse("G/5").expect("notation").control,
+            t_ms: 0,
+            wall_ms: 1_000_000,
+        })));
+        let input = |t_ms, input| {
+            entry(GameRecord::Input {
+                t_ms,
+                wall_ms: 1_000_000 + t_ms,
+                input,
+            })
+        };
+        // Driven for 3 s, paused, then observed.
+        let records = [
+            input(0, Input::Start { side: Side::White }),
+            input(3_000, Input::Pause),
+            entry(GameRecord::Note {
+                t_ms: 4_000,
+                wall_ms: 1_004_000,
+                what: "mode observe".into(),
+                record: true,
+            }),
+            press(5_000, true, 295_000, 5_000),
+            press(15_000, false, 290_000, 10_000),
+            press(17_000, true, 293_000, 2_000),
+        ];
+        let log = game_log("Board 1", "/dev/ttyACM0", &start, &records).expect("a record");
+        let presses: Vec<Press> = log
+            .entries()
+            .iter()
+            .filter_map(|e| match &e.event {
+                LogEvent::Clock(ClockEvent::Pressed(p)) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        let p = |side, move_number, move_ms, white_ms, black_ms| Press {
+            side,
+            move_number,
+            move_ms,
+            white_ms,
+            black_ms,
+        };
+        assert_eq!(
+            presses,
+            [
+                p(Side::White, 1, 5_000, 295_000, 300_000),
+                p(Side::Black, 1, 10_000, 295_000, 290_000),
+                p(Side::White, 2, 2_000, 293_000, 290_000),
+            ]
+        );
+    }
 }

@@ -14,7 +14,7 @@ use crate::device::link::display::BoardSide;
 use crate::device::session::note::lever_noted_after;
 use crate::device::session::observe::Mode;
 use crate::engine::params::TimeControl;
-use crate::engine::{Engine, Event, Time};
+use crate::engine::{Engine, Event, Press, Side, Time};
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was
 /// set (stepped) in between.
@@ -30,6 +30,11 @@ pub(crate) enum Replayed {
     Board(chessclock_game::Step),
     /// A note the game's record keeps (a correction, a disconnect, an operator's action).
     Note(String),
+    /// A press on an observed clock (its board step [`chessclock_game::Step::Press`] comes
+    /// right before): the record lists it as the session said it. The times come from the
+    /// journal: the presser's from its step, the other player's as their last press left it
+    /// (before it, the engine's).
+    Observed(Press),
 }
 
 /// A game rebuilt from the journal.
@@ -125,6 +130,7 @@ pub(crate) fn restore(
         rejected,
         records,
         refused,
+        observed: _,
     } = fold;
     problems.extend(refused);
     if rejected.len() > 1 {
@@ -177,6 +183,9 @@ pub(crate) struct Replay {
     pub records: Vec<Entry>,
     /// Why the first refused input was refused, in words.
     pub refused: Option<String>,
+    /// Observe mode since the last mode note: each side's presses and clock after its last
+    /// press ([`Replayed::Observed`]).
+    observed: Option<[(u32, Option<u64>); 2]>,
 }
 
 /// Fold `records` (a game's, after its start) over a new engine on `control`: every input is
@@ -198,6 +207,7 @@ pub(crate) fn replay(
         rejected: Vec::new(),
         records: Vec::with_capacity(records.len()),
         refused: None,
+        observed: None,
     };
     for entry in records {
         let (t_ms, wall_ms) = entry.rec.times();
@@ -228,6 +238,10 @@ pub(crate) fn replay(
                 fold.replayed
                     .push((t_ms, wall_ms, Replayed::Board(step.clone())));
                 fold.records.push(entry.clone());
+                if let Some(press) = fold.observed_press(t_ms, step) {
+                    fold.replayed
+                        .push((t_ms, wall_ms, Replayed::Observed(press)));
+                }
             }
             GameRecord::Note { what, record, .. } => {
                 match Note::read(what) {
@@ -238,7 +252,11 @@ pub(crate) fn replay(
                     }
                     Some(Note::Lever(in_step)) => fold.lever_in_step = Some(in_step),
                     Some(Note::BoardSerial(serial)) => fold.board_serial = Some(serial),
-                    Some(Note::Mode(m)) => fold.mode = Some(m),
+                    Some(Note::Mode(m)) => {
+                        fold.mode = Some(m);
+                        // The session counts an observed clock's presses from the switch.
+                        fold.observed = (m == Mode::Observe).then_some([(0, None); 2]);
+                    }
                     Some(Note::Declared(control)) => fold.declared = Some(control),
                     _ => {}
                 }
@@ -255,6 +273,39 @@ pub(crate) fn replay(
 }
 
 impl Replay {
+    /// The press of an observed clock that `step` is, as the session said it.
+    fn observed_press(&mut self, t_ms: u64, step: &chessclock_game::Step) -> Option<Press> {
+        let chessclock_game::Step::Press {
+            white,
+            clock_ms,
+            elapsed_ms,
+        } = *step
+        else {
+            return None;
+        };
+        let observed = self.observed.as_mut()?;
+        let (me, other) = if white { (0, 1) } else { (1, 0) };
+        observed[me].0 += 1;
+        observed[me].1 = Some(clock_ms);
+        let snap = self.engine.snapshot(Time::from_ms(t_ms));
+        let other_ms =
+            observed[other]
+                .1
+                .unwrap_or(if white { snap.black_ms } else { snap.white_ms });
+        let (white_ms, black_ms) = if white {
+            (clock_ms, other_ms)
+        } else {
+            (other_ms, clock_ms)
+        };
+        Some(Press {
+            side: if white { Side::White } else { Side::Black },
+            move_number: observed[me].0,
+            move_ms: elapsed_ms.unwrap_or_default(),
+            white_ms,
+            black_ms,
+        })
+    }
+
     /// The engine's events so far, at `t_ms`.
     fn drain(&mut self, t_ms: u64, wall_ms: u64) {
         while let Some(ev) = self.engine.poll_event() {

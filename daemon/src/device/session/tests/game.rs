@@ -448,3 +448,35 @@ fn an_observed_clock_s_control_is_declared_for_the_record_and_the_drive_one_come
     rig.request(Request::SetMode(Mode::Drive)).expect("drive");
     assert_eq!(rig.published().time_control, "G/5 d/0");
 }
+
+/// A clock whose pieces were never read (no e-board, or an empty one) publishes no position
+/// (an empty FEN), not the start position, and its presses do not make one up; once the
+/// pieces are read, their position is published.
+#[test]
+fn no_position_is_published_until_the_pieces_are_read() {
+    use chessclock_game::START_FEN;
+    use chessclock_protocol::board::Square;
+    use chessclock_protocol::emulator::PieceAction;
+
+    let mut rig = Rig::new("G/5", EmuConfig::default());
+    for field in 0u8..64 {
+        let sq = Square::from_field(field).expect("a field");
+        if rig.emu.pieces().get(sq).is_some() {
+            let _ = rig.emu.piece_action(0, PieceAction::Lift(sq));
+        }
+    }
+    assert_eq!(rig.published().clock.fen, "", "before the board answered");
+    rig.run_until(1_000);
+    assert_eq!(rig.session.device_state(), DeviceState::Ready);
+    assert_eq!(rig.published().clock.fen, "", "an empty board");
+    rig.start();
+    rig.run_until(rig.now + 2_000);
+    rig.press();
+    rig.run_until(rig.now + 500);
+    let st = rig.published();
+    assert_eq!(st.clock.fen, "", "a press makes up no position");
+    assert!(st.clock.moves_san.is_empty(), "{:?}", st.clock.moves_san);
+
+    let mut read = Rig::ready("G/5", EmuConfig::default());
+    assert_eq!(read.published().clock.fen, START_FEN, "the pieces read");
+}
