@@ -46,7 +46,7 @@ pub use link::display::BoardSide;
 pub use link::state::DeviceState;
 pub use options::{DeviceOptions, PortSpec, SpawnError, check_game_info};
 pub use session::command::{
-    ClockEvent, ClockState, DeviceError, EngineAt, LiveSettings, PublishedClock, Reply, Request,
+    ClockEvent, ClockState, DeviceError, EngineAt, PublishedClock, ReloadSettings, Reply, Request,
 };
 pub use session::observe::{self, Mode};
 pub use session::{DrawRules, MoveSource};

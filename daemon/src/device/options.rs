@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::device::link::display::BoardSide;
-use crate::device::session::command::LiveSettings;
+use crate::device::session::command::ReloadSettings;
 use crate::device::session::observe;
 use crate::device::session::{DrawRules, MoveSource};
 use crate::engine::params::TimeControl;
@@ -112,8 +112,8 @@ impl DeviceOptions {
     }
 
     /// The part of these options a configuration reload may change on a running clock.
-    pub fn live(&self) -> LiveSettings {
-        LiveSettings {
+    pub fn reload_settings(&self) -> ReloadSettings {
+        ReloadSettings {
             transport_latency: self.transport_latency,
             command_timeout: self.command_timeout,
             command_retries: self.command_retries,

@@ -182,14 +182,14 @@ impl Supervisor {
     }
 
     fn set_defaults(&mut self, defaults: Defaults) {
-        let live = defaults.device.live();
+        let settings = defaults.device.reload_settings();
         self.defaults = defaults;
         // Running clocks take the new operational settings; their games and time controls
         // stay as they are.
         for entry in self.clocks.values() {
             let handle = entry.handle.clone();
             tokio::spawn(async move {
-                let _ = handle.request(Request::Settings(live)).await;
+                let _ = handle.request(Request::Settings(settings)).await;
             });
         }
         // A table added by the reload may name a board attached already.

@@ -1,6 +1,6 @@
 //! What goes in and out of a device, as types: the operators' [`Request`]s, their
 //! [`Reply`]s and [`DeviceError`]s, the published [`ClockState`] and the [`ClockEvent`]
-//! stream (typed: words only on the bus), the [`LiveSettings`] a reload changes.
+//! stream (typed: words only on the bus), the [`ReloadSettings`] a reload changes.
 //!
 //! Data only: the session gives each request its meaning (`Session::handle_request`) and
 //! the IO layer carries them (the [`DeviceHandle`](crate::device::client::DeviceHandle) to
@@ -82,7 +82,7 @@ pub use chessclock_game::ClockEvent;
 
 /// The settings a configuration reload changes on a running clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LiveSettings {
+pub struct ReloadSettings {
     /// Subtracted from the arrival time of a lever report.
     pub transport_latency: std::time::Duration,
     /// How long to wait for a clock ack.
@@ -155,7 +155,7 @@ pub enum Request {
     SetWhiteSide(BoardSide),
     /// New operational settings from a configuration reload (latency, clock command timeout
     /// and retries, pause button). The game and the time control are not touched.
-    Settings(LiveSettings),
+    Settings(ReloadSettings),
     /// Set game information tags (an empty value removes a tag).
     SetGameInfo(Vec<(String, String)>),
     /// The clock is board `board` of round `round`: its games carry `Round "R.B"` and

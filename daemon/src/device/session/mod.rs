@@ -63,7 +63,7 @@ use crate::device::link::display::BoardSide;
 use crate::device::link::state::DeviceState;
 
 use crate::device::link::driver::{Driver, DriverConfig, Instant};
-use crate::device::session::command::{ClockEvent, LiveSettings};
+use crate::device::session::command::{ClockEvent, ReloadSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use note::Note;
 use observe::{Mode, Observed};
@@ -457,7 +457,7 @@ impl Session {
 
     /// New ack timeout, resend count and transport latency, and the pause button's meaning
     /// (a configuration reload).
-    fn set_link(&mut self, s: &LiveSettings) {
+    fn set_link(&mut self, s: &ReloadSettings) {
         self.driver.set_limits(s.command_timeout, s.command_retries);
         self.driver.set_transport_latency(s.transport_latency);
         self.cfg.pause_button = s.pause_button;
