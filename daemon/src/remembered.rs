@@ -20,7 +20,7 @@ pub const FILE: &str = "attached.json";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Remembered {
-    /// The ports, as they were given (a /dev/dgt/by-path link stays a link).
+    /// The ports, as they were given (a /dev/dgt/by-path symlink stays a symlink).
     pub ports: BTreeSet<PathBuf>,
     /// The virtual clocks, by name (a file from before they were remembered has none).
     #[serde(default, rename = "virtual")]

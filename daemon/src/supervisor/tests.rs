@@ -211,7 +211,7 @@ async fn a_port_that_is_not_there_yet_is_waited_for_and_opened_when_it_appears()
     assert_eq!(st.device_state, DeviceState::Disconnected);
     assert_eq!(st.name, "Board 1");
 
-    // The board appears (a udev link to its tty): the clock opens it and probes it.
+    // The board appears (a udev symlink to its tty): the clock opens it and probes it.
     let board = VirtualBoard::start(VirtualOptions::default()).expect("emulated board");
     std::os::unix::fs::symlink(board.path(), &link).expect("link");
     wait_state(&clock, "the board to be ready", |s| {

@@ -30,7 +30,7 @@ fn a_configured_board_plugged_in_after_the_start_is_attached_when_it_appears() -
     assert_eq!(s(&st, "/device_state"), "disconnected", "{st}");
     assert_eq!(s(&st, "/port"), link_s, "{st}");
 
-    // The board is plugged in: its udev link appears.
+    // The board is plugged in: its udev symlink appears.
     let mut emu = emu(&["--link", &link_s])?;
     daemon.wait_status("0", WAIT, "the board to be driven", |v| {
         s(v, "/device_state") == "ready"

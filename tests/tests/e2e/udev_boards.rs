@@ -76,7 +76,7 @@ fn two_identical_boards_get_distinct_stable_names_and_are_attached() {
     assert_eq!(a.env["SYSTEMD_WANTS"], "chessclock-attach@ttyACM0.service");
     assert_eq!(b.env["SYSTEMD_WANTS"], "chessclock-attach@ttyACM1.service");
     // The same board in the same socket after a reboot where it came up second: the
-    // kernel-numbered link moves, the by-path link does not.
+    // kernel-numbered symlink moves, the by-path symlink does not.
     let again = apply(&rules, &dgt_board("ttyACM1", left)).expect("rules apply");
     assert_eq!(again.symlinks[1], a.symlinks[1]);
     assert_ne!(again.symlinks[0], a.symlinks[0]);

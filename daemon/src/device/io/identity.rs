@@ -2,8 +2,8 @@
 //! attached by.
 //!
 //! A board attached as `/dev/ttyACM0` by the udev hook, as `/dev/dgt/board-0` in the
-//! configuration or as its `/dev/dgt/by-path/…` link is one port. Its journal is named after
-//! the stable by-path link that points at the same device (one per USB socket, kept across
+//! configuration or as its `/dev/dgt/by-path/…` symlink is one port. Its journal is named after
+//! the stable by-path symlink that points at the same device (one per USB socket, kept across
 //! replugs and reboots), else after the path given. A journal of an older version, named after
 //! the path given, is renamed to the stable name so its game resumes.
 //!
@@ -15,40 +15,40 @@ use std::path::{Path, PathBuf};
 
 use super::persist::store_name;
 
-/// Where udev keeps stable per-socket links: the project's rules, then the kernel's.
+/// Where udev keeps stable per-socket symlinks: the project's rules, then the kernel's.
 pub(crate) const BY_PATH_DIRS: [&str; 2] = ["/dev/dgt/by-path", "/dev/serial/by-path"];
 
 /// Journal files of a store name (`persist` writes these).
 const SUFFIXES: [&str; 2] = ["journal", "snapshot"];
 
-/// The stable link in `dirs` that names the same device as `port` (first by name), if any.
-pub(crate) fn stable_link(port: &Path, dirs: &[&Path]) -> Option<PathBuf> {
+/// The stable symlink in `dirs` that names the same device as `port` (first by name), if any.
+pub(crate) fn stable_symlink(port: &Path, dirs: &[&Path]) -> Option<PathBuf> {
     let device = std::fs::canonicalize(port).ok()?;
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
-        let mut links: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        links.sort();
-        if let Some(link) = links
+        let mut symlinks: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        symlinks.sort();
+        if let Some(symlink) = symlinks
             .into_iter()
             .find(|l| std::fs::canonicalize(l).is_ok_and(|d| d == device))
         {
-            return Some(link);
+            return Some(symlink);
         }
     }
     None
 }
 
-/// The store name of `port`'s game in `state_dir`, looking for stable links in `dirs`. A
+/// The store name of `port`'s game in `state_dir`, looking for stable symlinks in `dirs`. A
 /// journal kept under the path given (older versions) while none exists under the stable
 /// name is renamed to it.
 pub(crate) fn store_for(state_dir: &Path, port: &Path, dirs: &[&Path]) -> String {
     let given = store_name(port);
-    let Some(link) = stable_link(port, dirs) else {
+    let Some(symlink) = stable_symlink(port, dirs) else {
         return given;
     };
-    let stable = store_name(&link);
+    let stable = store_name(&symlink);
     if stable == given {
         return stable;
     }
@@ -73,7 +73,7 @@ pub(crate) fn store_for(state_dir: &Path, port: &Path, dirs: &[&Path]) -> String
         tracing::info!(
             "the journal of {} now follows the port's stable name {}",
             port.display(),
-            link.display()
+            symlink.display()
         );
     }
     stable
@@ -88,7 +88,7 @@ mod tests {
     }
 
     impl Dev {
-        /// A fake /dev: a device file `ttyACM3`, a by-path dir with a link to it and one to
+        /// A fake /dev: a device file `ttyACM3`, a by-path dir with a symlink to it and one to
         /// another device, and a state dir.
         fn new(name: &str) -> Dev {
             let root =
@@ -100,13 +100,14 @@ mod tests {
             for tty in ["ttyACM3", "ttyACM4"] {
                 std::fs::write(root.join(tty), b"").expect("device");
             }
-            let link = |to: &str, name: &str| {
+            let symlink = |to: &str, name: &str| {
                 std::os::unix::fs::symlink(root.join(to), root.join("by-path").join(name))
-                    .expect("link");
+                    .expect("symlink");
             };
-            link("ttyACM3", "usb-0:1.2:1.0");
-            link("ttyACM4", "usb-0:1.3:1.0");
-            std::os::unix::fs::symlink(root.join("ttyACM3"), root.join("board-0")).expect("link");
+            symlink("ttyACM3", "usb-0:1.2:1.0");
+            symlink("ttyACM4", "usb-0:1.3:1.0");
+            std::os::unix::fs::symlink(root.join("ttyACM3"), root.join("board-0"))
+                .expect("symlink");
             Dev { root }
         }
 
@@ -139,7 +140,7 @@ mod tests {
             dev.store("ttyACM4"),
             store_name(&dev.p("by-path/usb-0:1.3:1.0"))
         );
-        // A port without a stable link keeps the name it was given.
+        // A port without a stable symlink keeps the name it was given.
         std::fs::write(dev.p("rfcomm0"), b"").expect("device");
         assert_eq!(dev.store("rfcomm0"), store_name(&dev.p("rfcomm0")));
         // A port that is not there (yet) too.

@@ -26,7 +26,7 @@
 //! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
 //! lever, the display's work, the published state, the game's record), each with its
 //! fields, its invariant kept by its own methods, and its unit tests; the session's methods
-//! are spread by role over this folder's files (`link`: the board link's events and the
+//! are spread by role over this folder's files (`reports`: the board link's events and the
 //! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
 //! `publish`; `record`: the game's record's life). The folder also holds its pure helpers: the announcements of engine events
 //! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
@@ -35,13 +35,13 @@
 pub(crate) mod announce;
 pub(crate) mod command;
 mod judging;
-mod link;
 pub(crate) mod note;
 pub mod observe;
 mod parts;
 mod pieces;
 mod publish;
 mod record;
+mod reports;
 mod requests;
 mod show;
 
@@ -457,7 +457,7 @@ impl Session {
 
     /// New ack timeout, resend count and transport latency, and the pause button's meaning
     /// (a configuration reload).
-    fn set_link(&mut self, s: &ReloadSettings) {
+    fn apply_reload(&mut self, s: &ReloadSettings) {
         self.driver.set_limits(s.command_timeout, s.command_retries);
         self.driver.set_transport_latency(s.transport_latency);
         self.cfg.pause_button = s.pause_button;

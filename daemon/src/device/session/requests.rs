@@ -64,7 +64,7 @@ impl Session {
             }
             Request::Correct(correction) => return self.correct_board(now, &correction),
             Request::Settings(s) => {
-                self.set_link(&s);
+                self.apply_reload(&s);
                 return Ok(Reply::Done);
             }
             Request::SetControlBeforeStart(control) => {
