@@ -1,6 +1,6 @@
 //! The record a clock's game leaves (architecture §7): its events as they happened, rendered
 //! when the game ends, or when an operator discards it with a new game, as a PGN and a JSON
-//! event log. The daemon folds it from the game's journal records when it writes it: it is
+//! event log. The daemon folds it from the game's journal entries when it writes it: it is
 //! never fed beside the journal.
 //!
 //! Owns the typed event log ([`LogEntry`]: a [`LogEvent`] with its engine time `t_ms` and

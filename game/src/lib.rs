@@ -3,12 +3,12 @@
 //!
 //! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
-//! - [`GameRecorder`] is the board's game for every caller (the daemon, `chessclockctl
+//! - [`BoardGame`] is the board's game for every caller (the daemon, `chessclockctl
 //!   replay`): both combined into a [`GameRecord`] (moves with clocks, result, problems), plus
 //!   the game information and what changed.
-//! - [`Step`] is one change of the board's game as a journal keeps it: the recorder says
-//!   each ([`GameRecorder::poll_step`]) and folding them rebuilds the game
-//!   ([`GameRecorder::replay`]).
+//! - [`Step`] is one change of the board's game as a journal keeps it: the board game says
+//!   each ([`BoardGame::poll_step`]) and folding them rebuilds the game
+//!   ([`BoardGame::replay`]).
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
 //! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
 //!   move counts, who can still mate.
@@ -20,6 +20,7 @@
 //! recognised is written down in `docs/board-game.md`.
 #![deny(missing_docs)]
 
+pub mod board_game;
 pub mod clock_event;
 pub mod event;
 pub mod game_log;
@@ -29,10 +30,10 @@ pub mod pairings;
 pub mod pgn;
 pub mod placement;
 pub mod record;
-pub mod recorder;
 pub mod step;
 pub mod tracker;
 
+pub use board_game::{BoardGame, Clocks};
 pub use clock_event::ClockEvent;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use game_log::{GameLog, LogEntry, LogEvent, Rendered, pgn_date};
@@ -40,7 +41,6 @@ pub use judge::{Judgement, judge};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
-pub use recorder::{Clocks, GameRecorder};
 pub use shakmaty;
 pub use step::{Step, StepError};
 pub use tracker::{Correction, CorrectionError, PlayedMove, Tracker, TrackerConfig};

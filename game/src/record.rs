@@ -1,10 +1,10 @@
 //! The board's game as a record: its moves with their clock times, result and problems, and
 //! the PGN game it makes.
 //!
-//! Owns the shapes [`crate::GameRecorder`] fills and the daemon, `chessclockctl replay` and
+//! Owns the shapes [`crate::BoardGame`] fills and the daemon, `chessclockctl replay` and
 //! the PGN read: one move with the mover's clock ([`RecordedMove`]), a problem, one game
 //! ([`GameRecord`]), what changed ([`RecordChange`]) and the clock side of a PGN
-//! ([`PgnClocks`]). It must not decide anything about moves or clocks (the recorder's) nor
+//! ([`PgnClocks`]). It must not decide anything about moves or clocks (the board game's) nor
 //! write text (the [`crate::pgn`] writer's).
 
 use shakmaty::Color;

@@ -1,8 +1,8 @@
-//! The board's game as steps: each change of the game the [`crate::GameRecorder`] made (an
+//! The board's game as steps: each change of the game the [`crate::BoardGame`] made (an
 //! orientation learnt, a new game or set-up position, a move with the mover's clock, a
 //! takeback, a result on the board, the board a correction left held, the times a press gave
 //! a move, the game information), in the form a journal keeps, so that folding the steps
-//! over a fresh recorder ([`crate::GameRecorder::replay`]) rebuilds the same game.
+//! over a fresh board game ([`crate::BoardGame::replay`]) rebuilds the same game.
 //!
 //! Owns the steps' shape and their JSON spelling (a journal written by one version is read
 //! by the next: fields are only ever added, with defaults). It must not decide what a board

@@ -1,7 +1,7 @@
 //! `chessclockctl replay`: the game in a recorded board stream.
 //!
 //! Owns running a recording (read by `decode`'s reader) through the protocol decoder and the
-//! game crate's recorder, and printing the game as text, one JSON document or PGN. Recordings
+//! game crate's board game, and printing the game as text, one JSON document or PGN. Recordings
 //! carry no timestamps, so time is taken from the clock: every report whose running half
 //! shows a new second advances it by one second. It must not reconstruct moves itself.
 
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use chessclock_game::pgn::{self, GameInfo};
 use chessclock_game::shakmaty::Color;
-use chessclock_game::{GameRecord, GameRecorder, Half, TrackerConfig};
+use chessclock_game::{BoardGame, GameRecord, Half, TrackerConfig};
 use chessclock_protocol::{ClockReport, Decoded, Decoder, Message, Orientation};
 use serde_json::{Value, json};
 
@@ -35,7 +35,7 @@ pub(crate) struct Args {
 /// Run `replay`; with `json`, one JSON document.
 pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     let chunks = read_chunks(&args.file, args.format)?;
-    let mut rec = GameRecorder::new(TrackerConfig::default());
+    let mut rec = BoardGame::new(TrackerConfig::default());
     let mut decoder = Decoder::new();
     let mut time = VirtualTime::default();
     let mut errors = Vec::new();
@@ -80,7 +80,7 @@ impl VirtualTime {
 
 fn feed(
     decoder: &mut Decoder,
-    rec: &mut GameRecorder,
+    rec: &mut BoardGame,
     time: &mut VirtualTime,
     errors: &mut Vec<String>,
 ) {
@@ -115,7 +115,7 @@ fn color_name(c: Color) -> &'static str {
     }
 }
 
-fn problems(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Vec<Value> {
+fn problems(rec: &BoardGame, game: &GameRecord, errors: &[String]) -> Vec<Value> {
     let mut v: Vec<Value> = game
         .problems
         .iter()
@@ -139,7 +139,7 @@ fn problems(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Vec<Val
     v
 }
 
-fn to_json(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Value {
+fn to_json(rec: &BoardGame, game: &GameRecord, errors: &[String]) -> Value {
     let moves: Vec<Value> = game
         .moves
         .iter()
@@ -167,7 +167,7 @@ fn to_json(rec: &GameRecorder, game: &GameRecord, errors: &[String]) -> Value {
 
 fn write_text(
     out: &mut impl Write,
-    rec: &GameRecorder,
+    rec: &BoardGame,
     game: &GameRecord,
     errors: &[String],
 ) -> io::Result<()> {

@@ -17,7 +17,7 @@ use super::snapshot::{read_snapshot, snapshot_path, sync_dir, write_snapshot};
 
 /// One journal entry as recovered on open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record<R> {
+pub struct Numbered<R> {
     /// Sequence number (consecutive across the life of the store, including compactions).
     pub seq: u64,
     /// The record as the daemon wrote it.
@@ -42,8 +42,8 @@ pub struct TailRepair {
 pub struct Recovered<R, S> {
     /// The last snapshot, if any.
     pub snapshot: Option<S>,
-    /// The journal records newer than the snapshot, in order.
-    pub records: Vec<Record<R>>,
+    /// The journal entries newer than the snapshot, in order.
+    pub records: Vec<Numbered<R>>,
     /// Set when a torn or corrupt tail was found and cut (log it as a warning).
     pub repair: Option<TailRepair>,
 }
@@ -319,14 +319,14 @@ pub(crate) mod full_disk {
 }
 
 struct Scan<R> {
-    records: Vec<Record<R>>,
+    records: Vec<Numbered<R>>,
     good_len: u64,
     damage: Option<(u64, String)>,
 }
 
 /// Read entries until the end or the first damaged one.
 fn scan<R: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Scan<R>, StoreError> {
-    let mut records: Vec<Record<R>> = Vec::new();
+    let mut records: Vec<Numbered<R>> = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
         let offset = pos as u64;
@@ -365,7 +365,7 @@ fn scan<R: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Scan<R>, Store
             offset,
             reason: e.to_string(),
         })?;
-        records.push(Record { seq, data });
+        records.push(Numbered { seq, data });
         pos += nl + 1;
     }
     Ok(Scan {

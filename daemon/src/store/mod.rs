@@ -10,7 +10,7 @@
 //! - `DIR/NAME.journal`: one record per line, `SEQ CRC JSON\n`, where `SEQ` is the decimal
 //!   sequence number (consecutive), `CRC` the CRC-32 (8 lowercase hex digits) of the bytes
 //!   `SEQ JSON` and `JSON` the record without raw newlines.
-//! - `DIR/NAME.snapshot`: one line of the same form; its `SEQ` is the last journal record it
+//! - `DIR/NAME.snapshot`: one line of the same form; its `SEQ` is the last journal entry it
 //!   includes. Written to `NAME.snapshot.tmp`, fsynced, renamed, directory fsynced.
 //! - `DIR/NAME.journal.bad-OFFSET`: bytes cut from a damaged journal tail, kept for forensics.
 //!
@@ -27,7 +27,7 @@ pub mod state_file;
 pub use error::StoreError;
 #[cfg(test)]
 pub(crate) use journal::full_disk;
-pub use journal::{Journal, Record, Recovered, TailRepair};
+pub use journal::{Journal, Numbered, Recovered, TailRepair};
 pub(crate) use line::json_lines;
 #[cfg(test)]
 pub(crate) use line::{from_json, to_json};

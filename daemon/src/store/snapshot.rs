@@ -24,7 +24,7 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 }
 
 /// Atomically replace the snapshot `NAME` in `dir` with `state`, tagged with `seq` (the last
-/// journal record it includes).
+/// journal entry it includes).
 pub fn write_snapshot<S: Serialize>(
     dir: &Path,
     name: &str,

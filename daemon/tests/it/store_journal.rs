@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chessclockd::store::{Journal, Record, StoreError, read_snapshot, write_snapshot};
+use chessclockd::store::{Journal, Numbered, StoreError, read_snapshot, write_snapshot};
 use serde::{Deserialize, Serialize};
 
 /// A directory under the system temp dir, removed on drop.
@@ -77,11 +77,11 @@ fn write_all(dir: &Path, events: &[Event]) -> (Vec<u8>, Vec<usize>) {
     (std::fs::read(path).expect("read journal"), ends)
 }
 
-fn records(events: &[Event], first_seq: u64) -> Vec<Record<Event>> {
+fn records(events: &[Event], first_seq: u64) -> Vec<Numbered<Event>> {
     events
         .iter()
         .enumerate()
-        .map(|(i, e)| Record {
+        .map(|(i, e)| Numbered {
             seq: first_seq + i as u64,
             data: e.clone(),
         })

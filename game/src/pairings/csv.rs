@@ -3,7 +3,7 @@
 //! `white_team`, `black_team`, in any order and case), then one line per board.
 //!
 //! Fields are separated by commas (semicolons or tabs when the header has no comma) and may
-//! be quoted (`"Carlsen, Magnus"`, `""` for a quote inside). A record is one line. Owns this
+//! be quoted (`"Carlsen, Magnus"`, `""` for a quote inside). A row is one line. Owns this
 //! format only; the model and the checks of single values are `mod.rs`'s.
 
 use super::{LineError, Pairing, Player};
@@ -133,7 +133,7 @@ pub(super) fn parse(content: &str, errors: &mut Vec<LineError>) -> Vec<Pairing> 
     }
     let mut out = Vec::new();
     for (no, line) in lines {
-        match fields(line, sep).and_then(|f| record(&columns, &f)) {
+        match fields(line, sep).and_then(|f| row(&columns, &f)) {
             Ok(mut p) => {
                 p.line = no;
                 out.push(p);
@@ -145,7 +145,7 @@ pub(super) fn parse(content: &str, errors: &mut Vec<LineError>) -> Vec<Pairing> 
 }
 
 /// One line's pairing from its fields.
-fn record(columns: &[String], fields: &[String]) -> Result<Pairing, String> {
+fn row(columns: &[String], fields: &[String]) -> Result<Pairing, String> {
     if fields.len() != columns.len() {
         return Err(format!(
             "{} fields where the header has {} columns",

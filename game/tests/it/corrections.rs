@@ -6,7 +6,7 @@ use chessclock_game::placement::raw_fields;
 use chessclock_game::shakmaty::fen::Fen;
 use chessclock_game::shakmaty::{Board, CastlingMode, Chess, Color, Position};
 use chessclock_game::{
-    BoardState, Correction, CorrectionError, GameEvent, GameRecorder, TrackerConfig, pgn,
+    BoardGame, BoardState, Correction, CorrectionError, GameEvent, TrackerConfig, pgn,
 };
 use chessclock_protocol::{Board as DgtBoard, Message, Orientation};
 use serde_json::Value;
@@ -199,8 +199,8 @@ fn a_position_from_the_pieces_begins_the_game_there_with_conservative_castling()
 /// A Chess960 start on the board.
 const SP: &str = "qnrbbkrn/pppppppp/8/8/8/8/PPPPPPPP/QNRBBKRN w KQkq - 0 1";
 
-fn recorder_on(fen: &str) -> (GameRecorder, Board) {
-    let mut rec = GameRecorder::new(TrackerConfig::default());
+fn recorder_on(fen: &str) -> (BoardGame, Board) {
+    let mut rec = BoardGame::new(TrackerConfig::default());
     let board = board_of(fen);
     let dump = Message::BoardDump(DgtBoard {
         fields: raw_fields(&board, Orientation::Normal),
@@ -209,7 +209,7 @@ fn recorder_on(fen: &str) -> (GameRecorder, Board) {
     (rec, board)
 }
 
-fn play_on(rec: &mut GameRecorder, board: &mut Board, now: &mut u64, uci: &str) {
+fn play_on(rec: &mut BoardGame, board: &mut Board, now: &mut u64, uci: &str) {
     let fen: Fen = rec.fen().parse().expect("FEN");
     let mut pos: Chess = fen.into_position(CastlingMode::Chess960).expect("position");
     let m = uci

@@ -1,18 +1,18 @@
 //! The board's game survives a restart: random games read from board dumps, with presses,
 //! takebacks on the board, new games, the operator's corrections (undo, forced moves,
 //! positions) and results signalled with the kings, journaled as steps; folding the steps
-//! over a fresh recorder gives the same game (moves, clocks, result, held board, PGN), at every
+//! over a fresh board game gives the same game (moves, clocks, result, held board, PGN), at every
 //! point of the game. Then the rebuilt game goes on reading the same board.
 
 use chessclock_game::placement::raw_fields;
 use chessclock_game::shakmaty::{Chess, Color, Position, Square};
 use chessclock_game::{
-    BoardState, Clocks, Correction, GameRecorder, PgnClocks, Step, TrackerConfig, pgn,
+    BoardGame, BoardState, Clocks, Correction, PgnClocks, Step, TrackerConfig, pgn,
 };
 use chessclock_protocol::{Board as DgtBoard, Message, Orientation};
 use proptest::prelude::*;
 
-fn dump(g: &mut GameRecorder, now: u64, board: &chessclock_game::shakmaty::Board, o: Orientation) {
+fn dump(g: &mut BoardGame, now: u64, board: &chessclock_game::shakmaty::Board, o: Orientation) {
     let clocks = Clocks {
         white_ms: 600_000 - now / 3,
         black_ms: 600_000 - now / 5,
@@ -23,7 +23,7 @@ fn dump(g: &mut GameRecorder, now: u64, board: &chessclock_game::shakmaty::Board
     g.on_message(now, &msg, Some(clocks));
 }
 
-fn pgn_of(g: &GameRecorder) -> String {
+fn pgn_of(g: &BoardGame) -> String {
     pgn::write(&g.pgn(Some(PgnClocks {
         time_control: Some("600".into()),
         control_notation: "G/10".into(),
@@ -35,7 +35,7 @@ fn pgn_of(g: &GameRecorder) -> String {
 }
 
 /// What a restart must give back.
-fn view(g: &GameRecorder) -> (String, String, Option<String>, BoardState, usize, usize) {
+fn view(g: &BoardGame) -> (String, String, Option<String>, BoardState, usize, usize) {
     (
         pgn_of(g),
         g.fen(),
@@ -49,8 +49,8 @@ fn view(g: &GameRecorder) -> (String, String, Option<String>, BoardState, usize,
     )
 }
 
-fn rebuilt(steps: &[(u64, Step)]) -> GameRecorder {
-    let mut g = GameRecorder::new(TrackerConfig::default());
+fn rebuilt(steps: &[(u64, Step)]) -> BoardGame {
+    let mut g = BoardGame::new(TrackerConfig::default());
     for (at, step) in steps {
         g.replay(*at, step)
             .unwrap_or_else(|e| panic!("step {step:?} at {at}: {e}"));
@@ -58,7 +58,7 @@ fn rebuilt(steps: &[(u64, Step)]) -> GameRecorder {
     g
 }
 
-fn drain_steps(g: &mut GameRecorder, at: u64, steps: &mut Vec<(u64, Step)>) {
+fn drain_steps(g: &mut BoardGame, at: u64, steps: &mut Vec<(u64, Step)>) {
     while let Some(s) = g.poll_step() {
         // Every step's JSON reads back as the same step (a journal line).
         let json = serde_json::to_string(&s).expect("serialise");
@@ -69,7 +69,7 @@ fn drain_steps(g: &mut GameRecorder, at: u64, steps: &mut Vec<(u64, Step)>) {
 
 /// Play a random game of `actions` on a board lying `o`.
 fn play(actions: &[u8], o: Orientation) {
-    let mut g = GameRecorder::new(TrackerConfig::default());
+    let mut g = BoardGame::new(TrackerConfig::default());
     g.set_journaling(true);
     g.set_info(&[("White".into(), "Ann".into())]).expect("tag");
     let mut steps = Vec::new();
@@ -202,7 +202,7 @@ proptest! {
 
 #[test]
 fn a_step_that_does_not_fit_the_game_is_refused_and_changes_nothing() {
-    let mut g = GameRecorder::default();
+    let mut g = BoardGame::default();
     g.replay(0, &Step::NewGame).expect("a new game");
     let before = g.fen();
     let err = g

@@ -1,6 +1,6 @@
 //! The game over the board link, as one pure state machine: the board [`Driver`] (the link)
 //! and above it the game: lever → engine, engine → display pushes and announcements, the
-//! clock's buttons, observe mode, and the board's pieces (the `game` crate's `GameRecorder`).
+//! clock's buttons, observe mode, and the board's pieces (the `game` crate's `BoardGame`).
 //!
 //! Same sans-IO interface as the driver (quinn-proto's `Connection`): the caller passes
 //! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to

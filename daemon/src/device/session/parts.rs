@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use chessclock_game::pgn::GameInfo;
-use chessclock_game::{GameLog, GameRecorder};
+use chessclock_game::{BoardGame, GameLog};
 
 use super::DeviceInfo;
 use super::announce::Announcement;
@@ -32,7 +32,7 @@ pub(crate) struct Timeline {
 #[derive(Debug, Default)]
 pub(crate) struct BoardPart {
     /// Board messages in, the game with its clock times out.
-    pub(crate) game: GameRecorder,
+    pub(crate) game: BoardGame,
     /// The tags every game carries unless its game information sets them (`Event`, `Site`:
     /// the daemon's settings).
     pub(crate) tag_defaults: GameInfo,

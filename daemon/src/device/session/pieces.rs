@@ -1,5 +1,5 @@
 //! The board's pieces in the session: board messages from the driver fed to the board's
-//! game ([`GameRecorder`](chessclock_game::GameRecorder)) with both clocks, its moves turned
+//! game ([`BoardGame`](chessclock_game::BoardGame)) with both clocks, its moves turned
 //! into `Move` events, presses giving each move its clock, the operator's corrections
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
 //! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),

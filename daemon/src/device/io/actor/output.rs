@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::Actor;
 
-use crate::device::io::persist::{self, GameRecord};
+use crate::device::io::persist::{self, Journaled};
 use crate::device::io::port::BoardIo;
 use crate::device::session::SessionEvent;
 use crate::device::session::command::ClockEvent;
@@ -39,7 +39,7 @@ impl<P: BoardIo> Actor<P> {
     /// to it (the game's record is folded from it).
     pub(super) fn drain_session(&mut self, now: Instant) {
         while let Some(ev) = self.session.poll_event() {
-            if let (Some(p), Some(rec)) = (&self.persist, GameRecord::of(&ev, persist::wall_ms())) {
+            if let (Some(p), Some(rec)) = (&self.persist, Journaled::of(&ev, persist::wall_ms())) {
                 p.append(rec);
             }
             match ev {

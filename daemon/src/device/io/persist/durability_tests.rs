@@ -35,13 +35,13 @@ fn start() -> GameStart {
 }
 
 /// The n-th input of a game: White starts, then the sides press in turn.
-fn nth_input(n: u64) -> GameRecord {
+fn nth_input(n: u64) -> Journaled {
     let input = match n {
         0 => Input::Start { side: Side::White },
         n if n % 2 == 1 => Input::Press { side: Side::White },
         _ => Input::Press { side: Side::Black },
     };
-    GameRecord::Input {
+    Journaled::Input {
         t_ms: n * 100,
         wall_ms: wall_ms(),
         input,
@@ -60,7 +60,7 @@ fn replayed_inputs(dir: &Path, name: &str) -> usize {
     assert!(r.rejected.is_empty(), "{:?}", r.problems);
     r.records
         .iter()
-        .filter(|e| matches!(e.rec, GameRecord::Input { .. }))
+        .filter(|e| matches!(e.rec, Journaled::Input { .. }))
         .count()
 }
 

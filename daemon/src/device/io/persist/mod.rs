@@ -1,4 +1,4 @@
-//! "Nothing lost": a clock's game as journal records, written by the journal writer, and
+//! "Nothing lost": a clock's game as journal entries, written by the journal writer, and
 //! rebuilt after a crash or power loss. The journal is the game's one record: the archived
 //! record in `games/` is folded from it ([`record`]).
 //!
@@ -50,10 +50,10 @@ pub(crate) struct GameStart {
     pub wall_ms: u64,
 }
 
-/// One journal record.
+/// What a journal entry holds: an input, a note, a board step or a game's start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum GameRecord {
+pub(crate) enum Journaled {
     /// An input the engine accepted, at engine time `t_ms`.
     Input {
         t_ms: u64,
@@ -81,22 +81,22 @@ pub(crate) enum GameRecord {
     Start(Box<GameStart>),
 }
 
-impl GameRecord {
+impl Journaled {
     /// The record the session's event `ev` is journaled as, at wall time `wall_ms`: its
     /// inputs, the board's steps and its notes; `None` for the others.
-    pub(crate) fn of(ev: &SessionEvent, wall_ms: u64) -> Option<GameRecord> {
+    pub(crate) fn of(ev: &SessionEvent, wall_ms: u64) -> Option<Journaled> {
         Some(match ev {
-            SessionEvent::Input { t_ms, input } => GameRecord::Input {
+            SessionEvent::Input { t_ms, input } => Journaled::Input {
                 t_ms: *t_ms,
                 wall_ms,
                 input: input.clone(),
             },
-            SessionEvent::Board { t_ms, step } => GameRecord::Board {
+            SessionEvent::Board { t_ms, step } => Journaled::Board {
                 t_ms: *t_ms,
                 wall_ms,
                 step: step.clone(),
             },
-            SessionEvent::Note { t_ms, note, record } => GameRecord::Note {
+            SessionEvent::Note { t_ms, note, record } => Journaled::Note {
                 t_ms: *t_ms,
                 wall_ms,
                 what: note.to_string(),
@@ -109,10 +109,10 @@ impl GameRecord {
     /// Engine and wall time of the record.
     pub(crate) fn times(&self) -> (u64, u64) {
         match self {
-            GameRecord::Input { t_ms, wall_ms, .. }
-            | GameRecord::Note { t_ms, wall_ms, .. }
-            | GameRecord::Board { t_ms, wall_ms, .. } => (*t_ms, *wall_ms),
-            GameRecord::Start(s) => (s.t_ms, s.wall_ms),
+            Journaled::Input { t_ms, wall_ms, .. }
+            | Journaled::Note { t_ms, wall_ms, .. }
+            | Journaled::Board { t_ms, wall_ms, .. } => (*t_ms, *wall_ms),
+            Journaled::Start(s) => (s.t_ms, s.wall_ms),
         }
     }
 }
@@ -122,13 +122,13 @@ impl GameRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Entry {
     #[serde(flatten)]
-    pub rec: GameRecord,
+    pub rec: Journaled,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot: Option<stamp::Boot>,
 }
 
 impl Entry {
-    fn now(rec: GameRecord) -> Entry {
+    fn now(rec: Journaled) -> Entry {
         Entry {
             rec,
             boot: stamp::boot_now(),
@@ -266,7 +266,7 @@ impl Persist {
     }
 
     /// Append a record (durable once the writer has fsynced it).
-    pub(crate) fn append(&self, rec: GameRecord) {
+    pub(crate) fn append(&self, rec: Journaled) {
         self.send(Job::Append {
             id: self.id,
             entry: Entry::now(rec),
@@ -288,7 +288,7 @@ impl Persist {
     pub(crate) fn new_game(&self, start: GameStart) {
         self.send(Job::NewGame {
             id: self.id,
-            start: Box::new(Entry::now(GameRecord::Start(Box::new(start)))),
+            start: Box::new(Entry::now(Journaled::Start(Box::new(start)))),
         });
     }
 
@@ -358,20 +358,20 @@ mod tests {
                 control: Box::new(control),
             },
         ] {
-            let rec = GameRecord::Input {
+            let rec = Journaled::Input {
                 t_ms: 42,
                 wall_ms: 7,
                 input,
             };
             let json = store::to_json(&rec).expect("serialise");
-            let back: GameRecord = store::from_json(&json).expect("deserialise");
+            let back: Journaled = store::from_json(&json).expect("deserialise");
             assert_eq!(back, rec, "{json}");
         }
     }
 
     #[test]
     fn records_are_stamped_and_older_unstamped_lines_still_read() {
-        let entry = Entry::now(GameRecord::Note {
+        let entry = Entry::now(Journaled::Note {
             t_ms: 5,
             wall_ms: 6,
             what: "connected".into(),
@@ -402,7 +402,7 @@ mod tests {
         };
         assert_eq!(*back, start);
         let new = SnapshotFile::Game {
-            start: Entry::now(GameRecord::Start(Box::new(start))),
+            start: Entry::now(Journaled::Start(Box::new(start))),
             records: Vec::new(),
         };
         let json = store::to_json(&new).expect("serialise");

@@ -1,5 +1,5 @@
 //! The game's record (architecture §7) as a fold over its journal: the archived record in
-//! `games/` is the [`GameLog`] of the current game's journal records, folded by the same
+//! `games/` is the [`GameLog`] of the current game's journal entries, folded by the same
 //! [`replay`] that rebuilds the game on start. No event is kept twice: while the game runs,
 //! its record is its journal; the record is folded and rendered only when it is written.
 //!
@@ -7,10 +7,10 @@
 //! snapshot, the board's game, its tags) and the fold. Pure: the records are passed in.
 
 use chessclock_game::pgn::{GameInfo, PgnGame};
-use chessclock_game::{ClockEvent, GameLog, GameRecorder, RecordChange, Rendered};
+use chessclock_game::{BoardGame, ClockEvent, GameLog, RecordChange, Rendered};
 
 use super::restore::{Replayed, replay};
-use super::{Entry, GameRecord};
+use super::{Entry, Journaled};
 use crate::device::session::{clock_event, move_event};
 use crate::engine::Snapshot;
 use crate::engine::notation;
@@ -56,7 +56,7 @@ pub(crate) fn game_log(
     start: &Entry,
     records: &[Entry],
 ) -> Option<GameLog> {
-    let GameRecord::Start(game) = &start.rec else {
+    let Journaled::Start(game) = &start.rec else {
         return None;
     };
     let fold = replay(&game.control, records).ok()?;
@@ -64,7 +64,7 @@ pub(crate) fn game_log(
     let mut log = GameLog::new(name, port, &control, game.wall_ms);
     // The board's game, only for its moves: a step that does not fit stops it there, as
     // the session's rebuild does.
-    let mut board = Some(GameRecorder::default());
+    let mut board = Some(BoardGame::default());
     for (t_ms, wall_ms, item) in fold.replayed {
         match item {
             Replayed::Engine(ev) => {
@@ -101,12 +101,12 @@ mod tests {
     use crate::device::io::persist::GameStart;
     use crate::engine::{Input, Press, Side, notation};
 
-    fn entry(rec: GameRecord) -> Entry {
+    fn entry(rec: Journaled) -> Entry {
         Entry { rec, boot: None }
     }
 
     fn press(t_ms: u64, white: bool, clock_ms: u64, elapsed_ms: u64) -> Entry {
-        entry(GameRecord::Board {
+        entry(Journaled::Board {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             step: Step::Press {
@@ -122,13 +122,13 @@ mod tests {
     /// alone gave the PGN its times but left the JSON's event list without them).
     #[test]
     fn an_observed_clock_s_presses_are_in_the_record_s_events() {
-        let start = entry(GameRecord::Start(Box::new(GameStart {
+        let start = entry(Journaled::Start(Box::new(GameStart {
             control: notation::parse("G/5").expect("notation").control,
             t_ms: 0,
             wall_ms: 1_000_000,
         })));
         let input = |t_ms, input| {
-            entry(GameRecord::Input {
+            entry(Journaled::Input {
                 t_ms,
                 wall_ms: 1_000_000 + t_ms,
                 input,
@@ -138,7 +138,7 @@ mod tests {
         let records = [
             input(0, Input::Start { side: Side::White }),
             input(3_000, Input::Pause),
-            entry(GameRecord::Note {
+            entry(Journaled::Note {
                 t_ms: 4_000,
                 wall_ms: 1_004_000,
                 what: "mode observe".into(),

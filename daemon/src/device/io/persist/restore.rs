@@ -9,7 +9,7 @@
 //! never hidden.
 
 use super::stamp::Now;
-use super::{Entry, GameRecord, GameStart, Note};
+use super::{Entry, GameStart, Journaled, Note};
 use crate::device::link::display::BoardSide;
 use crate::device::session::note::lever_noted_after;
 use crate::device::session::observe::Mode;
@@ -85,7 +85,7 @@ pub(crate) fn restore(
     let mut problems = Vec::new();
     let last_start = entries
         .iter()
-        .rposition(|e| matches!(e.rec, GameRecord::Start(_)));
+        .rposition(|e| matches!(e.rec, Journaled::Start(_)));
     let (start, rest) = match (last_start, snapshot_start) {
         (Some(i), _) => {
             let mut entries = entries;
@@ -101,13 +101,13 @@ pub(crate) fn restore(
                 entries.len()
             ));
             let start = Entry {
-                rec: GameRecord::Start(Box::new(fallback.clone())),
+                rec: Journaled::Start(Box::new(fallback.clone())),
                 boot: None,
             };
             (start, entries)
         }
     };
-    let GameRecord::Start(game) = &start.rec else {
+    let Journaled::Start(game) = &start.rec else {
         return None;
     };
     let fold = match replay(&game.control, &rest) {
@@ -211,14 +211,14 @@ pub(crate) fn replay(
     };
     for entry in records {
         let (t_ms, wall_ms) = entry.rec.times();
-        if matches!(entry.rec, GameRecord::Start(_)) {
+        if matches!(entry.rec, Journaled::Start(_)) {
             continue;
         }
         // Time passes for the engine first: a flag due before the record falls first.
         fold.engine.handle_timeout(Time::from_ms(t_ms));
         fold.drain(t_ms, wall_ms);
         match &entry.rec {
-            GameRecord::Input { input, .. } => {
+            Journaled::Input { input, .. } => {
                 // The lever's note after this input says whether it is still in step.
                 if lever_noted_after(input) {
                     fold.lever_in_step = None;
@@ -234,7 +234,7 @@ pub(crate) fn replay(
                 }
                 fold.drain(t_ms, wall_ms);
             }
-            GameRecord::Board { step, .. } => {
+            Journaled::Board { step, .. } => {
                 fold.replayed
                     .push((t_ms, wall_ms, Replayed::Board(step.clone())));
                 fold.records.push(entry.clone());
@@ -243,7 +243,7 @@ pub(crate) fn replay(
                         .push((t_ms, wall_ms, Replayed::Observed(press)));
                 }
             }
-            GameRecord::Note { what, record, .. } => {
+            Journaled::Note { what, record, .. } => {
                 match Note::read(what) {
                     Some(Note::WhiteSide(side)) => {
                         fold.white_side = Some(side);
@@ -266,7 +266,7 @@ pub(crate) fn replay(
                 }
                 fold.records.push(entry.clone());
             }
-            GameRecord::Start(_) => {}
+            Journaled::Start(_) => {}
         }
     }
     Ok(fold)
@@ -338,7 +338,7 @@ fn gap_ms(last: &Entry, now: &Now, problems: &mut Vec<String>) -> u64 {
     }
     if wall_gap < 0 {
         problems.push(format!(
-            "the system clock is {} s behind the last journal record (set back, or not yet \
+            "the system clock is {} s behind the last journal entry (set back, or not yet \
              synchronised after a power loss); nothing was charged for the restart gap: check \
              the time and adjust the clocks if needed",
             -wall_gap / 1000

@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 
 use super::restore::{Restored, restore};
 use super::stamp::{Now, wall_ms};
-use super::{Archive, Entry, GameRecord, GameStart, SnapshotFile};
+use super::{Archive, Entry, GameStart, Journaled, SnapshotFile};
 use crate::device::session::command::{DeviceError, Reply};
 use crate::store::{self, Journal, StoreError};
 
@@ -252,7 +252,7 @@ impl Store {
             Some(SnapshotFile::Game { start, records }) => (Some(start), records),
             Some(SnapshotFile::Legacy(start)) => (
                 Some(Entry {
-                    rec: GameRecord::Start(start),
+                    rec: Journaled::Start(start),
                     boot: None,
                 }),
                 Vec::new(),
@@ -275,7 +275,7 @@ impl Store {
                 }
                 (
                     Entry {
-                        rec: GameRecord::Start(Box::new(fallback.clone())),
+                        rec: Journaled::Start(Box::new(fallback.clone())),
                         boot: None,
                     },
                     Vec::new(),

@@ -1,7 +1,7 @@
 //! The journal is the game's record, in virtual time against the emulated board: random
 //! games (moves on the pieces with presses, waits, takebacks by the operator, forced moves,
 //! positions set) are played twice, once without a stop and once with restarts at random
-//! points, where a new session is rebuilt from the journal records alone, as the actor does
+//! points, where a new session is rebuilt from the journal entries alone, as the actor does
 //! on start (`persist::restore`, then the actor's fold of the replay). Both runs must end
 //! with the same live PGN and the same archived record (PGN and JSON, folded from each run's
 //! journal), and be the same game right after every restart.
@@ -14,7 +14,7 @@ use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove
 use proptest::prelude::*;
 
 use crate::device::io::actor::replay;
-use crate::device::io::persist::{Archive, Entry, GameRecord, GameStart, Now, restore};
+use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, restore};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::command::Request;
 use crate::device::session::tests::{Rig, config};
@@ -72,7 +72,7 @@ impl Run {
     fn new() -> Run {
         let rig = Rig::ready("G/3 inc/2", EmuConfig::default());
         let start = Entry {
-            rec: GameRecord::Start(Box::new(GameStart {
+            rec: Journaled::Start(Box::new(GameStart {
                 control: rig.session.engine().control().clone(),
                 t_ms: 0,
                 wall_ms: WALL0,
@@ -100,7 +100,7 @@ impl Run {
             if let SessionEvent::NewGame = ev {
                 self.records.clear();
                 self.start = Entry {
-                    rec: GameRecord::Start(Box::new(GameStart {
+                    rec: Journaled::Start(Box::new(GameStart {
                         control: self.rig.session.engine().control().clone(),
                         t_ms: self.rig.session.time_at(Instant::from_ms(now)).as_ms(),
                         wall_ms,
@@ -119,7 +119,7 @@ impl Run {
                 } => self.said.note(*t_ms, wall_ms, &note.to_string()),
                 _ => {}
             }
-            if let Some(rec) = GameRecord::of(&ev, wall_ms) {
+            if let Some(rec) = Journaled::of(&ev, wall_ms) {
                 self.records.push(Entry { rec, boot: None });
             }
         }

@@ -10,7 +10,7 @@ const BOOT: &str = "6f0e0c7e-1111-4c5e-9a3b-000000000001";
 
 fn start_at(wall_ms: u64, boot_ms: Option<u64>) -> Entry {
     Entry {
-        rec: GameRecord::Start(Box::new(GameStart {
+        rec: Journaled::Start(Box::new(GameStart {
             control: notation::parse("G/5").expect("notation").control,
             t_ms: 0,
             wall_ms,
@@ -24,7 +24,7 @@ fn start_at(wall_ms: u64, boot_ms: Option<u64>) -> Entry {
 
 fn input(t_ms: u64, input: Input) -> Entry {
     Entry {
-        rec: GameRecord::Input {
+        rec: Journaled::Input {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             input,
@@ -140,7 +140,7 @@ fn across_a_reboot_the_wall_clock_is_used_and_never_goes_back() {
         "nothing charged for a clock that went back"
     );
     assert!(
-        r.problems[0].contains("behind the last journal record"),
+        r.problems[0].contains("behind the last journal entry"),
         "{:?}",
         r.problems
     );
@@ -215,7 +215,7 @@ fn refused_inputs_are_kept_aside_and_later_ones_still_replay() {
 #[test]
 fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
     let note = |t_ms: u64, what: String| Entry {
-        rec: GameRecord::Note {
+        rec: Journaled::Note {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             what,
@@ -255,7 +255,7 @@ fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
 
 fn note(t_ms: u64, what: &str) -> Entry {
     Entry {
-        rec: GameRecord::Note {
+        rec: Journaled::Note {
             t_ms,
             wall_ms: 1_000_000 + t_ms,
             what: what.into(),

@@ -4,17 +4,17 @@
 //! Owns combining the [`Tracker`]'s events with clock times into [`GameRecord`]s. Clock
 //! times come from one of two places. A caller that runs the clock (the daemon's engine)
 //! passes both clocks with each board message ([`Clocks`]: a move gets the mover's clock
-//! when it is seen) and each press ([`GameRecorder::on_press`]). A recording has only the
+//! when it is seen) and each press ([`BoardGame::on_press`]). A recording has only the
 //! clock's reports: the [`ClockObserver`] finds the lever presses in them, and a move without
 //! a press gets the mover's time when the next move is made or the input ends. Either way the
 //! press that ended a move gives it the mover's clock and the turn's length. White's half (in
 //! reports) is the half whose press ended White's move (else the half that ran first). The
 //! operator's corrections go to the tracker and come back as its events
-//! ([`GameRecorder::correct`]); a game set up from a position keeps it for its PGN. It must
+//! ([`BoardGame::correct`]); a game set up from a position keeps it for its PGN. It must
 //! not do IO or read a clock: `now` is passed in. A caller that keeps the game across a
-//! restart turns on its steps ([`GameRecorder::set_journaling`]): every change of the game
-//! comes out as a [`Step`] ([`GameRecorder::poll_step`]), and folding the steps over a fresh
-//! recorder ([`GameRecorder::replay`]) rebuilds the same game.
+//! restart turns on its steps ([`BoardGame::set_journaling`]): every change of the game
+//! comes out as a [`Step`] ([`BoardGame::poll_step`]), and folding the steps over a fresh
+//! board game ([`BoardGame::replay`]) rebuilds the same game.
 
 use std::collections::VecDeque;
 
@@ -48,7 +48,7 @@ impl Clocks {
 
 /// Builds game records from board messages and clock times. See the module docs.
 #[derive(Debug, Clone)]
-pub struct GameRecorder {
+pub struct BoardGame {
     tracker: Tracker,
     observer: ClockObserver,
     white_half: Option<Half>,
@@ -70,21 +70,21 @@ pub struct GameRecorder {
     unclaimed: [Option<(u64, Option<u64>)>; 2],
 }
 
-/// The index of `color` in [`GameRecorder::unclaimed`].
+/// The index of `color` in [`BoardGame::unclaimed`].
 fn side_index(color: Color) -> usize {
     usize::from(color == Color::Black)
 }
 
-impl Default for GameRecorder {
+impl Default for BoardGame {
     fn default() -> Self {
-        GameRecorder::new(TrackerConfig::default())
+        BoardGame::new(TrackerConfig::default())
     }
 }
 
-impl GameRecorder {
-    /// A recorder with this tracker configuration.
-    pub fn new(cfg: TrackerConfig) -> GameRecorder {
-        GameRecorder {
+impl BoardGame {
+    /// A board game with this tracker configuration.
+    pub fn new(cfg: TrackerConfig) -> BoardGame {
+        BoardGame {
             tracker: Tracker::new(cfg),
             observer: ClockObserver::new(),
             white_half: None,
@@ -101,7 +101,7 @@ impl GameRecorder {
         }
     }
 
-    /// Say every change of the game from now on as a [`Step`] ([`GameRecorder::poll_step`]).
+    /// Say every change of the game from now on as a [`Step`] ([`BoardGame::poll_step`]).
     pub fn set_journaling(&mut self, on: bool) {
         self.journaling = on;
     }
@@ -244,12 +244,12 @@ impl GameRecorder {
         self.drain(clocks);
     }
 
-    /// When to call [`GameRecorder::handle_timeout`] (the settle time of a problem).
+    /// When to call [`BoardGame::handle_timeout`] (the settle time of a problem).
     pub fn poll_timeout(&self) -> Option<u64> {
         self.tracker.poll_timeout()
     }
 
-    /// Time passed; `clocks` as for [`GameRecorder::on_message`].
+    /// Time passed; `clocks` as for [`BoardGame::on_message`].
     pub fn handle_timeout(&mut self, now_ms: u64, clocks: Option<Clocks>) {
         self.tracker.handle_timeout(now_ms);
         self.drain(clocks);

@@ -1,9 +1,9 @@
-//! The game recorder: moves paired with the clock's presses, results, flags, and the game
+//! The board game: moves paired with the clock's presses, results, flags, and the game
 //! kept when the players reset the pieces afterwards.
 
 use chessclock_game::placement::raw_fields;
 use chessclock_game::shakmaty::{Board, Color};
-use chessclock_game::{GameRecorder, GameResult, TrackerConfig};
+use chessclock_game::{BoardGame, GameResult, TrackerConfig};
 use chessclock_protocol::{
     Board as DgtBoard, ClockReport, ClockSide, ClockTime, Message, Orientation, Piece, Square,
 };
@@ -38,9 +38,9 @@ fn start_dump() -> Message {
 
 #[test]
 fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
-    let mut rec = GameRecorder::new(TrackerConfig::default());
+    let mut rec = BoardGame::new(TrackerConfig::default());
     let now = std::cell::Cell::new(0);
-    let feed = |rec: &mut GameRecorder, m: Message| {
+    let feed = |rec: &mut BoardGame, m: Message| {
         now.set(now.get() + 100);
         rec.on_message(now.get(), &m, None);
     };
@@ -84,9 +84,9 @@ fn presses_give_each_move_its_clock_and_a_reset_keeps_the_finished_game() {
 
 #[test]
 fn a_final_flag_names_the_side_and_mate_is_a_result() {
-    let mut rec = GameRecorder::new(TrackerConfig::default());
+    let mut rec = BoardGame::new(TrackerConfig::default());
     let mut now = 0;
-    let mut feed = |rec: &mut GameRecorder, m: Message| {
+    let mut feed = |rec: &mut BoardGame, m: Message| {
         now += 100;
         rec.on_message(now, &m, None);
     };

@@ -1,4 +1,4 @@
-//! The recorder fed as the daemon feeds it: both clocks with each board message, presses
+//! The board game fed as the daemon feeds it: both clocks with each board message, presses
 //! from its engine.
 
 use chessclock_protocol::{Board, Orientation, Square};
@@ -19,7 +19,7 @@ fn field(s: &str) -> u8 {
 
 /// The field updates of a move `from`-`to` of the piece on `from` in the start position
 /// (lift, then place), with both clocks.
-fn slide(g: &mut GameRecorder, now: &mut u64, from: &str, to: &str, clocks: (u64, u64)) {
+fn slide(g: &mut BoardGame, now: &mut u64, from: &str, to: &str, clocks: (u64, u64)) {
     let board = raw_fields(&shakmaty::Board::default(), Orientation::Normal);
     let piece = board[usize::from(field(from))];
     for (f, p) in [(field(from), None), (field(to), piece)] {
@@ -38,7 +38,7 @@ fn slide(g: &mut GameRecorder, now: &mut u64, from: &str, to: &str, clocks: (u64
 
 #[test]
 fn a_move_gets_the_clock_when_seen_then_the_press_that_ends_it() {
-    let mut g = GameRecorder::default();
+    let mut g = BoardGame::default();
     let mut now = 1_000;
     let clocks = Clocks {
         white_ms: 300_000,
@@ -80,7 +80,7 @@ fn a_move_gets_the_clock_when_seen_then_the_press_that_ends_it() {
 
 #[test]
 fn a_reply_on_the_board_before_the_press_leaves_the_press_to_the_move_it_ends() {
-    let mut g = GameRecorder::default();
+    let mut g = BoardGame::default();
     let mut now = 1_000;
     g.on_message(now, &start(), None);
     slide(&mut g, &mut now, "e2", "e4", (297_000, 300_000));
@@ -96,7 +96,7 @@ fn a_reply_on_the_board_before_the_press_leaves_the_press_to_the_move_it_ends() 
 
 #[test]
 fn game_info_is_all_or_nothing_and_reaches_the_pgn() {
-    let mut g = GameRecorder::default();
+    let mut g = BoardGame::default();
     let tags = |v: &[(&str, &str)]| -> Vec<(String, String)> {
         v.iter()
             .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
@@ -127,7 +127,7 @@ fn game_info_is_all_or_nothing_and_reaches_the_pgn() {
 
 #[test]
 fn a_forced_move_keeps_the_times_of_the_press_that_came_before_it() {
-    let mut g = GameRecorder::default();
+    let mut g = BoardGame::default();
     let mut now = 1_000;
     g.on_message(now, &start(), None);
     slide(&mut g, &mut now, "e2", "e4", (297_000, 300_000));
