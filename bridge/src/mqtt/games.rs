@@ -100,7 +100,7 @@ pub(crate) async fn run(
         if !schedule.start(now_ms()) {
             continue;
         }
-        let outcome = boards.refresh(&conn, &client, &topics, &hub).await;
+        let outcome = boards.sync(&conn, &client, &topics, &hub).await;
         schedule.done(now_ms(), outcome);
     }
 }
@@ -136,7 +136,7 @@ impl Boards {
 
     /// Read the clocks that may have changed and publish the boards that did; clear the
     /// boards that went away.
-    async fn refresh(
+    async fn sync(
         &mut self,
         conn: &zbus::Connection,
         client: &AsyncClient,

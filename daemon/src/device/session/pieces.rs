@@ -318,7 +318,7 @@ impl Session {
     }
 
     /// Write what the bus shows of the board's game into the published state (the draws
-    /// claimable are set with the game's status when the state is refreshed). The FEN is
+    /// claimable are set with the game's status when the state is brought up to date). The FEN is
     /// empty while no position is known (no pieces read, no position set): a clock without
     /// an e-board does not show the start position as if it were read.
     pub(crate) fn set_board_fields(&mut self) {
