@@ -5,14 +5,14 @@
 //! publishes the session's state to; events from a broadcast channel.
 //!
 //! Owns the channels' ends and the wait for an answer, nothing else: the requests, replies
-//! and events are the session's types (`session::command`); it must not decide anything
+//! and events are the session's types (`session::interface`); it must not decide anything
 //! about a request.
 
 use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
 
 /// A request with its reply channel.
 #[derive(Debug)]

@@ -19,7 +19,7 @@
 //!
 //! The files at this level are what the rest of the daemon sees: the [`client`] (the
 //! [`DeviceHandle`] to an actor), the [`options`] of a device and `spawn`; the requests,
-//! replies, events and published state are the session's `session::command`, re-exported
+//! replies, events and published state are the session's `session::interface`, re-exported
 //! here with the few domain types the rest of the daemon names. The rest of the daemon uses
 //! these re-exports; code inside this folder imports from the defining module, and
 //! `layers_tests` checks that no layer imports a layer above it and that the layers have no
@@ -45,7 +45,7 @@ pub use io::{runtime, scan};
 pub use link::display::BoardSide;
 pub use link::state::DeviceState;
 pub use options::{DeviceOptions, PortSpec, SpawnError, check_game_info};
-pub use session::command::{
+pub use session::interface::{
     ClockEvent, ClockState, DeviceError, EngineAt, PublishedClock, ReloadSettings, Reply, Request,
 };
 pub use session::observe::{self, Mode};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::device::link::display::BoardSide;
-use crate::device::session::command::ReloadSettings;
+use crate::device::session::interface::ReloadSettings;
 use crate::device::session::observe;
 use crate::device::session::{DrawRules, MoveSource};
 use crate::engine::params::TimeControl;

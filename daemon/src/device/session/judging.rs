@@ -13,7 +13,7 @@ use chessclock_game::tracker::side_to_move;
 
 use super::Session;
 use crate::device::link::driver::Instant;
-use crate::device::session::command::DeviceError;
+use crate::device::session::interface::DeviceError;
 use crate::engine::params::Method;
 use crate::engine::{BoardClaim, BoardEnd, GameResult, Input, InputError, Side};
 

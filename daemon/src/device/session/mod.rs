@@ -30,10 +30,10 @@
 //! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
 //! `publish`; `record`: the game's record's life). The folder also holds its pure helpers: the announcements of engine events
 //! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
-//! requests and replies ([`command`]).
+//! requests and replies ([`interface`]).
 
 pub(crate) mod announce;
-pub(crate) mod command;
+pub(crate) mod interface;
 mod judging;
 pub(crate) mod note;
 pub mod observe;
@@ -63,7 +63,7 @@ use crate::device::link::display::BoardSide;
 use crate::device::link::state::DeviceState;
 
 use crate::device::link::driver::{Driver, DriverConfig, Instant};
-use crate::device::session::command::{ClockEvent, ReloadSettings};
+use crate::device::session::interface::{ClockEvent, ReloadSettings};
 use crate::engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use note::Note;
 use observe::{Mode, Observed};

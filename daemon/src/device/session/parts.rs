@@ -14,7 +14,7 @@ use chessclock_game::{BoardGame, GameLog};
 use super::DeviceInfo;
 use super::announce::Announcement;
 use crate::device::link::driver::Instant;
-use crate::device::session::command::{ClockEvent, ClockState};
+use crate::device::session::interface::{ClockEvent, ClockState};
 use crate::engine::{BoardClaim, Side};
 
 /// The session's time line: engine time is the driver's instant plus `offset_ms`.

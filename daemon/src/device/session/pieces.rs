@@ -19,7 +19,7 @@ use chessclock_protocol::Message;
 
 use super::{Note, Session, SessionEvent};
 use crate::device::link::driver::Instant;
-use crate::device::session::command::{ClockEvent, DeviceError, Reply};
+use crate::device::session::interface::{ClockEvent, DeviceError, Reply};
 use crate::engine::notation;
 use crate::engine::{Side, Time};
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{Session, SessionConfig};
 use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
-use crate::device::session::command::{ClockState, EngineAt, PublishedClock};
+use crate::device::session::interface::{ClockState, EngineAt, PublishedClock};
 use crate::engine::{BoardClaim, Engine, Status, Time, notation};
 
 /// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a

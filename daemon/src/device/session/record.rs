@@ -10,7 +10,7 @@
 use super::note::Note;
 use super::{RecordDue, Session, SessionEvent};
 use crate::device::link::driver::Instant;
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 
 impl Session {
     /// Wall time (Unix ms) at the wake-up about to be handled, for the game's record; `None`

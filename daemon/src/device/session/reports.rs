@@ -12,7 +12,7 @@ use super::parts::LeverVerdict;
 use super::{Note, Session, SessionEvent};
 use crate::device::link::display::side_on;
 use crate::device::link::driver::{DriverEvent, Instant};
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 use crate::engine::{Input, Side, Status};
 
 impl Session {

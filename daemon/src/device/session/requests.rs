@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::{Note, Session, SessionEvent};
 use crate::device::link::driver::{Instant, MAX_TEXT};
-use crate::device::session::command::{ClockEvent, DeviceError, Reply, Request};
+use crate::device::session::interface::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::session::observe::Mode;
 use crate::engine::notation;
 use crate::engine::params::TimeControl;

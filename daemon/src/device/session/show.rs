@@ -13,7 +13,7 @@ use crate::device::link::display::face;
 use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
 use crate::device::session::announce;
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 use crate::engine::{Event, MethodDetail, Side, Time};
 
 /// A display value that changes within this many ms is pushed as it will be.

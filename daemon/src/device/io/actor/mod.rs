@@ -39,7 +39,7 @@ use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
 use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
-use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
 use crate::device::session::{RecordDue, Session};
 use crate::engine::Time;
 

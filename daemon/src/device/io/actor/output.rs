@@ -15,7 +15,7 @@ use super::Actor;
 use crate::device::io::persist::{self, Journaled};
 use crate::device::io::port::BoardIo;
 use crate::device::session::SessionEvent;
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -141,7 +141,7 @@ impl<P: BoardIo> Actor<P> {
 
 /// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
 /// information), a move (on the board or a press of the clock) or a result.
-fn broadcastable(st: &crate::device::session::command::ClockState) -> bool {
+fn broadcastable(st: &crate::device::session::interface::ClockState) -> bool {
     let named = st
         .game_info
         .iter()

@@ -26,7 +26,7 @@ use std::sync::mpsc as std_mpsc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::device::session::command::{DeviceError, Reply};
+use crate::device::session::interface::{DeviceError, Reply};
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
 use writer::Job;

@@ -4,7 +4,7 @@
 
 use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published};
 use crate::device::session::announce::Announcement;
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 use crate::device::session::tests;
 use crate::engine::Side::{Black, White};
 use crate::engine::{GameResult, ResultReason, Status, StatusCause};

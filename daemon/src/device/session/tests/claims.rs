@@ -7,7 +7,7 @@ use chessclock_protocol::emulator::{EmuConfig, PieceAction};
 
 use super::{Rig, config, engine};
 use crate::device::session::DrawRules;
-use crate::device::session::command::{DeviceError, Request};
+use crate::device::session::interface::{DeviceError, Request};
 use crate::engine::{
     BoardClaim, ClaimKind, GameResult, Input, PendingClaim, ResultReason, Ruling, Side, Status,
 };

@@ -8,7 +8,7 @@ use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Rig, notices};
 use crate::device::session::SessionEvent;
-use crate::device::session::command::{ClockEvent, DeviceError, Request};
+use crate::device::session::interface::{ClockEvent, DeviceError, Request};
 use crate::device::session::note::Note;
 
 fn play(rig: &mut Rig, uci: &str) {

@@ -6,7 +6,7 @@ use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Rig, config, engine, until};
 use crate::device::session::MoveSource;
-use crate::device::session::command::Request;
+use crate::device::session::interface::Request;
 use crate::engine::Side;
 
 /// White presses half a second later, with text on the display: the text ends and Black's

@@ -10,7 +10,7 @@ use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
 use crate::device::session::SessionEvent;
 use crate::device::session::announce::SHOW_FOR;
-use crate::device::session::command::{ClockEvent, Request};
+use crate::device::session::interface::{ClockEvent, Request};
 use crate::device::session::observe::Mode;
 use crate::engine::{Input, Side, Status};
 

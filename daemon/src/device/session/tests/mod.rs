@@ -28,7 +28,7 @@ use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::link::state::DeviceState;
 use crate::device::link::virtual_time::{self, Stepped};
 use crate::device::session::MoveSource;
-use crate::device::session::command::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
 use crate::device::session::observe::Mode;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Input, Side, notation};

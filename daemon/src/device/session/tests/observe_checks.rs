@@ -5,7 +5,7 @@
 use chessclock_protocol::emulator::{EmuConfig, OwnPeriod, OwnPreset};
 
 use super::{Rig, control};
-use crate::device::session::command::Request;
+use crate::device::session::interface::Request;
 use crate::device::session::observe::Mode;
 
 /// A rig observing its clock, with `declared` declared.

@@ -5,7 +5,7 @@
 use chessclock_protocol::emulator::EmuConfig;
 
 use super::Rig;
-use crate::device::session::command::{ClockEvent, Request};
+use crate::device::session::interface::{ClockEvent, Request};
 use crate::device::session::note::Note;
 use crate::device::session::{RecordDue, SessionEvent};
 use crate::engine::GameResult;

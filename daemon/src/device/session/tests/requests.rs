@@ -5,7 +5,7 @@
 use chessclock_protocol::emulator::{EmuConfig, Running};
 
 use super::{Rig, config, control, engine, until};
-use crate::device::session::command::{ClockEvent, DeviceError, Request};
+use crate::device::session::interface::{ClockEvent, DeviceError, Request};
 use crate::engine::{Input, MethodDetail, Side, Status, Time};
 
 /// A control "before the start" (a `[[clock]]` table applied to a board) is set on a game
@@ -182,7 +182,7 @@ fn a_new_byoyomi_period_is_published_when_it_begins() {
     rig.start();
     let started = rig.now;
     let mut published = rig.published();
-    let periods_left = |st: &crate::device::session::command::ClockState| match st
+    let periods_left = |st: &crate::device::session::interface::ClockState| match st
         .snapshot
         .detail
         .get(Side::White)

@@ -9,7 +9,7 @@ use chessclock_protocol::{ClockCommand, Command, RunFlags, RunSide};
 
 use super::{Rig, notices, until};
 use crate::device::link::driver::{DriverConfig, Instant};
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 use crate::device::session::note::{Note, lever_noted_after};
 use crate::device::session::{Session, SessionEvent};
 use crate::engine::{Input, Side};

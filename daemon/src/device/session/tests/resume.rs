@@ -10,7 +10,7 @@ use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Rig, config, notices};
 use crate::device::link::driver::{DriverConfig, Instant};
-use crate::device::session::command::Request;
+use crate::device::session::interface::Request;
 use crate::device::session::{Session, SessionEvent};
 use crate::engine::{GameResult, ResultReason, Status};
 

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use crate::device::io::actor::replay;
 use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, restore};
 use crate::device::link::driver::{DriverConfig, Instant};
-use crate::device::session::command::Request;
+use crate::device::session::interface::Request;
 use crate::device::session::tests::{Rig, config};
 use crate::device::session::{Session, SessionEvent};
 

@@ -25,7 +25,7 @@ use crate::device::io::port::Opener;
 use crate::device::io::sinks::Sinks;
 use crate::device::link::state::DeviceState;
 use crate::device::options::DeviceOptions;
-use crate::device::session::command::{ClockEvent, Request};
+use crate::device::session::interface::{ClockEvent, Request};
 use crate::engine::{Engine, Side, notation};
 
 /// What a test does to the emulated board.

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use super::{Action, plug_with, start_actor_with, until_state, until_view};
 use crate::device::io::port::Opener;
 use crate::device::link::state::DeviceState;
-use crate::device::session::command::ClockEvent;
+use crate::device::session::interface::ClockEvent;
 use crate::engine::{Side, Status};
 
 const CYCLES: usize = 50;
@@ -48,7 +48,9 @@ async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
     let handle = start_actor_with(stream, open, "G/60 inc/2");
     until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
     handle
-        .request(crate::device::session::command::Request::Start(Side::White))
+        .request(crate::device::session::interface::Request::Start(
+            Side::White,
+        ))
         .await
         .expect("start");
     let mut presses = 0u64;
