@@ -6,7 +6,7 @@
 //! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
 //! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
 //! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
-//! [`Session::poll_event`] (journal, a record due, bus events, a dead link) and publishes
+//! [`Session::poll_output`] (journal, a record due, bus events, a dead link) and publishes
 //! [`Session::publish`]. The wall time the game's record needs (its date) is passed in too
 //! ([`Session::set_wall_ms`]). Every `handle_*` finishes its work (the engine's events drained, the
 //! display decided) before it returns.
@@ -16,9 +16,9 @@
 //! engine's), what text the game deserves, what a press, a button or a request means and
 //! when a request is refused, the facts of the published state (name, control, notices),
 //! and the game's record's life: when it starts, the round it was played in, and when it
-//! is due ([`SessionEvent::RecordDue`]). It must not do IO, read a clock, journal or
-//! publish: it says what to journal ([`SessionEvent::Input`], [`SessionEvent::Note`]), what
-//! the IO shell must do ([`SessionEvent::RecordDue`], [`SessionEvent::NewGame`], ...) and
+//! is due ([`SessionOutput::RecordDue`]). It must not do IO, read a clock, journal or
+//! publish: it says what to journal ([`SessionOutput::Input`], [`SessionOutput::Note`]), what
+//! the IO shell must do ([`SessionOutput::RecordDue`], [`SessionOutput::NewGame`], ...) and
 //! what to publish; the device actor does the rest. Its
 //! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
 //! resumed game.
@@ -92,7 +92,7 @@ pub(crate) struct SessionConfig {
 
 /// What the caller must act on.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum SessionEvent {
+pub(crate) enum SessionOutput {
     /// The engine took `input` at engine time `t_ms`: journal it.
     Input { t_ms: u64, input: Input },
     /// Something to keep in the journal at `t_ms` (a flag, the board's serial number, a
@@ -112,8 +112,8 @@ pub(crate) enum SessionEvent {
     /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
     /// A new game started on the session's engine: the journal starts anew (the last
-    /// game's record, if it was under way, is a [`SessionEvent::RecordDue`] just before;
-    /// the notes the journal must keep follow as [`SessionEvent::Note`]s).
+    /// game's record, if it was under way, is a [`SessionOutput::RecordDue`] just before;
+    /// the notes the journal must keep follow as [`SessionOutput::Note`]s).
     NewGame,
     /// The game's record is due ([`record`]): write it, folded from the journal so far.
     RecordDue(Box<RecordDue>),
@@ -167,7 +167,7 @@ pub(crate) struct Session {
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
     /// PGN's `TimeControl` and the published control.
     declared: Option<crate::engine::params::TimeControl>,
-    events: VecDeque<SessionEvent>,
+    outputs: VecDeque<SessionOutput>,
 }
 
 impl Session {
@@ -216,7 +216,7 @@ impl Session {
             },
             record: GameRecordPart::default(),
             declared: None,
-            events: VecDeque::new(),
+            outputs: VecDeque::new(),
         }
     }
 
@@ -301,8 +301,8 @@ impl Session {
     /// The next event, if any; an ended game's record is due after the events said with
     /// its result.
     #[must_use]
-    pub(crate) fn poll_event(&mut self) -> Option<SessionEvent> {
-        self.events.pop_front().or_else(|| {
+    pub(crate) fn poll_output(&mut self) -> Option<SessionOutput> {
+        self.outputs.pop_front().or_else(|| {
             self.record
                 .take_ended()
                 .then(|| self.record_due(self.time.now, false))
@@ -399,13 +399,13 @@ impl Session {
         self.engine.handle_timeout(self.time_at(now));
     }
 
-    /// Give the engine an input at `now`; journaled (an [`SessionEvent::Input`]) if taken.
+    /// Give the engine an input at `now`; journaled (an [`SessionOutput::Input`]) if taken.
     /// Operators' inputs come through [`Session::handle_request`].
     fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
         let t = self.time_at(now);
         self.engine.handle_input(t, input.clone())?;
         let lever = note::lever_noted_after(&input);
-        self.events.push_back(SessionEvent::Input {
+        self.outputs.push_back(SessionOutput::Input {
             t_ms: t.as_ms(),
             input,
         });
@@ -418,7 +418,7 @@ impl Session {
 
     /// A new game on `engine` (a new control, or the same one afresh) at `now`; observe
     /// mode forgets the clock's game too, and what was said about the last game is no
-    /// longer news. The journal starts anew ([`SessionEvent::NewGame`]) and must still say
+    /// longer news. The journal starts anew ([`SessionOutput::NewGame`]) and must still say
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.time.now = now;
@@ -429,8 +429,8 @@ impl Session {
             crate::engine::notation::canonical(self.engine.control());
         self.published.state.notices.clear();
         self.state_changed();
-        self.events.extend(replaced);
-        self.events.push_back(SessionEvent::NewGame);
+        self.outputs.extend(replaced);
+        self.outputs.push_back(SessionOutput::NewGame);
         self.clear_record();
         self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
@@ -441,7 +441,7 @@ impl Session {
         // the steps that rebuild it as it stands.
         let t_ms = self.time_at(now).as_ms();
         for step in self.board.game.steps_of_game() {
-            self.events.push_back(SessionEvent::Board { t_ms, step });
+            self.outputs.push_back(SessionOutput::Board { t_ms, step });
         }
     }
 
@@ -488,12 +488,12 @@ impl Session {
     fn notify(&mut self, notice: String) {
         tracing::warn!(clock = self.cfg.clock, "{notice}");
         self.published.notice(notice.clone());
-        self.events.push_back(SessionEvent::Notice(notice));
+        self.outputs.push_back(SessionOutput::Notice(notice));
     }
 
     /// Journal `note` at `now` (and keep it in the record if `record`).
     fn note(&mut self, now: Instant, note: Note, record: bool) {
-        self.events.push_back(SessionEvent::Note {
+        self.outputs.push_back(SessionOutput::Note {
             t_ms: self.time_at(now).as_ms(),
             note,
             record,

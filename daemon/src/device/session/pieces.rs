@@ -17,7 +17,7 @@ use chessclock_game::shakmaty::Color;
 use chessclock_game::{Clocks, Correction, CorrectionError, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
-use super::{Note, Session, SessionEvent};
+use super::{Note, Session, SessionOutput};
 use crate::device::link::driver::Instant;
 use crate::device::session::interface::{ClockEvent, DeviceError, Reply};
 use crate::engine::notation;
@@ -135,7 +135,7 @@ impl Session {
     /// Say the board game's changes since the last call as journal events, at `t`.
     fn say_steps(&mut self, t: Time) {
         while let Some(step) = self.board.game.poll_step() {
-            self.events.push_back(SessionEvent::Board {
+            self.outputs.push_back(SessionOutput::Board {
                 t_ms: t.as_ms(),
                 step,
             });

@@ -1,6 +1,6 @@
 //! The game's record's life in the session ([`GameRecordPart`](super::parts::GameRecordPart)):
 //! when it starts (the clock's start, at the wall time the caller passes in), the round it
-//! was played in, and when it is due ([`SessionEvent::RecordDue`]): the game ended (a
+//! was played in, and when it is due ([`SessionOutput::RecordDue`]): the game ended (a
 //! result, an observed game's too), a new game replaced one under way, or the clock is
 //! detached with its game under way (the [`Note::Detached`] journaled first). The actor only
 //! forwards the record to the journal writer, which folds it from the journal.
@@ -8,7 +8,7 @@
 //! Owns these rules and the game's PGN `Date` (its start's day); no IO, no clock reads.
 
 use super::note::Note;
-use super::{RecordDue, Session, SessionEvent};
+use super::{RecordDue, Session, SessionOutput};
 use crate::device::link::driver::Instant;
 use crate::device::session::interface::ClockEvent;
 
@@ -35,7 +35,7 @@ impl Session {
             let date = self.record.started_wall_ms.map(chessclock_game::pgn_date);
             self.set_date(date);
         }
-        self.events.push_back(SessionEvent::Clock { t_ms, event });
+        self.outputs.push_back(SessionOutput::Clock { t_ms, event });
     }
 
     /// Whether the game's record has started and the game has no result yet.
@@ -44,8 +44,8 @@ impl Session {
     }
 
     /// The game's record as it stands at `now`.
-    pub(super) fn record_due(&self, now: Instant, under_way_only: bool) -> SessionEvent {
-        SessionEvent::RecordDue(Box::new(RecordDue {
+    pub(super) fn record_due(&self, now: Instant, under_way_only: bool) -> SessionOutput {
+        SessionOutput::RecordDue(Box::new(RecordDue {
             snapshot: self.snapshot(now),
             board: self.has_board_moves().then(|| self.pgn_game(now)),
             info: self.pgn_info(),
@@ -78,6 +78,6 @@ impl Session {
         );
         self.note(now, Note::Detached, true);
         let due = self.record_due(now, true);
-        self.events.push_back(due);
+        self.outputs.push_back(due);
     }
 }

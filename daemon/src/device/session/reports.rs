@@ -9,7 +9,7 @@
 use chessclock_protocol::Button;
 
 use super::parts::LeverVerdict;
-use super::{Note, Session, SessionEvent};
+use super::{Note, Session, SessionOutput};
 use crate::device::link::display::side_on;
 use crate::device::link::driver::{DriverEvent, Instant};
 use crate::device::session::interface::ClockEvent;
@@ -75,7 +75,7 @@ impl Session {
                 }
                 DriverEvent::DeviceState { .. } => self.published.changed = true,
                 DriverEvent::RefreshDisplay => self.display.refresh = true,
-                DriverEvent::LinkDead => self.events.push_back(SessionEvent::LinkDead),
+                DriverEvent::LinkDead => self.outputs.push_back(SessionOutput::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
         }

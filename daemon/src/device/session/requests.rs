@@ -4,11 +4,11 @@
 //!
 //! Owns every rule of a request; it must not do IO: what the IO shell must do about it (the
 //! journal's new game, the record's name or control, the old live file) it says through
-//! [`SessionEvent`]s, and the answer goes back through the actor once the journal has it.
+//! [`SessionOutput`]s, and the answer goes back through the actor once the journal has it.
 
 use std::time::Duration;
 
-use super::{Note, Session, SessionEvent};
+use super::{Note, Session, SessionOutput};
 use crate::device::link::driver::{Instant, MAX_TEXT};
 use crate::device::session::interface::{ClockEvent, DeviceError, Reply, Request};
 use crate::device::session::observe::Mode;
@@ -115,8 +115,8 @@ impl Session {
                 let engine = self.engine_for(self.engine.control().clone())?;
                 let old = self.status();
                 self.new_game(now, engine);
-                self.events
-                    .push_back(SessionEvent::Signal(ClockEvent::StateChanged {
+                self.outputs
+                    .push_back(SessionOutput::Signal(ClockEvent::StateChanged {
                         old,
                         new: Status::Ready,
                         reason: StatusCause::NewGame,
@@ -149,8 +149,8 @@ impl Session {
         let time_control = notation::canonical(self.engine.control());
         if time_control != self.published.state.time_control {
             self.published.state.time_control.clone_from(&time_control);
-            self.events
-                .push_back(SessionEvent::Reconfigured { time_control });
+            self.outputs
+                .push_back(SessionOutput::Reconfigured { time_control });
         }
         Ok(Reply::Done)
     }
@@ -248,7 +248,7 @@ impl Session {
 
     /// Call the clock `name` from now on (noted in the journal). The journal is not named
     /// after the clock (a tty's follows its port, `device::identity`), so it goes on as it
-    /// is; the record and the live file follow the name ([`SessionEvent::Renamed`]).
+    /// is; the record and the live file follow the name ([`SessionOutput::Renamed`]).
     fn rename(&mut self, now: Instant, name: String) -> Result<Reply, DeviceError> {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(DeviceError::Invalid(format!(
@@ -273,7 +273,7 @@ impl Session {
             },
             true,
         );
-        self.events.push_back(SessionEvent::Renamed { old });
+        self.outputs.push_back(SessionOutput::Renamed { old });
         self.published.changed = true;
         Ok(Reply::Done)
     }

@@ -14,7 +14,7 @@ use super::Actor;
 
 use crate::device::io::persist::{self, Journaled};
 use crate::device::io::port::BoardIo;
-use crate::device::session::SessionEvent;
+use crate::device::session::SessionOutput;
 use crate::device::session::interface::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
@@ -38,24 +38,26 @@ impl<P: BoardIo> Actor<P> {
     /// Act on everything the session said since the last call: what the journal keeps goes
     /// to it (the game's record is folded from it).
     pub(super) fn drain_session(&mut self, now: Instant) {
-        while let Some(ev) = self.session.poll_event() {
+        while let Some(ev) = self.session.poll_output() {
             if let (Some(p), Some(rec)) = (&self.persist, Journaled::of(&ev, persist::wall_ms())) {
                 p.append(rec);
             }
             match ev {
-                SessionEvent::Clock { event, .. } | SessionEvent::Signal(event) => self.emit(event),
-                SessionEvent::NewGame => self.started_new_game(now),
-                SessionEvent::RecordDue(due) => self.write_record(*due),
-                SessionEvent::LinkDead => self.lost(now, "the board stopped answering"),
+                SessionOutput::Clock { event, .. } | SessionOutput::Signal(event) => {
+                    self.emit(event)
+                }
+                SessionOutput::NewGame => self.started_new_game(now),
+                SessionOutput::RecordDue(due) => self.write_record(*due),
+                SessionOutput::LinkDead => self.lost(now, "the board stopped answering"),
                 // Journaled above; in the published notices already (the session logged
                 // it); the record folds the control and takes the name when it is written;
                 // the live file is the board's, not the name's: it stays.
-                SessionEvent::Input { .. }
-                | SessionEvent::Board { .. }
-                | SessionEvent::Note { .. }
-                | SessionEvent::Notice(_)
-                | SessionEvent::Reconfigured { .. }
-                | SessionEvent::Renamed { .. } => {}
+                SessionOutput::Input { .. }
+                | SessionOutput::Board { .. }
+                | SessionOutput::Note { .. }
+                | SessionOutput::Notice(_)
+                | SessionOutput::Reconfigured { .. }
+                | SessionOutput::Renamed { .. } => {}
             }
         }
     }

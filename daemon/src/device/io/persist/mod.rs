@@ -32,7 +32,7 @@ use crate::engine::params::TimeControl;
 use writer::Job;
 pub(crate) use writer::Journals;
 
-use crate::device::session::SessionEvent;
+use crate::device::session::SessionOutput;
 use crate::device::session::note::Note;
 pub(crate) use record::Archive;
 #[cfg(test)]
@@ -84,19 +84,19 @@ pub(crate) enum Journaled {
 impl Journaled {
     /// The record the session's event `ev` is journaled as, at wall time `wall_ms`: its
     /// inputs, the board's steps and its notes; `None` for the others.
-    pub(crate) fn of(ev: &SessionEvent, wall_ms: u64) -> Option<Journaled> {
+    pub(crate) fn of(ev: &SessionOutput, wall_ms: u64) -> Option<Journaled> {
         Some(match ev {
-            SessionEvent::Input { t_ms, input } => Journaled::Input {
+            SessionOutput::Input { t_ms, input } => Journaled::Input {
                 t_ms: *t_ms,
                 wall_ms,
                 input: input.clone(),
             },
-            SessionEvent::Board { t_ms, step } => Journaled::Board {
+            SessionOutput::Board { t_ms, step } => Journaled::Board {
                 t_ms: *t_ms,
                 wall_ms,
                 step: step.clone(),
             },
-            SessionEvent::Note { t_ms, note, record } => Journaled::Note {
+            SessionOutput::Note { t_ms, note, record } => Journaled::Note {
                 t_ms: *t_ms,
                 wall_ms,
                 what: note.to_string(),

@@ -7,7 +7,7 @@ use chessclock_game::Correction;
 use chessclock_protocol::emulator::EmuConfig;
 
 use super::{Rig, notices};
-use crate::device::session::SessionEvent;
+use crate::device::session::SessionOutput;
 use crate::device::session::interface::{ClockEvent, DeviceError, Request};
 use crate::device::session::note::Note;
 
@@ -22,7 +22,7 @@ fn corrections(rig: &Rig) -> Vec<String> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {
-            SessionEvent::Note {
+            SessionOutput::Note {
                 note: note @ Note::Correction { .. },
                 record: true,
                 ..

@@ -8,7 +8,7 @@ use chessclock_protocol::{Button, ClockCommand, Command, RunFlags, RunSide};
 use super::{Rig, notices, shows_wanted, until};
 use crate::device::link::driver::Instant;
 use crate::device::link::state::DeviceState;
-use crate::device::session::SessionEvent;
+use crate::device::session::SessionOutput;
 use crate::device::session::announce::SHOW_FOR;
 use crate::device::session::interface::{ClockEvent, Request};
 use crate::device::session::observe::Mode;
@@ -338,7 +338,7 @@ fn notes(rig: &Rig) -> Vec<String> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {
-            SessionEvent::Note {
+            SessionOutput::Note {
                 note, record: true, ..
             } => Some(note.to_string()),
             _ => None,
@@ -407,10 +407,10 @@ fn a_press_is_finished_by_handle_input_alone() {
     let at = Instant::from_ms(rig.now);
     rig.session.handle_input(at, &out);
     let mut pressed = false;
-    while let Some(ev) = rig.session.poll_event() {
+    while let Some(ev) = rig.session.poll_output() {
         pressed |= matches!(
             ev,
-            SessionEvent::Clock {
+            SessionOutput::Clock {
                 event: ClockEvent::Pressed(chessclock_engine::Press { .. }),
                 ..
             }

@@ -22,7 +22,7 @@ use chessclock_protocol::emulator::{
     ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove,
 };
 
-use super::{Session, SessionConfig, SessionEvent};
+use super::{Session, SessionConfig, SessionOutput};
 use crate::device::link::display::BoardSide;
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::link::state::DeviceState;
@@ -43,7 +43,7 @@ pub(crate) struct Rig {
     /// Virtual now, in ms since the epoch of both.
     pub now: u64,
     /// Every session event with the instant it was polled.
-    pub events: Vec<(u64, SessionEvent)>,
+    pub events: Vec<(u64, SessionOutput)>,
     /// The USB cable is in.
     pub plugged: bool,
 }
@@ -158,7 +158,7 @@ impl Rig {
                 self.session.handle_input(at, &out);
                 self.session.handle_timeout(at);
             }
-            while let Some(ev) = self.session.poll_event() {
+            while let Some(ev) = self.session.poll_output() {
                 busy = true;
                 self.events.push((self.now, ev));
             }
@@ -214,7 +214,7 @@ impl Rig {
             while let Some(bytes) = self.session.poll_transmit(at) {
                 self.emu.on_host_bytes(self.now, &bytes);
             }
-            while let Some(ev) = self.session.poll_event() {
+            while let Some(ev) = self.session.poll_output() {
                 self.events.push((self.now, ev));
             }
         }
@@ -269,7 +269,7 @@ impl Rig {
         self.events
             .iter()
             .filter_map(|(t, ev)| match ev {
-                SessionEvent::Clock { event, .. } => Some((*t, event.clone())),
+                SessionOutput::Clock { event, .. } => Some((*t, event.clone())),
                 _ => None,
             })
             .collect()
@@ -280,7 +280,7 @@ impl Rig {
         self.events
             .iter()
             .filter_map(|(_, ev)| match ev {
-                SessionEvent::Input { input, .. } => Some(input.clone()),
+                SessionOutput::Input { input, .. } => Some(input.clone()),
                 _ => None,
             })
             .collect()
@@ -311,12 +311,12 @@ impl Stepped for Rig {
     }
 }
 
-/// The notices the session has given so far (`SessionEvent::Notice`).
+/// The notices the session has given so far (`SessionOutput::Notice`).
 pub(crate) fn notices(rig: &Rig) -> Vec<String> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {
-            SessionEvent::Notice(n) => Some(n.clone()),
+            SessionOutput::Notice(n) => Some(n.clone()),
             _ => None,
         })
         .collect()

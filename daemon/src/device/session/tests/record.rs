@@ -1,5 +1,5 @@
 //! The game's record's life in the session, in virtual time: when it is due
-//! ([`SessionEvent::RecordDue`]) — a result (once), a new game replacing one under way, a
+//! ([`SessionOutput::RecordDue`]) — a result (once), a new game replacing one under way, a
 //! clock detached with its game under way — the round it was played in, and its `Date`.
 
 use chessclock_protocol::emulator::EmuConfig;
@@ -7,7 +7,7 @@ use chessclock_protocol::emulator::EmuConfig;
 use super::Rig;
 use crate::device::session::interface::{ClockEvent, Request};
 use crate::device::session::note::Note;
-use crate::device::session::{RecordDue, SessionEvent};
+use crate::device::session::{RecordDue, SessionOutput};
 use crate::engine::GameResult;
 
 /// Wall time (Unix ms) the rig's wake-ups are given: 2026-11-26, noon UTC.
@@ -33,13 +33,13 @@ fn dues(rig: &Rig) -> Vec<(usize, RecordDue)> {
         .iter()
         .enumerate()
         .filter_map(|(i, (_, ev))| match ev {
-            SessionEvent::RecordDue(due) => Some((i, (**due).clone())),
+            SessionOutput::RecordDue(due) => Some((i, (**due).clone())),
             _ => None,
         })
         .collect()
 }
 
-fn index_of(rig: &Rig, f: impl Fn(&SessionEvent) -> bool) -> usize {
+fn index_of(rig: &Rig, f: impl Fn(&SessionOutput) -> bool) -> usize {
     rig.events
         .iter()
         .position(|(_, ev)| f(ev))
@@ -67,7 +67,7 @@ fn a_result_makes_the_record_due_once_after_the_events_said_with_it() {
     let result = index_of(&rig, |ev| {
         matches!(
             ev,
-            SessionEvent::Clock {
+            SessionOutput::Clock {
                 event: ClockEvent::Result { .. },
                 ..
             }
@@ -87,7 +87,7 @@ fn a_new_game_replacing_one_under_way_makes_its_record_due_before_the_journal_st
     assert_eq!(due.snapshot.result, None, "the game as it stood");
     assert_eq!(due.snapshot.moves.white, 1, "with its press");
     assert_eq!(
-        index_of(&rig, |ev| matches!(ev, SessionEvent::NewGame)),
+        index_of(&rig, |ev| matches!(ev, SessionOutput::NewGame)),
         at + 1,
         "due just before the journal starts anew"
     );
@@ -134,7 +134,7 @@ fn a_clock_detached_with_its_game_under_way_notes_it_then_its_record_is_due() {
     assert_eq!(
         index_of(&rig, |ev| matches!(
             ev,
-            SessionEvent::Note {
+            SessionOutput::Note {
                 note: Note::Detached,
                 record: true,
                 ..
@@ -153,7 +153,7 @@ fn a_clock_detached_with_its_game_under_way_notes_it_then_its_record_is_due() {
     assert_eq!(dues(&rig).len(), 1);
     assert!(!rig.events.iter().any(|(_, ev)| matches!(
         ev,
-        SessionEvent::Note {
+        SessionOutput::Note {
             note: Note::Detached,
             ..
         }

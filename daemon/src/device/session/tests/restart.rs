@@ -11,7 +11,7 @@ use super::{Rig, notices, until};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::interface::ClockEvent;
 use crate::device::session::note::{Note, lever_noted_after};
-use crate::device::session::{Session, SessionEvent};
+use crate::device::session::{Session, SessionOutput};
 use crate::engine::{Input, Side};
 
 /// The lever notes journaled so far.
@@ -19,7 +19,7 @@ fn lever_notes(rig: &Rig) -> Vec<bool> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {
-            SessionEvent::Note {
+            SessionOutput::Note {
                 note: Note::Lever(in_step),
                 ..
             } => Some(*in_step),
@@ -139,11 +139,11 @@ fn every_press_journals_the_lever_s_agreement_right_after_it() {
         .events
         .iter()
         .enumerate()
-        .filter(|(_, (_, ev))| matches!(ev, SessionEvent::Input { .. }))
+        .filter(|(_, (_, ev))| matches!(ev, SessionOutput::Input { .. }))
         .map(|(i, _)| match rig.events.get(i + 1) {
             Some((
                 _,
-                SessionEvent::Note {
+                SessionOutput::Note {
                     note: Note::Lever(in_step),
                     ..
                 },
@@ -233,12 +233,12 @@ fn journal_says(rig: &Rig) -> Option<bool> {
     let mut said = None;
     for (_, ev) in &rig.events {
         match ev {
-            SessionEvent::Input { input, .. } if lever_noted_after(input) => said = None,
-            SessionEvent::Note {
+            SessionOutput::Input { input, .. } if lever_noted_after(input) => said = None,
+            SessionOutput::Note {
                 note: Note::Lever(in_step),
                 ..
             } => said = Some(*in_step),
-            SessionEvent::Note {
+            SessionOutput::Note {
                 note: Note::WhiteSide(_),
                 ..
             } => said = None,

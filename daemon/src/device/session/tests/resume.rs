@@ -11,7 +11,7 @@ use chessclock_protocol::emulator::EmuConfig;
 use super::{Rig, config, notices};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::interface::Request;
-use crate::device::session::{Session, SessionEvent};
+use crate::device::session::{Session, SessionOutput};
 use crate::engine::{GameResult, ResultReason, Status};
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -34,7 +34,7 @@ fn steps(rig: &Rig) -> Vec<(u64, Step)> {
     rig.events
         .iter()
         .filter_map(|(_, ev)| match ev {
-            SessionEvent::Board { t_ms, step } => Some((*t_ms, step.clone())),
+            SessionOutput::Board { t_ms, step } => Some((*t_ms, step.clone())),
             _ => None,
         })
         .collect()

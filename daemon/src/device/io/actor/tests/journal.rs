@@ -18,7 +18,7 @@ use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, rest
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::interface::Request;
 use crate::device::session::tests::{Rig, config};
-use crate::device::session::{Session, SessionEvent};
+use crate::device::session::{Session, SessionOutput};
 
 /// Wall time of virtual time 0.
 const WALL0: u64 = 1_795_428_000_000;
@@ -97,7 +97,7 @@ impl Run {
     fn journal(&mut self) {
         for (now, ev) in std::mem::take(&mut self.rig.events) {
             let wall_ms = WALL0 + now;
-            if let SessionEvent::NewGame = ev {
+            if let SessionOutput::NewGame = ev {
                 self.records.clear();
                 self.start = Entry {
                     rec: Journaled::Start(Box::new(GameStart {
@@ -109,10 +109,10 @@ impl Run {
                 };
             }
             match &ev {
-                SessionEvent::Clock { t_ms, event } => {
+                SessionOutput::Clock { t_ms, event } => {
                     self.said.event(*t_ms, wall_ms, event.clone());
                 }
-                SessionEvent::Note {
+                SessionOutput::Note {
                     t_ms,
                     note,
                     record: true,
