@@ -10,7 +10,7 @@
 //!   each ([`BoardGame::poll_step`]) and folding them rebuilds the game
 //!   ([`BoardGame::replay`]).
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
-//! - [`judge`] says what the rules make of the positions: mate, stalemate, repetitions, the
+//! - [`laws`] says what the rules make of the positions: mate, stalemate, repetitions, the
 //!   move counts, who can still mate.
 //! - [`pairings`] reads a round's pairings (CSV, tags-only PGN, FIDE TRF-16) into boards and
 //!   the game information tags they give.
@@ -24,7 +24,7 @@ pub mod board_game;
 pub mod clock_event;
 pub mod event;
 pub mod game_log;
-pub mod judge;
+pub mod laws;
 pub mod observe;
 pub mod pairings;
 pub mod pgn;
@@ -37,7 +37,7 @@ pub use board_game::{BoardGame, Clocks};
 pub use clock_event::ClockEvent;
 pub use event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, ResultSignal};
 pub use game_log::{GameLog, LogEntry, LogEvent, Rendered, pgn_date};
-pub use judge::{Judgement, judge};
+pub use laws::{Assessment, assess};
 pub use observe::{ClockObserver, Half, LeverPress};
 pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};

@@ -179,7 +179,7 @@ impl Tracker {
     }
 
     /// The game's positions since its start, oldest first (empty before a start position was
-    /// seen): what the rules judge ([`crate::judge`]).
+    /// seen): what the laws say ([`crate::laws`]).
     pub fn positions(&self) -> &[Chess] {
         &self.positions
     }

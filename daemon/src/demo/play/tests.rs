@@ -1,7 +1,7 @@
-//! The demo's games are real games (shakmaty and the game crate's judge say how they end)
+//! The demo's games are real games (shakmaty and the game crate's laws say how they end)
 //! and the player makes each move, waits for the daemon to read it, then presses.
 
-use chessclock_game::judge;
+use chessclock_game::assess;
 use chessclock_game::shakmaty::uci::UciMove;
 use chessclock_game::shakmaty::{Chess, Color, Position, Role, Square as ChessSquare};
 
@@ -27,7 +27,7 @@ fn positions(moves: &[&str]) -> Vec<Chess> {
 #[test]
 fn the_mate_game_ends_in_mate_and_the_signal_game_moves_the_kings_it_has() {
     let mate = positions(GAMES[0].moves);
-    let verdict = judge(&mate).expect("a verdict");
+    let verdict = assess(&mate).expect("a verdict");
     assert_eq!(
         verdict.end,
         Some(BoardEnd::Checkmate {
@@ -40,7 +40,7 @@ fn the_mate_game_ends_in_mate_and_the_signal_game_moves_the_kings_it_has() {
     };
     let signal = positions(GAMES[1].moves);
     let last = signal.last().expect("a position");
-    assert_eq!(judge(&signal).and_then(|v| v.end), None, "no end before");
+    assert_eq!(assess(&signal).and_then(|v| v.end), None, "no end before");
     let king = |c: Color| last.board().king_of(c).map(|s| s.to_string());
     assert_eq!(king(Color::White).as_deref(), Some(white.0));
     assert_eq!(king(Color::Black).as_deref(), Some(black.0));

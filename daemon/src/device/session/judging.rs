@@ -1,5 +1,5 @@
 //! The board judges the timed game (docs/rules.md): after each move read from the pieces the
-//! game crate's [`judge`] says whether the game ended on the board (mate, stalemate,
+//! game crate's [`assess`] says whether the game ended on the board (mate, stalemate,
 //! fivefold, 75 moves) and who can still mate; the DGT result signal is a result too. In
 //! drive mode these become engine inputs at the instant the deciding bytes were read
 //! (journaled like a press); observed, a result on the board is the game's result.
@@ -7,8 +7,8 @@
 //! Part of the pure [`Session`]: it owns when the board's verdicts reach the engine, not the
 //! rules themselves (the game crate's) nor what they do to the clock (the engine's).
 
+use chessclock_game::assess;
 use chessclock_game::event::BoardState;
-use chessclock_game::judge;
 use chessclock_game::tracker::side_to_move;
 
 use super::Session;
@@ -46,7 +46,7 @@ impl std::str::FromStr for DrawRules {
 impl Session {
     /// A move was read at `at`: judge the position.
     pub(super) fn judge_board(&mut self, at: Instant) {
-        let Some(verdict) = judge(self.board.game.tracker().positions()) else {
+        let Some(verdict) = assess(self.board.game.tracker().positions()) else {
             return;
         };
         if self.observing() {
@@ -89,7 +89,7 @@ impl Session {
         if self.observing() || !self.draw_rules() || !self.board_known() {
             return Vec::new();
         }
-        let Some(verdict) = judge(self.board.game.tracker().positions()) else {
+        let Some(verdict) = assess(self.board.game.tracker().positions()) else {
             return Vec::new();
         };
         [BoardClaim::Threefold, BoardClaim::FiftyMoves]
@@ -142,7 +142,7 @@ impl Session {
                 )));
             }
         }
-        let valid = judge(positions).is_some_and(|v| v.claim_holds(claim));
+        let valid = assess(positions).is_some_and(|v| v.claim_holds(claim));
         Ok(Input::BoardClaim { side, claim, valid })
     }
 

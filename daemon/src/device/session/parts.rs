@@ -95,7 +95,7 @@ pub(crate) struct Lever {
     pub(crate) journaled: Option<bool>,
 }
 
-/// What a clock report's lever means for a game in drive mode ([`Lever::judge`]).
+/// What a clock report's lever means for a game in drive mode ([`Lever::verdict`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LeverVerdict {
     /// The lever shows the player whose time runs (or no clock runs).
@@ -118,7 +118,7 @@ impl Lever {
     /// Judge the lever of a clock report: `shown`, the player the raised end says is to
     /// move; `runner`, the player whose time runs (`None` when no clock runs). The first
     /// report since the port opened, or since a resume, is judged once.
-    pub(crate) fn judge(&mut self, shown: Side, runner: Option<Side>) -> LeverVerdict {
+    pub(crate) fn verdict(&mut self, shown: Side, runner: Option<Side>) -> LeverVerdict {
         let first = std::mem::take(&mut self.unchecked);
         let restarted = std::mem::take(&mut self.restarted);
         let resumed = std::mem::take(&mut self.resumed);

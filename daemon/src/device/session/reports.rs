@@ -178,7 +178,7 @@ impl Session {
         let shown = side_on(half, self.cfg.white_side);
         let running = self.engine.status() == Status::Running;
         let runner = self.engine.to_move().filter(|_| running);
-        let verdict = self.lever.judge(shown, runner);
+        let verdict = self.lever.verdict(shown, runner);
         let (LeverVerdict::Unknown | LeverVerdict::UnheardPress { .. }, Some(turn)) =
             (verdict, runner)
         else {

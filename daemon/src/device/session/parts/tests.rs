@@ -12,12 +12,12 @@ use crate::engine::{GameResult, ResultReason, Status, StatusCause};
 #[test]
 fn a_lever_in_step_stays_so_and_out_of_step_after_the_first_report_says_nothing() {
     let mut lever = Lever::default();
-    assert_eq!(lever.judge(White, Some(White)), LeverVerdict::InStep);
+    assert_eq!(lever.verdict(White, Some(White)), LeverVerdict::InStep);
     assert!(lever.agreed);
-    assert_eq!(lever.judge(Black, Some(White)), LeverVerdict::OutOfStep);
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::OutOfStep);
     assert!(!lever.agreed);
     assert_eq!(
-        lever.judge(White, None),
+        lever.verdict(White, None),
         LeverVerdict::InStep,
         "no clock runs"
     );
@@ -32,11 +32,11 @@ fn the_first_report_after_a_replug_of_a_lever_in_step_is_an_unheard_press_once()
         ..Lever::default()
     };
     assert_eq!(
-        lever.judge(Black, Some(White)),
+        lever.verdict(Black, Some(White)),
         LeverVerdict::UnheardPress { restarted: false }
     );
     assert_eq!(
-        lever.judge(Black, Some(White)),
+        lever.verdict(Black, Some(White)),
         LeverVerdict::OutOfStep,
         "once"
     );
@@ -45,7 +45,7 @@ fn the_first_report_after_a_replug_of_a_lever_in_step_is_an_unheard_press_once()
         unchecked: true,
         ..Lever::default()
     };
-    assert_eq!(lever.judge(Black, Some(White)), LeverVerdict::OutOfStep);
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::OutOfStep);
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn after_a_restart_the_journal_decides_whether_the_lever_is_trusted() {
     lever.resume_in_step();
     assert_eq!(lever.journaled, Some(true));
     assert_eq!(
-        lever.judge(Black, Some(White)),
+        lever.verdict(Black, Some(White)),
         LeverVerdict::UnheardPress { restarted: true }
     );
     // It did not: nobody knows, the operator decides.
@@ -68,8 +68,8 @@ fn after_a_restart_the_journal_decides_whether_the_lever_is_trusted() {
         resumed: true,
         ..Lever::default()
     };
-    assert_eq!(lever.judge(Black, Some(White)), LeverVerdict::Unknown);
-    assert_eq!(lever.judge(Black, Some(White)), LeverVerdict::OutOfStep);
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::Unknown);
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::OutOfStep);
 }
 
 #[test]
@@ -77,9 +77,9 @@ fn the_agreement_is_journaled_only_when_it_changes() {
     let mut lever = Lever::default();
     assert_eq!(lever.journal_due(), Some(false), "never journaled yet");
     assert_eq!(lever.journal_due(), None);
-    lever.judge(White, Some(White));
+    lever.verdict(White, Some(White));
     assert_eq!(lever.journal_due(), Some(true));
-    lever.judge(White, Some(White));
+    lever.verdict(White, Some(White));
     assert_eq!(lever.journal_due(), None);
 }
 

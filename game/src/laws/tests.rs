@@ -5,7 +5,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use super::judge;
+use super::assess;
 use chessclock_engine::{BoardClaim, BoardEnd, Side};
 
 /// The positions of a game from `fen` (or the start) through the UCI `moves`.
@@ -32,7 +32,7 @@ fn game(fen: Option<&str>, moves: &str) -> Vec<Chess> {
 }
 
 fn end(fen: Option<&str>, moves: &str) -> Option<BoardEnd> {
-    judge(&game(fen, moves)).expect("a position").end
+    assess(&game(fen, moves)).expect("a position").end
 }
 
 #[test]
@@ -54,9 +54,9 @@ fn mate_and_stalemate() {
 #[test]
 fn repetitions_count_positions_not_moves() {
     let shuffle = "g1f3 g8f6 f3g1 f6g8";
-    let twice = judge(&game(None, shuffle)).expect("a position");
+    let twice = assess(&game(None, shuffle)).expect("a position");
     assert!(!twice.threefold, "the start has stood twice");
-    let thrice = judge(&game(None, &format!("{shuffle} {shuffle}"))).expect("a position");
+    let thrice = assess(&game(None, &format!("{shuffle} {shuffle}"))).expect("a position");
     assert!(thrice.threefold && thrice.claim_holds(BoardClaim::Threefold));
     assert_eq!(thrice.end, None, "threefold is claimed, not automatic");
     let five = format!("{shuffle} {shuffle} {shuffle} {shuffle}");
@@ -69,7 +69,7 @@ fn repetitions_count_positions_not_moves() {
 #[test]
 fn fifty_and_seventy_five_moves() {
     let fen = |h: u32| format!("4k3/8/8/8/8/8/8/R3K3 w - - {h} 60");
-    let at = |h: u32, moves: &str| judge(&game(Some(&fen(h)), moves)).expect("a position");
+    let at = |h: u32, moves: &str| assess(&game(Some(&fen(h)), moves)).expect("a position");
     assert!(!at(99, "").fifty_moves);
     assert!(
         at(99, "a1a2").fifty_moves,
@@ -78,7 +78,7 @@ fn fifty_and_seventy_five_moves() {
     assert_eq!(at(149, "").end, None);
     assert_eq!(at(149, "a1a2").end, Some(BoardEnd::SeventyFiveMoves));
     // The 150th half-move mates: the mate stands (FIDE 9.6.2).
-    let mate = judge(&game(Some("4k3/R7/4K3/8/8/8/8/8 w - - 149 90"), "a7a8")).expect("pos");
+    let mate = assess(&game(Some("4k3/R7/4K3/8/8/8/8/8 w - - 149 90"), "a7a8")).expect("pos");
     assert_eq!(
         mate.end,
         Some(BoardEnd::Checkmate {
@@ -89,7 +89,7 @@ fn fifty_and_seventy_five_moves() {
 
 #[test]
 fn who_can_still_mate() {
-    let can = |fen: &str| judge(&game(Some(fen), "")).expect("a position").can_mate;
+    let can = |fen: &str| assess(&game(Some(fen), "")).expect("a position").can_mate;
     assert_eq!(
         can("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"),
         (true, false),
@@ -165,8 +165,8 @@ fn random_game(seed: u64, plies: usize, quiet: u64, back: u64) -> (Vec<Chess>, V
     (positions, uci)
 }
 
-/// Every position of 120 random games, judged by python-chess (scripts/judge-positions.py,
-/// installed by scripts/test.sh) and by [`judge`]: the same verdicts.
+/// Every position of 120 random games, judged by python-chess (scripts/assess-positions.py,
+/// installed by scripts/test.sh) and by [`assess`]: the same verdicts.
 #[test]
 fn python_chess_judges_every_position_alike() {
     let games: Vec<_> = (0..120u64)
@@ -175,12 +175,15 @@ fn python_chess_judges_every_position_alike() {
             random_game(s, 60 + (s as usize * 37) % 400, quiet, back)
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("judge-python-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("assess-python-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("games.uci");
     let lines: Vec<String> = games.iter().map(|(_, uci)| uci.join(" ")).collect();
     std::fs::write(&file, lines.join("\n") + "\n").expect("write");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/judge-positions.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/assess-positions.py"
+    );
     let out = std::process::Command::new("python3")
         .arg(script)
         .arg(&file)
@@ -201,7 +204,7 @@ fn python_chess_judges_every_position_alike() {
     let mut seen = std::collections::BTreeMap::<&str, u32>::new();
     for (g, ((positions, _), theirs)) in games.iter().zip(&verdicts).enumerate() {
         for (ply, want) in theirs.as_array().expect("array").iter().enumerate() {
-            let ours = judge(&positions[..=ply]).expect("a position");
+            let ours = assess(&positions[..=ply]).expect("a position");
             let flag = |k: &str| want[k].as_bool().expect("bool");
             let expected = if flag("checkmate") {
                 "checkmate"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Judge every position of games with python-chess (an independent judge) and print JSON.
 
-Usage: judge-positions.py FILE. FILE holds one game per line: UCI moves separated by
+Usage: assess-positions.py FILE. FILE holds one game per line: UCI moves separated by
 spaces, from the standard start. Prints one JSON array per game, one object per position
 (the start first): "checkmate", "stalemate", "fivefold", "seventyfive", "threefold" (the
 position has stood three times), "fifty" (100 half-moves without pawn move or capture),
-"insufficient" ([white, black]: the side cannot mate). Used by game/src/judge/tests.rs;
+"insufficient" ([white, black]: the side cannot mate). Used by game/src/laws/tests.rs;
 needs `pip install chess`.
 """
 import json

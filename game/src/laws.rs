@@ -5,14 +5,14 @@
 //!
 //! Pure functions of the positions since the game's start (shakmaty's rules; no move
 //! generator or material table of our own). It must not know the clock: the engine judges a
-//! flag against [`Judgement::can_mate`], the session feeds it what is decided here.
+//! flag against [`Assessment::can_mate`], the session feeds it what is decided here.
 
 use chessclock_engine::{BoardClaim, BoardEnd, Side};
 use shakmaty::{Board, Chess, Color, EnPassantMode, Position, Square};
 
 /// The rules' verdict on the latest position of a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Judgement {
+pub struct Assessment {
     /// The game ended on the board with the last move, if it did. A mate takes precedence
     /// over a repetition or the 75-move count it completes (FIDE 9.6).
     pub end: Option<BoardEnd>,
@@ -27,7 +27,7 @@ pub struct Judgement {
     pub can_mate: (bool, bool),
 }
 
-impl Judgement {
+impl Assessment {
     /// Whether `claim` is right now.
     pub fn claim_holds(&self, claim: BoardClaim) -> bool {
         match claim {
@@ -37,9 +37,9 @@ impl Judgement {
     }
 }
 
-/// Judge the last of `positions` (the game's positions from its start, oldest first; the
+/// Assess the last of `positions` (the game's positions from its start, oldest first; the
 /// start alone is a game without moves). `None` for no positions.
-pub fn judge(positions: &[Chess]) -> Option<Judgement> {
+pub fn assess(positions: &[Chess]) -> Option<Assessment> {
     let last = positions.last()?;
     let repeats = repetitions(positions);
     let halfmoves = last.halfmoves();
@@ -56,7 +56,7 @@ pub fn judge(positions: &[Chess]) -> Option<Judgement> {
     } else {
         None
     };
-    Some(Judgement {
+    Some(Assessment {
         end,
         threefold: repeats >= 3,
         fifty_moves: halfmoves >= 100,
