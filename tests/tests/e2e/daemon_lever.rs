@@ -87,8 +87,14 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     pressed_over_the_bus(&r.daemon, &state)?;
     let unplugged = r.emu.mark();
     r.emu.send("unplug")?;
-    r.emu
-        .wait_for(unplugged, WAIT, "unplugged", |v| v["event"] == "unplugged")?;
+    // As long as the replug below may take (the emulator's board task is sometimes slow
+    // to apply either under a full parallel run).
+    r.emu.wait_for(
+        unplugged,
+        std::time::Duration::from_secs(60),
+        "unplugged",
+        |v| v["event"] == "unplugged",
+    )?;
     r.daemon.wait_status("0", WAIT, "disconnected", |v| {
         v.get("connected") == Some(&Value::Bool(false))
     })?;

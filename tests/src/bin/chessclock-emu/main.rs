@@ -238,9 +238,10 @@ async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
         VirtualControl::Replug => true,
         _ => return,
     };
-    // The board task applies the control on its own; give it up to 10 s on a loaded machine
-    // (reporting the old state early was a false "unplugged" after a replug).
-    for _ in 0..1000 {
+    // The board task applies the control on its own; give it up to 60 s on a loaded machine
+    // (reporting the old state early was a false "unplugged" after a replug, and a false
+    // "replugged" after an unplug once in a full parallel e2e run after 10 s).
+    for _ in 0..6000 {
         if vb.current_pty().is_some() == want_plugged {
             break;
         }
