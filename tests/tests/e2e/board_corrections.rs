@@ -208,6 +208,11 @@ fn a_position_and_a_chess960_start_give_a_pgn_with_setup_that_python_chess_reads
         &mut emu,
         "rnbkqbnr pppp.ppp ........ ....p... ....P... ...K.... PPPP.PPP RNB.QBNR",
     )?;
+    // The daemon has read the king on d3 too (the emulator shows its pieces before their
+    // field updates have crossed the pty) once its board problem names the square.
+    d.wait_status("0", WAIT, "the king on d3 read as a board problem", |v| {
+        s(v, "/board_problem").contains("d3")
+    })?;
     ctl_ok(&d, &["position", "0", "board"]);
     let st = wait_moves(&d, &[])?;
     let fen = "rnbkqbnr/pppp1ppp/8/4p3/4P3/3K4/PPPP1PPP/RNB1QBNR w kq - 0 2";
