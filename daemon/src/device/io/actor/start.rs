@@ -97,28 +97,28 @@ fn resume(
             match restored {
                 Some(r) => {
                     tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
-                    engine = r.engine;
+                    engine = r.fold.engine;
                     offset_ms = r.now_ms;
-                    replayed = r.replayed;
-                    if let Some(side) = r.white_side {
+                    replayed = r.fold.replayed;
+                    if let Some(side) = r.fold.white_side {
                         options.white_side = side;
                     }
-                    board_serial = r.board_serial;
-                    if let Some(mode) = r.mode {
+                    board_serial = r.fold.board_serial;
+                    if let Some(mode) = r.fold.mode {
                         options.mode = mode;
                     }
-                    match r.declared.as_deref().map(notation::parse) {
+                    match r.fold.declared.as_deref().map(notation::parse) {
                         Some(Ok(parsed)) => declared = Some(parsed.control),
                         Some(Err(e)) => notices.push(format!(
                             "on resuming the game: the declared control {:?} cannot be read \
                              ({e}); declare it again with `chessclockctl set`",
-                            r.declared.unwrap_or_default()
+                            r.fold.declared.unwrap_or_default()
                         )),
                         None => {}
                     }
                     // A journal cut at a damaged tail may have lost a press and the lever
                     // notes after it: what it says of the lever is then not known.
-                    lever_in_step = r.lever_in_step.filter(|_| persist.damage().is_empty());
+                    lever_in_step = r.fold.lever_in_step.filter(|_| persist.damage().is_empty());
                     notices.extend(
                         r.problems
                             .iter()

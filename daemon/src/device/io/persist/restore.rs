@@ -37,39 +37,27 @@ pub(crate) enum Replayed {
     Observed(Press),
 }
 
-/// A game rebuilt from the journal.
+/// A game rebuilt from the journal: the fold of its records ([`Replay`], read through
+/// `Deref`), brought up to now.
 #[derive(Debug)]
 pub(crate) struct Restored {
-    pub engine: Engine,
+    /// The journal's records folded over the game's start; its engine has seen the time up
+    /// to `now_ms`, and its replay ends with the events of that time.
+    pub fold: Replay,
     /// Engine time now (including the gap since the last record).
     pub now_ms: u64,
-    /// The engine's events and the board's steps of the replay, with engine and wall time,
-    /// in journal order: the game's record and the board's game are rebuilt from them.
-    pub replayed: Vec<(u64, u64, Replayed)>,
-    /// Which half was White's when the journal last said so (`SetWhiteSide`).
-    pub white_side: Option<BoardSide>,
-    /// The serial number of the board the game was last played on, if the journal said.
-    pub board_serial: Option<String>,
-    /// Driven or observed, as the journal last said.
-    pub mode: Option<Mode>,
-    /// The control the operator declared for an observed clock (canonical notation), as the
-    /// journal last said.
-    pub declared: Option<String>,
-    /// Whether the lever was in step with the running player when the journal last said,
-    /// if nothing changed since: `None` when it did not say, or when an input that may
-    /// change whose clock runs (a press, a start, a resume: [`lever_noted_after`]) or White's
-    /// half came after it. The session notes the lever right after every such input, so an
-    /// input without its note is a journal cut between the two (or a journal of a version
-    /// that noted only changes): not known.
-    pub lever_in_step: Option<bool>,
-    /// Entries the engine refused on replay (kept aside by the caller, never dropped
-    /// silently).
-    pub rejected: Vec<Entry>,
     /// What could not be restored exactly, in words.
     pub problems: Vec<String>,
-    /// The game's start and the records since, as the journal writer keeps them.
+    /// The game's start, as the journal writer keeps it (the records are the fold's).
     pub(crate) start: Entry,
-    pub(crate) records: Vec<Entry>,
+}
+
+impl std::ops::Deref for Restored {
+    type Target = Replay;
+
+    fn deref(&self) -> &Replay {
+        &self.fold
+    }
 }
 
 /// Rebuild the game from `entries` (the snapshot's, then the journal's, in order). The game
@@ -110,7 +98,7 @@ pub(crate) fn restore(
     let Journaled::Start(game) = &start.rec else {
         return None;
     };
-    let fold = match replay(&game.control, &rest) {
+    let mut fold = match replay(&game.control, &rest) {
         Ok(fold) => fold,
         Err(e) => {
             problems.push(format!(
@@ -119,47 +107,27 @@ pub(crate) fn restore(
             return None;
         }
     };
-    let Replay {
-        mut engine,
-        mut replayed,
-        white_side,
-        lever_in_step,
-        board_serial,
-        mode,
-        declared,
-        rejected,
-        records,
-        refused,
-        observed: _,
-    } = fold;
-    problems.extend(refused);
-    if rejected.len() > 1 {
+    problems.extend(fold.refused.take());
+    if fold.rejected.len() > 1 {
         problems.push(format!(
             "{} journaled inputs in all could not be replayed",
-            rejected.len()
+            fold.rejected.len()
         ));
     }
     let last = rest.last().unwrap_or(&start);
     let (last_t, _) = last.rec.times();
     let gap = gap_ms(last, now, &mut problems);
     let now_ms = last_t.saturating_add(gap);
-    engine.handle_timeout(Time::from_ms(now_ms));
-    while let Some(ev) = engine.poll_event() {
-        replayed.push((now_ms, now.wall_ms, Replayed::Engine(ev)));
+    fold.engine.handle_timeout(Time::from_ms(now_ms));
+    while let Some(ev) = fold.engine.poll_event() {
+        fold.replayed
+            .push((now_ms, now.wall_ms, Replayed::Engine(ev)));
     }
     Some(Restored {
-        engine,
+        fold,
         now_ms,
-        replayed,
-        white_side,
-        board_serial,
-        mode,
-        declared,
-        lever_in_step,
-        rejected,
         problems,
         start,
-        records,
     })
 }
 

@@ -259,20 +259,20 @@ impl Run {
         self.restarts += 1;
         // The journal writer goes on with what the restore kept.
         self.start = r.start.clone();
-        self.records = r.records.clone();
+        self.records = r.fold.records.clone();
         let offset = r.now_ms - self.rig.now;
         self.rig.plugged = false;
         let mut session = Session::new(
             config(),
             DriverConfig::default(),
-            r.engine,
+            r.fold.engine,
             offset,
-            r.board_serial,
+            r.fold.board_serial,
         );
-        if r.lever_in_step == Some(true) {
+        if r.fold.lever_in_step == Some(true) {
             session.resume_lever_in_step();
         }
-        replay(&mut session, r.replayed);
+        replay(&mut session, r.fold.replayed);
         assert_eq!(
             session.pgn(self.rig.at()),
             before,
