@@ -3,10 +3,10 @@
 //! to back, signal fan-out) delays reading a board (issue 11 item 2).
 //!
 //! Owns that thread's lifetime and its precedence: the daemon's other threads lower their
-//! own priority below it ([`defer_to_devices`]). Actors are started on it by running `device::spawn` on
-//! its handle (their port is registered with its reactor, their timers with its clock); they
-//! talk to the bus side through channels, which work across runtimes. It must not run bus or
-//! supervisor work.
+//! own priority below it ([`defer_to_devices`]). Actors are started on it by running
+//! `device::spawn` on its handle (their port is registered with its reactor, their timers
+//! with its clock); they talk to the bus side through channels, which work across runtimes.
+//! It must not run bus or supervisor work.
 
 use std::future::Future;
 
