@@ -117,10 +117,6 @@ pub(crate) enum SessionOutput {
     NewGame,
     /// The game's record is due ([`record`]): write it, folded from the journal so far.
     RecordDue(Box<RecordDue>),
-    /// The time control of the game under way changed (canonical notation).
-    Reconfigured { time_control: String },
-    /// The clock was renamed from `old` (the session's name is the new one).
-    Renamed { old: String },
     /// The board stopped answering: close the port, then call [`Session::disconnect`].
     LinkDead,
 }

@@ -148,9 +148,7 @@ impl Session {
         // A reconfiguration, or a ruling that put a delay on the clock.
         let time_control = notation::canonical(self.engine.control());
         if time_control != self.published.state.time_control {
-            self.published.state.time_control.clone_from(&time_control);
-            self.outputs
-                .push_back(SessionOutput::Reconfigured { time_control });
+            self.published.state.time_control = time_control;
         }
         Ok(Reply::Done)
     }
@@ -248,7 +246,8 @@ impl Session {
 
     /// Call the clock `name` from now on (noted in the journal). The journal is not named
     /// after the clock (a tty's follows its port, `device::identity`), so it goes on as it
-    /// is; the record and the live file follow the name ([`SessionOutput::Renamed`]).
+    /// is; the record takes the new name when it is written, and the live file is the board's,
+    /// not the name's: it stays where it is.
     fn rename(&mut self, now: Instant, name: String) -> Result<Reply, DeviceError> {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(DeviceError::Invalid(format!(
@@ -268,12 +267,11 @@ impl Session {
         self.note(
             now,
             Note::Renamed {
-                old: old.clone(),
+                old,
                 new: self.published.state.name.clone(),
             },
             true,
         );
-        self.outputs.push_back(SessionOutput::Renamed { old });
         self.published.changed = true;
         Ok(Reply::Done)
     }

@@ -49,15 +49,11 @@ impl<P: BoardIo> Actor<P> {
                 SessionOutput::NewGame => self.started_new_game(now),
                 SessionOutput::RecordDue(due) => self.write_record(*due),
                 SessionOutput::LinkDead => self.lost(now, "the board stopped answering"),
-                // Journaled above; in the published notices already (the session logged
-                // it); the record folds the control and takes the name when it is written;
-                // the live file is the board's, not the name's: it stays.
+                // Journaled above; in the published notices already (the session logged it).
                 SessionOutput::Input { .. }
                 | SessionOutput::Board { .. }
                 | SessionOutput::Note { .. }
-                | SessionOutput::Notice(_)
-                | SessionOutput::Reconfigured { .. }
-                | SessionOutput::Renamed { .. } => {}
+                | SessionOutput::Notice(_) => {}
             }
         }
     }
