@@ -67,9 +67,11 @@ impl ClockIface {
         self.handle.borrow_state()
     }
 
-    /// `state`'s snapshot as the `Snapshot` property's value (cached for the reads after).
-    pub(crate) fn snapshot_variant(&self, state: &ClockState) -> zbus::Variant<'static> {
-        zbus::Variant::from(self.snapshot.get(state).to_map())
+    /// `state`'s snapshot as the value its `PropertiesChanged` carries: built for the signal
+    /// and moved into it (a client follows the signal and does not read the property back,
+    /// so the cache is filled by a read, not here).
+    pub(crate) fn snapshot_variant(state: &ClockState) -> zbus::Variant<'static> {
+        zbus::Variant::from(snapshot_dict(state))
     }
 
     /// The snapshot computed now, as `a{sv}` (the `LiveSnapshot` property).

@@ -1,6 +1,7 @@
 //! A clock's snapshot as its `a{sv}` dictionary: built straight from the typed snapshot
-//! (no JSON in between), and for the published state once per state, shared by its
-//! `PropertiesChanged` signal and every read until the state changes.
+//! (no JSON in between), and for reads of the published state once per state, shared by
+//! every read until the state changes (its `PropertiesChanged` builds its own and moves it
+//! into the signal).
 //!
 //! Owns the cache and the dictionary's D-Bus type; the mapping itself is
 //! `chessclock_api::to_variant`'s. No game logic.
@@ -24,13 +25,6 @@ pub(crate) fn dict_of(snapshot: &Snapshot, as_of_us: u64) -> BTreeMap<String, Ow
 /// A built dictionary, shared: a read copies a pointer, not the dictionary.
 #[derive(Debug, Clone)]
 pub(crate) struct SnapshotDict(Arc<BTreeMap<String, OwnedVariant>>);
-
-impl SnapshotDict {
-    /// The dictionary itself (a copy), for a signal that carries it with other values.
-    pub(crate) fn to_map(&self) -> BTreeMap<String, OwnedVariant> {
-        (*self.0).clone()
-    }
-}
 
 impl zbus::Type for SnapshotDict {
     const SIGNATURE: &'static zbus::Signature =

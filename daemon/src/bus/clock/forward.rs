@@ -21,7 +21,7 @@ pub async fn forward(iface: InterfaceRef<ClockServed>, handle: DeviceHandle, ini
     let mut last = initial;
     let now = state_rx.borrow_and_update().clone();
     if now != last {
-        if let Err(e) = emit_changes(&iface, &last, &now).await {
+        if let Err(e) = published::emit_changes(iface.signal_emitter(), &last, &now).await {
             tracing::warn!("could not emit PropertiesChanged: {e}");
         }
         last = now;
@@ -33,7 +33,7 @@ pub async fn forward(iface: InterfaceRef<ClockServed>, handle: DeviceHandle, ini
                     break;
                 }
                 let now = state_rx.borrow_and_update().clone();
-                if let Err(e) = emit_changes(&iface, &last, &now).await {
+                if let Err(e) = published::emit_changes(iface.signal_emitter(), &last, &now).await {
                     tracing::warn!("could not emit PropertiesChanged: {e}");
                 }
                 last = now;
@@ -51,15 +51,6 @@ pub async fn forward(iface: InterfaceRef<ClockServed>, handle: DeviceHandle, ini
             },
         }
     }
-}
-
-async fn emit_changes(
-    iface: &InterfaceRef<ClockServed>,
-    old: &ClockState,
-    new: &ClockState,
-) -> zbus::Result<()> {
-    let served = iface.get().await;
-    published::emit_changes(&served, iface.signal_emitter(), old, new).await
 }
 
 async fn emit_event(e: &SignalEmitter<'_>, ev: &ClockEvent) -> zbus::Result<()> {

@@ -35,11 +35,9 @@ impl ClockIface {
 }
 
 /// One `PropertiesChanged` for everything a state change changed: the published fields that
-/// differ between `old` and `new`, and `Snapshot` when the snapshot or its instant did (its
-/// dictionary from the interface's cache, which the next read of it shares). Nothing when
-/// neither did.
+/// differ between `old` and `new`, and `Snapshot` when the snapshot or its instant did.
+/// Nothing when neither did.
 pub(crate) async fn emit_changes(
-    served: &ClockServed,
     emitter: &SignalEmitter<'_>,
     old: &ClockState,
     new: &ClockState,
@@ -52,7 +50,7 @@ pub(crate) async fn emit_changes(
         .filter_map(|p| Some((p.name, Variant::from(new.clock.property(p.name)?))))
         .collect();
     if old.snapshot != new.snapshot || old.as_of_us != new.as_of_us {
-        changed.insert("Snapshot", served.0.snapshot_variant(new));
+        changed.insert("Snapshot", ClockIface::snapshot_variant(new));
     }
     if changed.is_empty() {
         return Ok(());
