@@ -158,10 +158,30 @@ impl Session {
         Ok(())
     }
 
+    /// Rebuild the board's game from the journal's steps (engine time, step), in order; then
+    /// the board's game is journaled from here on. A step that does not fit stops the
+    /// rebuild there, and the operator is told: the game stays as far as it was rebuilt, and
+    /// the pieces are reconciled with that.
+    pub(crate) fn resume_board(&mut self, steps: Vec<(u64, chessclock_game::Step)>) {
+        for (t_ms, step) in steps {
+            if let Err(e) = self.replay_step(t_ms, &step) {
+                self.add_notice(format!(
+                    "on resuming the game: the board's game could not be rebuilt past ply {} \
+                     ({e}); the pieces are read against that position: fix the game with \
+                     `chessclockctl move {} ...` or `chessclockctl position`",
+                    self.board_plies(),
+                    self.clock()
+                ));
+                break;
+            }
+        }
+        self.board_resumed();
+    }
+
     /// The journal's steps are replayed (or there were none): from now on every change of
     /// the board's game is journaled, and a rebuilt game is reconciled with the pieces at
     /// the first board dump. The rebuilt position is judged as any change of the game is.
-    pub(crate) fn board_resumed(&mut self) {
+    fn board_resumed(&mut self) {
         self.board.game.set_journaling(true);
         if !self.board_game_is_empty() {
             self.board.reconciling = true;

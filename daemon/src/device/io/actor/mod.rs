@@ -25,8 +25,6 @@ mod start;
 #[cfg(test)]
 mod tests;
 
-#[cfg(test)]
-pub(crate) use start::replay;
 pub(crate) use start::spawn;
 
 use tokio::io::AsyncReadExt;

@@ -9,20 +9,19 @@
 
 use std::path::PathBuf;
 
-use chessclock_game::GameLog;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::Actor;
 use crate::device::client::DeviceHandle;
-use crate::device::io::persist::{self, GameStart, Persist, Replayed};
+use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
 use crate::device::io::transport::Transport;
 use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, SpawnError};
-use crate::device::session::{Session, SessionConfig, clock_event};
+use crate::device::session::{Session, SessionConfig};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
@@ -74,7 +73,9 @@ fn resume(
     sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
     let mut offset_ms = 0;
-    let mut replayed = Vec::new();
+    let mut resumed = false;
+    let mut steps = Vec::new();
+    let mut started_wall_ms = None;
     let mut notices = Vec::new();
     let mut board_serial = None;
     let mut lever_in_step = None;
@@ -97,9 +98,11 @@ fn resume(
             match restored {
                 Some(r) => {
                     tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+                    resumed = !r.fold.replayed.is_empty();
+                    steps = r.fold.board_steps();
+                    started_wall_ms = r.fold.started_wall_ms();
                     engine = r.fold.engine;
                     offset_ms = r.now_ms;
-                    replayed = r.fold.replayed;
                     if let Some(side) = r.fold.white_side {
                         options.white_side = side;
                     }
@@ -139,7 +142,9 @@ fn resume(
         engine,
         offset_ms,
         persist,
-        replayed,
+        resumed,
+        steps,
+        started_wall_ms,
         declared,
         notices,
         board_serial,
@@ -153,9 +158,13 @@ pub(super) struct Game {
     /// Engine time at the actor's start.
     pub(super) offset_ms: u64,
     pub(super) persist: Option<Persist>,
-    /// The journal's replay, in order: the engine's events (when the game started) and the
-    /// board's steps (for the board's game).
-    pub(super) replayed: Vec<(u64, u64, Replayed)>,
+    /// A game came back from the journal with something to replay (its live file is
+    /// written again at once).
+    pub(super) resumed: bool,
+    /// The board's steps of the journal, with their engine time, in order.
+    pub(super) steps: Vec<(u64, chessclock_game::Step)>,
+    /// When the journaled game's clock started (wall time), if it did.
+    pub(super) started_wall_ms: Option<u64>,
     /// The control the operator declared for the observed clock, as the journal said.
     pub(super) declared: Option<crate::engine::params::TimeControl>,
     /// What the operator should know about the resumed game (problems of the restore).
@@ -164,42 +173,6 @@ pub(super) struct Game {
     pub(super) board_serial: Option<String>,
     /// Whether the journal last said the lever was in step.
     pub(super) lever_in_step: Option<bool>,
-}
-
-/// Fold the journal's replay over the session's board game, in journal order; then the
-/// board's game is journaled from here on. A step that does not fit stops the board's
-/// replay there, and the operator is told: the game stays as far as it was rebuilt, and the
-/// pieces are reconciled with that. Returns the wall time the game's clock started at, if
-/// it did (the engine's events say; the game's record is the journal's).
-pub(crate) fn replay(session: &mut Session, replayed: Vec<(u64, u64, Replayed)>) -> Option<u64> {
-    let mut broken = None;
-    let mut started = None;
-    for (t_ms, wall_ms, item) in replayed {
-        match item {
-            Replayed::Engine(ev) => {
-                if started.is_none() && clock_event(ev).is_some_and(|ev| GameLog::starts(&ev)) {
-                    started = Some(wall_ms);
-                }
-            }
-            Replayed::Board(step) if broken.is_none() => {
-                if let Err(e) = session.replay_step(t_ms, &step) {
-                    broken = Some(format!(
-                        "on resuming the game: the board's game could not be rebuilt past ply \
-                         {} ({e}); the pieces are read against that position: fix the game \
-                         with `chessclockctl move {} ...` or `chessclockctl position`",
-                        session.board_plies(),
-                        session.clock()
-                    ));
-                }
-            }
-            Replayed::Board(_) | Replayed::Note(_) | Replayed::Observed(_) => {}
-        }
-    }
-    if let Some(notice) = broken {
-        session.add_notice(notice);
-    }
-    session.board_resumed();
-    started
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -258,14 +231,14 @@ pub(super) fn launch<P: BoardIo>(
     }
     // A game resumed from the journal is written to the live feed again at once (after a
     // reboot the feed's tmpfs is empty; the board's dump may change nothing).
-    let resumed = !game.replayed.is_empty();
-    let started_wall_ms = replay(&mut session, game.replayed).filter(|_| game.persist.is_some());
+    let resumed = game.resumed;
+    session.resume_board(game.steps);
     if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
         tracing::warn!(clock = index, "default tags not taken: {e}");
     }
     let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
     session.set_place(round, board);
-    if let Some(started_wall_ms) = started_wall_ms {
+    if let Some(started_wall_ms) = game.started_wall_ms.filter(|_| game.persist.is_some()) {
         session.resume_record(started_wall_ms);
     }
     // The configured information is shown from the start; the live file waits for a move.

@@ -35,9 +35,9 @@ pub(crate) use writer::Journals;
 use crate::device::session::SessionOutput;
 use crate::device::session::note::Note;
 pub(crate) use record::Archive;
+pub(crate) use restore::Restored;
 #[cfg(test)]
 pub(crate) use restore::restore;
-pub(crate) use restore::{Replayed, Restored};
 #[cfg(test)]
 pub(crate) use stamp::Now;
 pub(crate) use stamp::wall_ms;

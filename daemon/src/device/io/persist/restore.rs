@@ -11,10 +11,12 @@
 use super::stamp::Now;
 use super::{Entry, GameStart, Journaled, Note};
 use crate::device::link::display::BoardSide;
+use crate::device::session::clock_event;
 use crate::device::session::note::lever_noted_after;
 use crate::device::session::observe::Mode;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Event, Press, Side, Time};
+use chessclock_game::GameLog;
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was
 /// set (stepped) in between.
@@ -275,6 +277,30 @@ impl Replay {
     }
 
     /// The engine's events so far, at `t_ms`.
+    /// The wall time the game's clock started at, if it did (its first starting event).
+    pub(crate) fn started_wall_ms(&self) -> Option<u64> {
+        self.replayed
+            .iter()
+            .find_map(|(_, wall_ms, item)| match item {
+                Replayed::Engine(ev) => clock_event(ev.clone())
+                    .is_some_and(|ev| GameLog::starts(&ev))
+                    .then_some(*wall_ms),
+                _ => None,
+            })
+    }
+
+    /// The board's steps with their engine time, in journal order (the session folds them
+    /// over its board game).
+    pub(crate) fn board_steps(&self) -> Vec<(u64, chessclock_game::Step)> {
+        self.replayed
+            .iter()
+            .filter_map(|(t_ms, _, item)| match item {
+                Replayed::Board(step) => Some((*t_ms, step.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn drain(&mut self, t_ms: u64, wall_ms: u64) {
         while let Some(ev) = self.engine.poll_event() {
             self.replayed.push((t_ms, wall_ms, Replayed::Engine(ev)));

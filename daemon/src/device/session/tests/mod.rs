@@ -117,7 +117,7 @@ impl Rig {
             journal_serial,
         );
         session.connect_first(Instant::ZERO);
-        session.board_resumed();
+        session.resume_board(Vec::new());
         Rig {
             session,
             emu: Emulator::new(emu),

@@ -66,10 +66,11 @@ fn restart(rig: &mut Rig, while_down: impl FnOnce(&mut Rig)) -> String {
     // The game as the dead daemon left it, clocks at the restart's instant.
     let before = rig.session.pgn(rig.at());
     let mut session = Session::new(config(), DriverConfig::default(), engine, offset, None);
-    for (t_ms, step) in &journal {
-        session.replay_step(*t_ms, step).expect("every step fits");
-    }
-    session.board_resumed();
+    session.resume_board(journal);
+    assert!(
+        session.published(rig.at()).notices.is_empty(),
+        "every step fits"
+    );
     let rebuilt = session.pgn(rig.at());
     rig.session = session;
     rig.events.clear();
@@ -169,5 +170,43 @@ fn a_flag_right_after_a_position_with_a_lone_king_is_a_draw() {
         snap.reason,
         Some(ResultReason::InsufficientMaterial),
         "{snap:?}"
+    );
+}
+
+#[test]
+fn a_journaled_step_that_does_not_fit_stops_the_rebuild_there_and_says_so() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    opening(&mut rig);
+    let mut journal = steps(&rig);
+    // The journal's first move, made at the end again: no longer legal there.
+    let (first_t, first_move) = journal
+        .iter()
+        .find(|(_, s)| matches!(s, Step::Move { .. }))
+        .cloned()
+        .expect("a move");
+    journal.push((first_t, first_move));
+    // A move after it is not taken either: the rebuild stopped.
+    journal.push((
+        first_t,
+        Step::Move {
+            uci: "f1c4".into(),
+            corrects: false,
+            clock_ms: None,
+            elapsed_ms: None,
+            from_press: false,
+        },
+    ));
+    let engine = rig.session.engine().clone();
+    let offset = rig.session.time_at(rig.at()).as_ms() - rig.now;
+    let mut session = Session::new(config(), DriverConfig::default(), engine, offset, None);
+    session.resume_board(journal);
+    let live = session.published(rig.at());
+    assert_eq!(live.moves_san, ["e4", "e5", "Nf3", "Nc6"]);
+    assert_eq!(live.notices.len(), 1, "{:?}", live.notices);
+    assert!(
+        live.notices[0].contains("could not be rebuilt past ply 4")
+            && live.notices[0].contains(&format!("chessclockctl move {} ", session.clock())),
+        "{}",
+        live.notices[0]
     );
 }

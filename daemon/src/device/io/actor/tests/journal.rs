@@ -13,7 +13,6 @@ use chessclock_protocol::board::{Board, Piece, Square};
 use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove};
 use proptest::prelude::*;
 
-use crate::device::io::actor::replay;
 use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, restore};
 use crate::device::link::driver::{DriverConfig, Instant};
 use crate::device::session::interface::Request;
@@ -261,6 +260,7 @@ impl Run {
         self.start = r.start.clone();
         self.records = r.fold.records.clone();
         let offset = r.now_ms - self.rig.now;
+        let steps = r.fold.board_steps();
         self.rig.plugged = false;
         let mut session = Session::new(
             config(),
@@ -272,7 +272,7 @@ impl Run {
         if r.fold.lever_in_step == Some(true) {
             session.resume_lever_in_step();
         }
-        replay(&mut session, r.fold.replayed);
+        session.resume_board(steps);
         assert_eq!(
             session.pgn(self.rig.at()),
             before,
