@@ -187,10 +187,7 @@ impl Session {
             cfg,
             driver,
             engine,
-            time: Timeline {
-                offset_ms,
-                now: Instant::ZERO,
-            },
+            time: Timeline::starting_at(offset_ms),
             observed: Observed::default(),
             board: BoardPart {
                 stale: true,
@@ -220,21 +217,19 @@ impl Session {
 
     /// Engine time at `at`.
     pub(crate) fn time_at(&self, at: Instant) -> Time {
-        Time::from_ms(at.as_ms().saturating_add(self.time.offset_ms))
+        self.time.engine_time(at)
     }
 
     /// The instant of engine time `t`.
     fn instant_of(&self, t: Time) -> Instant {
-        Instant::from_epoch(Duration::from_millis(
-            t.as_ms().saturating_sub(self.time.offset_ms),
-        ))
+        self.time.instant_of(t)
     }
 
     // ---- the sans-IO interface -----------------------------------------------------------
 
     /// Bytes read from the board at `now`.
     pub(crate) fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
-        self.time.now = now;
+        self.time.advance(now);
         self.driver.handle_input(now, bytes);
         self.drain_driver(now);
         self.finish(now);
@@ -243,7 +238,7 @@ impl Session {
     /// Time passed (or something else happened): act on everything due by `now`, then
     /// decide what the clock must show. Call it after every wake-up, last.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        self.time.now = now;
+        self.time.advance(now);
         let t = self.time_at(now);
         self.engine.handle_timeout(t);
         self.drain_engine(now);
@@ -278,7 +273,7 @@ impl Session {
             .clock_usable()
             .then(|| {
                 self.engine
-                    .display(self.time_at(self.time.now))
+                    .display(self.time_at(self.time.now()))
                     .next_refresh
             })
             .flatten()
@@ -301,7 +296,7 @@ impl Session {
         self.outputs.pop_front().or_else(|| {
             self.record
                 .take_ended()
-                .then(|| self.record_due(self.time.now, false))
+                .then(|| self.record_due(self.time.now(), false))
         })
     }
 
@@ -314,7 +309,7 @@ impl Session {
 
     /// The port is open (first time or again) at `now`.
     pub(crate) fn connect(&mut self, now: Instant) {
-        self.time.now = now;
+        self.time.advance(now);
         self.driver.connect(now);
         self.lever.unchecked = true;
         self.published.state.connected = true;
@@ -324,7 +319,7 @@ impl Session {
 
     /// The port is open at the start (nothing to note).
     pub(crate) fn connect_first(&mut self, now: Instant) {
-        self.time.now = now;
+        self.time.advance(now);
         self.driver.connect(now);
         self.lever.unchecked = true;
         self.published.state.connected = true;
@@ -332,7 +327,7 @@ impl Session {
 
     /// The port is gone: `why`, noted in the journal and the record.
     pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
-        self.time.now = now;
+        self.time.advance(now);
         self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
         self.published.state.connected = false;
@@ -391,7 +386,7 @@ impl Session {
 
     /// Bring the engine up to `now` (before a request: a flag due by now falls first).
     pub(crate) fn advance(&mut self, now: Instant) {
-        self.time.now = now;
+        self.time.advance(now);
         self.engine.handle_timeout(self.time_at(now));
     }
 
@@ -417,7 +412,7 @@ impl Session {
     /// longer news. The journal starts anew ([`SessionOutput::NewGame`]) and must still say
     /// which half is White's, and on which board.
     fn new_game(&mut self, now: Instant, engine: Engine) {
-        self.time.now = now;
+        self.time.advance(now);
         let replaced = self.under_way(now).then(|| self.record_due(now, true));
         self.engine = engine;
         self.observed.reset();

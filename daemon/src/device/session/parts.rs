@@ -15,15 +15,48 @@ use super::DeviceInfo;
 use super::announce::Announcement;
 use crate::device::link::driver::Instant;
 use crate::device::session::interface::{ClockEvent, ClockState};
-use crate::engine::{BoardClaim, Side};
+use crate::engine::{BoardClaim, Side, Time};
 
 /// The session's time line: engine time is the driver's instant plus `offset_ms`.
+/// Invariant: `now` is the latest instant passed in, and never goes back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Timeline {
     /// Engine time at the driver's epoch (non-zero for a game resumed from the journal).
-    pub(crate) offset_ms: u64,
-    /// The latest `now` passed in; never goes back.
-    pub(crate) now: Instant,
+    offset_ms: u64,
+    /// The latest `now` passed in.
+    now: Instant,
+}
+
+impl Timeline {
+    /// A time line whose driver epoch is engine time `offset_ms`.
+    pub(crate) fn starting_at(offset_ms: u64) -> Timeline {
+        Timeline {
+            offset_ms,
+            now: Instant::ZERO,
+        }
+    }
+
+    /// A wake-up at `now`; an earlier instant than one passed before changes nothing.
+    pub(crate) fn advance(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+    }
+
+    /// The latest instant passed in.
+    pub(crate) fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Engine time at `at`.
+    pub(crate) fn engine_time(&self, at: Instant) -> Time {
+        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+    }
+
+    /// The instant of engine time `t` (the driver's epoch for a time before it).
+    pub(crate) fn instant_of(&self, t: Time) -> Instant {
+        Instant::from_epoch(std::time::Duration::from_millis(
+            t.as_ms().saturating_sub(self.offset_ms),
+        ))
+    }
 }
 
 /// The game read from the board's pieces and what is derived from it for the published

@@ -185,7 +185,7 @@ impl Session {
         self.board.game.set_journaling(true);
         if !self.board_game_is_empty() {
             self.board.reconciling = true;
-            self.judge_board(self.time.now);
+            self.judge_board(self.time.now());
         }
     }
 
@@ -355,7 +355,7 @@ impl Session {
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board.game.set_info(tags).map_err(|e| e.to_string())?;
-        self.say_steps(self.time_at(self.time.now));
+        self.say_steps(self.time_at(self.time.now()));
         self.board.changed();
         self.published.changed = true;
         Ok(())

@@ -66,7 +66,7 @@ impl Session {
     /// The clock is detached at `now`: a game under way is noted so and its record is due
     /// as it stands.
     pub(crate) fn detach(&mut self, now: Instant) {
-        self.time.now = now;
+        self.time.advance(now);
         if !self.under_way(now) {
             return;
         }

@@ -1,13 +1,38 @@
 //! Each part on its own: how a report's lever is judged, once per first report, and when its
 //! agreement is journaled; the board's game marking its PGN and its view; the display's
-//! queue and its push; a notice published; the game record's start, round and due result.
+//! queue and its push; a notice published; the game record's start, round and due result;
+//! the time line.
 
-use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published};
+use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published, Timeline};
+use crate::device::link::driver::Instant;
 use crate::device::session::announce::Announcement;
 use crate::device::session::interface::ClockEvent;
 use crate::device::session::tests;
 use crate::engine::Side::{Black, White};
-use crate::engine::{GameResult, ResultReason, Status, StatusCause};
+use crate::engine::{GameResult, ResultReason, Status, StatusCause, Time};
+
+#[test]
+fn the_time_line_maps_both_ways_and_its_now_never_goes_back() {
+    let mut time = Timeline::starting_at(90_000);
+    assert_eq!(
+        time.engine_time(Instant::from_ms(500)),
+        Time::from_ms(90_500)
+    );
+    assert_eq!(
+        time.instant_of(Time::from_ms(90_500)),
+        Instant::from_ms(500)
+    );
+    assert_eq!(
+        time.instant_of(Time::from_ms(1_000)),
+        Instant::ZERO,
+        "before the epoch"
+    );
+    time.advance(Instant::from_ms(2_000));
+    time.advance(Instant::from_ms(1_500));
+    assert_eq!(time.now(), Instant::from_ms(2_000), "an earlier wake-up");
+    time.advance(Instant::from_ms(2_500));
+    assert_eq!(time.now(), Instant::from_ms(2_500));
+}
 
 #[test]
 fn a_lever_in_step_stays_so_and_out_of_step_after_the_first_report_says_nothing() {
