@@ -187,7 +187,7 @@ impl Dir {
             digits.parse().unwrap_or(u64::MAX)
         };
         let mut games: Vec<(&String, &String)> = self.games.iter().collect();
-        games.sort_by_key(|(name, _)| (number(name), *name));
+        games.sort_by_cached_key(|(name, _)| (number(name), *name));
         let mut all = String::new();
         for (_, text) in games {
             all.push_str(text.trim_end());
