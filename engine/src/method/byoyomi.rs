@@ -2,7 +2,7 @@
 //! period restarts it, running one out uses the next.
 
 use super::overtime::Overtime;
-use super::{Apply, Boundary, Method, Unflag, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, Unflag, not_in_method};
 use crate::params::MAX_COUNT;
 use crate::snapshot::MethodDetail;
 use crate::types::{AdjustField, FlagReason, InputError, Phase};
@@ -97,12 +97,7 @@ impl Method for Byoyomi {
         s.count = s.count.min(1);
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         let s = &mut self.sides[i];
         match field {
             AdjustField::PeriodsLeft => {

@@ -2,7 +2,7 @@
 //! (moves) must be played; a new period starts when they are.
 
 use super::overtime::Overtime;
-use super::{Apply, Boundary, Method, Unflag, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, Unflag, not_in_method};
 use crate::params::MAX_COUNT;
 use crate::snapshot::MethodDetail;
 use crate::types::{AdjustField, FlagReason, InputError, Phase};
@@ -85,12 +85,7 @@ impl Method for Canadian {
         s.period_rem = 0;
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         let s = &mut self.sides[i];
         match field {
             AdjustField::StonesLeft => {

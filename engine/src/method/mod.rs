@@ -50,6 +50,9 @@ pub(crate) enum Unflag {
 /// Applies an adjustment to a current value under a limit (the core's `set`/`add` rule).
 pub(crate) type Apply<'a> = &'a dyn Fn(u64, u64) -> Result<u64, InputError>;
 
+/// What an arbiter adjustment of one field did: its effect on a flag, or the refusal.
+pub(crate) type Adjusted = Result<Unflag, InputError>;
+
 /// One timing method: its parameters and both sides' state. Sides are indexed 0 (White) and
 /// 1 (Black); `i` is the side the call is about.
 pub(crate) trait Method {
@@ -95,12 +98,7 @@ pub(crate) trait Method {
     /// An arbiter correction of side `i`'s move counter to `moves`.
     fn set_moves(&mut self, _i: usize, _moves: u32) {}
     /// An arbiter change of one of side `i`'s fields.
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError>;
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted;
     /// Side `i`'s real remaining time, to carry into another method (not the displayed
     /// value: no Bronstein `+d`, no byo-yomi total).
     fn remaining(&self, i: usize) -> u64;
@@ -172,12 +170,7 @@ impl Method for Timing {
     fn set_moves(&mut self, i: usize, moves: u32) {
         each!(self, t => t.set_moves(i, moves))
     }
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         each!(self, t => t.adjust(i, field, apply))
     }
     fn remaining(&self, i: usize) -> u64 {
@@ -313,7 +306,7 @@ pub(crate) fn not_in_method(field: AdjustField) -> InputError {
 }
 
 /// Set or add to a plain millisecond field under the duration limit.
-pub(crate) fn adjust_ms(slot: &mut u64, apply: Apply<'_>) -> Result<Unflag, InputError> {
+pub(crate) fn adjust_ms(slot: &mut u64, apply: Apply<'_>) -> Adjusted {
     *slot = apply(*slot, crate::params::MAX_DURATION_MS)?;
     Ok(Unflag::IfPositive(*slot))
 }

@@ -5,8 +5,8 @@
 //! carrying it across a reconfiguration); what a press or a spent period means stays in each
 //! method.
 
-use super::{Apply, Unflag, adjust_ms};
-use crate::types::{AdjustField, InputError};
+use super::{Adjusted, Apply, adjust_ms};
+use crate::types::AdjustField;
 
 /// Main time, then periods of a fixed length with a count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,11 +67,7 @@ impl Overtime {
     }
 
     /// The time adjustments both methods take (`main_ms`, `period_ms`); `None` for others.
-    pub(crate) fn adjust_time(
-        &mut self,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Option<Result<Unflag, InputError>> {
+    pub(crate) fn adjust_time(&mut self, field: AdjustField, apply: Apply<'_>) -> Option<Adjusted> {
         match field {
             AdjustField::MainMs => Some(adjust_ms(&mut self.main, apply)),
             AdjustField::PeriodMs => Some(adjust_ms(&mut self.period_rem, apply)),

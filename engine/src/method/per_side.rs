@@ -3,9 +3,9 @@
 //! side's state only. Only methods whose sides do not interact can be mixed (not hourglass,
 //! phased swing, double flag or count-up: `rules` refuses them).
 
-use super::{Apply, Boundary, Method, Timing, Unflag};
+use super::{Adjusted, Apply, Boundary, Method, Timing};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, InputError, Phase};
+use crate::types::{AdjustField, Phase};
 
 /// White's method and Black's; side `i` is always asked of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,12 +53,7 @@ impl Method for PerSide {
     fn set_moves(&mut self, i: usize, moves: u32) {
         self.sides[i].set_moves(i, moves);
     }
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         self.sides[i].adjust(i, field, apply)
     }
     fn remaining(&self, i: usize) -> u64 {
