@@ -91,6 +91,18 @@ impl Hand {
         self.pull();
     }
 
+    /// The board sends a full dump of the start position.
+    pub fn dump_start(&mut self) {
+        self.dump(raw_fields(&Board::default(), self.orientation));
+    }
+
+    /// Slide the pieces `from` → `to`, one pair after the other.
+    pub fn play(&mut self, slides: &[(&str, &str)]) {
+        for (from, to) in slides {
+            self.slide(from, to);
+        }
+    }
+
     pub fn wait(&mut self, ms: u64) {
         self.now += ms;
         self.tracker.handle_timeout(self.now);
