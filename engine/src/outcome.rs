@@ -151,11 +151,7 @@ impl FlagReason {
     }
 }
 
-impl std::fmt::Display for FlagReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(FlagReason);
 
 /// Why the game has its result, or why both flags fell (spec §1.1 `reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -217,11 +213,7 @@ impl ResultReason {
     }
 }
 
-impl std::fmt::Display for ResultReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(ResultReason);
 
 impl Serialize for ResultReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -270,11 +262,7 @@ impl Serialize for StatusCause {
     }
 }
 
-impl std::fmt::Display for StatusCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(StatusCause);
 
 /// A recorded time event (the snapshot's `flags`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
