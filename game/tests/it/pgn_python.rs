@@ -2,13 +2,13 @@
 //! independent reader: every move, every `[%clk]`, every `[%emt]` and the tags must come back.
 //! python-chess is installed by `scripts/test.sh`.
 
-use std::process::Command;
-
 use chessclock_game::GameResult;
 use chessclock_game::pgn::{self, GameInfo, PgnGame, PgnMove};
 use chessclock_game::shakmaty::san::SanPlus;
 use chessclock_game::shakmaty::{CastlingMode, Chess, Position};
 use serde_json::Value;
+
+use crate::support::python_chess;
 
 struct Written {
     game: PgnGame,
@@ -84,29 +84,7 @@ fn random_game(seed: u64, plies: usize) -> Written {
 
 /// The games in `text` as python-chess reads them (`scripts/pgn-read.py`'s JSON).
 pub(crate) fn read_back(text: &str) -> Vec<Value> {
-    // One directory per call: the tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("pgn-python-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("games.pgn");
-    std::fs::write(&file, text).expect("write");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/pgn-read.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(&file)
-        .output()
-        .expect("python3 (scripts/test.sh installs it)");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "python-chess failed (scripts/test.sh installs it with pip): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
+    python_chess("pgn-read.py", "games.pgn", text)
 }
 
 fn secs(ms: u64, round_up: bool) -> f64 {
