@@ -1,6 +1,7 @@
 //! The timing methods, one file each behind the [`Method`] trait (quinn-proto's congestion
 //! controllers are the model): each method owns its parameters and both sides' clock state,
-//! so no method can hold another's fields. [`Timing`] is the closed set the engine runs.
+//! so no method can hold another's fields (the two byo-yomis are one, `overtime::Periods`,
+//! with a rule each). [`Timing`] is the closed set the engine runs.
 //!
 //! A method knows how running time is consumed, where the next boundary (delay-window end,
 //! phase change, expiry) lies, what a press credits, what is displayed, and its phase and
