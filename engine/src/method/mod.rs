@@ -108,77 +108,88 @@ pub(crate) trait Method {
 }
 
 /// Static dispatch over the [`Timing`] variants (no trait object: each method's code is
-/// inlined into the engine's hot paths, which keeps a press at its benchmark figure).
+/// inlined into the engine's hot paths, which keeps a press at its benchmark figure):
+/// `$call` on the method in force, whichever side it is about.
 macro_rules! each {
-    ($timing:expr, $t:ident => $call:expr) => {
+    ($timing:expr, $_side:ident, $($call:tt)*) => {
         match $timing {
-            Timing::Segments($t) => $call,
-            Timing::Hourglass($t) => $call,
-            Timing::Byoyomi($t) => $call,
-            Timing::Canadian($t) => $call,
-            Timing::DoubleFlag($t) => $call,
-            Timing::Countdown($t) => $call,
-            Timing::Swing($t) => $call,
-            Timing::CountUp($t) => $call,
-            Timing::PerSide($t) => $call,
+            Timing::Segments(t) => t.$($call)*,
+            Timing::Hourglass(t) => t.$($call)*,
+            Timing::Byoyomi(t) => t.$($call)*,
+            Timing::Canadian(t) => t.$($call)*,
+            Timing::DoubleFlag(t) => t.$($call)*,
+            Timing::Countdown(t) => t.$($call)*,
+            Timing::Swing(t) => t.$($call)*,
+            Timing::CountUp(t) => t.$($call)*,
+            Timing::PerSide(t) => t.$($call)*,
         }
     };
 }
 
+/// The calls about side `i` that a [`Method`] made of others passes on to the one that
+/// `$via!(self, i, call)` names ([`Timing`]: the method in force; a method per side: side
+/// `i`'s own).
+macro_rules! forward {
+    ($via:ident) => {
+        fn time_to_boundary(&self, i: usize) -> u64 {
+            $via!(self, i, time_to_boundary(i))
+        }
+        fn consume(&mut self, i: usize, d: u64) {
+            $via!(self, i, consume(i, d))
+        }
+        fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary {
+            $via!(self, i, at_boundary(i, my_moves))
+        }
+        fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]) {
+            $via!(self, i, press(i, u, m, moves))
+        }
+        fn turn_start(&mut self, i: usize, m: u32) {
+            $via!(self, i, turn_start(i, m))
+        }
+        fn turn_end(&mut self, i: usize) {
+            $via!(self, i, turn_end(i))
+        }
+        fn delay_left(&self, i: usize, m: u32) -> Option<u64> {
+            $via!(self, i, delay_left(i, m))
+        }
+        fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64 {
+            $via!(self, i, value(i, mover, next_move, flagged))
+        }
+        fn counts_down(&self, i: usize, value: u64) -> bool {
+            $via!(self, i, counts_down(i, value))
+        }
+        fn phase(&self, i: usize) -> Phase {
+            $via!(self, i, phase(i))
+        }
+        fn detail(&self, i: usize) -> MethodDetail {
+            $via!(self, i, detail(i))
+        }
+        fn zero(&mut self, i: usize) {
+            $via!(self, i, zero(i))
+        }
+        fn set_moves(&mut self, i: usize, moves: u32) {
+            $via!(self, i, set_moves(i, moves))
+        }
+        fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
+            $via!(self, i, adjust(i, field, apply))
+        }
+        fn remaining(&self, i: usize) -> u64 {
+            $via!(self, i, remaining(i))
+        }
+        fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
+            $via!(self, i, carry_remaining(i, r, moves))
+        }
+    };
+}
+pub(crate) use forward;
+
 impl Method for Timing {
-    fn time_to_boundary(&self, i: usize) -> u64 {
-        each!(self, t => t.time_to_boundary(i))
-    }
-    fn consume(&mut self, i: usize, d: u64) {
-        each!(self, t => t.consume(i, d))
-    }
-    fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary {
-        each!(self, t => t.at_boundary(i, my_moves))
-    }
-    fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]) {
-        each!(self, t => t.press(i, u, m, moves))
-    }
-    fn turn_start(&mut self, i: usize, m: u32) {
-        each!(self, t => t.turn_start(i, m))
-    }
-    fn turn_end(&mut self, i: usize) {
-        each!(self, t => t.turn_end(i))
-    }
-    fn delay_left(&self, i: usize, m: u32) -> Option<u64> {
-        each!(self, t => t.delay_left(i, m))
-    }
-    fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64 {
-        each!(self, t => t.value(i, mover, next_move, flagged))
-    }
-    fn counts_down(&self, i: usize, value: u64) -> bool {
-        each!(self, t => t.counts_down(i, value))
-    }
+    forward!(each);
     fn waiting_side_moves(&self, i: usize) -> bool {
-        each!(self, t => t.waiting_side_moves(i))
+        each!(self, i, waiting_side_moves(i))
     }
     fn counts_up(&self) -> bool {
-        each!(self, t => t.counts_up())
-    }
-    fn phase(&self, i: usize) -> Phase {
-        each!(self, t => t.phase(i))
-    }
-    fn detail(&self, i: usize) -> MethodDetail {
-        each!(self, t => t.detail(i))
-    }
-    fn zero(&mut self, i: usize) {
-        each!(self, t => t.zero(i))
-    }
-    fn set_moves(&mut self, i: usize, moves: u32) {
-        each!(self, t => t.set_moves(i, moves))
-    }
-    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
-        each!(self, t => t.adjust(i, field, apply))
-    }
-    fn remaining(&self, i: usize) -> u64 {
-        each!(self, t => t.remaining(i))
-    }
-    fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
-        each!(self, t => t.carry_remaining(i, r, moves))
+        each!(self, i, counts_up())
     }
 }
 
