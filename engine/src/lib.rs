@@ -22,6 +22,17 @@ macro_rules! display_as_str {
     )+};
 }
 
+/// `Serialize` of each type as its `Display` text.
+macro_rules! serialize_as_text {
+    ($($t:ty),+) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )+};
+}
+
 mod arbiter;
 mod core;
 mod judge;
