@@ -44,16 +44,9 @@ impl Node {
 
 /// The value cannot be shown (a map key that is not a string or a number, an `u128` out of
 /// range): the dictionary is not built.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Unsupported(String);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unsupported {}
 
 impl ser::Error for Unsupported {
     fn custom<M: std::fmt::Display>(msg: M) -> Self {
