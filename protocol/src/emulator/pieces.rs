@@ -7,8 +7,6 @@
 //! plays any move whose from-square holds a piece. It must not emit bytes: the
 //! [`super::Emulator`] turns each step into a FIELD_UPDATE.
 
-use std::fmt;
-
 use crate::board::{Board, Piece, Square};
 
 /// One physical change on the board.
