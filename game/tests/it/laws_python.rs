@@ -6,20 +6,14 @@ use chessclock_engine::BoardEnd;
 use chessclock_game::assess;
 use chessclock_game::shakmaty::{CastlingMode, Chess, Position};
 
-use crate::support::python_chess;
+use crate::support::{Lcg, python_chess};
 
 /// A pseudo-random game of up to `plies` moves; with `quiet` in 100, a move that is neither
 /// a capture nor a pawn move is chosen when there is one (long counts), and with `back` in
 /// 100 the move that takes the player's last move back (repetitions); otherwise any legal
 /// move (captures thin the material out).
 fn random_game(seed: u64, plies: usize, quiet: u64, back: u64) -> (Vec<Chess>, Vec<String>) {
-    let mut state = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        state >> 33
-    };
+    let mut rng = Lcg(seed.wrapping_add(0x9e37_79b9_7f4a_7c15));
     let mut pos = Chess::default();
     let (mut positions, mut uci) = (vec![pos.clone()], Vec::new());
     let mut last: [Option<chessclock_game::shakmaty::Move>; 2] = [None, None];
@@ -41,14 +35,14 @@ fn random_game(seed: u64, plies: usize, quiet: u64, back: u64) -> (Vec<Chess>, V
             .filter(|m| !m.is_capture() && m.role() != chessclock_game::shakmaty::Role::Pawn)
             .copied()
             .collect();
-        let pool = if !calm.is_empty() && next() % 100 < quiet {
+        let pool = if !calm.is_empty() && rng.chance(quiet) {
             calm
         } else {
             legal.to_vec()
         };
         let m = match undo {
-            Some(u) if next() % 100 < back => u,
-            _ => pool[usize::try_from(next()).unwrap_or(0) % pool.len()],
+            Some(u) if rng.chance(back) => u,
+            _ => pool[rng.below(pool.len())],
         };
         last[mover] = Some(m);
         uci.push(m.to_uci(CastlingMode::Standard).to_string());

@@ -8,7 +8,7 @@ use chessclock_game::shakmaty::san::SanPlus;
 use chessclock_game::shakmaty::{CastlingMode, Chess, Position};
 use serde_json::Value;
 
-use crate::support::python_chess;
+use crate::support::{Lcg, python_chess};
 
 struct Written {
     game: PgnGame,
@@ -17,13 +17,7 @@ struct Written {
 
 /// A game of `plies` pseudo-random legal moves with clocks and elapsed times.
 fn random_game(seed: u64, plies: usize) -> Written {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        state >> 33
-    };
+    let mut rng = Lcg(seed);
     let mut pos = Chess::default();
     let (mut moves, mut uci) = (Vec::new(), Vec::new());
     for _ in 0..plies {
@@ -31,15 +25,15 @@ fn random_game(seed: u64, plies: usize) -> Written {
         if legal.is_empty() {
             break;
         }
-        let m = legal[usize::try_from(next()).unwrap_or(0) % legal.len()];
+        let m = legal[rng.below(legal.len())];
         let san = SanPlus::from_move(pos.clone(), m).to_string();
         uci.push(m.to_uci(CastlingMode::Standard).to_string());
         pos.play_unchecked(m);
-        let with_clock = next() % 10 != 0;
+        let with_clock = !rng.next().is_multiple_of(10);
         moves.push(PgnMove {
             san: Some(san),
-            clock_ms: with_clock.then(|| next() % 7_200_000),
-            elapsed_ms: (next() % 3 != 0).then(|| next() % 600_000),
+            clock_ms: with_clock.then(|| rng.next() % 7_200_000),
+            elapsed_ms: (!rng.next().is_multiple_of(3)).then(|| rng.next() % 600_000),
         });
     }
     let mut info = GameInfo::new();
@@ -64,8 +58,8 @@ fn random_game(seed: u64, plies: usize) -> Written {
             control_notation: Some("hourglass 5m".to_owned()),
             moves,
             black_first: false,
-            white_clock_ms: Some(next() % 7_200_000),
-            black_clock_ms: Some(next() % 7_200_000),
+            white_clock_ms: Some(rng.next() % 7_200_000),
+            black_clock_ms: Some(rng.next() % 7_200_000),
             result,
             termination: Some("normal".to_owned()),
             // Some of Black's wins are Armageddon draws: a comment before the result.

@@ -45,6 +45,27 @@ pub fn python_chess(script: &str, file: &str, input: &str) -> Vec<serde_json::Va
         .collect()
 }
 
+/// A small deterministic generator (the games' moves, the orders and noise), from a seed.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next()).unwrap_or(0) % n.max(1)
+    }
+    /// True `percent` times in 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
 pub fn sq(name: &str) -> Square {
     name.parse().unwrap_or_else(|_| panic!("square {name}"))
 }
