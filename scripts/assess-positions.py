@@ -5,7 +5,7 @@ Usage: assess-positions.py FILE. FILE holds one game per line: UCI moves separat
 spaces, from the standard start. Prints one JSON array per game, one object per position
 (the start first): "checkmate", "stalemate", "fivefold", "seventyfive", "threefold" (the
 position has stood three times), "fifty" (100 half-moves without pawn move or capture),
-"insufficient" ([white, black]: the side cannot mate). Used by game/src/laws/tests.rs;
+"insufficient" ([white, black]: the side cannot mate). Used by game/tests/it/laws_python.rs;
 needs `pip install chess`.
 """
 import json

@@ -12,24 +12,15 @@ use crate::names::{BUS_NAME, CLOCK_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH, c
 use crate::status::{ClockStatus, StatusError};
 
 /// Why a read failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The bus or the daemon failed (not running, access denied, ...).
+    #[error("{0}")]
     Bus(zbus::Error),
     /// The daemon answered with properties that make no clock.
+    #[error("{0}")]
     Status(StatusError),
 }
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Bus(e) => write!(f, "{e}"),
-            ReadError::Status(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}
 
 impl From<zbus::Error> for ReadError {
     fn from(e: zbus::Error) -> Self {

@@ -10,16 +10,9 @@ use crate::ClockStatus;
 use crate::names::CLOCK_PATH_PREFIX;
 
 /// Why a name names no single clock, in words that say how to name one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct SelectError(pub String);
-
-impl std::fmt::Display for SelectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SelectError {}
 
 /// What the forms are, for error messages.
 pub const FORMS: &str = "by index, board:N (board N of the round), name, object path, tty path \

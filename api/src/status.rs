@@ -122,16 +122,9 @@ pub struct ClockStatus {
 
 /// A clock object whose properties do not make a [`ClockStatus`] (a daemon of another
 /// version, or not chessclockd).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct StatusError(pub String);
-
-impl std::fmt::Display for StatusError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StatusError {}
 
 impl std::ops::Deref for ClockStatus {
     type Target = PublishedClock;

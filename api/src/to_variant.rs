@@ -44,16 +44,9 @@ impl Node {
 
 /// The value cannot be shown (a map key that is not a string or a number, an `u128` out of
 /// range): the dictionary is not built.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Unsupported(String);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unsupported {}
 
 impl ser::Error for Unsupported {
     fn custom<M: std::fmt::Display>(msg: M) -> Self {
@@ -102,6 +95,15 @@ struct Dict {
     variant: Option<&'static str>,
 }
 
+/// The narrow numbers serialised as the wide type they convert to.
+macro_rules! widen {
+    ($($method:ident: $ty:ty => $wide:ident),*) => {
+        $(fn $method(self, v: $ty) -> Result<Node, Unsupported> {
+            self.$wide(v.into())
+        })*
+    };
+}
+
 impl ser::Serializer for ToVariant {
     type Ok = Node;
     type Error = Unsupported;
@@ -113,29 +115,16 @@ impl ser::Serializer for ToVariant {
     type SerializeStruct = Dict;
     type SerializeStructVariant = Dict;
 
+    widen!(serialize_i8: i8 => serialize_i64, serialize_i16: i16 => serialize_i64,
+        serialize_i32: i32 => serialize_i64, serialize_u8: u8 => serialize_u64,
+        serialize_u16: u16 => serialize_u64, serialize_u32: u32 => serialize_u64,
+        serialize_f32: f32 => serialize_f64);
+
     fn serialize_bool(self, v: bool) -> Result<Node, Unsupported> {
         Ok(Node::Value(OwnedVariant::from(v)))
     }
-    fn serialize_i8(self, v: i8) -> Result<Node, Unsupported> {
-        Ok(int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Node, Unsupported> {
-        Ok(int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Node, Unsupported> {
-        Ok(int(v.into()))
-    }
     fn serialize_i64(self, v: i64) -> Result<Node, Unsupported> {
         Ok(int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Node, Unsupported> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<Node, Unsupported> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<Node, Unsupported> {
-        self.serialize_u64(v.into())
     }
     fn serialize_u64(self, v: u64) -> Result<Node, Unsupported> {
         Ok(Node::Value(OwnedVariant::from(v)))
@@ -149,9 +138,6 @@ impl ser::Serializer for ToVariant {
         i64::try_from(v)
             .map(int)
             .or_else(|_| self.serialize_u128(v as u128))
-    }
-    fn serialize_f32(self, v: f32) -> Result<Node, Unsupported> {
-        self.serialize_f64(v.into())
     }
     fn serialize_f64(self, v: f64) -> Result<Node, Unsupported> {
         // JSON has no NaN or infinity: serde_json makes them null.

@@ -115,13 +115,7 @@ pub fn run_bridge(cfg: &BridgeRunConfig) -> Result<BridgeReport> {
     )?;
     let ctl = Ctl::new(cfg.ctl.clone(), bus.address());
     // The daemon is up once a status answers (an empty list).
-    let up = std::time::Instant::now();
-    while ctl.status_all().is_err() {
-        if daemon.exited() || up.elapsed() > Duration::from_secs(30) {
-            bail!("chessclockd did not come up on the private bus");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    ctl.wait_ready(0, &mut daemon, Duration::from_secs(30))?;
     for i in 0..cfg.clocks {
         let out = std::process::Command::new(&cfg.ctl)
             .args(["--address", bus.address(), "add-virtual", &format!("v{i}")])

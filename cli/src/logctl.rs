@@ -34,20 +34,7 @@ trait LogControl {
 
 /// Run the verb on its own runtime; returns the exit code.
 pub(crate) fn run(bus: &BusArgs, args: Args, json: bool) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("chessclockctl: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match rt.block_on(log_level(bus, args, json)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
-    }
+    crate::client::block_on(log_level(bus, args, json))
 }
 
 async fn log_level(bus: &BusArgs, args: Args, json: bool) -> Result<(), Failure> {

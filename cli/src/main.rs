@@ -98,7 +98,9 @@ fn main() -> ExitCode {
         Command::Decode(args) => offline::decode::run(args, cli.json),
         Command::Replay(args) => offline::replay::run(args, cli.json),
         Command::Fleet(args) => fleet::run(args, cli.json),
-        Command::Bus(cmd) => return run_bus(&cli.bus, cmd, cli.json),
+        Command::Bus(cmd) => {
+            return client::block_on(client::commands::run(&cli.bus, cmd, cli.json));
+        }
         Command::Games(command) => return games::run(command, cli.json),
         Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
         Command::Doctor(args) => doctor::run(&cli.bus, &args, cli.json),
@@ -128,23 +130,6 @@ fn main() -> ExitCode {
             eprintln!("chessclockctl: {e:#}");
             ExitCode::from(1)
         }
-    }
-}
-
-fn run_bus(bus: &client::BusArgs, cmd: client::commands::BusCommand, json: bool) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("chessclockctl: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match rt.block_on(client::commands::run(bus, cmd, json)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
     }
 }
 

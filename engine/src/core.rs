@@ -202,12 +202,20 @@ impl Engine {
                 _ => None,
             });
             if announced != Some(after) {
-                self.events.push_back(Event::PhaseChanged {
-                    side,
-                    old: before,
-                    new: after,
-                });
+                self.phase_changed(side, before);
             }
+        }
+    }
+
+    /// Announce `side`'s phase if it is no longer `before`.
+    fn phase_changed(&mut self, side: Side, before: Phase) {
+        let after = self.phase(side);
+        if after != before {
+            self.events.push_back(Event::PhaseChanged {
+                side,
+                old: before,
+                new: after,
+            });
         }
     }
 
@@ -229,16 +237,7 @@ impl Engine {
         let before = self.phase(side);
         let outcome = self.timing.at_boundary(i, self.moves[i]);
         match outcome {
-            Boundary::Continue => {
-                let after = self.phase(side);
-                if after != before {
-                    self.events.push_back(Event::PhaseChanged {
-                        side,
-                        old: before,
-                        new: after,
-                    });
-                }
-            }
+            Boundary::Continue => self.phase_changed(side, before),
             Boundary::NextPeriod { periods_left } => {
                 self.events
                     .push_back(Event::PeriodChanged { side, periods_left });
@@ -399,14 +398,7 @@ impl Engine {
             self.timing.press(i, u, m, self.moves);
         }
         self.timing.turn_end(i);
-        let after = self.phase(side);
-        if after != before {
-            self.events.push_back(Event::PhaseChanged {
-                side,
-                old: before,
-                new: after,
-            });
-        }
+        self.phase_changed(side, before);
         let next = side.other();
         self.turn = Some(next);
         self.turn_u = 0;

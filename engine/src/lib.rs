@@ -11,6 +11,28 @@
 //! [`Engine::handle_timeout`], arm a timer for [`Engine::poll_timeout`], drain
 //! [`Engine::poll_event`], read [`Engine::snapshot`] and [`Engine::display`].
 
+/// `Display` of each type as its `as_str` name.
+macro_rules! display_as_str {
+    ($($t:ty),+) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )+};
+}
+
+/// `Serialize` of each type as its `Display` text.
+macro_rules! serialize_as_text {
+    ($($t:ty),+) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )+};
+}
+
 mod arbiter;
 mod core;
 mod judge;

@@ -90,12 +90,6 @@ impl std::fmt::Display for Phase {
     }
 }
 
-impl Serialize for Phase {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// A side's phase as the snapshot shows it: the method's phase, and whether the independent
 /// cap (`cap/`) is what limits the side now (serialised with a `+cap` suffix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,12 +107,6 @@ impl std::fmt::Display for SidePhase {
         } else {
             write!(f, "{}", self.phase)
         }
-    }
-}
-
-impl Serialize for SidePhase {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
     }
 }
 
@@ -151,11 +139,7 @@ impl FlagReason {
     }
 }
 
-impl std::fmt::Display for FlagReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(FlagReason);
 
 /// Why the game has its result, or why both flags fell (spec §1.1 `reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -217,17 +201,7 @@ impl ResultReason {
     }
 }
 
-impl std::fmt::Display for ResultReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for ResultReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+display_as_str!(ResultReason);
 
 /// Why the status changed (an [`Event::StatusChanged`] reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -264,17 +238,8 @@ impl StatusCause {
     }
 }
 
-impl Serialize for StatusCause {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl std::fmt::Display for StatusCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(StatusCause);
+serialize_as_text!(Phase, SidePhase, ResultReason, StatusCause);
 
 /// A recorded time event (the snapshot's `flags`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -89,6 +89,16 @@ impl Method {
 
     /// Whether the method is driven by a segment list (`segments` or per-side lists).
     pub fn is_segment_based(self) -> bool {
+        self.is_plain_period()
+            || matches!(
+                self,
+                Method::PhasedIncrement | Method::PhasedIncrementVariable
+            )
+    }
+
+    /// Whether the method is a plain period control: sudden death, Fischer, US delay,
+    /// Bronstein or periods (`segments`).
+    pub fn is_plain_period(self) -> bool {
         matches!(
             self,
             Method::SuddenDeath
@@ -96,31 +106,17 @@ impl Method {
                 | Method::UsDelay
                 | Method::Bronstein
                 | Method::Segments
-                | Method::PhasedIncrement
-                | Method::PhasedIncrementVariable
         )
     }
-}
 
-impl Method {
     /// The method of a per-side control whose sides use `self` and `black`: the same
-    /// method, or `segments` when both are plain period controls of different kinds (sudden
-    /// death, Fischer, US delay, Bronstein, periods: the segment engine times each side by
-    /// its own periods, increments and delays). `None` when the two cannot be combined.
+    /// method, or `segments` when both are plain period controls of different kinds (the
+    /// segment engine times each side by its own periods, increments and delays). `None`
+    /// when the two cannot be combined.
     pub fn per_side_with(self, black: Method) -> Option<Method> {
-        let plain = |m: Method| {
-            matches!(
-                m,
-                Method::SuddenDeath
-                    | Method::Fischer
-                    | Method::UsDelay
-                    | Method::Bronstein
-                    | Method::Segments
-            )
-        };
         if self == black {
             Some(self)
-        } else if plain(self) && plain(black) {
+        } else if self.is_plain_period() && black.is_plain_period() {
             Some(Method::Segments)
         } else {
             None
@@ -128,11 +124,7 @@ impl Method {
     }
 }
 
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(Method);
 
 /// Kind of per-move delay on a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::params::{Method, Segment, TimeControl};
+use crate::params::{Segment, TimeControl};
 use crate::rules::{bases_between, period_of_move};
 
 const MINUTE: u64 = 60_000;
@@ -75,14 +75,7 @@ impl FideCategory {
 /// One side's periods, or both sides' when the control is per side. `None` for methods the
 /// rules do not classify.
 fn sides(tc: &TimeControl) -> Option<Vec<&[Segment]>> {
-    if !matches!(
-        tc.method,
-        Method::SuddenDeath
-            | Method::Fischer
-            | Method::UsDelay
-            | Method::Bronstein
-            | Method::Segments
-    ) {
+    if !tc.method.is_plain_period() {
         return None;
     }
     let p = &tc.params;

@@ -70,11 +70,7 @@ impl AdjustField {
     }
 }
 
-impl std::fmt::Display for AdjustField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(AdjustField);
 
 impl std::str::FromStr for AdjustField {
     type Err = String;

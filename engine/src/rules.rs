@@ -324,6 +324,45 @@ pub(crate) fn period_of_move(segs: &[Segment], m: u32) -> usize {
     (segs.len() - 1).saturating_add(usize::try_from(more).unwrap_or(usize::MAX))
 }
 
+/// The period after a reconfiguration with `next` the next move: the one that governs it
+/// under `tr/moves`; under `tr/flag`/`tr/flagboth` periods are reached by running out of
+/// time, so the period already reached (`kept`) stays, never beyond the moves.
+pub(crate) fn period_after(
+    segs: &[Segment],
+    transition: Transition,
+    next: u32,
+    kept: usize,
+) -> usize {
+    let derived = period_of_move(segs, next);
+    if transition == Transition::Moves {
+        derived
+    } else {
+        kept.min(derived)
+    }
+}
+
+/// The next period starts: `period` moves on and its base time joins `main`.
+pub(crate) fn next_period(segs: &[Segment], main: &mut u64, period: &mut usize) {
+    *period += 1;
+    *main = main.saturating_add(seg_at(segs, *period).base_ms);
+}
+
+/// An arbiter correction of the move counter to `moves` under `tr/moves`: the period that
+/// governs the next move is reached, with every base time up to it (closed form).
+pub(crate) fn catch_up(
+    segs: &[Segment],
+    transition: Transition,
+    main: &mut u64,
+    period: &mut usize,
+    moves: u32,
+) {
+    let target = period_of_move(segs, moves.saturating_add(1));
+    if transition == Transition::Moves && target > *period {
+        *main = main.saturating_add(bases_between(segs, *period, target));
+        *period = target;
+    }
+}
+
 /// Sum of the base times of periods `from + 1 ..= to` (what moving from period `from` to
 /// period `to` adds). Closed form: O(number of segments).
 pub(crate) fn bases_between(segs: &[Segment], from: usize, to: usize) -> u64 {

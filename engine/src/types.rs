@@ -219,11 +219,7 @@ impl Status {
     }
 }
 
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+display_as_str!(Status);
 
 /// What happens to a game. Serialisable (the daemon journals inputs to replay a game).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -127,6 +127,23 @@ pub struct BatteryStatus {
     pub status: u8,
 }
 
+impl From<[u8; 9]> for BatteryStatus {
+    /// The payload's nine bytes, in the order of the fields.
+    fn from(b: [u8; 9]) -> BatteryStatus {
+        BatteryStatus {
+            percent: b[0],
+            hours_left: b[1],
+            minutes_left: b[2],
+            on_hours: b[3],
+            on_minutes: b[4],
+            standby_days: b[5],
+            standby_hours: b[6],
+            standby_minutes: b[7],
+            status: b[8],
+        }
+    }
+}
+
 /// A decoded board message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
@@ -300,20 +317,7 @@ impl Message {
             MessageId::BoardDump50B => Message::BoardDump50B(fixed::<50>(p)?.to_vec()),
             MessageId::BoardDump50W => Message::BoardDump50W(fixed::<50>(p)?.to_vec()),
             MessageId::HardwareVersion => Message::HardwareVersion(p.to_vec()),
-            MessageId::BatteryStatus => {
-                let b: [u8; 9] = fixed(p)?;
-                Message::BatteryStatus(BatteryStatus {
-                    percent: b[0],
-                    hours_left: b[1],
-                    minutes_left: b[2],
-                    on_hours: b[3],
-                    on_minutes: b[4],
-                    standby_days: b[5],
-                    standby_hours: b[6],
-                    standby_minutes: b[7],
-                    status: b[8],
-                })
-            }
+            MessageId::BatteryStatus => Message::BatteryStatus(BatteryStatus::from(fixed::<9>(p)?)),
             MessageId::LongSerialNumber => Message::LongSerialNumber(text(p)),
             MessageId::I2cClock => Message::I2cClock(p.to_vec()),
             MessageId::Unknown(id) => Message::Unknown {

@@ -55,6 +55,24 @@ impl Failure {
 
 pub(crate) type Result<T> = std::result::Result<T, Failure>;
 
+/// Run one bus verb to its end on a runtime of its own; returns the exit code.
+pub(crate) fn block_on(verb: impl Future<Output = Result<()>>) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("chessclockctl: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(verb) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}
+
 pub(crate) fn bus_label(args: &BusArgs) -> String {
     match (&args.address, args.session) {
         (Some(a), _) => format!("the bus at {a}"),

@@ -3,6 +3,7 @@
 
 use std::process::Command;
 
+use crate::support::ctl;
 use serde_json::Value;
 
 /// The shared captures (third-party, not in the repository), or `None` (the test passes having
@@ -12,13 +13,6 @@ fn captures() -> Option<std::path::PathBuf> {
         "captures/dgt",
         "chessclockctl decode on the real DGT captures",
     )
-}
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(args)
-        .output()
-        .expect("running chessclockctl")
 }
 
 fn json_lines(bytes: &[u8]) -> Vec<Value> {
@@ -44,7 +38,7 @@ fn side_matches(got: &Value, want: &Value, ctx: &str) {
 fn check_capture(name: &str) {
     let Some(dir) = captures() else { return };
     let input = dir.join(format!("{name}.inbytes")).display().to_string();
-    let out = run(&["decode", "--format", "base64-lines", "--json", &input]);
+    let out = ctl(&["decode", "--format", "base64-lines", "--json", &input]);
     assert!(
         out.status.success(),
         "exit {:?}: {}",
@@ -119,7 +113,7 @@ fn bad_base64_names_the_line() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("bad.inbytes");
     std::fs::write(&path, "jgAFNAA=\n\nnot base64!\n").expect("writing input");
-    let out = run(&[
+    let out = ctl(&[
         "decode",
         "--format",
         "base64-lines",
@@ -146,7 +140,7 @@ fn junk_and_acks_in_hex_input() {
         "# test\n12 8d 00 0a 0a 10 09 0a 20 00 00\n8e0005\n2401\n",
     )
     .expect("writing input");
-    let out = run(&[
+    let out = ctl(&[
         "decode",
         "--format",
         "hex",

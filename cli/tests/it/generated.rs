@@ -1,12 +1,9 @@
 //! The man page and shell completions are generated from the real command model.
 
-use std::process::Command;
+use crate::support::ctl;
 
 fn run(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(args)
-        .output()
-        .expect("run chessclockctl");
+    let out = ctl(args);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -35,9 +32,6 @@ fn bash_completion_knows_the_verbs() {
 
 #[test]
 fn unknown_subcommand_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .arg("frobnicate")
-        .output()
-        .expect("run chessclockctl");
+    let out = ctl(&["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -6,3 +6,4 @@ mod generated;
 mod parse;
 mod replay;
 mod simulate_vectors;
+mod support;

@@ -1,16 +1,13 @@
 //! Runs the real `chessclockctl timecontrol parse` binary: JSON and readable output, error
 //! exit code 2 with the spec's code, caret under the error position.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::support::ctl;
 use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["timecontrol", "parse"])
-        .args(args)
-        .output()
-        .expect("running chessclockctl")
+    ctl(&[&["timecontrol", "parse"], args].concat())
 }
 
 fn json(out: &Output) -> Value {

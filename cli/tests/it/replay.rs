@@ -1,8 +1,7 @@
 //! Runs the real `chessclockctl replay` on the shared DGT captures (a normal and a rotated
 //! board) and checks the game against each capture's `N.uci` move list, move for move.
 
-use std::process::Command;
-
+use crate::support::ctl;
 use serde_json::Value;
 
 /// The shared captures' folder with a trailing `/` (third-party, not in the repository), or
@@ -16,11 +15,7 @@ fn captures() -> Option<String> {
 }
 
 fn replay(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .arg("replay")
-        .args(args)
-        .output()
-        .expect("running chessclockctl");
+    let out = ctl(&[&["replay"], args].concat());
     assert!(
         out.status.success(),
         "exit {:?}: {}",
@@ -144,10 +139,7 @@ fn bad_input_is_refused_with_the_line() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("bad.hex");
     std::fs::write(&file, "8e 00 05 24 01\nzz\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["replay", "--format", "hex", file.to_str().expect("path")])
-        .output()
-        .expect("running");
+    let out = ctl(&["replay", "--format", "hex", file.to_str().expect("path")]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 2") && err.contains("hex digit"), "{err}");

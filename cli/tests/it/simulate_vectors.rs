@@ -3,8 +3,7 @@
 //! match every expected snapshot field and every notation result. Held-out vectors are run
 //! through exactly this command.
 
-use std::process::Command;
-
+use crate::support::ctl;
 use chessclock_engine::params::TimeControl;
 use chessclock_engine::vectors::differences;
 use serde_json::Value;
@@ -30,10 +29,7 @@ fn simulate_vectors_reproduces_the_controls_vectors() {
 
 /// `simulate --vectors FILE` gives every expected snapshot field and notation result of FILE.
 fn reproduces(path: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["simulate", "--vectors", path])
-        .output()
-        .expect("run chessclockctl");
+    let out = ctl(&["simulate", "--vectors", path]);
     assert!(
         out.status.success(),
         "{}",
@@ -124,16 +120,13 @@ fn reproduces(path: &str) {
 
 #[test]
 fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--control",
-            "G/3 inc/2",
-            "--script",
-            "start; 5s press; 1s press",
-        ])
-        .output()
-        .expect("run");
+    let out = ctl(&[
+        "simulate",
+        "--control",
+        "G/3 inc/2",
+        "--script",
+        "start; 5s press; 1s press",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     // Spec §4.2 fi-01: 182 000 at start; W 5 s -> 179 000; B 1 s -> 183 000.
@@ -143,46 +136,37 @@ fn a_scripted_game_prints_a_table_and_bad_steps_are_usage_errors() {
         text.contains("rating:  US Chess blitz, FIDE blitz"),
         "{text}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--control",
-            "G/3",
-            "--script",
-            "start; 5q press",
-        ])
-        .output()
-        .expect("run");
+    let out = ctl(&[
+        "simulate",
+        "--control",
+        "G/3",
+        "--script",
+        "start; 5q press",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("step 2"));
 }
 
 #[test]
 fn a_scripted_armageddon_draw_scores_for_black() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--control",
-            "W{G/5 d/0} B{G/4 d/0} armageddon",
-            "--script",
-            "start; 2s press; 1s result 1/2-1/2",
-        ])
-        .output()
-        .expect("run");
+    let out = ctl(&[
+        "simulate",
+        "--control",
+        "W{G/5 d/0} B{G/4 d/0} armageddon",
+        "--script",
+        "start; 2s press; 1s result 1/2-1/2",
+    ]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("ended 0-1 (armageddon)"), "{text}");
-    let json = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--json",
-            "--control",
-            "G/5 d/0 armageddon",
-            "--script",
-            "start; 2s result 1/2-1/2",
-        ])
-        .output()
-        .expect("run");
+    let json = ctl(&[
+        "simulate",
+        "--json",
+        "--control",
+        "G/5 d/0 armageddon",
+        "--script",
+        "start; 2s result 1/2-1/2",
+    ]);
     let last: Value = String::from_utf8_lossy(&json.stdout)
         .lines()
         .last()
@@ -194,16 +178,13 @@ fn a_scripted_armageddon_draw_scores_for_black() {
 
 #[test]
 fn a_scripted_count_up_game_counts_up_until_its_cap() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--control",
-            "UP cap/1",
-            "--script",
-            "start; 10s press; 2.5s press; 45s wait; 10s wait",
-        ])
-        .output()
-        .expect("run");
+    let out = ctl(&[
+        "simulate",
+        "--control",
+        "UP cap/1",
+        "--script",
+        "start; 10s press; 2.5s press; 45s wait; 10s wait",
+    ]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
@@ -218,17 +199,14 @@ fn a_scripted_count_up_game_counts_up_until_its_cap() {
 
 #[test]
 fn a_scripted_game_with_a_method_per_side() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args([
-            "simulate",
-            "--json",
-            "--control",
-            "W{G/5 inc/3} B{G/5 d/5}",
-            "--script",
-            "start; 10s press; 7s press",
-        ])
-        .output()
-        .expect("run");
+    let out = ctl(&[
+        "simulate",
+        "--json",
+        "--control",
+        "W{G/5 inc/3} B{G/5 d/5}",
+        "--script",
+        "start; 10s press; 7s press",
+    ]);
     assert!(out.status.success(), "{out:?}");
     let snaps: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -245,11 +223,7 @@ fn simulate_doc(name: &str, doc: &Value) -> (Option<i32>, Value) {
     let path =
         std::env::temp_dir().join(format!("chessclockctl-{name}-{}.json", std::process::id()));
     std::fs::write(&path, doc.to_string()).expect("write vectors");
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["simulate", "--vectors"])
-        .arg(&path)
-        .output()
-        .expect("run chessclockctl");
+    let out = ctl(&["simulate", "--vectors", path.to_str().expect("UTF-8 path")]);
     let _ = std::fs::remove_file(&path);
     let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code(), v)
@@ -336,11 +310,7 @@ fn a_file_that_is_not_json_is_a_usage_error() {
     let path =
         std::env::temp_dir().join(format!("chessclockctl-notjson-{}.json", std::process::id()));
     std::fs::write(&path, "not json").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_chessclockctl"))
-        .args(["simulate", "--vectors"])
-        .arg(&path)
-        .output()
-        .expect("run");
+    let out = ctl(&["simulate", "--vectors", path.to_str().expect("UTF-8 path")]);
     let _ = std::fs::remove_file(&path);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());

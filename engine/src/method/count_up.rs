@@ -2,9 +2,9 @@
 //! used, up from 0:00. No limit of its own: only the independent cap (`cap/`), which the
 //! core keeps, can flag.
 
-use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use crate::types::{AdjustField, FlagReason, Phase};
 
 /// Both sides' time used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,12 +61,7 @@ impl Method for CountUp {
 
     fn zero(&mut self, _i: usize) {}
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         match field {
             // The time used, as the clock shows it.
             AdjustField::MainMs => adjust_ms(&mut self.used[i], apply).map(|_| Unflag::No),

@@ -1,9 +1,9 @@
 //! Phased countdown, standard and triple (spec §4.11): every move on a clock credits the
 //! next clock (main → reserve → secondary), which runs when the previous one is spent.
 
-use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, adjust_ms, not_in_method};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use crate::types::{AdjustField, FlagReason, Phase};
 use std::sync::Arc;
 
 /// One side's clocks.
@@ -112,12 +112,7 @@ impl Method for Countdown {
         s.reserve = [0, 0];
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         let s = &mut self.sides[i];
         match field {
             AdjustField::MainMs => adjust_ms(&mut s.main, apply),

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, adjust_ms, not_in_method};
 use crate::params::{Scheme, Segment, Transition};
-use crate::rules::{bases_between, bonus, boundary, period_of_move, seg_at};
+use crate::rules::{bonus, boundary, catch_up, next_period, period_after, seg_at};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use crate::types::{AdjustField, FlagReason, Phase};
 
 /// One side's clock.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -59,27 +59,17 @@ impl DoubleFlag {
         self.sides[i].extra.is_some()
     }
 
-    fn period_after(&self, next: u32, kept: usize) -> usize {
-        let derived = period_of_move(&self.segs, next);
-        if self.transition == Transition::Moves {
-            derived
-        } else {
-            kept.min(derived)
-        }
-    }
-
     pub(crate) fn carry_same(&mut self, old: &DoubleFlag, i: usize, next: u32) {
         let o = old.sides[i];
         let n = &mut self.sides[i];
         n.main = o.main;
         n.extra = o.extra.map(|e| e.min(self.extra));
-        self.sides[i].period = self.period_after(next, o.period);
+        self.sides[i].period = period_after(&self.segs, self.transition, next, o.period);
     }
 
     fn next_period(&mut self, i: usize) {
         let s = &mut self.sides[i];
-        s.period += 1;
-        s.main = s.main.saturating_add(seg_at(&self.segs, s.period).base_ms);
+        next_period(&self.segs, &mut s.main, &mut s.period);
     }
 }
 
@@ -165,25 +155,17 @@ impl Method for DoubleFlag {
     }
 
     fn set_moves(&mut self, i: usize, moves: u32) {
-        if self.transition != Transition::Moves {
-            return;
-        }
-        let target = period_of_move(&self.segs, moves.saturating_add(1));
         let s = &mut self.sides[i];
-        if target > s.period {
-            s.main = s
-                .main
-                .saturating_add(bases_between(&self.segs, s.period, target));
-            s.period = target;
-        }
+        catch_up(
+            &self.segs,
+            self.transition,
+            &mut s.main,
+            &mut s.period,
+            moves,
+        );
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         let s = &mut self.sides[i];
         match field {
             // Main time given back to a side on extra time puts it back on main time: it can
@@ -215,6 +197,7 @@ impl Method for DoubleFlag {
 
     fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
         self.sides[i].main = r;
-        self.sides[i].period = self.period_after(moves.saturating_add(1), 0);
+        self.sides[i].period =
+            period_after(&self.segs, self.transition, moves.saturating_add(1), 0);
     }
 }

@@ -1,8 +1,8 @@
 //! Hourglass (spec §4.7): what one side spends, the other gains.
 
-use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, adjust_ms, not_in_method};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use crate::types::{AdjustField, FlagReason, Phase};
 
 /// Both sides' sand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,12 +58,7 @@ impl Method for Hourglass {
         self.rem[i] = 0;
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         match field {
             AdjustField::MainMs => adjust_ms(&mut self.rem[i], apply),
             _ => Err(not_in_method(field)),

@@ -1,6 +1,7 @@
 //! The timing methods, one file each behind the [`Method`] trait (quinn-proto's congestion
 //! controllers are the model): each method owns its parameters and both sides' clock state,
-//! so no method can hold another's fields. [`Timing`] is the closed set the engine runs.
+//! so no method can hold another's fields (the two byo-yomis are one, `overtime::Periods`,
+//! with a rule each). [`Timing`] is the closed set the engine runs.
 //!
 //! A method knows how running time is consumed, where the next boundary (delay-window end,
 //! phase change, expiry) lies, what a press credits, what is displayed, and its phase and
@@ -50,6 +51,9 @@ pub(crate) enum Unflag {
 /// Applies an adjustment to a current value under a limit (the core's `set`/`add` rule).
 pub(crate) type Apply<'a> = &'a dyn Fn(u64, u64) -> Result<u64, InputError>;
 
+/// What an arbiter adjustment of one field did: its effect on a flag, or the refusal.
+pub(crate) type Adjusted = Result<Unflag, InputError>;
+
 /// One timing method: its parameters and both sides' state. Sides are indexed 0 (White) and
 /// 1 (Black); `i` is the side the call is about.
 pub(crate) trait Method {
@@ -95,12 +99,7 @@ pub(crate) trait Method {
     /// An arbiter correction of side `i`'s move counter to `moves`.
     fn set_moves(&mut self, _i: usize, _moves: u32) {}
     /// An arbiter change of one of side `i`'s fields.
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError>;
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted;
     /// Side `i`'s real remaining time, to carry into another method (not the displayed
     /// value: no Bronstein `+d`, no byo-yomi total).
     fn remaining(&self, i: usize) -> u64;
@@ -109,82 +108,88 @@ pub(crate) trait Method {
 }
 
 /// Static dispatch over the [`Timing`] variants (no trait object: each method's code is
-/// inlined into the engine's hot paths, which keeps a press at its benchmark figure).
+/// inlined into the engine's hot paths, which keeps a press at its benchmark figure):
+/// `$call` on the method in force, whichever side it is about.
 macro_rules! each {
-    ($timing:expr, $t:ident => $call:expr) => {
+    ($timing:expr, $_side:ident, $($call:tt)*) => {
         match $timing {
-            Timing::Segments($t) => $call,
-            Timing::Hourglass($t) => $call,
-            Timing::Byoyomi($t) => $call,
-            Timing::Canadian($t) => $call,
-            Timing::DoubleFlag($t) => $call,
-            Timing::Countdown($t) => $call,
-            Timing::Swing($t) => $call,
-            Timing::CountUp($t) => $call,
-            Timing::PerSide($t) => $call,
+            Timing::Segments(t) => t.$($call)*,
+            Timing::Hourglass(t) => t.$($call)*,
+            Timing::Byoyomi(t) => t.$($call)*,
+            Timing::Canadian(t) => t.$($call)*,
+            Timing::DoubleFlag(t) => t.$($call)*,
+            Timing::Countdown(t) => t.$($call)*,
+            Timing::Swing(t) => t.$($call)*,
+            Timing::CountUp(t) => t.$($call)*,
+            Timing::PerSide(t) => t.$($call)*,
         }
     };
 }
 
+/// The calls about side `i` that a [`Method`] made of others passes on to the one that
+/// `$via!(self, i, call)` names ([`Timing`]: the method in force; a method per side: side
+/// `i`'s own).
+macro_rules! forward {
+    ($via:ident) => {
+        fn time_to_boundary(&self, i: usize) -> u64 {
+            $via!(self, i, time_to_boundary(i))
+        }
+        fn consume(&mut self, i: usize, d: u64) {
+            $via!(self, i, consume(i, d))
+        }
+        fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary {
+            $via!(self, i, at_boundary(i, my_moves))
+        }
+        fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]) {
+            $via!(self, i, press(i, u, m, moves))
+        }
+        fn turn_start(&mut self, i: usize, m: u32) {
+            $via!(self, i, turn_start(i, m))
+        }
+        fn turn_end(&mut self, i: usize) {
+            $via!(self, i, turn_end(i))
+        }
+        fn delay_left(&self, i: usize, m: u32) -> Option<u64> {
+            $via!(self, i, delay_left(i, m))
+        }
+        fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64 {
+            $via!(self, i, value(i, mover, next_move, flagged))
+        }
+        fn counts_down(&self, i: usize, value: u64) -> bool {
+            $via!(self, i, counts_down(i, value))
+        }
+        fn phase(&self, i: usize) -> Phase {
+            $via!(self, i, phase(i))
+        }
+        fn detail(&self, i: usize) -> MethodDetail {
+            $via!(self, i, detail(i))
+        }
+        fn zero(&mut self, i: usize) {
+            $via!(self, i, zero(i))
+        }
+        fn set_moves(&mut self, i: usize, moves: u32) {
+            $via!(self, i, set_moves(i, moves))
+        }
+        fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
+            $via!(self, i, adjust(i, field, apply))
+        }
+        fn remaining(&self, i: usize) -> u64 {
+            $via!(self, i, remaining(i))
+        }
+        fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
+            $via!(self, i, carry_remaining(i, r, moves))
+        }
+    };
+}
+pub(crate) use forward;
+
 impl Method for Timing {
-    fn time_to_boundary(&self, i: usize) -> u64 {
-        each!(self, t => t.time_to_boundary(i))
-    }
-    fn consume(&mut self, i: usize, d: u64) {
-        each!(self, t => t.consume(i, d))
-    }
-    fn at_boundary(&mut self, i: usize, my_moves: u32) -> Boundary {
-        each!(self, t => t.at_boundary(i, my_moves))
-    }
-    fn press(&mut self, i: usize, u: u64, m: u32, moves: [u32; 2]) {
-        each!(self, t => t.press(i, u, m, moves))
-    }
-    fn turn_start(&mut self, i: usize, m: u32) {
-        each!(self, t => t.turn_start(i, m))
-    }
-    fn turn_end(&mut self, i: usize) {
-        each!(self, t => t.turn_end(i))
-    }
-    fn delay_left(&self, i: usize, m: u32) -> Option<u64> {
-        each!(self, t => t.delay_left(i, m))
-    }
-    fn value(&self, i: usize, mover: bool, next_move: u32, flagged: bool) -> u64 {
-        each!(self, t => t.value(i, mover, next_move, flagged))
-    }
-    fn counts_down(&self, i: usize, value: u64) -> bool {
-        each!(self, t => t.counts_down(i, value))
-    }
+    forward!(each);
     fn waiting_side_moves(&self, i: usize) -> bool {
-        each!(self, t => t.waiting_side_moves(i))
+        each!(self, i, waiting_side_moves(i))
     }
     fn counts_up(&self) -> bool {
-        each!(self, t => t.counts_up())
-    }
-    fn phase(&self, i: usize) -> Phase {
-        each!(self, t => t.phase(i))
-    }
-    fn detail(&self, i: usize) -> MethodDetail {
-        each!(self, t => t.detail(i))
-    }
-    fn zero(&mut self, i: usize) {
-        each!(self, t => t.zero(i))
-    }
-    fn set_moves(&mut self, i: usize, moves: u32) {
-        each!(self, t => t.set_moves(i, moves))
-    }
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
-        each!(self, t => t.adjust(i, field, apply))
-    }
-    fn remaining(&self, i: usize) -> u64 {
-        each!(self, t => t.remaining(i))
-    }
-    fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
-        each!(self, t => t.carry_remaining(i, r, moves))
+        each!(self, i, counts_up())
     }
 }
 
@@ -313,7 +318,7 @@ pub(crate) fn not_in_method(field: AdjustField) -> InputError {
 }
 
 /// Set or add to a plain millisecond field under the duration limit.
-pub(crate) fn adjust_ms(slot: &mut u64, apply: Apply<'_>) -> Result<Unflag, InputError> {
+pub(crate) fn adjust_ms(slot: &mut u64, apply: Apply<'_>) -> Adjusted {
     *slot = apply(*slot, crate::params::MAX_DURATION_MS)?;
     Ok(Unflag::IfPositive(*slot))
 }

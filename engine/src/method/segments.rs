@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
-use super::{Apply, Boundary, Method, Unflag};
-use crate::params::{Credit, DelayKind, MAX_DURATION_MS, Segment, Transition};
-use crate::rules::{bases_between, boundary, delay_for_move, inc_for_move, period_of_move, seg_at};
+use super::{Adjusted, Apply, Boundary, Method, adjust_ms, not_in_method};
+use crate::params::{Credit, DelayKind, Segment, Transition};
+use crate::rules::{
+    boundary, catch_up, delay_for_move, inc_for_move, next_period, period_after, seg_at,
+};
 use crate::snapshot::MethodDetail;
-use crate::types::{AdjustField, FlagReason, InputError, Phase};
+use crate::types::{AdjustField, FlagReason, Phase};
 
 /// One side's clock.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,21 +78,10 @@ impl Segments {
         self.cap_ms.map_or(main, |cap| main.min(cap))
     }
 
-    /// The period after a reconfiguration: the one that governs the next move under
-    /// `tr/moves`; under `tr/flag`/`tr/flagboth` periods are reached by running out of time,
-    /// so the period already reached (`kept`) stays, never beyond the moves.
-    fn period_after(&self, i: usize, next: u32, kept: usize) -> usize {
-        let derived = period_of_move(&self.segs[i], next);
-        if self.transition == Transition::Moves {
-            derived
-        } else {
-            kept.min(derived)
-        }
-    }
-
     pub(crate) fn carry_same(&mut self, old: &Segments, i: usize, next: u32) {
         self.sides[i].main = old.sides[i].main;
-        self.sides[i].period = self.period_after(i, next, old.sides[i].period);
+        self.sides[i].period =
+            period_after(&self.segs[i], self.transition, next, old.sides[i].period);
     }
 
     pub(crate) fn delay_left_now(&self, i: usize) -> u64 {
@@ -109,10 +100,7 @@ impl Segments {
     /// The next period starts: its base time is added.
     fn next_period(&mut self, i: usize) {
         let s = &mut self.sides[i];
-        s.period += 1;
-        s.main = s
-            .main
-            .saturating_add(seg_at(&self.segs[i], s.period).base_ms);
+        next_period(&self.segs[i], &mut s.main, &mut s.period);
     }
 }
 
@@ -253,32 +241,20 @@ impl Method for Segments {
     }
 
     fn set_moves(&mut self, i: usize, moves: u32) {
-        if self.transition != Transition::Moves {
-            return;
-        }
-        // Closed form: the period that governs the next move, and every base time up to it.
-        let segs = &self.segs[i];
         let s = &mut self.sides[i];
-        let target = period_of_move(segs, moves.saturating_add(1));
-        if target > s.period {
-            s.main = s.main.saturating_add(bases_between(segs, s.period, target));
-            s.period = target;
-        }
+        catch_up(
+            &self.segs[i],
+            self.transition,
+            &mut s.main,
+            &mut s.period,
+            moves,
+        );
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         match field {
-            AdjustField::MainMs => {
-                let s = &mut self.sides[i];
-                s.main = apply(s.main, MAX_DURATION_MS)?;
-                Ok(Unflag::IfPositive(s.main))
-            }
-            _ => Err(super::not_in_method(field)),
+            AdjustField::MainMs => adjust_ms(&mut self.sides[i].main, apply),
+            _ => Err(not_in_method(field)),
         }
     }
 
@@ -288,6 +264,7 @@ impl Method for Segments {
 
     fn carry_remaining(&mut self, i: usize, r: u64, moves: u32) {
         self.sides[i].main = r;
-        self.sides[i].period = self.period_after(i, moves.saturating_add(1), 0);
+        self.sides[i].period =
+            period_after(&self.segs[i], self.transition, moves.saturating_add(1), 0);
     }
 }

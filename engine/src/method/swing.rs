@@ -2,7 +2,7 @@
 //! to the opponent while it thinks; once spent, its reserve runs. At the cut-off (both sides
 //! have made the moves) each side's swing joins its reserve.
 
-use super::{Apply, Boundary, Method, Unflag, adjust_ms, not_in_method};
+use super::{Adjusted, Apply, Boundary, Method, adjust_ms, not_in_method};
 use crate::snapshot::MethodDetail;
 use crate::types::{AdjustField, FlagReason, InputError, Phase};
 
@@ -114,12 +114,7 @@ impl Method for Swing {
         self.sides[i].reserve = 0;
     }
 
-    fn adjust(
-        &mut self,
-        i: usize,
-        field: AdjustField,
-        apply: Apply<'_>,
-    ) -> Result<Unflag, InputError> {
+    fn adjust(&mut self, i: usize, field: AdjustField, apply: Apply<'_>) -> Adjusted {
         let s = &mut self.sides[i];
         match field {
             AdjustField::MainMs => Err(InputError::NoMainInSwing),

@@ -36,7 +36,8 @@ pub struct Parsed {
 }
 
 /// Why a notation was rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code} (at byte {position}): {message}")]
 pub struct NotationError {
     /// The error code of the spec, with optional detail after a `:` (e.g. `bad_duration:9x`).
     pub code: String,
@@ -65,18 +66,6 @@ impl Parsed {
         }
     }
 }
-
-impl std::fmt::Display for NotationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} (at byte {}): {}",
-            self.code, self.position, self.message
-        )
-    }
-}
-
-impl std::error::Error for NotationError {}
 
 /// Parser settings that the notation itself cannot express.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,18 +2,9 @@
 //! the overall cap (`cap_left_ms`), byo-yomi `periods_left`, Canadian `stones_left`, and a
 //! resume after correcting the flag each of them caused (C5).
 
-use chessclock_engine::notation;
-use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
+use crate::support::{at, engine, snap};
+use chessclock_engine::{AdjustOp, Input, Side, Time};
 use serde_json::Value;
-
-fn engine(control: &str) -> Engine {
-    Engine::new(notation::parse(control).expect("valid").control).expect("engine")
-}
-
-fn at(e: &mut Engine, t: u64, input: Input) {
-    e.handle_input(Time::from_ms(t), input)
-        .unwrap_or_else(|err| panic!("input at {t}: {err}"));
-}
 
 fn adjust(field: &str, op: AdjustOp, ms: i64) -> Input {
     Input::Adjust {
@@ -22,10 +13,6 @@ fn adjust(field: &str, op: AdjustOp, ms: i64) -> Input {
         op,
         ms,
     }
-}
-
-fn snap(e: &Engine, t: u64) -> Value {
-    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 #[test]

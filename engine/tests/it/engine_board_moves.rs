@@ -1,15 +1,8 @@
 //! Presses that carry the board's move number (`Input::PressMove`): the counter and a
 //! multi-period control's transition follow the moves on the board, not the presses.
 
-use chessclock_engine::{Engine, Input, Side, Time, notation};
-
-fn engine(control: &str) -> Engine {
-    Engine::new(notation::parse(control).expect("valid").control).expect("engine")
-}
-
-fn at(e: &mut Engine, ms: u64, input: Input) {
-    e.handle_input(Time::from_ms(ms), input).expect("accepted");
-}
+use crate::support::{at, engine};
+use chessclock_engine::{Input, Side, Time};
 
 #[test]
 fn the_period_is_reached_at_the_boards_move_not_the_presses() {

@@ -1,13 +1,8 @@
 //! Engine events: every phase change is reported once, whether it happens at a boundary the
 //! engine arms a timer for or inside the running evolution; so is every new byo-yomi period.
 
-use chessclock_engine::notation;
+use crate::support::engine;
 use chessclock_engine::{Engine, Event, Input, Phase, Side, Time};
-
-fn engine(control: &str) -> Engine {
-    let parsed = notation::parse(control).expect("valid notation");
-    Engine::new(parsed.control).expect("valid control")
-}
 
 /// Phase changes reported up to `t_ms`, polling every `step_ms` as a daemon would.
 fn phase_changes(e: &mut Engine, until_ms: u64, step_ms: u64) -> Vec<(Side, Phase, Phase)> {

@@ -3,6 +3,7 @@
 //! arbiter corrections, long waits, snapshot, display, canonical printing and explanation.
 //! Debug builds check overflow, so an unchecked product or sum fails here.
 
+use crate::support::engine;
 use chessclock_engine::notation;
 use chessclock_engine::params::{MAX_COUNT, MAX_DURATION_MS, TimeControl};
 use chessclock_engine::{AdjustOp, Engine, Input, Side, Time};
@@ -262,10 +263,6 @@ fn the_audit_examples() {
         serde_json::to_value(e.snapshot(Time::from_ms(5))).expect("a snapshot")["moves"]["white"],
         MAX_COUNT + 1
     );
-}
-
-fn engine(text: &str) -> Engine {
-    Engine::new(notation::parse(text).expect("valid").control).expect("engine")
 }
 
 /// Period lookup is closed-form: a set_moves far into a repeating control applies every

@@ -3,23 +3,11 @@
 //! their own flag rules (hourglass, swing, double flag); `tr/flag` and `tr/flagboth` in
 //! double-flag main time (§4.10 "as 4.5").
 
+use crate::support::{at, engine, snap};
 use chessclock_engine::notation;
 use chessclock_engine::params::OnFlag;
-use chessclock_engine::{Engine, Input, Side, Time};
+use chessclock_engine::{Engine, Input, Side};
 use serde_json::Value;
-
-fn engine(control: &str) -> Engine {
-    Engine::new(notation::parse(control).expect("valid").control).expect("engine")
-}
-
-fn at(e: &mut Engine, t: u64, input: Input) {
-    e.handle_input(Time::from_ms(t), input)
-        .unwrap_or_else(|err| panic!("input at {t}: {err}"));
-}
-
-fn snap(e: &Engine, t: u64) -> Value {
-    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
-}
 
 fn press(e: &mut Engine, t: u64, side: Side) {
     at(e, t, Input::Press { side });

@@ -1,18 +1,10 @@
 //! Property tests of the engine: invariants that hold for any sequence of inputs.
 
+use crate::support::{engine, snap};
 use chessclock_engine::notation;
 use chessclock_engine::{AdjustField, AdjustOp, Engine, GameResult, Input, Side, Status, Time};
 use proptest::prelude::*;
 use serde_json::Value;
-
-fn engine(control: &str) -> Engine {
-    let parsed = notation::parse(control).expect("valid control");
-    Engine::new(parsed.control).expect("valid engine")
-}
-
-fn snap(e: &Engine, t: u64) -> Value {
-    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
-}
 
 fn ms(v: &Value, side: &str) -> u64 {
     v[format!("{side}_ms")].as_u64().expect("ms")

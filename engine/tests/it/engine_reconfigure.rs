@@ -2,26 +2,13 @@
 //! time is kept (never the displayed value), delay windows and `cr/before` credits are not
 //! given twice, and the period follows the completed moves.
 
+use crate::support::{at, engine, snap};
 use chessclock_engine::notation;
 use chessclock_engine::{Engine, Input, Side, Time};
-use serde_json::Value;
-
-fn engine(control: &str) -> Engine {
-    Engine::new(notation::parse(control).expect("valid").control).expect("engine")
-}
-
-fn at(e: &mut Engine, t: u64, input: Input) {
-    e.handle_input(Time::from_ms(t), input)
-        .unwrap_or_else(|err| panic!("input at {t}: {err}"));
-}
 
 fn reconfigure(e: &mut Engine, t: u64, control: &str) {
     let control = Box::new(notation::parse(control).expect("valid").control);
     at(e, t, Input::Reconfigure { control });
-}
-
-fn snap(e: &Engine, t: u64) -> Value {
-    serde_json::to_value(e.snapshot(Time::from_ms(t))).expect("a snapshot")
 }
 
 fn start(e: &mut Engine) {

@@ -2,17 +2,10 @@
 //! every level (byte-compatible with a `serde_json::Value` round trip), and
 //! `same_except_time` ignores only what ticks.
 
+use crate::support::started;
 use chessclock_engine::notation;
 use chessclock_engine::{Engine, Input, Phase, Side, Status, Time};
 use serde_json::Value;
-
-fn started(control: &str) -> Engine {
-    let parsed = notation::parse(control).expect("valid control");
-    let mut e = Engine::new(parsed.control).expect("runnable control");
-    e.handle_input(Time::ZERO, Input::Start { side: Side::White })
-        .expect("start");
-    e
-}
 
 #[test]
 fn json_keys_are_sorted_at_every_level_for_every_method() {

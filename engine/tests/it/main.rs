@@ -17,3 +17,4 @@ mod notation_pgn;
 mod notation_properties;
 mod rating;
 mod spec_examples;
+mod support;

@@ -129,22 +129,9 @@ impl fmt::Display for LineError {
 }
 
 /// Every problem of a pairings file, in line order (at least one).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
 pub struct PairingsError(pub Vec<LineError>);
-
-impl fmt::Display for PairingsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for PairingsError {}
 
 /// Read the pairings of round `round` from `content` in `format` (detected when `None`).
 /// Only TRF holds several rounds; the other formats are one round's pairings. Every board

@@ -17,12 +17,6 @@ fn moves_of(events: &[GameEvent]) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-fn play(h: &mut Hand, slides: &[(&str, &str)]) {
-    for (from, to) in slides {
-        h.slide(from, to);
-    }
-}
-
 #[test]
 fn start_position_starts_a_game_and_plain_moves_are_read() {
     let mut h = Hand::start(Orientation::Normal);
@@ -33,7 +27,7 @@ fn start_position_starts_a_game_and_plain_moves_are_read() {
             GameEvent::NewGame { at_ms: 1000 }
         ]
     );
-    play(&mut h, &[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
     assert_eq!(h.ucis(), ["e2e4", "e7e5", "g1f3"]);
     assert_eq!(h.sans(), ["e4", "e5", "Nf3"]);
     let last = &h.tracker.moves()[2].event;
@@ -50,7 +44,7 @@ fn start_position_starts_a_game_and_plain_moves_are_read() {
 fn captures_in_any_order() {
     for victim_first in [false, true] {
         let mut h = Hand::start(Orientation::Normal);
-        play(&mut h, &[("e2", "e4"), ("d7", "d5")]);
+        h.play(&[("e2", "e4"), ("d7", "d5")]);
         if victim_first {
             h.lift("d5");
             h.lift("e4");
@@ -80,7 +74,7 @@ const CASTLE_READY: [(&str, &str); 6] = [
 #[test]
 fn castling_king_first_is_one_move() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &CASTLE_READY);
+    h.play(&CASTLE_READY);
     h.slide("e1", "g1");
     h.slide("h1", "f1");
     assert_eq!(h.sans().last().map(String::as_str), Some("O-O"));
@@ -91,7 +85,7 @@ fn castling_king_first_is_one_move() {
 #[test]
 fn castling_rook_first_corrects_the_rook_move() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &CASTLE_READY);
+    h.play(&CASTLE_READY);
     h.slide("h1", "f1");
     assert_eq!(h.sans().last().map(String::as_str), Some("Rf1"));
     h.slide("e1", "g1");
@@ -107,10 +101,7 @@ fn castling_rook_first_corrects_the_rook_move() {
 fn en_passant_in_either_order() {
     for victim_first in [false, true] {
         let mut h = Hand::start(Orientation::Normal);
-        play(
-            &mut h,
-            &[("e2", "e4"), ("a7", "a6"), ("e4", "e5"), ("d7", "d5")],
-        );
+        h.play(&[("e2", "e4"), ("a7", "a6"), ("e4", "e5"), ("d7", "d5")]);
         if victim_first {
             h.lift("d5");
             h.slide("e5", "d6");
@@ -219,7 +210,7 @@ fn a_piece_set_down_on_a_wrong_square_and_moved_on_is_one_move() {
 #[test]
 fn a_move_corrected_before_the_reply_is_one_move() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
     h.slide("f3", "h3");
     assert_eq!(h.ucis(), ["e2e4", "e7e5", "g1h3"]);
     assert_eq!(
@@ -235,7 +226,7 @@ fn a_move_corrected_before_the_reply_is_one_move() {
 #[test]
 fn takebacks_go_back_one_ply_at_a_time_or_several_at_once() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
     h.slide("f3", "g1");
     assert_eq!(h.ucis(), ["e2e4", "e7e5"]);
     assert!(matches!(
@@ -246,7 +237,7 @@ fn takebacks_go_back_one_ply_at_a_time_or_several_at_once() {
             ..
         })
     ));
-    play(&mut h, &[("b1", "c3"), ("b8", "c6")]);
+    h.play(&[("b1", "c3"), ("b8", "c6")]);
     // A dump showing the position after 1. e4 e5 (two plies back) at once.
     let mut pos = Chess::default();
     for m in ["e2e4", "e7e5"] {
@@ -281,7 +272,7 @@ fn a_piece_set_down_where_it_stood_earlier_is_a_move_in_progress_until_it_settle
         ("g1", "f3"),
     ];
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &game);
+    h.play(&game);
     h.drain();
     // Black's queen set down on d8 on its way: the board is the position after 2. Nf3
     // (no legal move from g6 leads there). Only Black's pieces changed, so it may be
@@ -304,7 +295,7 @@ fn a_piece_set_down_where_it_stood_earlier_is_a_move_in_progress_until_it_settle
 
     // The same board left standing for the settle time is the takeback it shows.
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &game);
+    h.play(&game);
     h.drain();
     h.slide("g6", "d8");
     // The board's dump a moment later shows the same board: still no takeback, no report.
@@ -330,37 +321,27 @@ fn a_rotated_board_is_detected_from_the_start_position() {
     let mut h = Hand::start(Orientation::Rotated);
     assert_eq!(h.events[0], GameEvent::Orientation(Orientation::Rotated));
     assert_eq!(h.tracker.orientation(), Some(Orientation::Rotated));
-    play(&mut h, &[("e2", "e4"), ("c7", "c5"), ("g1", "f3")]);
+    h.play(&[("e2", "e4"), ("c7", "c5"), ("g1", "f3")]);
     assert_eq!(h.ucis(), ["e2e4", "c7c5", "g1f3"]);
 }
 
 #[test]
 fn all_pieces_back_on_their_start_squares_is_a_new_game() {
     let mut h = Hand::start(Orientation::Normal);
-    play(
-        &mut h,
-        &[("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6")],
-    );
-    let start = raw_fields(
-        &chessclock_game::shakmaty::Board::default(),
-        Orientation::Normal,
-    );
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6")]);
     h.drain();
-    h.dump(start);
+    h.dump_start();
     assert_eq!(h.drain(), [GameEvent::NewGame { at_ms: h.now }]);
     assert!(h.ucis().is_empty());
     // A repetition that happens to restore the start placement is a move, not a new game.
-    play(
-        &mut h,
-        &[("g1", "f3"), ("g8", "f6"), ("f3", "g1"), ("f6", "g8")],
-    );
+    h.play(&[("g1", "f3"), ("g8", "f6"), ("f3", "g1"), ("f6", "g8")]);
     assert_eq!(h.ucis(), ["g1f3", "g8f6", "f3g1", "f6g8"]);
 }
 
 #[test]
 fn an_unexplained_position_is_reported_never_turned_into_a_move() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4")]);
+    h.play(&[("e2", "e4")]);
     h.drain();
     h.slide("d7", "d4"); // a pawn jumping two squares into nowhere legal
     assert!(matches!(h.tracker.state(), BoardState::Unexplained { .. }));
@@ -398,7 +379,7 @@ fn an_unexplained_position_is_reported_never_turned_into_a_move() {
 #[test]
 fn a_lost_field_update_is_recovered_from_the_next_dump() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4")]);
+    h.play(&[("e2", "e4")]);
     // Black's e7-e5 reaches the tracker only half (e5 placed, e7 lift lost), then White moves.
     h.raw[12] = None; // e7, not fed
     h.place("e5", 'p');
@@ -412,7 +393,7 @@ fn a_lost_field_update_is_recovered_from_the_next_dump() {
 #[test]
 fn a_flickering_square_changes_nothing() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4")]);
+    h.play(&[("e2", "e4")]);
     h.drain();
     for _ in 0..5 {
         h.lift("a7");

@@ -24,12 +24,6 @@ fn board_of(fen: &str) -> Board {
     pos.board().clone()
 }
 
-fn play(h: &mut Hand, moves: &[(&str, &str)]) {
-    for (from, to) in moves {
-        h.slide(from, to);
-    }
-}
-
 fn correct(h: &mut Hand, c: Correction) -> Result<(), CorrectionError> {
     let now = h.now;
     let r = h.tracker.correct(now, &c);
@@ -40,7 +34,7 @@ fn correct(h: &mut Hand, c: Correction) -> Result<(), CorrectionError> {
 #[test]
 fn an_undone_move_still_standing_is_reported_not_read_again_and_the_next_move_counts() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3")]);
     assert_eq!(h.sans(), ["e4", "e5", "Nf3"]);
     correct(&mut h, Correction::Undo(1)).expect("undo");
     assert_eq!(h.sans(), ["e4", "e5"]);
@@ -78,7 +72,7 @@ fn an_undone_move_still_standing_is_reported_not_read_again_and_the_next_move_co
 #[test]
 fn a_forced_move_waits_for_the_board_to_catch_up_and_is_never_taken_back_by_it() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4")]);
+    h.play(&[("e2", "e4")]);
     // Black's e5 was not seen (a sensor missed it): the operator forces it.
     correct(&mut h, Correction::Force("e7e5".into())).expect("force");
     assert_eq!(h.sans(), ["e4", "e5"]);
@@ -97,7 +91,7 @@ fn a_forced_move_waits_for_the_board_to_catch_up_and_is_never_taken_back_by_it()
 #[test]
 fn a_forced_move_the_board_already_shows_syncs_at_once() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("g8", "f6")]);
+    h.play(&[("e2", "e4"), ("g8", "f6")]);
     // Undone by mistake: the board still shows Nf6, held; forcing it again syncs at once.
     correct(&mut h, Correction::Undo(1)).expect("undo");
     assert!(matches!(h.tracker.state(), BoardState::Unexplained { .. }));
@@ -109,7 +103,7 @@ fn a_forced_move_the_board_already_shows_syncs_at_once() {
 #[test]
 fn bad_corrections_say_what_is_wrong_and_change_nothing() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("e7", "e5")]);
+    h.play(&[("e2", "e4"), ("e7", "e5")]);
     let before = h.tracker.fen();
     let cases = [
         (Correction::Undo(0), "1 or more"),
@@ -165,7 +159,7 @@ fn bad_corrections_say_what_is_wrong_and_change_nothing() {
 #[test]
 fn a_position_from_the_pieces_begins_the_game_there_with_conservative_castling() {
     let mut h = Hand::start(Orientation::Normal);
-    play(&mut h, &[("e2", "e4"), ("e7", "e5")]);
+    h.play(&[("e2", "e4"), ("e7", "e5")]);
     // An illegal move stood: White's king walked to e3 from e1 unseen (e1 -> e2 -> e3).
     h.lift("e1");
     h.place("e3", 'K');

@@ -5,6 +5,7 @@ mod behaviours;
 mod board_game;
 mod corrections;
 mod emulated_board;
+mod laws_python;
 mod pgn_python;
 mod properties;
 mod replay;

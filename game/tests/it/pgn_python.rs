@@ -2,13 +2,13 @@
 //! independent reader: every move, every `[%clk]`, every `[%emt]` and the tags must come back.
 //! python-chess is installed by `scripts/test.sh`.
 
-use std::process::Command;
-
 use chessclock_game::GameResult;
 use chessclock_game::pgn::{self, GameInfo, PgnGame, PgnMove};
 use chessclock_game::shakmaty::san::SanPlus;
 use chessclock_game::shakmaty::{CastlingMode, Chess, Position};
 use serde_json::Value;
+
+use crate::support::{Lcg, python_chess};
 
 struct Written {
     game: PgnGame,
@@ -17,13 +17,7 @@ struct Written {
 
 /// A game of `plies` pseudo-random legal moves with clocks and elapsed times.
 fn random_game(seed: u64, plies: usize) -> Written {
-    let mut state = seed;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        state >> 33
-    };
+    let mut rng = Lcg(seed);
     let mut pos = Chess::default();
     let (mut moves, mut uci) = (Vec::new(), Vec::new());
     for _ in 0..plies {
@@ -31,15 +25,15 @@ fn random_game(seed: u64, plies: usize) -> Written {
         if legal.is_empty() {
             break;
         }
-        let m = legal[usize::try_from(next()).unwrap_or(0) % legal.len()];
+        let m = legal[rng.below(legal.len())];
         let san = SanPlus::from_move(pos.clone(), m).to_string();
         uci.push(m.to_uci(CastlingMode::Standard).to_string());
         pos.play_unchecked(m);
-        let with_clock = next() % 10 != 0;
+        let with_clock = !rng.next().is_multiple_of(10);
         moves.push(PgnMove {
             san: Some(san),
-            clock_ms: with_clock.then(|| next() % 7_200_000),
-            elapsed_ms: (next() % 3 != 0).then(|| next() % 600_000),
+            clock_ms: with_clock.then(|| rng.next() % 7_200_000),
+            elapsed_ms: (!rng.next().is_multiple_of(3)).then(|| rng.next() % 600_000),
         });
     }
     let mut info = GameInfo::new();
@@ -64,8 +58,8 @@ fn random_game(seed: u64, plies: usize) -> Written {
             control_notation: Some("hourglass 5m".to_owned()),
             moves,
             black_first: false,
-            white_clock_ms: Some(next() % 7_200_000),
-            black_clock_ms: Some(next() % 7_200_000),
+            white_clock_ms: Some(rng.next() % 7_200_000),
+            black_clock_ms: Some(rng.next() % 7_200_000),
             result,
             termination: Some("normal".to_owned()),
             // Some of Black's wins are Armageddon draws: a comment before the result.
@@ -84,29 +78,7 @@ fn random_game(seed: u64, plies: usize) -> Written {
 
 /// The games in `text` as python-chess reads them (`scripts/pgn-read.py`'s JSON).
 pub(crate) fn read_back(text: &str) -> Vec<Value> {
-    // One directory per call: the tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("pgn-python-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("games.pgn");
-    std::fs::write(&file, text).expect("write");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/pgn-read.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(&file)
-        .output()
-        .expect("python3 (scripts/test.sh installs it)");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "python-chess failed (scripts/test.sh installs it with pip): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
+    python_chess("pgn-read.py", "games.pgn", text)
 }
 
 fn secs(ms: u64, round_up: bool) -> f64 {

@@ -3,31 +3,12 @@
 //! over every square on their way and flickering squares, reconstruct exactly, in either
 //! orientation.
 
-use crate::support::Hand;
+use crate::support::{Hand, Lcg};
 use chessclock_game::placement::dgt_piece;
 use chessclock_game::shakmaty::{Chess, Move, Position, Role, Square};
 use chessclock_game::{BoardState, GameEvent};
 use chessclock_protocol::Orientation;
 use proptest::prelude::*;
-
-/// A small deterministic generator for the orders and noise (seeded by proptest).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next()).unwrap_or(0) % n.max(1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// Play `m` on the hand's board piece by piece, in a random valid order.
 fn play_physically(h: &mut Hand, before: &Chess, m: Move, rng: &mut Lcg) {

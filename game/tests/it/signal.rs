@@ -2,15 +2,8 @@
 //! result, and a king move that only began the signal is taken back (lila #11783).
 
 use crate::support::Hand;
-use chessclock_game::placement::raw_fields;
 use chessclock_game::{BoardState, GameEvent, GameResult, ResultSignal};
 use chessclock_protocol::Orientation;
-
-fn play(h: &mut Hand, slides: &[(&str, &str)]) {
-    for (from, to) in slides {
-        h.slide(from, to);
-    }
-}
 
 #[test]
 fn kings_in_the_centre_set_the_result() {
@@ -21,10 +14,7 @@ fn kings_in_the_centre_set_the_result() {
     ];
     for (white, black, want) in cases {
         let mut h = Hand::start(Orientation::Normal);
-        play(
-            &mut h,
-            &[("e2", "e3"), ("e7", "e6"), ("d2", "d3"), ("d7", "d6")],
-        );
+        h.play(&[("e2", "e3"), ("e7", "e6"), ("d2", "d3"), ("d7", "d6")]);
         // Both kings lifted, then set down in the centre.
         h.lift("e1");
         h.lift("e8");
@@ -45,12 +35,8 @@ fn kings_in_the_centre_set_the_result() {
         // Pieces swept off afterwards change nothing; the start position starts a new game.
         h.lift("a2");
         assert_eq!(h.tracker.state(), &BoardState::Finished(want));
-        let start = raw_fields(
-            &chessclock_game::shakmaty::Board::default(),
-            Orientation::Normal,
-        );
         h.drain();
-        h.dump(start);
+        h.dump_start();
         assert_eq!(h.drain(), [GameEvent::NewGame { at_ms: h.now }]);
     }
 }
@@ -58,17 +44,14 @@ fn kings_in_the_centre_set_the_result() {
 /// The kings walk to d3 and d6: White's king can step to e4 legally, Black's cannot reach d5.
 fn kings_walked_up() -> Hand {
     let mut h = Hand::start(Orientation::Normal);
-    play(
-        &mut h,
-        &[
-            ("e2", "e3"),
-            ("e7", "e6"),
-            ("e1", "e2"),
-            ("e8", "e7"),
-            ("e2", "d3"),
-            ("e7", "d6"),
-        ],
-    );
+    h.play(&[
+        ("e2", "e3"),
+        ("e7", "e6"),
+        ("e1", "e2"),
+        ("e8", "e7"),
+        ("e2", "d3"),
+        ("e7", "d6"),
+    ]);
     h.drain();
     h
 }
@@ -141,19 +124,16 @@ fn a_king_set_down_beside_the_other_on_its_way_is_no_result() {
     // way from e3 to f4 and is set down there for a moment: both kings in the centre, but
     // not for the settle time.
     let mut h = Hand::start(Orientation::Normal);
-    play(
-        &mut h,
-        &[
-            ("e2", "e4"),
-            ("d7", "d5"),
-            ("e4", "d5"),
-            ("e8", "d7"),
-            ("e1", "e2"),
-            ("d7", "d6"),
-            ("e2", "e3"),
-            ("d6", "d5"),
-        ],
-    );
+    h.play(&[
+        ("e2", "e4"),
+        ("d7", "d5"),
+        ("e4", "d5"),
+        ("e8", "d7"),
+        ("e1", "e2"),
+        ("d7", "d6"),
+        ("e2", "e3"),
+        ("d6", "d5"),
+    ]);
     h.drain();
     h.lift("e3");
     h.place("e4", 'K');

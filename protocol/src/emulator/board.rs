@@ -149,17 +149,10 @@ pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command, pieces: &Board) -> 
             major: cfg.version.0,
             minor: cfg.version.1,
         }),
-        Command::SendBatteryStatus => reply(Message::BatteryStatus(BatteryStatus {
-            percent: 80,
-            hours_left: 0x7F,
-            minutes_left: 0x7F,
-            on_hours: 1,
-            on_minutes: 2,
-            standby_days: 0,
-            standby_hours: 0,
-            standby_minutes: 0,
-            status: 0x02,
-        })),
+        // 80 %, time left not available, on for 1 h 02, discharging.
+        Command::SendBatteryStatus => reply(Message::BatteryStatus(BatteryStatus::from([
+            80, 0x7F, 0x7F, 1, 2, 0, 0, 0, 0x02,
+        ]))),
         // A token log: just the end marker, not the ~8 KB of a real board.
         Command::SendEeMoves => reply(Message::EeMoves(vec![0x6B])),
         Command::SendBoard50B => reply(Message::BoardDump50B(vec![0; 50])),

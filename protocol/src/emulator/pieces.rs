@@ -7,8 +7,6 @@
 //! plays any move whose from-square holds a piece. It must not emit bytes: the
 //! [`super::Emulator`] turns each step into a FIELD_UPDATE.
 
-use std::fmt;
-
 use crate::board::{Board, Piece, Square};
 
 /// One physical change on the board.
@@ -61,39 +59,23 @@ pub enum PieceAction {
 }
 
 /// A move or action the board cannot carry out, with what to do instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PieceError {
     /// The notation is not a move like `e2e4` or `e7e8q`.
+    #[error(
+        "{0:?} is not a move; write from and to squares like \"e2e4\", with a promotion letter like \"e7e8q\""
+    )]
     Notation(String),
     /// Nothing stands on the from-square.
+    #[error("no piece stands on {0}; place one first or check the move")]
     EmptyFrom(Square),
     /// The to-square holds a piece of the mover's own colour.
+    #[error("{0} holds a piece of the mover's own colour; lift it first")]
     OwnPiece(Square),
     /// Lifting an empty square.
+    #[error("{0} is empty; there is nothing to lift")]
     NothingToLift(Square),
 }
-
-impl fmt::Display for PieceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PieceError::Notation(s) => write!(
-                f,
-                "{s:?} is not a move; write from and to squares like \"e2e4\", with a promotion letter like \"e7e8q\""
-            ),
-            PieceError::EmptyFrom(s) => write!(
-                f,
-                "no piece stands on {s}; place one first or check the move"
-            ),
-            PieceError::OwnPiece(s) => write!(
-                f,
-                "{s} holds a piece of the mover's own colour; lift it first"
-            ),
-            PieceError::NothingToLift(s) => write!(f, "{s} is empty; there is nothing to lift"),
-        }
-    }
-}
-
-impl std::error::Error for PieceError {}
 
 fn is_white(p: Piece) -> bool {
     p.code() <= 6

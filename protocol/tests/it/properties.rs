@@ -64,17 +64,8 @@ fn message() -> impl Strategy<Value = Message> {
         prop::collection::vec(seven_bit(), 50).prop_map(Message::BoardDump50B),
         prop::collection::vec(seven_bit(), 50).prop_map(Message::BoardDump50W),
         bytes7(20).prop_map(Message::HardwareVersion),
-        prop::collection::vec(seven_bit(), 9).prop_map(|b| Message::BatteryStatus(BatteryStatus {
-            percent: b[0],
-            hours_left: b[1],
-            minutes_left: b[2],
-            on_hours: b[3],
-            on_minutes: b[4],
-            standby_days: b[5],
-            standby_hours: b[6],
-            standby_minutes: b[7],
-            status: b[8],
-        })),
+        prop::array::uniform9(seven_bit())
+            .prop_map(|b| Message::BatteryStatus(BatteryStatus::from(b))),
         text(10).prop_map(Message::LongSerialNumber),
         bytes7(20).prop_map(Message::I2cClock),
         (0x80u8..=0xFF, bytes7(100))

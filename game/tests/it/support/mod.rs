@@ -16,6 +16,56 @@ pub struct Hand {
     fresh: Vec<GameEvent>,
 }
 
+/// What python-chess says of `input`: `scripts/SCRIPT` run on it (written to a file named
+/// `file`), one JSON value per output line. python3 and python-chess are installed by
+/// `scripts/test.sh`.
+pub fn python_chess(script: &str, file: &str, input: &str) -> Vec<serde_json::Value> {
+    // One directory per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("python-chess-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(file);
+    std::fs::write(&path, input).expect("write");
+    let script = format!("{}/../scripts/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .expect("python3 (scripts/test.sh installs it)");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "python-chess failed (scripts/test.sh installs it with pip): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// A small deterministic generator (the games' moves, the orders and noise), from a seed.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next()).unwrap_or(0) % n.max(1)
+    }
+    /// True `percent` times in 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
 pub fn sq(name: &str) -> Square {
     name.parse().unwrap_or_else(|_| panic!("square {name}"))
 }
@@ -89,6 +139,18 @@ impl Hand {
         self.raw = raw;
         self.tracker.on_board_dump(self.now, &raw);
         self.pull();
+    }
+
+    /// The board sends a full dump of the start position.
+    pub fn dump_start(&mut self) {
+        self.dump(raw_fields(&Board::default(), self.orientation));
+    }
+
+    /// Slide the pieces `from` → `to`, one pair after the other.
+    pub fn play(&mut self, slides: &[(&str, &str)]) {
+        for (from, to) in slides {
+            self.slide(from, to);
+        }
     }
 
     pub fn wait(&mut self, ms: u64) {
