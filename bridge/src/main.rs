@@ -58,15 +58,7 @@ fn main() -> ExitCode {
         }
     };
     if args.check_config {
-        let files: Vec<String> = settings
-            .files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect();
-        let read = match files.is_empty() {
-            true => "no file, the defaults".to_owned(),
-            false => files.join(", "),
-        };
+        let read = chessclock_system::conffile::files_read(&settings.files);
         let unseen = match std::env::var_os("CREDENTIALS_DIRECTORY").is_none()
             && settings.lichess.iter().any(|r| r.token_file.is_none())
         {

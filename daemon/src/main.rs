@@ -67,11 +67,7 @@ fn print_man() -> ExitCode {
 fn check_config(path: Option<&std::path::Path>) -> ExitCode {
     match service::check_config(path) {
         Ok((_, files)) => {
-            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            let read = match files.is_empty() {
-                true => "no file, the defaults".to_owned(),
-                false => files.join(", "),
-            };
+            let read = chessclock_system::conffile::files_read(&files);
             println!("chessclockd: configuration OK ({read})");
             ExitCode::SUCCESS
         }

@@ -126,6 +126,16 @@ pub fn where_set(layers: &[Layer], key: &str) -> Option<String> {
     })
 }
 
+/// The files a program's configuration was read from, for its `--check-config` line:
+/// their paths, comma-separated, or that none was and the defaults apply.
+pub fn files_read(files: &[PathBuf]) -> String {
+    if files.is_empty() {
+        return "no file, the defaults".to_owned();
+    }
+    let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    paths.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +146,16 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("scratch dir");
         dir
+    }
+
+    #[test]
+    fn the_files_read_are_named_or_the_defaults_said() {
+        assert_eq!(files_read(&[]), "no file, the defaults");
+        let files = [
+            PathBuf::from("/etc/a.toml"),
+            PathBuf::from("/etc/a.toml.d/10-b.toml"),
+        ];
+        assert_eq!(files_read(&files), "/etc/a.toml, /etc/a.toml.d/10-b.toml");
     }
 
     #[test]
