@@ -9,7 +9,8 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::json::s;
+use crate::json::{s, u};
+use crate::pgn::{python_reads, sans};
 use crate::rig::{Daemon, Emu, WAIT, workspace_bin, write_config};
 use crate::{PrivateBus, TempDir};
 
@@ -127,4 +128,45 @@ pub fn journal_says(dir: &Path, text: &str) -> bool {
         .flatten()
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .any(|t| t.contains(text))
+}
+
+/// The presses a status counts (`moves` of both sides).
+pub fn presses(v: &Value) -> u64 {
+    u(v, "/moves/white") + u(v, "/moves/black")
+}
+
+/// Press `emu`'s lever and wait until the daemon has counted the press on `clock` (what the
+/// emulator shows, it has not necessarily read yet); its status then.
+pub fn press_lever(emu: &mut Emu, d: &Daemon, clock: &str) -> Result<Value> {
+    let before = presses(&d.ctl_json(&["status", clock, "--json"])?);
+    emu.send("lever")?;
+    d.wait_status(clock, WAIT, "the press counted", |v| {
+        presses(v) == before + 1
+    })
+}
+
+/// The moves (SAN) of clock 0's board game in a status.
+pub fn moves(v: &Value) -> Vec<String> {
+    sans(&serde_json::json!({ "san": v["moves_san"] }))
+}
+
+/// Wait until the daemon has read exactly the moves `want` on clock 0, with its board ready;
+/// its status then.
+pub fn wait_moves(d: &Daemon, want: &[&str]) -> Result<Value> {
+    d.wait_status("0", WAIT, &format!("the moves {want:?}"), |v| {
+        moves(v) == want && s(v, "/device_state") == "ready"
+    })
+}
+
+/// `chessclockctl pgn 0`, written to `dir/name` and read by python-chess: the PGN and the
+/// one game read from it, without errors.
+pub fn pgn_read(d: &Daemon, dir: &Path, name: &str) -> Result<(String, Value)> {
+    let pgn = ctl_ok(d, &["pgn", "0"]);
+    let file = dir.join(name);
+    std::fs::write(&file, &pgn)?;
+    let mut games = python_reads(&file)?;
+    anyhow::ensure!(games.len() == 1, "one game: {pgn}");
+    let g = games.remove(0);
+    anyhow::ensure!(g["errors"] == serde_json::json!([]), "{pgn}");
+    Ok((pgn, g))
 }

@@ -189,7 +189,42 @@ impl Emu {
     pub fn mark(&mut self) -> usize {
         self.events.mark()
     }
+
+    /// Wait until the emulator has shown its pieces as `ranks` (rank 8 first, the ranks
+    /// apart). Its view follows the board a moment later and its piece commands are checked
+    /// against it; for what a running daemon has read, wait for the daemon's status instead.
+    pub fn wait_pieces(&mut self, ranks: &str) -> Result<()> {
+        let want = ranks.replace(' ', "");
+        self.wait_for(0, WAIT, &format!("the pieces {ranks}"), |v| {
+            v["pieces"].as_str() == Some(want.as_str())
+        })?;
+        Ok(())
+    }
+
+    /// Pull the board's cable and wait until the emulator says it is out.
+    pub fn unplug(&mut self) -> Result<()> {
+        self.plug("unplug", "unplugged").map(drop)
+    }
+
+    /// Plug the board in again and wait until the emulator says where (its `replugged`
+    /// event).
+    pub fn replug(&mut self) -> Result<Value> {
+        self.plug("replug", "replugged")
+    }
+
+    /// `line`, then the emulator's `event` saying the board task applied it: under load that
+    /// task takes seconds (the emulator waits up to [`PLUG_WAIT`] before it reports).
+    fn plug(&mut self, line: &str, event: &str) -> Result<Value> {
+        let mark = self.mark();
+        self.send(line)?;
+        let (_, v) = self.wait_for(mark, PLUG_WAIT, event, |v| v["event"] == event)?;
+        Ok(v)
+    }
 }
+
+/// How long the emulator's board task may take to apply an unplug or replug on a loaded
+/// machine (the emulator waits as long before it says where the board is).
+pub const PLUG_WAIT: Duration = Duration::from_secs(65);
 
 impl Drop for Emu {
     fn drop(&mut self) {
