@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::rig::{Daemon, Emu, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -56,12 +56,7 @@ fn a_threefold_claim_is_judged_from_the_board_and_survives_a_crash() -> Result<(
         d.wait_status("0", WAIT, "the move read", |v| {
             v["moves_san"].as_array().is_some_and(|a| a.len() > i)
         })?;
-        emu.send("lever")?;
-        d.wait_status("0", WAIT, "the press", |v| {
-            let n = v["moves"]["white"].as_u64().unwrap_or(0)
-                + v["moves"]["black"].as_u64().unwrap_or(0);
-            n as usize > i
-        })?;
+        press_lever(&mut emu, &d, "0")?;
         let claimable = python_says_threefold(&shuffle[..=i])?;
         assert_eq!(claimable, i == shuffle.len() - 1, "python-chess after {i}");
     }

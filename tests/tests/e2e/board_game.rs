@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -68,13 +68,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         );
         assert!(!fen.is_empty());
         if i + 1 < game.len() {
-            let moves_before = i;
-            emu.send("lever")?;
-            d.wait_status("0", WAIT, "the press", |v| {
-                let n = v["moves"]["white"].as_u64().unwrap_or(0)
-                    + v["moves"]["black"].as_u64().unwrap_or(0);
-                n as usize > moves_before
-            })?;
+            press_lever(&mut emu, &d, "0")?;
         }
     }
     let st = d.wait_status("0", WAIT, "every move in the status", |v| {

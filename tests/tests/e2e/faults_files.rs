@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::e2e::{ctl_ok, emu, press_lever, presses};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -71,12 +71,8 @@ impl Setup {
 
     /// Press the lever and wait until the daemon counts the press; the status then.
     fn press(&mut self) -> Result<(Value, Instant)> {
-        let before = presses(&self.daemon().ctl_json(&["status", "0", "--json"])?);
-        self.emu.send("lever")?;
-        let st = self
-            .daemon()
-            .wait_status("0", WAIT, "the press counted", |v| presses(v) == before + 1)?;
-        Ok((st, Instant::now()))
+        let d = self.daemon.as_ref().expect("running");
+        Ok((press_lever(&mut self.emu, d, "0")?, Instant::now()))
     }
 
     /// The log from byte `from` on.
@@ -101,10 +97,6 @@ fn notices(v: &Value) -> String {
                 .join("\n")
         })
         .unwrap_or_default()
-}
-
-fn presses(v: &Value) -> u64 {
-    u(v, "/moves/white") + u(v, "/moves/black")
 }
 
 /// The game after a restart is the one seen at `at` (`seen`), with the time since charged
@@ -215,9 +207,19 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
         "the log names the damaged press: {said}"
     );
     ensure!(t.count(&format!(".journal.bad-{cut_at}"))? == 1);
-    // The lever shows the lost press; the player presses back and it counts as no press.
+    // The lever shows the lost press; the player presses back and it counts as no press
+    // (the daemon's log says it read the lever and ignored it).
+    let mark = t.log_len()?;
     t.emu.send("lever")?;
-    std::thread::sleep(Duration::from_millis(300));
+    let until = Instant::now() + WAIT;
+    while !t.log_since(mark)?.contains("lever ignored") {
+        ensure!(
+            Instant::now() < until,
+            "the lever back not read: {}",
+            t.log_since(mark)?
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let now = t.daemon().ctl_json(&["status", "0", "--json"])?;
     ensure!(presses(&now) == presses(&seen), "{now}");
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -25,10 +25,6 @@ fn board_problem(v: &Value) -> Option<(String, String)> {
         .iter()
         .find(|p| p["kind"] == "board_problem")
         .map(|p| (s(p, "/text").to_owned(), s(p, "/fix").to_owned()))
-}
-
-fn presses(v: &Value) -> u64 {
-    v["moves"]["white"].as_u64().unwrap_or(0) + v["moves"]["black"].as_u64().unwrap_or(0)
 }
 
 struct Observed {
@@ -69,15 +65,12 @@ fn observed(name: &str) -> Result<Observed> {
 impl Observed {
     /// The move on the pieces, then the lever; waits for the press.
     fn play(&mut self, uci: &str) -> Result<Value> {
-        let before = presses(&self.d.ctl_json(&["status", "0", "--json"])?);
         let mark = self.client.mark();
         self.emu.send(&format!("move {uci}"))?;
         self.client.wait_signal(mark, "a Move signal", |m| {
             m.header().member().is_some_and(|n| n == "Move")
         })?;
-        self.emu.send("lever")?;
-        self.d
-            .wait_status("0", WAIT, "the press", |v| presses(v) > before)
+        press_lever(&mut self.emu, &self.d, "0")
     }
 }
 
