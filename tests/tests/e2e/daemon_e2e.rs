@@ -428,7 +428,14 @@ fn a_press_while_the_daemon_was_down_is_charged_after_the_restart() -> Result<()
     r.daemon.kill();
     // Black presses while the daemon is down; it comes back a second later (the press is
     // charged up to the first report the daemon reads, docs/reliability.md).
+    // With nobody to hear it, the press is done once the emulator shows the lever moved.
+    let lever = |v: &Value| v.get("right_high").cloned();
+    let was = r.emu.seen().iter().rev().find_map(lever);
+    let mark = r.emu.mark();
     r.emu.send("lever")?;
+    r.emu.wait_for(mark, WAIT, "the lever moved", |v| {
+        lever(v).is_some_and(|h| Some(h) != was)
+    })?;
     std::thread::sleep(Duration::from_millis(1_000));
     let config = r.dir.path().join("chessclockd.toml");
     let d = chessclock_tests::rig::Daemon::spawn(r.bus.address(), &config, &[])?;
