@@ -111,6 +111,30 @@ impl<T: Clone + std::fmt::Debug> Collector<T> {
     }
 }
 
+impl Collector<String> {
+    /// The lines of `from`, read on a thread of their own; each also printed to stderr after
+    /// `echo` when there is one (a child's log, shown with a failing test).
+    pub fn lines(
+        from: impl Read + Send + 'static,
+        label: &str,
+        echo: Option<&'static str>,
+    ) -> Collector<String> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(from).lines() {
+                let Ok(line) = line else { return };
+                if let Some(prefix) = echo {
+                    eprintln!("{prefix}{line}");
+                }
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Collector::new(rx, label)
+    }
+}
+
 /// A running `chessclock-emu --json`.
 #[derive(Debug)]
 pub struct Emu {

@@ -3,11 +3,9 @@
 //! status JSON), events, `online` and the last will `offline`; and `chessclockctl fleet`
 //! listing the boards of two daemons through one broker. In CI a missing broker fails.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -96,18 +94,9 @@ impl Sub {
             .spawn()
             .context("cannot start mosquitto_sub")?;
         let out = child.stdout.take().context("stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
         Ok(Sub {
             child,
-            lines: Collector::new(rx, "mosquitto_sub"),
+            lines: Collector::lines(out, "mosquitto_sub", None),
         })
     }
 

@@ -9,10 +9,8 @@
 //! system's store trusts (`SSL_CERT_FILE` here), with the token from the credential
 //! `lichess-token`. In CI a missing program fails.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
@@ -381,16 +379,7 @@ impl HttpsStandIn {
             .spawn()
             .context("cannot start python3")?;
         let out = child.stdout.take().context("stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut requests = Collector::new(rx, "https stand-in");
+        let mut requests = Collector::lines(out, "https stand-in", None);
         let (_, port) = requests.wait_for(0, WAIT, "its port", |_| true)?;
         let port = port.parse().context("the stand-in's port")?;
         Ok(HttpsStandIn {
