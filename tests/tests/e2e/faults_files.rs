@@ -63,6 +63,13 @@ impl Setup {
         Ok(st)
     }
 
+    /// [`Setup::restart`], with what the daemon logged meanwhile.
+    fn restart_logged(&mut self) -> Result<(Value, String)> {
+        let mark = self.log_len()?;
+        let st = self.restart()?;
+        Ok((st, self.log_since(mark)?))
+    }
+
     fn kill(&mut self) {
         if let Some(d) = self.daemon.as_mut() {
             d.kill();
@@ -178,10 +185,8 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
     let mut bytes = std::fs::read(&journal)?;
     bytes.extend_from_slice(b"99 0badf00d {\"kind\":\"inp");
     std::fs::write(&journal, &bytes)?;
-    let mark = t.log_len()?;
-    let after = t.restart()?;
+    let (after, said) = t.restart_logged()?;
     same_game(&seen, at, &after).context("torn line")?;
-    let said = t.log_since(mark)?;
     ensure!(
         said.contains(&format!("damaged tail at byte {torn_at}"))
             && said.contains(&format!(".journal.bad-{torn_at}")),
@@ -198,10 +203,8 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
     let (_, _) = t.press()?;
     t.kill();
     let cut_at = corrupt_last_input(&journal)?;
-    let mark = t.log_len()?;
-    let after = t.restart()?;
+    let (after, said) = t.restart_logged()?;
     same_game(&seen, at, &after).context("corrupted last press")?;
-    let said = t.log_since(mark)?;
     ensure!(
         said.contains(&format!("damaged tail at byte {cut_at}")) && said.contains("checksum"),
         "the log names the damaged press: {said}"
@@ -234,10 +237,8 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
         .file(".snapshot")
         .context("a new game writes a snapshot")?;
     std::fs::write(&snapshot, b"17 00000000 {\"not\":\"a snapshot\"}\n")?;
-    let mark = t.log_len()?;
-    let after = t.restart()?;
+    let (after, said) = t.restart_logged()?;
     same_game(&seen, at, &after).context("corrupted snapshot")?;
-    let said = t.log_since(mark)?;
     ensure!(
         said.contains("snapshot") && said.contains("set aside"),
         "the log says the snapshot was set aside: {said}"
@@ -257,10 +258,8 @@ fn a_game_resumes_from_what_is_valid_in_damaged_files_and_the_log_says_what_was_
     let mut bytes = std::fs::read(&journal)?;
     bytes[3] ^= 0x01;
     std::fs::write(&journal, &bytes)?;
-    let mark = t.log_len()?;
-    let after = t.restart()?;
+    let (after, said) = t.restart_logged()?;
     ensure!(presses(&after) == 0, "{after}");
-    let said = t.log_since(mark)?;
     ensure!(
         said.contains("damaged tail at byte 0") && said.contains(".journal.bad-0"),
         "the log says the whole journal was cut and kept: {said}"

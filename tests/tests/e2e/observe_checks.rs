@@ -35,8 +35,9 @@ struct Observed {
     client: Client,
 }
 
-/// A daemon observing an emulated clock that is not in PC mode.
-fn observed(name: &str) -> Result<Observed> {
+/// A daemon driving an emulated clock that is not in PC mode (G/5), once it says the clock
+/// refuses.
+pub(crate) fn refused(name: &str) -> Result<(TempDir, PrivateBus, Emu, Daemon)> {
     let dir = TempDir::new(name)?;
     let bus = PrivateBus::start_session()?;
     let emu = Emu::spawn(
@@ -48,6 +49,12 @@ fn observed(name: &str) -> Result<Observed> {
     d.wait_status("0", WAIT, "the refusal", |v| {
         s(v, "/device_state") == "not_in_pc_mode"
     })?;
+    Ok((dir, bus, emu, d))
+}
+
+/// A daemon observing an emulated clock that is not in PC mode.
+fn observed(name: &str) -> Result<Observed> {
+    let (dir, bus, emu, d) = refused(name)?;
     ctl_ok(&d, &["mode", "0", "observe"]);
     d.wait_status("0", WAIT, "observe mode", |v| {
         s(v, "/mode") == "observe" && s(v, "/device_state") == "ready"

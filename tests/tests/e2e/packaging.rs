@@ -517,6 +517,16 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
     assert!(out.status.success(), "the commented values load: {out:?}");
     let page = read("packaging/man/bridge.toml.5");
     let doc = read("docs/bridge.md");
+    let described = |key: &str| {
+        assert!(
+            page.contains(&format!(".BR {key} ")),
+            "bridge.toml.5 does not describe {key}"
+        );
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "docs/bridge.md does not name {key}"
+        );
+    };
     for key in [
         "listen",
         "mqtt",
@@ -530,14 +540,7 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
         "source",
     ] {
         assert!(keys.contains(&key), "{key} is not in packaging/bridge.toml");
-        assert!(
-            page.contains(&format!(".BR {key} ")),
-            "bridge.toml.5 does not describe {key}"
-        );
-        assert!(
-            doc.contains(&format!("`{key}`")),
-            "docs/bridge.md does not name {key}"
-        );
+        described(key);
     }
     // The [mqtt] table's keys, shown in the file as an example to copy, not commented out.
     for key in ["url", "password_file", "ca_file"] {
@@ -545,13 +548,6 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
             text.contains(&format!("#   {key} = ")),
             "{key} is not in packaging/bridge.toml"
         );
-        assert!(
-            page.contains(&format!(".BR {key} ")),
-            "bridge.toml.5 does not describe {key}"
-        );
-        assert!(
-            doc.contains(&format!("`{key}`")),
-            "docs/bridge.md does not name {key}"
-        );
+        described(key);
     }
 }
