@@ -170,3 +170,46 @@ pub fn pgn_read(d: &Daemon, dir: &Path, name: &str) -> Result<(String, Value)> {
     anyhow::ensure!(g["errors"] == serde_json::json!([]), "{pgn}");
     Ok((pgn, g))
 }
+
+/// A daemon on `bus` with no board configured (its state in `dir`), given a virtual clock
+/// named each of `names` (numbered in order), each probed and ready.
+pub fn daemon_with(bus: &PrivateBus, dir: &TempDir, names: &[&str]) -> Result<Daemon> {
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for (i, name) in names.iter().enumerate() {
+        let out = d.ctl(&["add-virtual", name]);
+        anyhow::ensure!(out.status.success(), "add-virtual {name}: {out:?}");
+        d.wait_status(
+            &i.to_string(),
+            WAIT,
+            "a ready clock with its board serial",
+            |v| s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty(),
+        )?;
+    }
+    Ok(d)
+}
+
+/// Wait until the round folder `dir` holds one finished game's record: one `.pgn` (not a
+/// `.tmp` still being written) with its `.json` beside it; the PGN's path.
+pub fn wait_record(dir: &Path) -> Result<std::path::PathBuf> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let found: Vec<_> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+            .collect();
+        if let [pgn] = found.as_slice()
+            && pgn.with_extension("json").exists()
+        {
+            return Ok(pgn.clone());
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "no game record in {}: {found:?}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::{ctl_ok, press_lever};
+use chessclock_tests::e2e::{ctl_ok, press_lever, wait_record};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -144,22 +144,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     assert!(!err.status.success(), "nothing to pause after the mate");
     // Round 1's record (its round's folder).
     let games_dir = dir.path().join("state/games/round-1");
-    let mut finished = None;
-    for _ in 0..100 {
-        let pgn = std::fs::read_dir(&games_dir)
-            .ok()
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "pgn"));
-        if let Some(p) = pgn {
-            finished = Some(p);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let finished = finished.context("no finished game in state/games/round-1")?;
+    let finished = wait_record(&games_dir)?;
     let games = python_reads(&finished)?;
     assert_eq!(sans(&games[0]), want, "{}", finished.display());
     assert_eq!(s(&games[0], "/headers/Result"), "1-0");

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, free_port, have, stable};
+use chessclock_tests::e2e::daemon_with;
 use chessclock_tests::json::s;
 use chessclock_tests::rig::{Collector, Daemon, Spawned, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -183,13 +184,7 @@ fn state_is_retained_events_are_published_and_the_will_says_offline() -> Result<
 /// A daemon on its own private bus with virtual clocks named `names`, each ready.
 fn machine(dir: &TempDir, names: &[&str]) -> Result<(PrivateBus, Daemon)> {
     let bus = PrivateBus::start_session()?;
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    for (i, name) in names.iter().enumerate() {
-        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
-        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
-        })?;
-    }
+    let d = daemon_with(&bus, dir, names)?;
     Ok((bus, d))
 }
 

@@ -9,21 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::chromium::{Page, shots_dir, shown};
+use chessclock_tests::e2e::daemon_with;
 use chessclock_tests::json::{s, u};
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::rig::WAIT;
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    for (i, name) in names.iter().enumerate() {
-        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
-        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
-        })?;
-    }
-    Ok(d)
-}
 
 /// What the overlay shows: whose turn, and both times as text.
 const SHOWN: &str = "JSON.stringify({turn: (document.querySelector('.side.turn') || {}).dataset?.side || '', \
@@ -40,7 +30,7 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-overlay")?;
-    let d = rig(&dir, &bus, &["stage"])?;
+    let d = daemon_with(&bus, &dir, &["stage"])?;
     anyhow::ensure!(d.ctl(&["set", "0", "G/5 inc/3"]).status.success());
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     let bridge = Bridge::spawn(bus.address(), &[])?;
@@ -110,7 +100,7 @@ fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-hourglass")?;
-    let d = rig(&dir, &bus, &["sand"])?;
+    let d = daemon_with(&bus, &dir, &["sand"])?;
     anyhow::ensure!(d.ctl(&["set", "0", "HG/1"]).status.success());
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     let bridge = Bridge::spawn(bus.address(), &[])?;
@@ -166,7 +156,7 @@ fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> R
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-dash")?;
-    let d = rig(&dir, &bus, &["board-one", "board-two"])?;
+    let d = daemon_with(&bus, &dir, &["board-one", "board-two"])?;
     for args in [
         &["start", "1"][..],
         &["press", "1", "white"],
