@@ -213,3 +213,21 @@ pub fn wait_record(dir: &Path) -> Result<std::path::PathBuf> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// Every file below `dir`, its subfolders too, as paths relative to it, sorted.
+pub fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                found.push(rel.to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}

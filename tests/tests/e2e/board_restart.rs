@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, journal_says, moves, pgn_read, wait_moves};
+use chessclock_tests::e2e::{ctl_ok, files_below, journal_says, moves, pgn_read, wait_moves};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -154,19 +154,12 @@ fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Re
 
 /// The game's records in `games/` (any round's folder), PGN paths.
 fn records(state: &Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut todo = vec![state.join("games")];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "pgn") {
-                found.push(path);
-            }
-        }
-    }
-    found
+    let games = state.join("games");
+    files_below(&games)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .map(|p| games.join(p))
+        .collect()
 }
 
 /// The archived record is the whole game's, folded from its journal: after a SIGKILL it

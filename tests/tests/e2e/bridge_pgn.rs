@@ -11,10 +11,9 @@ use std::net::TcpListener;
 use std::process::Command;
 use std::sync::mpsc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::json::s;
-use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
@@ -104,25 +103,11 @@ fn read_request(stream: &mut std::net::TcpStream) -> Result<Request> {
     })
 }
 
-/// The games python-chess reads from `pgn` (scripts/pgn-read.py).
+/// The games python-chess reads from `pgn` (written to a file in `dir`).
 fn python_reads(dir: &TempDir, pgn: &str) -> Result<Vec<Value>> {
     let file = dir.path().join("pushed.pgn");
     std::fs::write(&file, pgn)?;
-    let out = Command::new("python3")
-        .arg(repo_path("scripts/pgn-read.py"))
-        .arg(&file)
-        .output()
-        .context("python3 (python-chess) must be installed: scripts/test.sh does it")?;
-    if !out.status.success() {
-        bail!(
-            "pgn-read.py failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8(out.stdout)?
-        .lines()
-        .map(|l| Ok(serde_json::from_str(l)?))
-        .collect()
+    chessclock_tests::pgn::python_reads(&file)
 }
 
 fn settings(dir: &TempDir, server: &str, round: &str, clocks: &str) -> Result<std::path::PathBuf> {
