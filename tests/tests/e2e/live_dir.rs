@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu, press_lever};
+use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
@@ -14,20 +14,14 @@ use chessclock_tests::{PrivateBus, TempDir};
 
 /// Every PGN file below `dir` that holds one game (not a file of every game).
 fn game_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                todo.push(p);
-            } else if name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn" {
-                found.push(p);
-            }
-        }
-    }
-    found
+    files_below(dir)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn"
+        })
+        .map(|p| dir.join(p))
+        .collect()
 }
 
 /// The one game file below `dir` once its text is `done`.
