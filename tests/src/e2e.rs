@@ -231,3 +231,11 @@ pub fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
     found.sort();
     found
 }
+
+/// Wait until clock 0 is ready with a position read from its board's pieces that `fen`
+/// accepts; its status then.
+pub fn board_read(d: &Daemon, fen: impl Fn(&str) -> bool) -> Result<Value> {
+    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
+        s(v, "/device_state") == "ready" && fen(s(v, "/fen"))
+    })
+}

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::{ctl_ok, journal_says, moves, pgn_read, wait_moves};
+use chessclock_tests::e2e::{board_read, ctl_ok, emu, journal_says, moves, pgn_read, wait_moves};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::sans;
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -29,12 +29,10 @@ fn ctl_fails(d: &Daemon, args: &[&str]) -> String {
 fn undo_and_force_correct_a_misread_move_at_once_and_bad_ones_change_nothing() -> Result<()> {
     let dir = TempDir::new("board-corrections")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
-    })?;
+    board_read(&d, |f| !f.is_empty())?;
     let client = Client::connect(bus.address())?;
     ctl_ok(&d, &["start", "0"]);
     for uci in ["e2e4", "e7e5"] {
@@ -137,12 +135,10 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 fn a_position_and_a_chess960_start_give_a_pgn_with_setup_that_python_chess_reads() -> Result<()> {
     let dir = TempDir::new("board-position")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && s(v, "/fen") == START_FEN
-    })?;
+    board_read(&d, |f| f == START_FEN)?;
 
     // A Chess960 start set up on the board (king and queen swapped: RNBKQBNR) is a new game.
     for cmd in [

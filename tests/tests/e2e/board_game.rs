@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::{ctl_ok, press_lever, wait_record};
+use chessclock_tests::e2e::{board_read, ctl_ok, emu, press_lever, wait_record};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     let dir = TempDir::new("board-game")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     // Game information from the configuration (the [[clock]] table is the file's last).
     let mut text = std::fs::read_to_string(&config)?;
@@ -31,9 +31,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     std::fs::write(&config, text)?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     // Ready, with the start position read from the board's dump.
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && s(v, "/fen") == START
-    })?;
+    board_read(&d, |f| f == START)?;
     let client = Client::connect(bus.address())?;
     ctl_ok(
         &d,
@@ -164,7 +162,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
 fn a_board_never_read_publishes_no_position_until_its_pieces_are_set_up() -> Result<()> {
     let dir = TempDir::new("board-empty")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     // The board is clear before the daemon opens it once the emulator shows it so (its
     // view, which it also parses later commands against, follows the board a moment later).
     let mark = emu.mark();

@@ -10,7 +10,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, files_below, journal_says, moves, pgn_read, wait_moves};
+use chessclock_tests::e2e::{
+    board_read, ctl_ok, emu, files_below, journal_says, moves, pgn_read, wait_moves,
+};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -34,7 +36,7 @@ impl Setup {
     fn new(tag: &str) -> Result<Setup> {
         let dir = TempDir::new(tag)?;
         let bus = PrivateBus::start_session()?;
-        let emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+        let emu = emu(&[])?;
         let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
         let run = dir.path().join("run");
         std::fs::create_dir_all(&run)?;
@@ -54,9 +56,7 @@ impl Setup {
             &self.config,
             &[("RUNTIME_DIRECTORY", &self.run)],
         )?;
-        d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
-        })?;
+        board_read(&d, |f| !f.is_empty())?;
         Ok(d)
     }
 

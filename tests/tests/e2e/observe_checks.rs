@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::{ctl_ok, press_lever};
+use chessclock_tests::e2e::{ctl_ok, emu, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -40,10 +40,7 @@ struct Observed {
 pub(crate) fn refused(name: &str) -> Result<(TempDir, PrivateBus, Emu, Daemon)> {
     let dir = TempDir::new(name)?;
     let bus = PrivateBus::start_session()?;
-    let emu = Emu::spawn(
-        env!("CARGO_BIN_EXE_chessclock-emu").as_ref(),
-        &["--no-pc-mode"],
-    )?;
+    let emu = emu(&["--no-pc-mode"])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     d.wait_status("0", WAIT, "the refusal", |v| {
