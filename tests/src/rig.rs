@@ -556,6 +556,27 @@ impl Drop for Daemon {
     }
 }
 
+/// `program --check-config --config FILE`, without the variables that would override it
+/// (the log's, systemd's credentials).
+pub fn check_config(program: &str, file: &Path) -> Output {
+    let mut cmd = Command::new(workspace_bin(program).expect("built binary"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("CHESSCLOCKD_")
+            || k.starts_with("CHESSCLOCK_BRIDGE_")
+            || k == "RUST_LOG"
+            || k == "CREDENTIALS_DIRECTORY"
+        {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd.arg("--check-config")
+        .arg("--config")
+        .arg(file)
+        .output()
+        .expect("run --check-config")
+}
+
 /// Write a config file with a state dir and one `[[clock]]` per port.
 pub fn write_config(dir: &Path, ports: &[(&str, &str)], extra: &str) -> Result<PathBuf> {
     let state = dir.join("state");

@@ -7,14 +7,13 @@
 //! A fleet round without a broker is refused by `--check-config`, naming the setting.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::mpsc;
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
-use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -198,9 +197,7 @@ fn a_fleet_round_without_a_broker_is_refused_naming_the_setting() -> Result<()> 
             token.display().to_string()
         ),
     )?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--check-config", "--config", cfg.to_str().context("utf-8")?])
-        .output()?;
+    let out = check_config("chessclock-bridge", &cfg);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -14,7 +14,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
-use chessclock_tests::rig::{Collector, Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Collector, Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 use crate::bridge_mqtt::{Broker, Sub};
@@ -277,10 +277,7 @@ fn a_wrong_password_is_refused_with_what_to_fix_and_check_config_names_a_missing
         "[mqtt]\nurl = \"{}\"\npassword_file = \"/nonexistent/mqtt-password\"\n",
         rig.url()
     ))?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--config", &missing, "--check-config"])
-        .env_remove("CREDENTIALS_DIRECTORY")
-        .output()?;
+    let out = check_config("chessclock-bridge", Path::new(&missing));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(

@@ -9,11 +9,11 @@
 use std::collections::BTreeSet;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use chessclock_tests::TempDir;
 use chessclock_tests::paths::repo_path;
-use chessclock_tests::rig::workspace_bin;
+use chessclock_tests::rig::{check_config, workspace_bin};
 use chessclockd::config::Config;
 
 const NO_ENV: [(&str, &str); 0] = [];
@@ -403,22 +403,6 @@ fn debian_changelog_names_the_workspace_version() {
         "packaging/debian/changelog starts with {first:?}; add an entry for {version} \
          (the package's version is the workspace's)"
     );
-}
-
-/// `program --check-config --config FILE`, without the variables that would override it.
-fn check_config(program: &str, file: &Path) -> Output {
-    let mut cmd = Command::new(workspace_bin(program).expect("built binary"));
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if k.starts_with("CHESSCLOCKD_") || k.starts_with("CHESSCLOCK_BRIDGE_") || k == "RUST_LOG" {
-            cmd.env_remove(&*k);
-        }
-    }
-    cmd.arg("--check-config")
-        .arg("--config")
-        .arg(file)
-        .output()
-        .expect("run --check-config")
 }
 
 #[test]
