@@ -2,7 +2,9 @@
 //! `chessclock-emu` serving an emulated board + clock on a pty, and the real `chessclockd`
 //! configured with that board under a time control.
 //!
-//! Owns starting and readying them; what the daemon must do is the tests' business.
+//! Owns starting and readying them, and the waits for the daemon's own view of a change
+//! (a press counted, the moves read, a record written): what the emulator shows, the daemon
+//! has not necessarily read yet. What the daemon must do is the tests' business.
 
 use std::path::Path;
 

@@ -1,5 +1,5 @@
 //! A test rig around the real binaries: `chessclock-emu` serving an emulated board on a pty,
-//! `chessclockd` on a private bus, and `chessclockctl` runs.
+//! `chessclockd` on a private bus, and `chessclockctl` and `--check-config` runs.
 //!
 //! Owns process plumbing (spawning, JSON-line collection, waiting with deadlines); it must
 //! not interpret the product's behaviour beyond finding JSON fields.

@@ -54,6 +54,20 @@ fn run(program: &Path, args: &[&str]) -> Result<Output> {
     Ok(out)
 }
 
+/// `openssl req ARGS` with a new P-256 key, unencrypted.
+fn req(openssl: &Path, args: &[&str]) -> Result<Output> {
+    let mut all = vec![
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    all.extend_from_slice(args);
+    run(openssl, &all)
+}
+
 /// A CA named `name` in `dir`: its certificate and key.
 fn make_ca(openssl: &Path, dir: &Path, name: &str) -> Result<(PathBuf, PathBuf)> {
     let cnf = dir.join("openssl.cnf");
@@ -63,20 +77,14 @@ fn make_ca(openssl: &Path, dir: &Path, name: &str) -> Result<(PathBuf, PathBuf)>
         dir.join(format!("{name}.key")),
     );
     let subject = format!("/CN={name}");
-    run(
+    req(
         openssl,
         &[
-            "req",
             "-x509",
             "-config",
             &s(&cnf),
             "-extensions",
             "ca",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
             "-keyout",
             &s(&key),
             "-out",
@@ -98,18 +106,12 @@ fn server_cert(openssl: &Path, dir: &Path, ca: &(PathBuf, PathBuf)) -> Result<(P
         dir.join("server.crt"),
         dir.join("server.key"),
     );
-    run(
+    req(
         openssl,
         &[
-            "req",
             "-new",
             "-config",
             &s(&cnf),
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
             "-keyout",
             &s(&key),
             "-out",
