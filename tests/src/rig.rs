@@ -236,8 +236,8 @@ impl Emu {
         self.plug("replug", "replugged")
     }
 
-    /// `line`, then the emulator's `event` saying the board task applied it: under load that
-    /// task takes seconds (the emulator waits up to [`PLUG_WAIT`] before it reports).
+    /// `line`, then the emulator's `event` saying its board task applied it (the emulator
+    /// reports what it sees after a minute at the latest).
     fn plug(&mut self, line: &str, event: &str) -> Result<Value> {
         let mark = self.mark();
         self.send(line)?;
@@ -246,8 +246,8 @@ impl Emu {
     }
 }
 
-/// How long the emulator's board task may take to apply an unplug or replug on a loaded
-/// machine (the emulator waits as long before it says where the board is).
+/// How long a test waits for the emulator to say an unplug or replug took: beyond the minute
+/// the emulator itself waits for its board task before it says where the board is.
 pub const PLUG_WAIT: Duration = Duration::from_secs(65);
 
 impl Drop for Emu {
