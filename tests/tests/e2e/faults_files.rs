@@ -76,10 +76,28 @@ impl Setup {
         }
     }
 
-    /// Press the lever and wait until the daemon counts the press; the status then.
+    /// Press the lever and wait until the daemon counts the press and its journal holds it
+    /// (the status may show a press a moment before it is journaled, and a SIGKILL then
+    /// loses it, as docs/reliability.md allows); the status then.
     fn press(&mut self) -> Result<(Value, Instant)> {
+        let before = self.journaled_presses();
         let d = self.daemon.as_ref().expect("running");
-        Ok((press_lever(&mut self.emu, d, "0")?, Instant::now()))
+        let st = press_lever(&mut self.emu, d, "0")?;
+        let at = Instant::now();
+        let until = at + WAIT;
+        while self.journaled_presses() != before + 1 {
+            ensure!(Instant::now() < until, "the press not journaled: {st}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok((st, at))
+    }
+
+    /// The presses the clock's journal holds.
+    fn journaled_presses(&self) -> usize {
+        self.file(".journal")
+            .ok()
+            .and_then(|j| std::fs::read_to_string(j).ok())
+            .map_or(0, |t| t.matches("\"action\":\"press\"").count())
     }
 
     /// The log from byte `from` on.
