@@ -241,3 +241,36 @@ pub fn board_read(d: &Daemon, fen: impl Fn(&str) -> bool) -> Result<Value> {
         s(v, "/device_state") == "ready" && fen(s(v, "/fen"))
     })
 }
+
+/// Wait until the journals directly in the state folder `state` hold `n` presses: the status
+/// shows a press a moment before the journal writer has written it, and a SIGKILL in between
+/// loses it (docs/reliability.md, a press in flight).
+pub fn wait_journaled_presses(state: &Path, n: usize) -> Result<()> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let held = journaled_presses(state);
+        if held == n {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "the journals in {} hold {held} presses, not {n}",
+            state.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The presses the journals directly in the state folder `state` hold.
+pub fn journaled_presses(state: &Path) -> usize {
+    std::fs::read_dir(state)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "journal"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        // `press`, or `press_move` (a press that completed a move on the board).
+        .map(|t| t.matches("\"action\":\"press").count())
+        .sum()
+}

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use chessclock_tests::e2e::{
-    board_read, ctl_ok, emu, files_below, journal_says, moves, pgn_read, wait_moves,
+    board_read, ctl_ok, emu, files_below, journal_says, moves, pgn_read, wait_journaled_presses,
+    wait_moves,
 };
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::{python_reads, sans};
@@ -109,6 +110,8 @@ fn opening(t: &mut Setup, d: &Daemon) -> Result<Value> {
     d.wait_status("0", WAIT, "four presses", |v| {
         u(v, "/moves/white") + u(v, "/moves/black") == 4
     })?;
+    // Journaled too, so that a SIGKILL now keeps every press.
+    wait_journaled_presses(&t.dir.path().join("state"), 4)?;
     Ok(pgn_read(d, t.dir.path(), "before.pgn")?.1)
 }
 

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu, press_lever, presses};
+use chessclock_tests::e2e::{
+    ctl_ok, emu, journaled_presses, press_lever, presses, wait_journaled_presses,
+};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -80,24 +82,12 @@ impl Setup {
     /// (the status may show a press a moment before it is journaled, and a SIGKILL then
     /// loses it, as docs/reliability.md allows); the status then.
     fn press(&mut self) -> Result<(Value, Instant)> {
-        let before = self.journaled_presses();
+        let before = journaled_presses(&self.state());
         let d = self.daemon.as_ref().expect("running");
         let st = press_lever(&mut self.emu, d, "0")?;
         let at = Instant::now();
-        let until = at + WAIT;
-        while self.journaled_presses() != before + 1 {
-            ensure!(Instant::now() < until, "the press not journaled: {st}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_journaled_presses(&self.state(), before + 1)?;
         Ok((st, at))
-    }
-
-    /// The presses the clock's journal holds.
-    fn journaled_presses(&self) -> usize {
-        self.file(".journal")
-            .ok()
-            .and_then(|j| std::fs::read_to_string(j).ok())
-            .map_or(0, |t| t.matches("\"action\":\"press\"").count())
     }
 
     /// The log from byte `from` on.
