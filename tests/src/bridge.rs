@@ -74,20 +74,10 @@ impl Bridge {
             .spawn()
             .context("cannot start chessclock-bridge")?;
         let err = child.stderr.take().context("stderr")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines() {
-                let Ok(line) = line else { return };
-                eprintln!("bridge: {line}");
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
         let mut b = Bridge {
             child,
             base: format!("http://{listen}"),
-            log: Collector::new(rx, "chessclock-bridge log"),
+            log: Collector::lines(err, "chessclock-bridge log", Some("bridge: ")),
         };
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {

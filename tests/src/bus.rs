@@ -33,14 +33,11 @@ fn xml_text(s: &str) -> String {
 /// own names or send method calls unless a policy file allows it; signals and requested
 /// replies flow; the bus driver itself is reachable.
 fn system_like_config(socket: &Path, policy_dir: &Path) -> String {
-    format!(
-        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
+    bus_config(
+        "system",
+        socket,
+        &format!(
+            r#"  <policy context="default">
     <allow user="*"/>
     <deny own="*"/>
     <deny send_type="method_call"/>
@@ -63,28 +60,37 @@ fn system_like_config(socket: &Path, policy_dir: &Path) -> String {
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.systemd1.Activator"/>
   </policy>
   <includedir>{policy_dir}</includedir>
-</busconfig>
 "#,
-        socket = xml_text(&socket.display().to_string()),
-        policy_dir = xml_text(&policy_dir.display().to_string()),
+            policy_dir = xml_text(&policy_dir.display().to_string()),
+        ),
     )
 }
 
 /// A permissive bus: anyone may own any name and call anything.
 fn session_config(socket: &Path) -> String {
-    format!(
-        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
+    bus_config(
+        "session",
+        socket,
+        r#"  <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>
   </policy>
-</busconfig>
+"#,
+    )
+}
+
+/// A `dbus-daemon` configuration of bus `kind` listening on `socket`, with `policy` after
+/// its authentication.
+fn bus_config(kind: &str, socket: &Path, policy: &str) -> String {
+    format!(
+        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>{kind}</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+{policy}</busconfig>
 "#,
         socket = xml_text(&socket.display().to_string()),
     )

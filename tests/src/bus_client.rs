@@ -7,7 +7,6 @@
 use crate::clock_fields::ClockFields;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,6 +17,7 @@ use chessclock_api::variant::{dict_to_object, variant_to_json};
 use serde_json::Value;
 use zbus::{Message, MessageStream, OwnedVariant};
 
+use crate::e2e::emu;
 use crate::rig::{Daemon, Emu, WAIT, write_config};
 use crate::{PrivateBus, TempDir};
 
@@ -251,15 +251,14 @@ pub struct BusRig {
     pub emu: Emu,
     pub bus: PrivateBus,
     _dir: TempDir,
-    emu_exe: PathBuf,
 }
 
 impl BusRig {
-    /// Start it with the emulator binary `emu_exe`, clock 0 running `control`.
-    pub fn start(emu_exe: &Path, control: &str) -> Result<BusRig> {
+    /// Start it, clock 0 running `control`.
+    pub fn start(control: &str) -> Result<BusRig> {
         let dir = TempDir::new("bus-api")?;
         let bus = PrivateBus::start_session()?;
-        let emu = Emu::spawn(emu_exe, &[])?;
+        let emu = emu(&[])?;
         let config = write_config(dir.path(), &[(&emu.path, control)], "")?;
         // Quiet logs: the signals and the emulator say what happened.
         let daemon = Daemon::spawn(
@@ -274,18 +273,17 @@ impl BusRig {
             daemon,
             bus,
             _dir: dir,
-            emu_exe: emu_exe.to_owned(),
         })
     }
 
     /// Another emulated board (not attached).
     pub fn another_emu(&self) -> Result<Emu> {
-        Emu::spawn(&self.emu_exe, &[])
+        emu(&[])
     }
 
     /// [`BusRig::another_emu`] with `args` (`--board-serial N`, ...).
     pub fn another_emu_with(&self, args: &[&str]) -> Result<Emu> {
-        Emu::spawn(&self.emu_exe, args)
+        emu(args)
     }
 
     /// Clock 0's object.

@@ -160,6 +160,20 @@ impl Page {
     }
 }
 
+impl Page {
+    /// [`Page::wait`] for a `JSON.stringify(...)` `expr` whose value, read with [`shown`],
+    /// `pred` accepts; that value.
+    pub fn wait_shown(
+        &mut self,
+        expr: &str,
+        timeout: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Result<Value> {
+        self.wait(expr, timeout, |v| pred(&shown(v)))
+            .map(|v| shown(&v))
+    }
+}
+
 impl std::fmt::Debug for Page {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Page")

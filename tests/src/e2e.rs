@@ -2,14 +2,17 @@
 //! `chessclock-emu` serving an emulated board + clock on a pty, and the real `chessclockd`
 //! configured with that board under a time control.
 //!
-//! Owns starting and readying them; what the daemon must do is the tests' business.
+//! Owns starting and readying them, and the waits for the daemon's own view of a change
+//! (a press counted, the moves read, a record written): what the emulator shows, the daemon
+//! has not necessarily read yet. What the daemon must do is the tests' business.
 
 use std::path::Path;
 
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::json::s;
+use crate::json::{s, u};
+use crate::pgn::{python_reads, sans};
 use crate::rig::{Daemon, Emu, WAIT, workspace_bin, write_config};
 use crate::{PrivateBus, TempDir};
 
@@ -127,4 +130,147 @@ pub fn journal_says(dir: &Path, text: &str) -> bool {
         .flatten()
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .any(|t| t.contains(text))
+}
+
+/// The presses a status counts (`moves` of both sides).
+pub fn presses(v: &Value) -> u64 {
+    u(v, "/moves/white") + u(v, "/moves/black")
+}
+
+/// Press `emu`'s lever and wait until the daemon has counted the press on `clock` (what the
+/// emulator shows, it has not necessarily read yet); its status then.
+pub fn press_lever(emu: &mut Emu, d: &Daemon, clock: &str) -> Result<Value> {
+    let before = presses(&d.ctl_json(&["status", clock, "--json"])?);
+    emu.send("lever")?;
+    d.wait_status(clock, WAIT, "the press counted", |v| {
+        presses(v) == before + 1
+    })
+}
+
+/// The moves (SAN) of clock 0's board game in a status.
+pub fn moves(v: &Value) -> Vec<String> {
+    sans(&serde_json::json!({ "san": v["moves_san"] }))
+}
+
+/// Wait until the daemon has read exactly the moves `want` on clock 0, with its board ready;
+/// its status then.
+pub fn wait_moves(d: &Daemon, want: &[&str]) -> Result<Value> {
+    d.wait_status("0", WAIT, &format!("the moves {want:?}"), |v| {
+        moves(v) == want && s(v, "/device_state") == "ready"
+    })
+}
+
+/// `chessclockctl pgn 0`, written to `dir/name` and read by python-chess: the PGN and the
+/// one game read from it, without errors.
+pub fn pgn_read(d: &Daemon, dir: &Path, name: &str) -> Result<(String, Value)> {
+    let pgn = ctl_ok(d, &["pgn", "0"]);
+    let file = dir.join(name);
+    std::fs::write(&file, &pgn)?;
+    let mut games = python_reads(&file)?;
+    anyhow::ensure!(games.len() == 1, "one game: {pgn}");
+    let g = games.remove(0);
+    anyhow::ensure!(g["errors"] == serde_json::json!([]), "{pgn}");
+    Ok((pgn, g))
+}
+
+/// A daemon on `bus` with no board configured (its state in `dir`), given a virtual clock
+/// named each of `names` (numbered in order), each probed and ready.
+pub fn daemon_with(bus: &PrivateBus, dir: &TempDir, names: &[&str]) -> Result<Daemon> {
+    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+    for (i, name) in names.iter().enumerate() {
+        let out = d.ctl(&["add-virtual", name]);
+        anyhow::ensure!(out.status.success(), "add-virtual {name}: {out:?}");
+        d.wait_status(
+            &i.to_string(),
+            WAIT,
+            "a ready clock with its board serial",
+            |v| s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty(),
+        )?;
+    }
+    Ok(d)
+}
+
+/// Wait until the round folder `dir` holds one finished game's record: one `.pgn` (not a
+/// `.tmp` still being written) with its `.json` beside it; the PGN's path.
+pub fn wait_record(dir: &Path) -> Result<std::path::PathBuf> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let found: Vec<_> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+            .collect();
+        if let [pgn] = found.as_slice()
+            && pgn.with_extension("json").exists()
+        {
+            return Ok(pgn.clone());
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "no game record in {}: {found:?}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Every file below `dir`, its subfolders too, as paths relative to it, sorted.
+pub fn files_below(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                found.push(rel.to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Wait until clock 0 is ready with a position read from its board's pieces that `fen`
+/// accepts; its status then.
+pub fn board_read(d: &Daemon, fen: impl Fn(&str) -> bool) -> Result<Value> {
+    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
+        s(v, "/device_state") == "ready" && fen(s(v, "/fen"))
+    })
+}
+
+/// Wait until the journals directly in the state folder `state` hold `n` presses: the status
+/// shows a press a moment before the journal writer has written it, and a SIGKILL in between
+/// loses it (docs/reliability.md, a press in flight).
+pub fn wait_journaled_presses(state: &Path, n: usize) -> Result<()> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let held = journaled_presses(state);
+        if held == n {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "the journals in {} hold {held} presses, not {n}",
+            state.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The presses the journals directly in the state folder `state` hold.
+pub fn journaled_presses(state: &Path) -> usize {
+    std::fs::read_dir(state)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "journal"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        // `press`, or `press_move` (a press that completed a move on the board).
+        .map(|t| t.matches("\"action\":\"press").count())
+        .sum()
 }

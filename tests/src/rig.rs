@@ -1,5 +1,5 @@
 //! A test rig around the real binaries: `chessclock-emu` serving an emulated board on a pty,
-//! `chessclockd` on a private bus, and `chessclockctl` runs.
+//! `chessclockd` on a private bus, and `chessclockctl` and `--check-config` runs.
 //!
 //! Owns process plumbing (spawning, JSON-line collection, waiting with deadlines); it must
 //! not interpret the product's behaviour beyond finding JSON fields.
@@ -111,6 +111,30 @@ impl<T: Clone + std::fmt::Debug> Collector<T> {
     }
 }
 
+impl Collector<String> {
+    /// The lines of `from`, read on a thread of their own; each also printed to stderr after
+    /// `echo` when there is one (a child's log, shown with a failing test).
+    pub fn lines(
+        from: impl Read + Send + 'static,
+        label: &str,
+        echo: Option<&'static str>,
+    ) -> Collector<String> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(from).lines() {
+                let Ok(line) = line else { return };
+                if let Some(prefix) = echo {
+                    eprintln!("{prefix}{line}");
+                }
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Collector::new(rx, label)
+    }
+}
+
 /// A running `chessclock-emu --json`.
 #[derive(Debug)]
 pub struct Emu {
@@ -189,7 +213,42 @@ impl Emu {
     pub fn mark(&mut self) -> usize {
         self.events.mark()
     }
+
+    /// Wait until the emulator has shown its pieces as `ranks` (rank 8 first, the ranks
+    /// apart). Its view follows the board a moment later and its piece commands are checked
+    /// against it; for what a running daemon has read, wait for the daemon's status instead.
+    pub fn wait_pieces(&mut self, ranks: &str) -> Result<()> {
+        let want = ranks.replace(' ', "");
+        self.wait_for(0, WAIT, &format!("the pieces {ranks}"), |v| {
+            v["pieces"].as_str() == Some(want.as_str())
+        })?;
+        Ok(())
+    }
+
+    /// Pull the board's cable and wait until the emulator says it is out.
+    pub fn unplug(&mut self) -> Result<()> {
+        self.plug("unplug", "unplugged").map(drop)
+    }
+
+    /// Plug the board in again and wait until the emulator says where (its `replugged`
+    /// event).
+    pub fn replug(&mut self) -> Result<Value> {
+        self.plug("replug", "replugged")
+    }
+
+    /// `line`, then the emulator's `event` saying its board task applied it (the emulator
+    /// reports what it sees after a minute at the latest).
+    fn plug(&mut self, line: &str, event: &str) -> Result<Value> {
+        let mark = self.mark();
+        self.send(line)?;
+        let (_, v) = self.wait_for(mark, PLUG_WAIT, event, |v| v["event"] == event)?;
+        Ok(v)
+    }
 }
+
+/// How long a test waits for the emulator to say an unplug or replug took: beyond the minute
+/// the emulator itself waits for its board task before it says where the board is.
+pub const PLUG_WAIT: Duration = Duration::from_secs(65);
 
 impl Drop for Emu {
     fn drop(&mut self) {
@@ -495,6 +554,27 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// `program --check-config --config FILE`, without the variables that would override it
+/// (the log's, systemd's credentials).
+pub fn check_config(program: &str, file: &Path) -> Output {
+    let mut cmd = Command::new(workspace_bin(program).expect("built binary"));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("CHESSCLOCKD_")
+            || k.starts_with("CHESSCLOCK_BRIDGE_")
+            || k == "RUST_LOG"
+            || k == "CREDENTIALS_DIRECTORY"
+        {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd.arg("--check-config")
+        .arg("--config")
+        .arg(file)
+        .output()
+        .expect("run --check-config")
 }
 
 /// Write a config file with a state dir and one `[[clock]]` per port.

@@ -9,9 +9,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{board_read, ctl_ok, emu, press_lever};
 use chessclock_tests::json::s;
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -40,13 +40,11 @@ fn python_says_threefold(moves: &[&str]) -> Result<bool> {
 fn a_threefold_claim_is_judged_from_the_board_and_survives_a_crash() -> Result<()> {
     let dir = TempDir::new("board-claims")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
     let mut d = Daemon::spawn(bus.address(), &config, &[])?;
     // The FEN is empty until the pieces were read: the game starts on a board that was.
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
-    })?;
+    board_read(&d, |f| !f.is_empty())?;
     ctl_ok(&d, &["start", "0"]);
     let shuffle = [
         "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
@@ -56,12 +54,7 @@ fn a_threefold_claim_is_judged_from_the_board_and_survives_a_crash() -> Result<(
         d.wait_status("0", WAIT, "the move read", |v| {
             v["moves_san"].as_array().is_some_and(|a| a.len() > i)
         })?;
-        emu.send("lever")?;
-        d.wait_status("0", WAIT, "the press", |v| {
-            let n = v["moves"]["white"].as_u64().unwrap_or(0)
-                + v["moves"]["black"].as_u64().unwrap_or(0);
-            n as usize > i
-        })?;
+        press_lever(&mut emu, &d, "0")?;
         let claimable = python_says_threefold(&shuffle[..=i])?;
         assert_eq!(claimable, i == shuffle.len() - 1, "python-chess after {i}");
     }

@@ -10,36 +10,13 @@ use std::time::Duration;
 
 use anyhow::Result;
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::{ctl_ok, journal_says};
+use chessclock_tests::e2e::{board_read, ctl_ok, emu, journal_says, moves, pgn_read, wait_moves};
 use chessclock_tests::json::s;
-use chessclock_tests::pgn::{python_reads, sans};
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::pgn::sans;
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
-use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn moves(v: &Value) -> Vec<String> {
-    sans(&serde_json::json!({ "san": v["moves_san"] }))
-}
-
-fn wait_moves(d: &Daemon, want: &[&str]) -> Result<Value> {
-    d.wait_status("0", WAIT, &format!("the moves {want:?}"), |v| {
-        moves(v) == want
-    })
-}
-
-/// `chessclockctl pgn 0`, read by python-chess: the one game it reads.
-fn pgn_read(d: &Daemon, dir: &std::path::Path, name: &str) -> Result<(String, Value)> {
-    let pgn = ctl_ok(d, &["pgn", "0"]);
-    let file = dir.join(name);
-    std::fs::write(&file, &pgn)?;
-    let mut games = python_reads(&file)?;
-    assert_eq!(games.len(), 1, "{pgn}");
-    let g = games.remove(0);
-    assert_eq!(g["errors"], serde_json::json!([]), "{pgn}");
-    Ok((pgn, g))
-}
 
 /// A `chessclockctl` that must fail: its stderr.
 fn ctl_fails(d: &Daemon, args: &[&str]) -> String {
@@ -48,26 +25,14 @@ fn ctl_fails(d: &Daemon, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Wait until the emulated board has set its pieces as `ranks` (rank 8 first, the ranks
-/// apart): its piece commands take time, and a move is checked against the pieces it has.
-fn wait_pieces(emu: &mut Emu, ranks: &str) -> Result<()> {
-    let want = ranks.replace(' ', "");
-    emu.wait_for(0, WAIT, &format!("the pieces {ranks}"), |v| {
-        v["pieces"].as_str() == Some(want.as_str())
-    })?;
-    Ok(())
-}
-
 #[test]
 fn undo_and_force_correct_a_misread_move_at_once_and_bad_ones_change_nothing() -> Result<()> {
     let dir = TempDir::new("board-corrections")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
-    })?;
+    board_read(&d, |f| !f.is_empty())?;
     let client = Client::connect(bus.address())?;
     ctl_ok(&d, &["start", "0"]);
     for uci in ["e2e4", "e7e5"] {
@@ -170,12 +135,10 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 fn a_position_and_a_chess960_start_give_a_pgn_with_setup_that_python_chess_reads() -> Result<()> {
     let dir = TempDir::new("board-position")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && s(v, "/fen") == START_FEN
-    })?;
+    board_read(&d, |f| f == START_FEN)?;
 
     // A Chess960 start set up on the board (king and queen swapped: RNBKQBNR) is a new game.
     for cmd in [
@@ -204,10 +167,7 @@ fn a_position_and_a_chess960_start_give_a_pgn_with_setup_that_python_chess_reads
     // the board as it stands, White to move; the king that moved has lost castling.
     emu.send("lift d1")?;
     emu.send("place d3 K")?;
-    wait_pieces(
-        &mut emu,
-        "rnbkqbnr pppp.ppp ........ ....p... ....P... ...K.... PPPP.PPP RNB.QBNR",
-    )?;
+    emu.wait_pieces("rnbkqbnr pppp.ppp ........ ....p... ....P... ...K.... PPPP.PPP RNB.QBNR")?;
     // The daemon has read the king on d3 too (the emulator shows its pieces before their
     // field updates have crossed the pty) once its board problem names the square.
     d.wait_status("0", WAIT, "the king on d3 read as a board problem", |v| {
@@ -246,10 +206,7 @@ fn a_position_and_a_chess960_start_give_a_pgn_with_setup_that_python_chess_reads
     ] {
         emu.send(cmd)?;
     }
-    wait_pieces(
-        &mut emu,
-        "........ .....pk. ......p. ........ ...R.... ......P. .....PK. ...r....",
-    )?;
+    emu.wait_pieces("........ .....pk. ......p. ........ ...R.... ......P. .....PK. ...r....")?;
     emu.send("move d1d4")?;
     let st = wait_moves(&d, &["Rxd4"])?;
     assert!(s(&st, "/board_problem").is_empty(), "{st}");

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{board_read, ctl_ok, emu, press_lever, wait_record};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     let dir = TempDir::new("board-game")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
     // Game information from the configuration (the [[clock]] table is the file's last).
     let mut text = std::fs::read_to_string(&config)?;
@@ -31,9 +31,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     std::fs::write(&config, text)?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     // Ready, with the start position read from the board's dump.
-    d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-        s(v, "/device_state") == "ready" && s(v, "/fen") == START
-    })?;
+    board_read(&d, |f| f == START)?;
     let client = Client::connect(bus.address())?;
     ctl_ok(
         &d,
@@ -68,13 +66,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
         );
         assert!(!fen.is_empty());
         if i + 1 < game.len() {
-            let moves_before = i;
-            emu.send("lever")?;
-            d.wait_status("0", WAIT, "the press", |v| {
-                let n = v["moves"]["white"].as_u64().unwrap_or(0)
-                    + v["moves"]["black"].as_u64().unwrap_or(0);
-                n as usize > moves_before
-            })?;
+            press_lever(&mut emu, &d, "0")?;
         }
     }
     let st = d.wait_status("0", WAIT, "every move in the status", |v| {
@@ -150,22 +142,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
     assert!(!err.status.success(), "nothing to pause after the mate");
     // Round 1's record (its round's folder).
     let games_dir = dir.path().join("state/games/round-1");
-    let mut finished = None;
-    for _ in 0..100 {
-        let pgn = std::fs::read_dir(&games_dir)
-            .ok()
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "pgn"));
-        if let Some(p) = pgn {
-            finished = Some(p);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let finished = finished.context("no finished game in state/games/round-1")?;
+    let finished = wait_record(&games_dir)?;
     let games = python_reads(&finished)?;
     assert_eq!(sans(&games[0]), want, "{}", finished.display());
     assert_eq!(s(&games[0], "/headers/Result"), "1-0");
@@ -185,7 +162,7 @@ fn a_game_played_on_the_board_reaches_the_bus_and_the_live_pgn() -> Result<()> {
 fn a_board_never_read_publishes_no_position_until_its_pieces_are_set_up() -> Result<()> {
     let dir = TempDir::new("board-empty")?;
     let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+    let mut emu = emu(&[])?;
     // The board is clear before the daemon opens it once the emulator shows it so (its
     // view, which it also parses later commands against, follows the board a moment later).
     let mark = emu.mark();

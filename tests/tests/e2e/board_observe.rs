@@ -8,34 +8,18 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
-use chessclock_tests::rig::{Daemon, Emu, is_set_and_run, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::rig::is_set_and_run;
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 
-fn presses(v: &Value) -> u64 {
-    v["moves"]["white"].as_u64().unwrap_or(0) + v["moves"]["black"].as_u64().unwrap_or(0)
-}
-
 #[test]
 fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result<()> {
-    let dir = TempDir::new("observe")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = Emu::spawn(
-        env!("CARGO_BIN_EXE_chessclock-emu").as_ref(),
-        &["--no-pc-mode"],
-    )?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-
     // Driven, the clock refuses: status says so and offers observe mode, naming the board.
-    d.wait_status("0", WAIT, "the refusal", |v| {
-        s(v, "/device_state") == "not_in_pc_mode"
-    })?;
+    let (dir, bus, mut emu, d) = crate::observe_checks::refused("observe")?;
     let text = ctl_ok(&d, &["status", "0"]);
     assert!(
         text.contains("chessclockctl mode board:1 observe"),
@@ -88,8 +72,7 @@ fn an_observed_clock_runs_its_own_game_and_its_times_go_into_the_pgn() -> Result
         client.wait_signal(mark, "a Move signal", |m| {
             m.header().member().is_some_and(|n| n == "Move")
         })?;
-        emu.send("lever")?;
-        let st = d.wait_status("0", WAIT, "the press", |v| presses(v) as usize > i)?;
+        let st = press_lever(&mut emu, &d, "0")?;
         let next = if i % 2 == 0 { "black" } else { "white" };
         if i + 1 < game.len() {
             assert_eq!(s(&st, "/running"), next, "the lever decides who runs: {st}");

@@ -10,7 +10,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, journal_says};
+use chessclock_tests::e2e::{
+    board_read, ctl_ok, emu, files_below, journal_says, moves, pgn_read, wait_journaled_presses,
+    wait_moves,
+};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -19,28 +22,6 @@ use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-fn moves(v: &Value) -> Vec<String> {
-    sans(&serde_json::json!({ "san": v["moves_san"] }))
-}
-
-fn wait_moves(d: &Daemon, want: &[&str]) -> Result<Value> {
-    d.wait_status("0", WAIT, &format!("the moves {want:?}"), |v| {
-        moves(v) == want && s(v, "/device_state") == "ready"
-    })
-}
-
-/// `chessclockctl pgn 0` read by python-chess: its one game (sans, clocks).
-fn pgn_read(d: &Daemon, dir: &Path, name: &str) -> Result<Value> {
-    let pgn = ctl_ok(d, &["pgn", "0"]);
-    let file = dir.join(name);
-    std::fs::write(&file, &pgn)?;
-    let mut games = python_reads(&file)?;
-    ensure!(games.len() == 1, "one game: {pgn}");
-    let g = games.remove(0);
-    ensure!(g["errors"] == serde_json::json!([]), "{pgn}");
-    Ok(g)
-}
 
 /// A daemon and an emulated board with pieces, under `G/10 inc/2`, the live feed in
 /// `run/live` (the runtime directory systemd gives).
@@ -56,7 +37,7 @@ impl Setup {
     fn new(tag: &str) -> Result<Setup> {
         let dir = TempDir::new(tag)?;
         let bus = PrivateBus::start_session()?;
-        let emu = Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])?;
+        let emu = emu(&[])?;
         let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
         let run = dir.path().join("run");
         std::fs::create_dir_all(&run)?;
@@ -76,9 +57,7 @@ impl Setup {
             &self.config,
             &[("RUNTIME_DIRECTORY", &self.run)],
         )?;
-        d.wait_status("0", WAIT, "a ready clock that read the board", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/fen").is_empty()
-        })?;
+        board_read(&d, |f| !f.is_empty())?;
         Ok(d)
     }
 
@@ -131,7 +110,9 @@ fn opening(t: &mut Setup, d: &Daemon) -> Result<Value> {
     d.wait_status("0", WAIT, "four presses", |v| {
         u(v, "/moves/white") + u(v, "/moves/black") == 4
     })?;
-    pgn_read(d, t.dir.path(), "before.pgn")
+    // Journaled too, so that a SIGKILL now keeps every press.
+    wait_journaled_presses(&t.dir.path().join("state"), 4)?;
+    Ok(pgn_read(d, t.dir.path(), "before.pgn")?.1)
 }
 
 /// What a restart must give back: the moves and each move's clock and time.
@@ -160,7 +141,7 @@ fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Re
         st["moves"] == status["moves"] && s(&st, "/fen") == s(&status, "/fen"),
         "the same game:\n{status}\n{st}"
     );
-    same_game(&before, &pgn_read(&d, t.dir.path(), "after.pgn")?)?;
+    same_game(&before, &pgn_read(&d, t.dir.path(), "after.pgn")?.1)?;
     same_game(&before, &t.live_game(4)?)?;
     // The next move is the same game's.
     t.play("f1c4")?;
@@ -176,19 +157,12 @@ fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Re
 
 /// The game's records in `games/` (any round's folder), PGN paths.
 fn records(state: &Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut todo = vec![state.join("games")];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "pgn") {
-                found.push(path);
-            }
-        }
-    }
-    found
+    let games = state.join("games");
+    files_below(&games)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .map(|p| games.join(p))
+        .collect()
 }
 
 /// The archived record is the whole game's, folded from its journal: after a SIGKILL it
@@ -204,7 +178,7 @@ fn the_archived_record_after_a_restart_is_the_whole_game_s() -> Result<()> {
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
     t.play("f1c4")?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
-    let live = pgn_read(&d, t.dir.path(), "live.pgn")?;
+    let (_, live) = pgn_read(&d, t.dir.path(), "live.pgn")?;
     ctl_ok(&d, &["result", "0", "1-0"]);
     let state = t.dir.path().join("state");
     let until = std::time::Instant::now() + WAIT;
@@ -250,7 +224,7 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
     ensure!(d.terminate()?, "a clean stop");
     let d = t.daemon()?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
-    same_game(&before, &pgn_read(&d, t.dir.path(), "after-stop.pgn")?)?;
+    same_game(&before, &pgn_read(&d, t.dir.path(), "after-stop.pgn")?.1)?;
 
     // A reboot: the daemon dies, the runtime directory (the live feed) is emptied, and the
     // players go on meanwhile.
@@ -258,6 +232,9 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
     d.kill();
     std::fs::remove_dir_all(Path::new(&t.run).join("live"))?;
     t.emu.send("move f1c4")?;
+    // Made before the daemon is back: it reads the board as the emulator shows it then.
+    t.emu
+        .wait_pieces("r.bqkbnr pppp.ppp ..n..... ....p... ..B.P... .....N.. PPPP.PPP RNBQK..R")?;
     let d = t.daemon()?;
     let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
     ensure!(
@@ -281,6 +258,10 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -
     for uci in ["f1c4", "g8f6", "d2d3"] {
         t.emu.send(&format!("move {uci}"))?;
     }
+    // All three made before the daemon is back (one or two at its start would be read as
+    // moves).
+    t.emu
+        .wait_pieces("r.bqkb.r pppp.ppp ..n..n.. ....p... ..B.P... ...P.N.. PPP..PPP RNBQK..R")?;
     let d = t.daemon()?;
     let st = d.wait_status("0", WAIT, "the board problem", |v| {
         !s(v, "/board_problem").is_empty()

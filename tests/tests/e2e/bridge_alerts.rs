@@ -142,14 +142,7 @@ fn an_alert_url_that_is_not_http_is_refused_with_the_key() -> Result<()> {
     let dir = TempDir::new("bridge-alert-bad")?;
     let settings = dir.path().join("bridge.toml");
     std::fs::write(&settings, "[[alert]]\nurl = \"ntfy.sh/topic\"\n")?;
-    let out =
-        std::process::Command::new(chessclock_tests::rig::workspace_bin("chessclock-bridge")?)
-            .args([
-                "--config",
-                settings.to_str().context("path")?,
-                "--check-config",
-            ])
-            .output()?;
+    let out = chessclock_tests::rig::check_config("chessclock-bridge", &settings);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

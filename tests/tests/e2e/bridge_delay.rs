@@ -5,14 +5,13 @@
 //! by `--check-config`, naming the setting. No timing is asserted: the delayed bridge is
 //! seen behind the undelayed one, then catching up (waited for).
 
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::Bridge;
 use chessclock_tests::e2e::{ctl_ok, text};
-use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 use crate::bridge_pgn::{Request, stand_in};
@@ -124,9 +123,7 @@ fn a_delay_that_is_not_a_duration_is_refused_naming_the_setting() -> Result<()> 
     let dir = TempDir::new("bridge-delay-bad")?;
     let cfg = dir.path().join("bridge.toml");
     std::fs::write(&cfg, "listen = \"127.0.0.1:7380\"\ndelay = \"soon\"\n")?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--check-config", "--config", cfg.to_str().context("utf-8")?])
-        .output()?;
+    let out = check_config("chessclock-bridge", &cfg);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -134,9 +131,7 @@ fn a_delay_that_is_not_a_duration_is_refused_naming_the_setting() -> Result<()> 
         "{err}"
     );
     std::fs::write(&cfg, "delay = \"15m\"\n")?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--check-config", "--config", cfg.to_str().context("utf-8")?])
-        .output()?;
+    let out = check_config("chessclock-bridge", &cfg);
     assert!(out.status.success(), "{}", text(&out));
     Ok(())
 }

@@ -7,14 +7,13 @@
 //! A fleet round without a broker is refused by `--check-config`, naming the setting.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::mpsc;
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
-use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
@@ -89,6 +88,24 @@ fn wait_push(
     bail!("no push of {want:?}; the last body was:\n{last}")
 }
 
+/// A bridge's settings in `dir` to push the fleet on the broker at `url` to Lichess round
+/// FLeet123 of a stand-in server: the requests it receives, and the settings file.
+fn fleet_push(dir: &TempDir, url: &str) -> Result<(mpsc::Receiver<Request>, String)> {
+    let (server, requests) = stand_in(vec![])?;
+    let token = dir.path().join("lichess.token");
+    std::fs::write(&token, "lip_fleettoken\n")?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mqtt = \"{url}\"\n\n[[lichess]]\nround = \"FLeet123\"\nsource = \"fleet\"\n\
+             token_file = {:?}\nserver = \"{server}\"\n",
+            token.display().to_string()
+        ),
+    )?;
+    Ok((requests, cfg.to_str().context("utf-8")?.to_owned()))
+}
+
 #[test]
 fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> Result<()> {
     let (Some(mosquitto), Some(sub_exe), Some(_)) = (
@@ -106,19 +123,8 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     let dir_b = TempDir::new("fleet-round-b")?;
     let (bus_b, db) = machine(&dir_b, &[2, 4], 5, "2,Epsilon,Zeta\n4,Eta,Theta\n")?;
 
-    let (server, requests) = stand_in(vec![])?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_fleettoken\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "mqtt = \"{url}\"\n\n[[lichess]]\nround = \"FLeet123\"\nsource = \"fleet\"\n\
-             token_file = {:?}\nserver = \"{server}\"\n",
-            token.display().to_string()
-        ),
-    )?;
-    let cfg = cfg.to_str().context("utf-8")?;
+    let (requests, cfg) = fleet_push(&dir, &url)?;
+    let cfg = cfg.as_str();
     let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
     let mut bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
 
@@ -191,9 +197,7 @@ fn a_fleet_round_without_a_broker_is_refused_naming_the_setting() -> Result<()> 
             token.display().to_string()
         ),
     )?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--check-config", "--config", cfg.to_str().context("utf-8")?])
-        .output()?;
+    let out = check_config("chessclock-bridge", &cfg);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -218,19 +222,8 @@ fn each_machine_loads_the_whole_round_and_a_paper_board_is_pushed_once() -> Resu
     let (bus_a, _da) = machine(&dir_a, &[1], 5, whole)?;
     let dir_b = TempDir::new("fleet-paper-b")?;
     let (bus_b, db) = machine(&dir_b, &[2], 5, whole)?;
-    let (server, requests) = stand_in(vec![])?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_fleettoken\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "mqtt = \"{url}\"\n\n[[lichess]]\nround = \"FLeet123\"\nsource = \"fleet\"\n\
-             token_file = {:?}\nserver = \"{server}\"\n",
-            token.display().to_string()
-        ),
-    )?;
-    let cfg = cfg.to_str().context("utf-8")?;
+    let (requests, cfg) = fleet_push(&dir, &url)?;
+    let cfg = cfg.as_str();
     let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
     let _bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
 

@@ -8,27 +8,10 @@
 
 use anyhow::Result;
 use chessclock_tests::bridge::{Bridge, Sse, stable};
+use chessclock_tests::e2e::daemon_with;
 use chessclock_tests::json::{s, u};
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-/// A daemon with virtual clocks named `names`, each probed and ready.
-fn daemon_with(bus: &PrivateBus, dir: &TempDir, names: &[&str]) -> Result<Daemon> {
-    let config = write_config(dir.path(), &[], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-    for (i, name) in names.iter().enumerate() {
-        let out = d.ctl(&["add-virtual", name]);
-        anyhow::ensure!(out.status.success(), "add-virtual {name}: {out:?}");
-        d.wait_status(
-            &i.to_string(),
-            WAIT,
-            "a ready clock with its board serial",
-            |v| s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty(),
-        )?;
-    }
-    Ok(d)
-}
 
 #[test]
 fn clocks_json_is_the_status_json_and_clocks_are_named_by_index_board_or_name() -> Result<()> {

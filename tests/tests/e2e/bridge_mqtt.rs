@@ -3,15 +3,14 @@
 //! status JSON), events, `online` and the last will `offline`; and `chessclockctl fleet`
 //! listing the boards of two daemons through one broker. In CI a missing broker fails.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, free_port, have, stable};
+use chessclock_tests::e2e::daemon_with;
 use chessclock_tests::json::s;
 use chessclock_tests::rig::{Collector, Daemon, Spawned, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -96,18 +95,9 @@ impl Sub {
             .spawn()
             .context("cannot start mosquitto_sub")?;
         let out = child.stdout.take().context("stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
         Ok(Sub {
             child,
-            lines: Collector::new(rx, "mosquitto_sub"),
+            lines: Collector::lines(out, "mosquitto_sub", None),
         })
     }
 
@@ -194,13 +184,7 @@ fn state_is_retained_events_are_published_and_the_will_says_offline() -> Result<
 /// A daemon on its own private bus with virtual clocks named `names`, each ready.
 fn machine(dir: &TempDir, names: &[&str]) -> Result<(PrivateBus, Daemon)> {
     let bus = PrivateBus::start_session()?;
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    for (i, name) in names.iter().enumerate() {
-        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
-        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
-        })?;
-    }
+    let d = daemon_with(&bus, dir, names)?;
     Ok((bus, d))
 }
 

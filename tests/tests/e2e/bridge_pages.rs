@@ -8,22 +8,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use chessclock_tests::bridge::{Bridge, have};
-use chessclock_tests::chromium::{Page, shots_dir, shown};
+use chessclock_tests::chromium::{Page, shots_dir};
+use chessclock_tests::e2e::daemon_with;
 use chessclock_tests::json::{s, u};
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::rig::WAIT;
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-fn rig(dir: &TempDir, bus: &PrivateBus, names: &[&str]) -> Result<Daemon> {
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    for (i, name) in names.iter().enumerate() {
-        anyhow::ensure!(d.ctl(&["add-virtual", name]).status.success());
-        d.wait_status(&i.to_string(), WAIT, "a ready clock", |v| {
-            s(v, "/device_state") == "ready" && !s(v, "/board_serial").is_empty()
-        })?;
-    }
-    Ok(d)
-}
 
 /// What the overlay shows: whose turn, and both times as text.
 const SHOWN: &str = "JSON.stringify({turn: (document.querySelector('.side.turn') || {}).dataset?.side || '', \
@@ -40,7 +30,7 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-overlay")?;
-    let d = rig(&dir, &bus, &["stage"])?;
+    let d = daemon_with(&bus, &dir, &["stage"])?;
     anyhow::ensure!(d.ctl(&["set", "0", "G/5 inc/3"]).status.success());
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     let bridge = Bridge::spawn(bus.address(), &[])?;
@@ -50,10 +40,7 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
         &format!("{}/overlay/0", bridge.base),
     )?;
     // Ready: the page shows White running, its time ticking down.
-    let before = page.wait(SHOWN, Duration::from_secs(20), |v| {
-        shown(v)["turn"] == "white"
-    })?;
-    let before = shown(&before);
+    let before = page.wait_shown(SHOWN, Duration::from_secs(20), |v| v["turn"] == "white")?;
     let st = d.ctl_json(&["status", "0", "--json"])?;
     assert_eq!(
         before["black"],
@@ -62,22 +49,17 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
     );
     // The first change seen may be the page catching up with the start (White at 5:00):
     // wait for White's time to run below it.
-    let ticking = page.wait(SHOWN, Duration::from_secs(5), |v| {
-        shown(v)["white"] != before["white"] && shown(v)["white"] != "5:00"
+    let ticking = page.wait_shown(SHOWN, Duration::from_secs(5), |v| {
+        v["white"] != before["white"] && v["white"] != "5:00"
     })?;
-    assert_ne!(
-        shown(&ticking)["white"],
-        "5:00",
-        "White's time runs: {ticking}"
-    );
+    assert_ne!(ticking["white"], "5:00", "White's time runs: {ticking}");
 
     let pressed = Instant::now();
     anyhow::ensure!(d.ctl(&["press", "0", "white"]).status.success());
     let st = d.ctl_json(&["status", "0", "--json"])?;
     let secs = u(&st, "/white_ms").div_ceil(1000);
     let want = format!("{}:{:02}", secs / 60, secs % 60);
-    let after = page.wait(SHOWN, Duration::from_secs(5), |v| {
-        let v = shown(v);
+    let after = page.wait_shown(SHOWN, Duration::from_secs(5), |v| {
         v["turn"] == "black" && v["white"] == want.as_str()
     })?;
     let took = pressed.elapsed();
@@ -92,9 +74,7 @@ fn overlay_shows_the_clock_and_follows_a_press_within_a_second() -> Result<()> {
         &dir.path().join("profile-dark"),
         &format!("{}/overlay/stage?theme=dark&scale=2", bridge.base),
     )?;
-    let v = dark.wait(SHOWN, Duration::from_secs(20), |v| {
-        shown(v)["turn"] == "black"
-    })?;
+    let v = dark.wait_shown(SHOWN, Duration::from_secs(20), |v| v["turn"] == "black")?;
     let bg = dark.eval("getComputedStyle(document.body).backgroundColor")?;
     assert_eq!(bg, "rgba(0, 0, 0, 0)", "a transparent page for OBS: {v}");
     dark.screenshot(700, 260, false, &shots_dir()?.join("overlay-dark.png"))?;
@@ -110,7 +90,7 @@ fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-hourglass")?;
-    let d = rig(&dir, &bus, &["sand"])?;
+    let d = daemon_with(&bus, &dir, &["sand"])?;
     anyhow::ensure!(d.ctl(&["set", "0", "HG/1"]).status.success());
     anyhow::ensure!(d.ctl(&["start", "0"]).status.success());
     let bridge = Bridge::spawn(bus.address(), &[])?;
@@ -121,11 +101,9 @@ fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
     )?;
     // White runs: after a few seconds Black (waiting) shows more than its minute, White less,
     // and the two still add up to the two minutes of the glass (to the display's rounding).
-    let v = page.wait(SHOWN, Duration::from_secs(20), |v| {
-        let v = shown(v);
+    let v = page.wait_shown(SHOWN, Duration::from_secs(20), |v| {
         v["turn"] == "white" && v["black"].as_str().is_some_and(|b| b > "1:02")
     })?;
-    let v = shown(&v);
     let secs = |t: &Value| -> u64 {
         let t = t.as_str().unwrap_or_default();
         let (m, s) = t.split_once(':').unwrap_or(("0", "0"));
@@ -166,7 +144,7 @@ fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> R
     };
     let bus = PrivateBus::start_session()?;
     let dir = TempDir::new("bridge-dash")?;
-    let d = rig(&dir, &bus, &["board-one", "board-two"])?;
+    let d = daemon_with(&bus, &dir, &["board-one", "board-two"])?;
     for args in [
         &["start", "1"][..],
         &["press", "1", "white"],
@@ -180,10 +158,9 @@ fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> R
         &dir.path().join("profile"),
         &format!("{}/", bridge.base),
     )?;
-    let tiles = page.wait(TILES, Duration::from_secs(20), |v| {
-        shown(v).as_array().is_some_and(|a| a.len() == 2)
+    let tiles = page.wait_shown(TILES, Duration::from_secs(20), |v| {
+        v.as_array().is_some_and(|a| a.len() == 2)
     })?;
-    let tiles = shown(&tiles);
     assert_eq!(tiles[0][0], "2", "board 2 (paused) comes first: {tiles}");
     assert_eq!(tiles[0][2], "paused mid-game", "{tiles}");
     assert_eq!(tiles[0][3], "chessclockctl resume board:2", "{tiles}");

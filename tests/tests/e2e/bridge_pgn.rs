@@ -11,10 +11,9 @@ use std::net::TcpListener;
 use std::process::Command;
 use std::sync::mpsc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::json::s;
-use chessclock_tests::paths::repo_path;
 use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
@@ -104,25 +103,11 @@ fn read_request(stream: &mut std::net::TcpStream) -> Result<Request> {
     })
 }
 
-/// The games python-chess reads from `pgn` (scripts/pgn-read.py).
+/// The games python-chess reads from `pgn` (written to a file in `dir`).
 fn python_reads(dir: &TempDir, pgn: &str) -> Result<Vec<Value>> {
     let file = dir.path().join("pushed.pgn");
     std::fs::write(&file, pgn)?;
-    let out = Command::new("python3")
-        .arg(repo_path("scripts/pgn-read.py"))
-        .arg(&file)
-        .output()
-        .context("python3 (python-chess) must be installed: scripts/test.sh does it")?;
-    if !out.status.success() {
-        bail!(
-            "pgn-read.py failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8(out.stdout)?
-        .lines()
-        .map(|l| Ok(serde_json::from_str(l)?))
-        .collect()
+    chessclock_tests::pgn::python_reads(&file)
 }
 
 fn settings(dir: &TempDir, server: &str, round: &str, clocks: &str) -> Result<std::path::PathBuf> {
@@ -294,47 +279,82 @@ fn a_bad_round_id_is_a_clear_start_error() -> Result<()> {
     Ok(())
 }
 
+/// A bridge and the daemon it follows, one virtual board, pushing to the stand-in Lichess:
+/// round 1 to AbCd1234, round 2 (its `rounds`) to EfGh5678.
+struct Rounds {
+    dir: TempDir,
+    _bus: PrivateBus,
+    d: Daemon,
+    _bridge: Bridge,
+    requests: mpsc::Receiver<Request>,
+}
+
+impl Rounds {
+    /// Started, with round 1's first push seen.
+    fn pushed(tag: &str) -> Result<Rounds> {
+        let bus = PrivateBus::start_session()?;
+        let dir = TempDir::new(tag)?;
+        let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
+        anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
+        let (server, requests) = stand_in(Vec::new())?;
+        let token = dir.path().join("lichess.token");
+        std::fs::write(&token, "lip_testtoken123\n")?;
+        let cfg = dir.path().join("bridge.toml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "[[lichess]]\nround = \"AbCd1234\"\nrounds = {{ 2 = \"EfGh5678\" }}\n\
+                 token_file = {:?}\nserver = \"{server}\"\n",
+                token.display().to_string()
+            ),
+        )?;
+        let bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
+        let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
+        assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
+        assert!(first.body.contains("[Round \"1.1\"]"), "{}", first.body);
+        Ok(Rounds {
+            dir,
+            _bus: bus,
+            d,
+            _bridge: bridge,
+            requests,
+        })
+    }
+
+    /// The next push to Lichess round `id` that `pred` accepts.
+    fn push_to(&self, id: &str, what: &str, pred: impl Fn(&Request) -> bool) -> Result<Request> {
+        let until = std::time::Instant::now() + WAIT;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let r = self
+                .requests
+                .recv_timeout(left)
+                .context(format!("no {what}"))?;
+            if r.path == format!("/api/broadcast/round/{id}/push") && pred(&r) {
+                return Ok(r);
+            }
+        }
+    }
+
+    /// `chessclockctl ARGS`, which must succeed: its stdout.
+    fn ctl(&self, args: &[&str]) -> Result<String> {
+        let out = self.d.ctl(args);
+        anyhow::ensure!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
 /// `rounds` maps the daemon's rounds to Lichess rounds: after `chessclockctl round next` the
 /// bridge pushes the next round's games to its Lichess round without a restart.
 #[test]
 fn the_push_follows_the_daemon_s_round_to_its_lichess_round() -> Result<()> {
-    let bus = PrivateBus::start_session()?;
-    let dir = TempDir::new("bridge-lichess-rounds")?;
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
-    let (server, requests) = stand_in(Vec::new())?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[[lichess]]\nround = \"AbCd1234\"\nrounds = {{ 2 = \"EfGh5678\" }}\n\
-             token_file = {:?}\nserver = \"{server}\"\n",
-            token.display().to_string()
-        ),
-    )?;
-    let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
-    let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
-    assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
-    assert!(first.body.contains("[Round \"1.1\"]"), "{}", first.body);
-
-    let out = d.ctl(&["round", "next"]);
-    anyhow::ensure!(
-        out.status.success(),
-        "round next: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let until = std::time::Instant::now() + WAIT;
-    let next = loop {
-        let left = until.saturating_duration_since(std::time::Instant::now());
-        let r = requests
-            .recv_timeout(left)
-            .context("no push to round 2's Lichess round")?;
-        if r.path == "/api/broadcast/round/EfGh5678/push" {
-            break r;
-        }
-    };
+    let r = Rounds::pushed("bridge-lichess-rounds")?;
+    r.ctl(&["round", "next"])?;
+    let next = r.push_to("EfGh5678", "push to round 2's Lichess round", |_| true)?;
     assert!(next.body.contains("[Round \"2.1\"]"), "{}", next.body);
     Ok(())
 }
@@ -344,58 +364,22 @@ fn the_push_follows_the_daemon_s_round_to_its_lichess_round() -> Result<()> {
 /// malformed id is refused, naming it, and the round stays.
 #[test]
 fn the_push_follows_the_lichess_round_given_at_round_next() -> Result<()> {
-    let bus = PrivateBus::start_session()?;
-    let dir = TempDir::new("bridge-lichess-next")?;
-    let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
-    anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
-    let (server, requests) = stand_in(Vec::new())?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[[lichess]]\nround = \"AbCd1234\"\nrounds = {{ 2 = \"EfGh5678\" }}\n\
-             token_file = {:?}\nserver = \"{server}\"\n",
-            token.display().to_string()
-        ),
-    )?;
-    let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
-    let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
-    assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
+    let r = Rounds::pushed("bridge-lichess-next")?;
     let next_push = |id: &str, round: &str| -> Result<Request> {
-        let until = std::time::Instant::now() + WAIT;
-        loop {
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            let r = requests
-                .recv_timeout(left)
-                .with_context(|| format!("no push of round {round} to {id}"))?;
-            if r.path == format!("/api/broadcast/round/{id}/push")
-                && r.body.contains(&format!("[Round \"{round}.1\"]"))
-            {
-                return Ok(r);
-            }
-        }
-    };
-    let ctl = |args: &[&str]| -> Result<String> {
-        let out = d.ctl(args);
-        anyhow::ensure!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        r.push_to(id, &format!("push of round {round} to {id}"), |p| {
+            p.body.contains(&format!("[Round \"{round}.1\"]"))
+        })
     };
     let round =
-        || -> Result<Value> { Ok(d.ctl_json(&["round", "show", "--json"])?["round"].clone()) };
+        || -> Result<Value> { Ok(r.d.ctl_json(&["round", "show", "--json"])?["round"].clone()) };
 
     // Round 2: the bridge's rounds names it; its id wins over the one given.
-    let said = ctl(&["round", "next", "--lichess-round", "XyZw1234"])?;
+    let said = r.ctl(&["round", "next", "--lichess-round", "XyZw1234"])?;
     assert!(said.contains("round 2 is Lichess round XyZw1234"), "{said}");
     next_push("EfGh5678", "2")?;
 
     // A malformed id: refused, naming it; still round 2.
-    let out = d.ctl(&["round", "next", "--lichess-round", "QrSt-789"]);
+    let out = r.d.ctl(&["round", "next", "--lichess-round", "QrSt-789"]);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -406,10 +390,10 @@ fn the_push_follows_the_lichess_round_given_at_round_next() -> Result<()> {
     assert_eq!(round()?, 2);
 
     // Round 3: the bridge names none; the daemon's id.
-    ctl(&["round", "next", "--lichess-round", "QrSt7890"])?;
+    r.ctl(&["round", "next", "--lichess-round", "QrSt7890"])?;
     assert_eq!(round()?, 3);
     let pushed = next_push("QrSt7890", "3")?;
-    let games = python_reads(&dir, &pushed.body)?;
+    let games = python_reads(&r.dir, &pushed.body)?;
     assert_eq!(
         games.len(),
         1,

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bridge::{Bridge, have};
-use chessclock_tests::chromium::{Page, shots_dir, shown};
+use chessclock_tests::chromium::{Page, shots_dir};
 use chessclock_tests::json::s;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -119,8 +119,8 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         serde_json::json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false}),
     )?;
     let tiles = page
-        .wait(TILES, Duration::from_secs(30), |v| {
-            shown(v).as_array().is_some_and(|a| {
+        .wait_shown(TILES, Duration::from_secs(30), |v| {
+            v.as_array().is_some_and(|a| {
                 a.len() == BOARDS as usize
                     // Every board but 3 (a press and no move read: no position to show).
                     && a.iter().all(|t| t["board"] == "3" || t["pieces"].as_u64().unwrap_or(0) > 0)
@@ -132,14 +132,7 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
             })
         })
         .context("the dashboard's tiles")?;
-    let tiles = shown(&tiles);
-    let tile = |b: u32| {
-        tiles
-            .as_array()
-            .and_then(|a| a.iter().find(|t| t["board"] == b.to_string().as_str()))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
+    let tile = |b: u32| tile_of(&tiles, b);
     // Board order, the boards that need the operator first: board 1, whose pieces do not
     // show the move forced on it (a board problem), then board 3, paused.
     let order: Vec<String> = tiles
@@ -214,17 +207,16 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         &format!("{}{href}", bridge.base),
     )?;
     let shown_board = board
-        .wait(
+        .wait_shown(
             "JSON.stringify({title: document.getElementById('title').textContent, \
          moves: document.getElementById('moves').textContent, \
          pgn: document.getElementById('pgn').getAttribute('href'), \
          pieces: document.querySelectorAll('#diagram use.piece').length, \
          commands: document.getElementById('commands').textContent})",
             WAIT,
-            |v| shown(v)["moves"] == "e4",
+            |v| v["moves"] == "e4",
         )
         .context("the board's page")?;
-    let shown_board = shown(&shown_board);
     assert!(
         s(&shown_board, "/title").starts_with("Board 1 · round 3"),
         "{shown_board}"
@@ -251,17 +243,16 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         &format!("{}/overlay/board:1?board=1", bridge.base),
     )?;
     let o = overlay
-        .wait(
+        .wait_shown(
             "JSON.stringify({white: document.querySelector('.side.white .who').textContent.trim(), \
          black: document.querySelector('.side.black .who').textContent.trim(), \
          status: document.querySelector('.status').textContent, \
          turn: (document.querySelector('.side.turn') || {dataset: {}}).dataset.side || '', \
          marked: [...document.querySelectorAll('svg.diagram rect.last')].length})",
             WAIT,
-            |v| shown(v)["marked"] == 2,
+            |v| v["marked"] == 2,
         )
         .context("the overlay with the diagram")?;
-    let o = shown(&o);
     assert_eq!(s(&o, "/white"), "GM White1, Anna 2001", "{o}");
     assert_eq!(s(&o, "/black"), "Black1, Bo 1901", "{o}");
     assert_eq!(s(&o, "/status"), "Board 1 · 1. e4", "{o}");
@@ -277,15 +268,14 @@ fn the_operators_screen_shows_every_board_of_the_round_and_the_overlay_its_playe
         &format!("{}/overlay/board:3", bridge.base),
     )?;
     let colours = light
-        .wait(
+        .wait_shown(
             "JSON.stringify({text: document.querySelector('.status').textContent, \
          colour: getComputedStyle(document.querySelector('.status')).color, \
          background: getComputedStyle(document.querySelector('.status')).backgroundColor})",
             WAIT,
-            |v| shown(v)["text"] == "Board 3 · paused",
+            |v| v["text"] == "Board 3 · paused",
         )
         .context("the light overlay")?;
-    let colours = shown(&colours);
     assert_eq!(s(&colours, "/colour"), "rgb(17, 17, 17)", "{colours}");
     assert!(
         s(&colours, "/background").starts_with("rgba(255, 255, 255"),
@@ -337,9 +327,10 @@ fn tile_of(tiles: &Value, b: u32) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// Every clock tile (not a paper one) of `v` says `needle` among its problems, or none does.
-fn clock_tiles_say(v: &Value, needle: &str, want: bool) -> bool {
-    shown(v).as_array().is_some_and(|a| {
+/// Every clock tile (not a paper one) of `tiles` says `needle` among its problems, or none
+/// does.
+fn clock_tiles_say(tiles: &Value, needle: &str, want: bool) -> bool {
+    tiles.as_array().is_some_and(|a| {
         let clocks: Vec<&Value> = a.iter().filter(|t| t["paper"] == "").collect();
         !clocks.is_empty()
             && clocks
@@ -390,11 +381,10 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
         &format!("{}/", bridge.base),
     )?;
     let tiles = page
-        .wait(ROUND_TILES, WAIT, |v| {
-            shown(v).as_array().is_some_and(|a| a.len() == 5)
+        .wait_shown(ROUND_TILES, WAIT, |v| {
+            v.as_array().is_some_and(|a| a.len() == 5)
         })
         .context("five tiles: three clocks, two paper boards")?;
-    let tiles = shown(&tiles);
     let order: Vec<&str> = tiles
         .as_array()
         .map(|a| a.iter().map(|t| s(t, "/board")).collect())
@@ -439,10 +429,8 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     // A result entered for a paper board reaches its tile without a reload.
     page.eval("window.sameLoad = 'yes'")?;
     ok(&d, &["round", "result", "4", "0-1"])?;
-    page.wait(ROUND_TILES, WAIT, |v| {
-        s(&tile_of(&shown(v), 4), "/res") == "0-1"
-    })
-    .context("the paper board's result on its tile")?;
+    page.wait_shown(ROUND_TILES, WAIT, |v| s(&tile_of(v, 4), "/res") == "0-1")
+        .context("the paper board's result on its tile")?;
     assert_eq!(page.eval("window.sameLoad || ''")?, "yes", "no reload");
     let shots = shots_dir()?;
     page.call(
@@ -458,17 +446,16 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
         &format!("{}/board/board:4", bridge.base),
     )?;
     let b = board
-        .wait(
+        .wait_shown(
             "JSON.stringify({title: document.getElementById('title').textContent, \
              white: document.querySelector('#white .who').textContent, \
              result: document.getElementById('result').textContent, \
              diagrams: document.querySelectorAll('#diagram svg.diagram').length, \
              commands: document.getElementById('commands').textContent})",
             WAIT,
-            |v| shown(v)["result"] == "0-1",
+            |v| v["result"] == "0-1",
         )
         .context("the paper board's page")?;
-    let b = shown(&b);
     assert!(
         s(&b, "/title").starts_with("Board 4 · round 2 · paper board"),
         "{b}"
@@ -486,15 +473,14 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
         &format!("{}/overlay/board:4?board=1", bridge.base),
     )?;
     let o = overlay
-        .wait(
+        .wait_shown(
             "JSON.stringify({white: document.querySelector('.side.white .who').textContent.trim(), \
              status: document.querySelector('.status').textContent, \
              diagrams: document.querySelectorAll('svg.diagram').length})",
             WAIT,
-            |v| shown(v)["status"] == "Board 4 · 0-1",
+            |v| v["status"] == "Board 4 · 0-1",
         )
         .context("the paper board's overlay")?;
-    let o = shown(&o);
     assert_eq!(s(&o, "/white"), "GM Paper, Petra 2404", "{o}");
     assert_eq!(o["diagrams"], 0, "{o}");
     drop(overlay);
@@ -509,14 +495,13 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
             &format!("{}{url}", bridge.base),
         )?;
         let v = p
-            .wait(
+            .wait_shown(
                 "JSON.stringify({nodia: (document.querySelector('.nodia') || {textContent: ''}).textContent, \
                  diagrams: document.querySelectorAll('svg.diagram').length})",
                 WAIT,
-                |v| shown(v)["nodia"] != "",
+                |v| v["nodia"] != "",
             )
             .with_context(|| format!("board 2's {what}"))?;
-        let v = shown(&v);
         assert_eq!(v["diagrams"], 0, "{what}: {v}");
         assert!(
             s(&v, "/nodia").starts_with("no board position"),
@@ -528,7 +513,7 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
     // Every clock's tile says its data is stale, and stops saying so once it answers again.
     let slow = Duration::from_secs(60);
     d.signal("STOP")?;
-    let stale = page.wait(ROUND_TILES, slow, |v| {
+    let stale = page.wait_shown(ROUND_TILES, slow, |v| {
         clock_tiles_say(v, "stale clock: no update for over", true)
     });
     let head = page.eval("document.getElementById('daemon').textContent");
@@ -541,22 +526,22 @@ fn paper_boards_a_clock_without_a_known_position_and_stale_boards_on_the_operato
         "the header says it: {head}"
     );
     assert_eq!(
-        s(&tile_of(&shown(&stale), 4), "/problems"),
+        s(&tile_of(&stale, 4), "/problems"),
         "",
         "a paper board has no clock to go stale: {stale}"
     );
     page.screenshot(1000, 420, false, &shots.join("dashboard-stale.png"))?;
-    page.wait(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
+    page.wait_shown(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
         .context("fresh again once the daemon answers")?;
     // The stream itself goes silent (the bridge hangs): every clock's tile says so.
     bridge.signal("STOP")?;
-    let silent = page.wait(ROUND_TILES, slow, |v| {
+    let silent = page.wait_shown(ROUND_TILES, slow, |v| {
         clock_tiles_say(v, "stale: no news from the bridge", true)
     });
     bridge.signal("CONT")?;
     let silent = silent.context("stale tiles while the stream is silent")?;
-    assert_eq!(s(&tile_of(&shown(&silent), 4), "/problems"), "", "{silent}");
-    page.wait(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
+    assert_eq!(s(&tile_of(&silent, 4), "/problems"), "", "{silent}");
+    page.wait_shown(ROUND_TILES, slow, |v| clock_tiles_say(v, "stale", false))
         .context("fresh again once the stream is back")?;
     Ok(())
 }

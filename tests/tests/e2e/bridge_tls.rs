@@ -9,14 +9,12 @@
 //! system's store trusts (`SSL_CERT_FILE` here), with the token from the credential
 //! `lichess-token`. In CI a missing program fails.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
-use chessclock_tests::rig::{Collector, Daemon, WAIT, workspace_bin, write_config};
+use chessclock_tests::rig::{Collector, Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 use crate::bridge_mqtt::{Broker, Sub};
@@ -56,6 +54,20 @@ fn run(program: &Path, args: &[&str]) -> Result<Output> {
     Ok(out)
 }
 
+/// `openssl req ARGS` with a new P-256 key, unencrypted.
+fn req(openssl: &Path, args: &[&str]) -> Result<Output> {
+    let mut all = vec![
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    all.extend_from_slice(args);
+    run(openssl, &all)
+}
+
 /// A CA named `name` in `dir`: its certificate and key.
 fn make_ca(openssl: &Path, dir: &Path, name: &str) -> Result<(PathBuf, PathBuf)> {
     let cnf = dir.join("openssl.cnf");
@@ -65,20 +77,14 @@ fn make_ca(openssl: &Path, dir: &Path, name: &str) -> Result<(PathBuf, PathBuf)>
         dir.join(format!("{name}.key")),
     );
     let subject = format!("/CN={name}");
-    run(
+    req(
         openssl,
         &[
-            "req",
             "-x509",
             "-config",
             &s(&cnf),
             "-extensions",
             "ca",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
             "-keyout",
             &s(&key),
             "-out",
@@ -100,18 +106,12 @@ fn server_cert(openssl: &Path, dir: &Path, ca: &(PathBuf, PathBuf)) -> Result<(P
         dir.join("server.crt"),
         dir.join("server.key"),
     );
-    run(
+    req(
         openssl,
         &[
-            "req",
             "-new",
             "-config",
             &s(&cnf),
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
             "-keyout",
             &s(&key),
             "-out",
@@ -279,10 +279,7 @@ fn a_wrong_password_is_refused_with_what_to_fix_and_check_config_names_a_missing
         "[mqtt]\nurl = \"{}\"\npassword_file = \"/nonexistent/mqtt-password\"\n",
         rig.url()
     ))?;
-    let out = Command::new(workspace_bin("chessclock-bridge")?)
-        .args(["--config", &missing, "--check-config"])
-        .env_remove("CREDENTIALS_DIRECTORY")
-        .output()?;
+    let out = check_config("chessclock-bridge", Path::new(&missing));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -381,16 +378,7 @@ impl HttpsStandIn {
             .spawn()
             .context("cannot start python3")?;
         let out = child.stdout.take().context("stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut requests = Collector::new(rx, "https stand-in");
+        let mut requests = Collector::lines(out, "https stand-in", None);
         let (_, port) = requests.wait_for(0, WAIT, "its port", |_| true)?;
         let port = port.parse().context("the stand-in's port")?;
         Ok(HttpsStandIn {

@@ -22,10 +22,6 @@ use chessclock_tests::rig::{WAIT, is_set_and_run};
 use serde_json::Value;
 use zbus::Message;
 
-fn rig(control: &str) -> Result<BusRig> {
-    BusRig::start(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), control)
-}
-
 /// The `StateChanged` signal of clock 0 from `old` to `new`.
 fn state_change(m: &Message, old: &str, new: &str) -> bool {
     is(m, &clock_path(0), "StateChanged")
@@ -84,7 +80,7 @@ fn runs(v: &Value, half: &str) -> bool {
 
 #[test]
 fn start_press_pause_resume_signal_and_change_properties() -> Result<()> {
-    let mut r = rig("G/5 d/0")?;
+    let mut r = BusRig::start("G/5 d/0")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
 
@@ -204,7 +200,7 @@ fn start_press_pause_resume_signal_and_change_properties() -> Result<()> {
 
 #[test]
 fn a_flag_signals_flag_result_and_state() -> Result<()> {
-    let r = rig("G/1s d/0")?;
+    let r = BusRig::start("G/1s d/0")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
     let mark = c.mark();
@@ -233,7 +229,7 @@ fn a_flag_signals_flag_result_and_state() -> Result<()> {
 
 #[test]
 fn set_result_ends_the_game_and_the_cli_result_verb_too() -> Result<()> {
-    let mut r = rig("G/5 d/0")?;
+    let mut r = BusRig::start("G/5 d/0")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
     assert_fails(c.run(clock.set_result("1-0")), "NotAllowed", "no game yet");
@@ -277,7 +273,7 @@ fn set_result_ends_the_game_and_the_cli_result_verb_too() -> Result<()> {
 #[test]
 fn claim_draw_under_double_flag_by_bus_and_by_cli() -> Result<()> {
     // One second of main time: White flags into extra time at once.
-    let r = rig("G/1s df/30:5:hybrid")?;
+    let r = BusRig::start("G/1s df/30:5:hybrid")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
     assert_fails(
@@ -323,7 +319,7 @@ fn claim_draw_under_double_flag_by_bus_and_by_cli() -> Result<()> {
 
 #[test]
 fn show_text_and_beep_reach_the_clock() -> Result<()> {
-    let mut r = rig("G/5 d/0")?;
+    let mut r = BusRig::start("G/5 d/0")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
 
@@ -386,7 +382,7 @@ fn show_text_and_beep_reach_the_clock() -> Result<()> {
 #[test]
 fn set_white_side_swaps_the_halves() -> Result<()> {
     // Different times per side, so the halves tell who is where.
-    let mut r = rig("W{G/5 d/0} B{G/3 d/0}")?;
+    let mut r = BusRig::start("W{G/5 d/0} B{G/3 d/0}")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
     assert_eq!(c.run(clock.white_side())?, "left");
@@ -439,7 +435,7 @@ fn set_white_side_swaps_the_halves() -> Result<()> {
 
 #[test]
 fn set_moves_corrects_the_counters() -> Result<()> {
-    let r = rig("40/90 SD/30")?;
+    let r = BusRig::start("40/90 SD/30")?;
     let c = &r.client;
     let clock = r.ready_clock0()?;
     assert_fails(c.run(clock.set_moves("left", 3)), "InvalidArgument", "");

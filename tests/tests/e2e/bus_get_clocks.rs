@@ -18,10 +18,6 @@ use chessclock_tests::bus_client::{BusRig, Client, poll};
 use serde_json::Value;
 use zbus::{OwnedObjectPath, OwnedVariant};
 
-fn rig(control: &str) -> Result<BusRig> {
-    BusRig::start(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), control)
-}
-
 /// Properties by name, as JSON.
 type Props = BTreeMap<String, Value>;
 
@@ -124,7 +120,7 @@ fn live_as_of(props: &Props) -> Result<u64> {
 
 #[test]
 fn get_clocks_says_what_the_object_manager_says_and_follows_changes() -> Result<()> {
-    let r = rig("G/5 inc/3")?;
+    let r = BusRig::start("G/5 inc/3")?;
     let c = &r.client;
     let clock0 = r.ready_clock0()?;
     let emu2 = r.another_emu()?;

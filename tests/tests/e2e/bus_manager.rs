@@ -18,10 +18,6 @@ use chessclock_tests::bus_client::{BusRig, Client, error_name, is, props_changed
 use serde_json::Value;
 use zbus::{Message, OwnedObjectPath, OwnedVariant};
 
-fn rig(control: &str) -> Result<BusRig> {
-    BusRig::start(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), control)
-}
-
 type Added = (
     OwnedObjectPath,
     HashMap<String, HashMap<String, OwnedVariant>>,
@@ -85,7 +81,7 @@ fn wait_announced(
 
 #[test]
 fn attach_detach_clocks_and_the_object_manager() -> Result<()> {
-    let r = rig("G/5 d/0")?;
+    let r = BusRig::start("G/5 d/0")?;
     let c = &r.client;
     let mgr = c.manager()?;
     let c0 = clock_path(0);

@@ -8,7 +8,7 @@ use chessclock_tests::ClockFields;
 use chessclock_tests::bus_client::{BusRig, typed};
 
 fn rig() -> Result<BusRig> {
-    BusRig::start(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), "G/5 d/0")
+    BusRig::start("G/5 d/0")
 }
 
 /// The error name and message of a failed call.

@@ -15,10 +15,6 @@ use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Spawned, WAIT};
 use serde_json::Value;
 
-fn rig(control: &str) -> Result<BusRig> {
-    BusRig::start(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), control)
-}
-
 /// `chessclockctl VERB --json` lists `n` clocks; the list.
 #[track_caller]
 fn assert_listed(d: &Daemon, verb: &str, n: usize) -> Result<Value> {
@@ -61,7 +57,7 @@ fn one_clock_in(state: &str) -> impl Fn(&Value) -> bool + Copy + '_ {
 
 #[test]
 fn status_and_list_json_shapes_and_clock_names() -> Result<()> {
-    let r = rig("G/5 d/0")?;
+    let r = BusRig::start("G/5 d/0")?;
     let d = &r.daemon;
     let st = d.wait_status("0", WAIT, "the board serial", |v| {
         !s(v, "/board_serial").is_empty()
@@ -155,7 +151,7 @@ fn status_and_list_json_shapes_and_clock_names() -> Result<()> {
 
 #[test]
 fn monitor_prints_events_as_they_happen() -> Result<()> {
-    let r = rig("G/5 d/0")?;
+    let r = BusRig::start("G/5 d/0")?;
     let address = r.bus.address().to_owned();
     let mut json = Spawned::ctl(&address, &["monitor", "--json"])?;
     let mut human = Spawned::ctl(&address, &["monitor"])?;
@@ -270,7 +266,7 @@ fn monitor_prints_events_as_they_happen() -> Result<()> {
 
 #[test]
 fn watch_prints_json_lines_when_asked_or_not_on_a_terminal() -> Result<()> {
-    let r = rig("G/5 d/0")?;
+    let r = BusRig::start("G/5 d/0")?;
     let address = r.bus.address().to_owned();
     let running = one_clock_in("running");
     let ready = one_clock_in("ready");

@@ -8,13 +8,10 @@
 
 use anyhow::Result;
 use chessclock_api::names::clock_path;
+use chessclock_tests::e2e::emu;
 use chessclock_tests::json::s;
-use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
+use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
-
-fn emu() -> Result<Emu> {
-    Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), &[])
-}
 
 /// The object path `chessclockctl status NAME --json` finds, or its error.
 fn named(d: &Daemon, name: &str) -> Result<std::result::Result<String, String>> {
@@ -30,7 +27,7 @@ fn named(d: &Daemon, name: &str) -> Result<std::result::Result<String, String>> 
 fn clocks_are_named_by_name_board_and_index_and_a_shared_name_is_refused() -> Result<()> {
     let dir = TempDir::new("cli-names")?;
     let bus = PrivateBus::start_session()?;
-    let (one, two, three) = (emu()?, emu()?, emu()?);
+    let (one, two, three) = (emu(&[])?, emu(&[])?, emu(&[])?);
     let tables = format!(
         "[[clock]]\nport = {:?}\nname = \"twin\"\nboard = 5\n\
          [[clock]]\nport = {:?}\nname = \"twin\"\nboard = 2\n",

@@ -41,12 +41,27 @@ fn cell(screen: &str, board: u32) -> String {
         .unwrap_or_default()
 }
 
-fn add_boards(d: &Daemon, n: u32) -> Result<()> {
+/// A daemon on a private bus with `n` virtual clocks named `Table 1`... (its state in `dir`):
+/// the bus, its address, the configuration and the daemon; and the shell command that runs
+/// `chessclockctl watch` on it, then `after` (the pane stays for its output).
+fn venue(
+    dir: &TempDir,
+    n: u32,
+    after: &str,
+) -> Result<(PrivateBus, String, std::path::PathBuf, Daemon, String)> {
+    let bus = PrivateBus::start_session()?;
+    let address = bus.address().to_owned();
+    let config = write_config(dir.path(), &[], "")?;
+    let daemon = Daemon::spawn(&address, &config, &[])?;
     for i in 1..=n {
-        let out = d.ctl(&["add-virtual", &format!("Table {i}")]);
+        let out = daemon.ctl(&["add-virtual", &format!("Table {i}")]);
         anyhow::ensure!(out.status.success(), "add-virtual: {out:?}");
     }
-    Ok(())
+    let command = format!(
+        "{} --address '{address}' watch; echo exit=$?; {after}sleep 600",
+        workspace_bin("chessclockctl")?.display()
+    );
+    Ok((bus, address, config, daemon, command))
 }
 
 #[test]
@@ -56,19 +71,12 @@ fn watch_fits_forty_boards_redraws_on_signals_pages_survives_a_restart_and_resto
         return Ok(());
     }
     let dir = TempDir::new("watch")?;
-    let bus = PrivateBus::start_session()?;
-    let address = bus.address().to_owned();
-    let config = write_config(dir.path(), &[], "")?;
-    let mut daemon = Daemon::spawn(&address, &config, &[])?;
-    add_boards(&daemon, 40)?;
-
     // After watch: its exit code, and whether the terminal is back in canonical mode.
-    let ctl = workspace_bin("chessclockctl")?;
-    let command = format!(
-        "{} --address '{address}' watch; echo exit=$?; stty -a | tr ' ;' '\\n\\n' | \
-         grep -x -- '-\\?icanon'; sleep 600",
-        ctl.display()
-    );
+    let (_bus, address, config, mut daemon, command) = venue(
+        &dir,
+        40,
+        "stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?icanon'; ",
+    )?;
     let term = Session::start("ccwatch", 80, 24, &command)?;
     let screen = term.wait(WAIT, "40 boards", |s| {
         s.contains("40 boards") && boards_shown(s).len() == 40
@@ -151,16 +159,7 @@ fn watch_ends_cleanly_on_sigterm() -> Result<()> {
         return Ok(());
     }
     let dir = TempDir::new("watch")?;
-    let bus = PrivateBus::start_session()?;
-    let address = bus.address().to_owned();
-    let config = write_config(dir.path(), &[], "")?;
-    let daemon = Daemon::spawn(&address, &config, &[])?;
-    add_boards(&daemon, 2)?;
-    let ctl = workspace_bin("chessclockctl")?;
-    let command = format!(
-        "{} --address '{address}' watch; echo exit=$?; sleep 600",
-        ctl.display()
-    );
+    let (_bus, _, _, _daemon, command) = venue(&dir, 2, "")?;
     let term = Session::start("ccwatchterm", 80, 24, &command)?;
     term.wait(WAIT, "2 boards", |s| s.contains("2 boards"))?;
     let shell = term.format("#{pane_pid}")?;

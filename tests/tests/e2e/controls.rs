@@ -3,10 +3,8 @@
 //! `chessclockctl`. An Armageddon draw is scored for Black and its PGN, read by
 //! python-chess, says why; a count-up clock is shown counting up.
 
-use std::time::Duration;
-
 use anyhow::Result;
-use chessclock_tests::e2e::{ctl_ok, started};
+use chessclock_tests::e2e::{ctl_ok, started, wait_record};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{WAIT, is_set_and_run};
@@ -29,25 +27,7 @@ fn an_armageddon_draw_is_scored_for_black_and_the_pgn_says_why() -> Result<()> {
                 && v.pointer("/command/text").and_then(Value::as_str) == Some("0-1 ARM")
         })?;
     let games = r.dir.path().join("state/games/round-1");
-    let deadline = std::time::Instant::now() + WAIT;
-    let pgn_file = loop {
-        let found: Vec<_> = std::fs::read_dir(&games)
-            .map(|d| {
-                d.filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let [pgn] = found.as_slice() {
-            break pgn.clone();
-        }
-        anyhow::ensure!(
-            std::time::Instant::now() < deadline,
-            "no game record in {}",
-            games.display()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let pgn_file = wait_record(&games)?;
     let pgn = std::fs::read_to_string(&pgn_file)?;
     assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
     assert!(

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::PrivateBus;
-use chessclock_tests::e2e::{assert_shown, ctl_ok, journal_says, ready, rig, started};
+use chessclock_tests::e2e::{assert_shown, ctl_ok, journal_says, ready, rig, started, wait_record};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{WAIT, is_set_and_run};
@@ -121,31 +121,9 @@ fn a_finished_game_leaves_a_pgn_with_clk_and_an_event_log() -> Result<()> {
         .wait_status("0", WAIT, "Black's flag", |v| s(v, "/result") == "1-0")?;
     // The record of round 1 (the current round until pairings say otherwise).
     let games = r.dir.path().join("state/games/round-1");
-    let deadline = std::time::Instant::now() + WAIT;
-    let (pgn_file, pgn, log) = loop {
-        let mut found = std::fs::read_dir(&games)
-            .map(|d| {
-                d.filter_map(|e| e.ok().map(|e| e.path()))
-                    // Not a file still being written (`.tmp`, renamed into place).
-                    .filter(|p| p.extension().is_some_and(|x| x == "pgn" || x == "json"))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        found.sort();
-        if let [json, pgn] = found.as_slice() {
-            break (
-                pgn.clone(),
-                std::fs::read_to_string(pgn)?,
-                std::fs::read_to_string(json)?,
-            );
-        }
-        anyhow::ensure!(
-            std::time::Instant::now() < deadline,
-            "no game record in {}: {found:?}",
-            games.display()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let pgn_file = wait_record(&games)?;
+    let pgn = std::fs::read_to_string(&pgn_file)?;
+    let log = std::fs::read_to_string(pgn_file.with_extension("json"))?;
     assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
     assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");
     // White's clock after its move: 3 s less the move, rounded up.
@@ -428,7 +406,14 @@ fn a_press_while_the_daemon_was_down_is_charged_after_the_restart() -> Result<()
     r.daemon.kill();
     // Black presses while the daemon is down; it comes back a second later (the press is
     // charged up to the first report the daemon reads, docs/reliability.md).
+    // With nobody to hear it, the press is done once the emulator shows the lever moved.
+    let lever = |v: &Value| v.get("right_high").cloned();
+    let was = r.emu.seen().iter().rev().find_map(lever);
+    let mark = r.emu.mark();
     r.emu.send("lever")?;
+    r.emu.wait_for(mark, WAIT, "the lever moved", |v| {
+        lever(v).is_some_and(|h| Some(h) != was)
+    })?;
     std::thread::sleep(Duration::from_millis(1_000));
     let config = r.dir.path().join("chessclockd.toml");
     let d = chessclock_tests::rig::Daemon::spawn(r.bus.address(), &config, &[])?;

@@ -85,16 +85,7 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     )?;
     let state = r.dir.path().join("state");
     pressed_over_the_bus(&r.daemon, &state)?;
-    let unplugged = r.emu.mark();
-    r.emu.send("unplug")?;
-    // As long as the replug below may take (the emulator's board task is sometimes slow
-    // to apply either under a full parallel run).
-    r.emu.wait_for(
-        unplugged,
-        std::time::Duration::from_secs(60),
-        "unplugged",
-        |v| v["event"] == "unplugged",
-    )?;
+    r.emu.unplug()?;
     r.daemon.wait_status("0", WAIT, "disconnected", |v| {
         v.get("connected") == Some(&Value::Bool(false))
     })?;
@@ -106,13 +97,12 @@ fn presses_over_the_bus_then_an_unplug_invent_no_press_after_the_replug() -> Res
     // Out for a while, as in daemon_link (the clock counts on by itself meanwhile).
     std::thread::sleep(std::time::Duration::from_millis(1_200));
     let mark = r.emu.mark();
-    r.emu.send("replug")?;
+    r.emu.replug()?;
     // The report the daemon asks for on the new link comes before its first set-and-run:
-    // once that push is seen, the lever has been judged. (The emulator sometimes applies a
-    // replug only after 10-30 s: emu_cli::unplug_and_replug_from_stdin_keep_the_link.)
+    // once that push is seen, the lever has been judged.
     let (_, push) = r.emu.wait_for(
         mark,
-        std::time::Duration::from_secs(60),
+        WAIT,
         "the first push after the replug",
         is_set_and_run,
     )?;

@@ -19,7 +19,7 @@ fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
     let mut r = rig(&["--link", &link_s], "G/5 d/0", "")?;
     ready(&r.daemon)?;
     ctl_ok(&r.daemon, &["start", "0"]);
-    r.emu.send("unplug")?;
+    r.emu.unplug()?;
     let st = r.daemon.wait_status("0", WAIT, "disconnected", |v| {
         v.get("connected") == Some(&Value::Bool(false))
     })?;
@@ -33,13 +33,10 @@ fn an_unplugged_board_keeps_its_game_and_is_resynced_on_replug() -> Result<()> {
         "white's time still runs: {st}"
     );
     let mark = r.emu.mark();
-    r.emu.send("replug")?;
-    let (_, push) = r.emu.wait_for(
-        mark,
-        Duration::from_secs(15),
-        "a resync push",
-        is_set_and_run,
-    )?;
+    r.emu.replug()?;
+    let (_, push) = r
+        .emu
+        .wait_for(mark, WAIT, "a resync push", is_set_and_run)?;
     let st = ready(&r.daemon)?;
     assert!(st.get("connected") == Some(&Value::Bool(true)), "{st}");
     assert_shown(

@@ -5,13 +5,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use chessclock_tests::rig::{Daemon, Emu, write_config};
+use chessclock_tests::e2e::emu;
+use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-fn emu(args: &[&str]) -> Result<Emu> {
-    Emu::spawn(env!("CARGO_BIN_EXE_chessclock-emu").as_ref(), args)
-}
 
 /// The ports of the attached clocks, once `want` of them are attached.
 fn wait_ports(d: &Daemon, want: usize) -> Result<Vec<String>> {

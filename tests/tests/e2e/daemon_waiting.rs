@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use chessclock_tests::e2e::{ctl_ok, detached_stays_gone, emu};
+use chessclock_tests::e2e::{ctl_ok, detached_stays_gone, emu, files_below};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
@@ -116,24 +116,6 @@ fn a_virtual_clock_comes_back_after_a_crash_with_its_game() -> Result<()> {
 
     detached_stays_gone(daemon, bus.address(), &config)?;
     Ok(())
-}
-
-/// The files of the state directory, its subfolders too, as paths below it.
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if let Ok(rel) = p.strip_prefix(dir) {
-                found.push(rel.to_path_buf());
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 /// The journal and snapshot files of the state directory (its top level).

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{assert_shown, ctl_ok, emu};
+use chessclock_tests::e2e::{assert_shown, ctl_ok, emu, presses};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, WAIT, is_set_and_run, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -16,10 +16,6 @@ const CONTROL: &str = "G/10 inc/2";
 const INC_MS: i64 = 2_000;
 /// Slack for the moments status was read (a process round trip) around a press.
 const SLACK_MS: i64 = 150;
-
-fn presses(v: &Value) -> u64 {
-    u(v, "/moves/white") + u(v, "/moves/black")
-}
 
 fn ms(v: &Value, side: &str) -> i64 {
     i64::try_from(u(v, &format!("/{side}_ms"))).unwrap_or(0)

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use chessclock_protocol::emulator::Lcg;
-use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::e2e::{ctl_ok, emu, presses};
 use chessclock_tests::json::{s, u};
 use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -85,10 +85,6 @@ impl Board {
             None => s(entry, "/name") == VIRTUAL,
         }
     }
-}
-
-fn presses(v: &Value) -> u64 {
-    u(v, "/moves/white") + u(v, "/moves/black")
 }
 
 /// The side the rules say runs after the presses counted in `v`: White starts.

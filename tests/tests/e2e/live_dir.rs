@@ -6,29 +6,22 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu};
-use chessclock_tests::json::{s, u};
+use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever};
+use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
-use serde_json::Value;
 
 /// Every PGN file below `dir` that holds one game (not a file of every game).
 fn game_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                todo.push(p);
-            } else if name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn" {
-                found.push(p);
-            }
-        }
-    }
-    found
+    files_below(dir)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.ends_with(".pgn") && name != "all.pgn" && name != "games.pgn"
+        })
+        .map(|p| dir.join(p))
+        .collect()
 }
 
 /// The one game file below `dir` once its text is `done`.
@@ -59,10 +52,6 @@ fn black_clock(text: &str) -> Option<&str> {
     text.lines().find(|l| l.starts_with("[BlackClock "))
 }
 
-fn presses(v: &Value) -> u64 {
-    u(v, "/moves/white") + u(v, "/moves/black")
-}
-
 #[test]
 fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() -> Result<()> {
     let dir = TempDir::new("live-dir")?;
@@ -79,9 +68,8 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
     let mut daemon = Daemon::spawn(bus.address(), &config, &env)?;
     ready(&daemon)?;
     ctl_ok(&daemon, &["start", "0"]);
-    for n in 1..=2 {
-        board.send("lever")?;
-        daemon.wait_status("0", WAIT, "the press", |v| presses(v) == n)?;
+    for _ in 1..=2 {
+        press_lever(&mut board, &daemon, "0")?;
     }
     let live = run.join("live");
     // Black pressed with the increment: the file shows more than the 10 minutes it began with.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bus_client::Client;
-use chessclock_tests::e2e::ctl_ok;
+use chessclock_tests::e2e::{ctl_ok, emu, press_lever};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -27,10 +27,6 @@ fn board_problem(v: &Value) -> Option<(String, String)> {
         .map(|p| (s(p, "/text").to_owned(), s(p, "/fix").to_owned()))
 }
 
-fn presses(v: &Value) -> u64 {
-    v["moves"]["white"].as_u64().unwrap_or(0) + v["moves"]["black"].as_u64().unwrap_or(0)
-}
-
 struct Observed {
     dir: TempDir,
     _bus: PrivateBus,
@@ -39,19 +35,23 @@ struct Observed {
     client: Client,
 }
 
-/// A daemon observing an emulated clock that is not in PC mode.
-fn observed(name: &str) -> Result<Observed> {
+/// A daemon driving an emulated clock that is not in PC mode (G/5), once it says the clock
+/// refuses.
+pub(crate) fn refused(name: &str) -> Result<(TempDir, PrivateBus, Emu, Daemon)> {
     let dir = TempDir::new(name)?;
     let bus = PrivateBus::start_session()?;
-    let emu = Emu::spawn(
-        env!("CARGO_BIN_EXE_chessclock-emu").as_ref(),
-        &["--no-pc-mode"],
-    )?;
+    let emu = emu(&["--no-pc-mode"])?;
     let config = write_config(dir.path(), &[(&emu.path, "G/5")], "")?;
     let d = Daemon::spawn(bus.address(), &config, &[])?;
     d.wait_status("0", WAIT, "the refusal", |v| {
         s(v, "/device_state") == "not_in_pc_mode"
     })?;
+    Ok((dir, bus, emu, d))
+}
+
+/// A daemon observing an emulated clock that is not in PC mode.
+fn observed(name: &str) -> Result<Observed> {
+    let (dir, bus, emu, d) = refused(name)?;
     ctl_ok(&d, &["mode", "0", "observe"]);
     d.wait_status("0", WAIT, "observe mode", |v| {
         s(v, "/mode") == "observe" && s(v, "/device_state") == "ready"
@@ -69,15 +69,12 @@ fn observed(name: &str) -> Result<Observed> {
 impl Observed {
     /// The move on the pieces, then the lever; waits for the press.
     fn play(&mut self, uci: &str) -> Result<Value> {
-        let before = presses(&self.d.ctl_json(&["status", "0", "--json"])?);
         let mark = self.client.mark();
         self.emu.send(&format!("move {uci}"))?;
         self.client.wait_signal(mark, "a Move signal", |m| {
             m.header().member().is_some_and(|n| n == "Move")
         })?;
-        self.emu.send("lever")?;
-        self.d
-            .wait_status("0", WAIT, "the press", |v| presses(v) > before)
+        press_lever(&mut self.emu, &self.d, "0")
     }
 }
 

@@ -9,11 +9,11 @@
 use std::collections::BTreeSet;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use chessclock_tests::TempDir;
 use chessclock_tests::paths::repo_path;
-use chessclock_tests::rig::workspace_bin;
+use chessclock_tests::rig::{check_config, workspace_bin};
 use chessclockd::config::Config;
 
 const NO_ENV: [(&str, &str); 0] = [];
@@ -405,22 +405,6 @@ fn debian_changelog_names_the_workspace_version() {
     );
 }
 
-/// `program --check-config --config FILE`, without the variables that would override it.
-fn check_config(program: &str, file: &Path) -> Output {
-    let mut cmd = Command::new(workspace_bin(program).expect("built binary"));
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if k.starts_with("CHESSCLOCKD_") || k.starts_with("CHESSCLOCK_BRIDGE_") || k == "RUST_LOG" {
-            cmd.env_remove(&*k);
-        }
-    }
-    cmd.arg("--check-config")
-        .arg("--config")
-        .arg(file)
-        .output()
-        .expect("run --check-config")
-}
-
 #[test]
 fn check_config_passes_the_packaged_files_and_names_the_drop_in_line_and_key_of_an_error() {
     let dir = TempDir::new("check-config").expect("temp dir");
@@ -517,6 +501,16 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
     assert!(out.status.success(), "the commented values load: {out:?}");
     let page = read("packaging/man/bridge.toml.5");
     let doc = read("docs/bridge.md");
+    let described = |key: &str| {
+        assert!(
+            page.contains(&format!(".BR {key} ")),
+            "bridge.toml.5 does not describe {key}"
+        );
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "docs/bridge.md does not name {key}"
+        );
+    };
     for key in [
         "listen",
         "mqtt",
@@ -530,14 +524,7 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
         "source",
     ] {
         assert!(keys.contains(&key), "{key} is not in packaging/bridge.toml");
-        assert!(
-            page.contains(&format!(".BR {key} ")),
-            "bridge.toml.5 does not describe {key}"
-        );
-        assert!(
-            doc.contains(&format!("`{key}`")),
-            "docs/bridge.md does not name {key}"
-        );
+        described(key);
     }
     // The [mqtt] table's keys, shown in the file as an example to copy, not commented out.
     for key in ["url", "password_file", "ca_file"] {
@@ -545,13 +532,6 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
             text.contains(&format!("#   {key} = ")),
             "{key} is not in packaging/bridge.toml"
         );
-        assert!(
-            page.contains(&format!(".BR {key} ")),
-            "bridge.toml.5 does not describe {key}"
-        );
-        assert!(
-            doc.contains(&format!("`{key}`")),
-            "docs/bridge.md does not name {key}"
-        );
+        described(key);
     }
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use chessclock_tests::bus_client::{Client, props_changed};
-use chessclock_tests::e2e::{current_round as round, text};
+use chessclock_tests::e2e::{ctl_ok, current_round as round, text};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -85,8 +85,7 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
     let cfg = write_config(dir.path(), &[], "event = \"Hall Open\"")?;
     let live = dir.path().join("state").join("live");
     let mut d = Daemon::spawn(bus.address(), &cfg, &[])?;
-    let out = d.ctl(&["add-virtual", "one"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["add-virtual", "one"]);
 
     // Three games, one e-board (board 1): boards 2 and 3 are paper boards.
     let csv = dir.path().join("round1.csv");
@@ -94,9 +93,7 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         &csv,
         "board,white,black\n1,\"Carlsen, Magnus\",Ding\n2,\"Hou, Yifan\",Gukesh\n3,E,F\n",
     )?;
-    let out = d.ctl(&["round", "load", &csv.display().to_string()]);
-    assert!(out.status.success(), "{}", text(&out));
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
     assert!(
         said.contains("board 1: clock 0 (\"one\"): Carlsen, Magnus - Ding"),
         "{said}"
@@ -116,10 +113,8 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
 
     // Results by board number; a board the round has not, and a word that is not a result,
     // change nothing.
-    let out = d.ctl(&["round", "result", "2", "0-1"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "result", "3", "1/2-1/2"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["round", "result", "2", "0-1"]);
+    ctl_ok(&d, &["round", "result", "3", "1/2-1/2"]);
     let out = d.ctl(&["round", "result", "9", "1-0"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
@@ -135,10 +130,8 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         text(&out)
     );
     // An e-board's result is the arbiter's, through its clock (its game under way).
-    let out = d.ctl(&["start", "0"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "result", "1", "1-0"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["start", "0"]);
+    ctl_ok(&d, &["round", "result", "1", "1-0"]);
     let status = d.ctl_json(&["status", "0", "--json"])?;
     assert_eq!(status["result"], "1-0", "{status}");
 
@@ -180,10 +173,8 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
     assert_eq!(tag(&games[1], "Event"), "Hall Open");
 
     // The results for the pairing program.
-    let out = d.ctl(&["round", "export", "--format", "csv"]);
-    assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        ctl_ok(&d, &["round", "export", "--format", "csv"]),
         "board,white,black,result\n1,\"Carlsen, Magnus\",Ding,1-0\n2,\"Hou, Yifan\",Gukesh,0-1\n3,E,F,1/2-1/2\n"
     );
     let out = d.ctl(&["round", "export", "--format", "trf"]);
@@ -211,8 +202,7 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
 
     // Round 2 from a TRF (its round 1 filled in already): the export is the file with
     // round 2's results and the points.
-    let out = d.ctl(&["new-game", "0"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["new-game", "0"]);
     let trf = dir.path().join("open.trf");
     let lines = [
         "012 Hall Open".to_owned(),
@@ -222,19 +212,16 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         trf_player(4, "Gukesh", "0.5", &[(3, 'b', '='), (2, 'b', ' ')]),
     ];
     std::fs::write(&trf, lines.join("\n") + "\n")?;
-    let out = d.ctl(&["round", "load", &trf.display().to_string(), "--round", "2"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(
+        &d,
+        &["round", "load", &trf.display().to_string(), "--round", "2"],
+    );
     assert_eq!(round(&d)?, 2);
     // Board 1: Hou - Carlsen (the e-board), board 2: Ding - Gukesh (paper).
-    let out = d.ctl(&["start", "0"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "result", "2", "1/2-1/2"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "result", "1", "0-1"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "export", "--format", "trf"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let exported = String::from_utf8_lossy(&out.stdout).into_owned();
+    ctl_ok(&d, &["start", "0"]);
+    ctl_ok(&d, &["round", "result", "2", "1/2-1/2"]);
+    ctl_ok(&d, &["round", "result", "1", "0-1"]);
+    let exported = ctl_ok(&d, &["round", "export", "--format", "trf"]);
     let col = |l: &str, from: usize, to: usize| -> String {
         l.chars().skip(from - 1).take(to - from + 1).collect()
     };
@@ -275,8 +262,7 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
     // A forfeit: Ding did not come, Gukesh wins board 2 without a game (`-+`); written as
     // TRF's `-` and `+`, and as `-+` in `round show` and the CSV. An e-board's game was
     // played: a forfeit there is refused.
-    let out = d.ctl(&["round", "result", "2", "-+"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["round", "result", "2", "-+"]);
     assert_eq!(shown(&d)?[1].3, "-+");
     let out = d.ctl(&["round", "result", "1", "+-"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -285,9 +271,7 @@ fn paper_boards_from_the_pairings_to_the_pairing_program() -> Result<()> {
         "{}",
         text(&out)
     );
-    let out = d.ctl(&["round", "export", "--format", "trf"]);
-    assert!(out.status.success(), "{}", text(&out));
-    let exported = String::from_utf8_lossy(&out.stdout).into_owned();
+    let exported = ctl_ok(&d, &["round", "export", "--format", "trf"]);
     let line = |n: usize| exported.lines().nth(n).unwrap_or_default().to_owned();
     assert_eq!(
         (col(&line(2), 109, 109), col(&line(2), 81, 84)),
@@ -316,14 +300,12 @@ fn no_game_is_in_the_live_folder_before_it_has_a_pairing_or_a_move() -> Result<(
     let live = dir.path().join("state").join("live");
     let d = Daemon::spawn(bus.address(), &cfg, &[])?;
     for name in ["one", "two"] {
-        let out = d.ctl(&["add-virtual", name]);
-        assert!(out.status.success(), "{}", text(&out));
+        ctl_ok(&d, &["add-virtual", name]);
     }
     // Board 1 is paired, board 2 (clock 1) is not: only board 1's game goes to the feed.
     let csv = dir.path().join("round1.csv");
     std::fs::write(&csv, "board,white,black\n1,Alpha,Beta\n")?;
-    let out = d.ctl(&["round", "load", &csv.display().to_string()]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
     let all = games_pgn(&live, 1, |t| t.contains("[White \"Alpha\"]"))?;
     assert!(!all.contains("[Board \"2\"]"), "{all}");
     assert!(
@@ -332,8 +314,7 @@ fn no_game_is_in_the_live_folder_before_it_has_a_pairing_or_a_move() -> Result<(
     );
     // Its first press makes it a game.
     for args in [&["start", "1"][..], &["press", "1", "white"]] {
-        let out = d.ctl(args);
-        assert!(out.status.success(), "{}", text(&out));
+        ctl_ok(&d, args);
     }
     games_pgn(&live, 1, |t| t.contains("[Board \"2\"]"))?;
     assert!(live.join("round-1/game-2.pgn").exists());
@@ -347,21 +328,17 @@ fn a_clock_attached_with_a_paper_boards_number_makes_it_an_e_board_until_it_goes
     let cfg = write_config(dir.path(), &[], "")?;
     let live = dir.path().join("state").join("live");
     let d = Daemon::spawn(bus.address(), &cfg, &[])?;
-    let out = d.ctl(&["add-virtual", "one"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["add-virtual", "one"]);
     let csv = dir.path().join("round1.csv");
     std::fs::write(&csv, "board,white,black\n1,A,B\n2,\"Hou, Yifan\",Gukesh\n")?;
-    let out = d.ctl(&["round", "load", &csv.display().to_string()]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = d.ctl(&["round", "result", "2", "0-1"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
+    ctl_ok(&d, &["round", "result", "2", "0-1"]);
     games_pgn(&live, 1, |t| t.contains("[Result \"0-1\"]"))?;
 
     // A second clock comes: board 2 (its number), the paper board's.
     let client = Client::connect(bus.address())?;
     let mark = client.mark();
-    let out = d.ctl(&["add-virtual", "two"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["add-virtual", "two"]);
     let status = d.wait_status("1", WAIT, "the pairing's players", |v| {
         v["game_info"]["White"] == "Hou, Yifan"
     })?;
@@ -392,8 +369,7 @@ fn a_clock_attached_with_a_paper_boards_number_makes_it_an_e_board_until_it_goes
     })?;
 
     // The clock goes: a paper board again, with the result it had.
-    let out = d.ctl(&["detach", "1"]);
-    assert!(out.status.success(), "{}", text(&out));
+    ctl_ok(&d, &["detach", "1"]);
     let boards = shown(&d)?;
     assert_eq!(
         boards[1],

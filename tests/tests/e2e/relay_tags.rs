@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu};
+use chessclock_tests::e2e::{ctl_ok, emu, files_below};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT};
@@ -25,20 +25,10 @@ fn today() -> Result<String> {
 
 /// Every file below `dir`, relative to it, sorted.
 fn tree(dir: &Path) -> Vec<String> {
-    let mut todo = vec![dir.to_path_buf()];
-    let mut files = Vec::new();
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if let Ok(rel) = p.strip_prefix(dir) {
-                files.push(rel.display().to_string());
-            }
-        }
-    }
-    files.sort();
-    files
+    files_below(dir)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect()
 }
 
 /// The live file `file` below `dir` once `done` holds of its text.

@@ -183,21 +183,27 @@ async fn run(args: Args) -> anyhow::Result<()> {
     loop {
         tokio::select! {
             line = lines.recv(), if stdin_open => match line {
-                Some(line) => match parse_input(&line, &view.borrow().pieces) {
-                    Ok(None) => {}
-                    Ok(Some(Input::Quit)) => break,
-                    Ok(Some(Input::Control(c))) => {
-                        let _ = ctl.send(c);
-                        plug_event(&vb, &out, c).await;
-                    }
-                    Err(msg) => {
-                        if out.json {
-                            out.event(json!({"event": "error", "message": msg}), String::new);
-                        } else {
-                            eprintln!("chessclock-emu: {msg}");
+                Some(line) => {
+                    // The view's borrow ends with this statement: held across the wait for a
+                    // cable change below, it kept the board task from publishing its view, so
+                    // the change was applied only once that wait gave up.
+                    let input = parse_input(&line, &view.borrow().pieces);
+                    match input {
+                        Ok(None) => {}
+                        Ok(Some(Input::Quit)) => break,
+                        Ok(Some(Input::Control(c))) => {
+                            let _ = ctl.send(c);
+                            plug_event(&vb, &out, c).await;
+                        }
+                        Err(msg) => {
+                            if out.json {
+                                out.event(json!({"event": "error", "message": msg}), String::new);
+                            } else {
+                                eprintln!("chessclock-emu: {msg}");
+                            }
                         }
                     }
-                },
+                }
                 // End of input: keep serving until `quit`, SIGINT or SIGTERM.
                 None => stdin_open = false,
             },
@@ -238,13 +244,11 @@ async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
         VirtualControl::Replug => true,
         _ => return,
     };
-    // The board task applies the control on its own; give it up to 60 s on a loaded machine
-    // (reporting the old state early was a false "unplugged" after a replug, and a false
-    // "replugged" after an unplug once in a full parallel e2e run after 10 s).
-    for _ in 0..6000 {
-        if vb.current_pty().is_some() == want_plugged {
-            break;
-        }
+    // The board task applies the control on its own, at once unless the machine is very
+    // loaded; the state seen after a minute is reported (a deadline, not a count of sleeps,
+    // which a loaded machine stretches).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while vb.current_pty().is_some() != want_plugged && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     match vb.current_pty() {
