@@ -12,7 +12,12 @@ use zbus::{Connection, ObjectPath, ObjectServer, OwnedObjectPath};
 use super::clock::{ClockServed, Clocks};
 use super::error::BusError;
 use super::names::{clock_index, clock_path};
+use crate::device::DeviceState;
 use crate::supervisor::{SupervisorError, SupervisorHandle};
+
+/// How long `AddVirtual` waits for the emulated board to answer its probe before it answers
+/// anyway (the clock then shows `probing` for a moment).
+const VIRTUAL_PROBE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The manager object.
 #[derive(Debug)]
@@ -245,7 +250,27 @@ impl ManagerIface {
     /// state directory its game is journaled under its name, and it is added again after a
     /// restart.
     async fn add_virtual(&self, name: &str) -> Result<OwnedObjectPath, BusError> {
-        path_of(self.sup.add_virtual(name).await?)
+        let index = self.sup.add_virtual(name).await?;
+        // Its emulated board answers the probe within milliseconds: answered once it has,
+        // the clock is ready for what the caller does next (`list`, `doctor`, `start`).
+        // A tty's `Attach` is answered at once: a real board's probe may take seconds.
+        if let Some(clock) = self
+            .sup
+            .handles()
+            .await
+            .into_iter()
+            .find(|h| h.borrow_state().clock.index == index)
+        {
+            let mut state = clock.watch_state();
+            let probed = state.wait_for(|s| {
+                !matches!(
+                    s.clock.device_state,
+                    DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
+                )
+            });
+            let _ = tokio::time::timeout(VIRTUAL_PROBE_WAIT, probed).await;
+        }
+        path_of(index)
     }
 
     /// Emitted when a clock is attached (also visible through ObjectManager).

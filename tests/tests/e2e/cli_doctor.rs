@@ -52,6 +52,34 @@ fn find<'a>(checks: &'a [Value], name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name} check in {checks:?}"))
 }
 
+/// install.md's "A round without a board": `doctor` right after the clocks are added (a
+/// script runs the next command within milliseconds) finds them ready, not probing.
+#[test]
+fn virtual_clocks_are_ready_when_add_virtual_returns() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("doctor-virtual")?;
+    let config = write_config(dir.path(), &[], "")?;
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    for name in ["Table 1", "Table 2"] {
+        assert!(d.ctl(&["add-virtual", name]).status.success());
+    }
+    let list = d.ctl_json(&["list", "--json"])?;
+    let states: Vec<&Value> = list
+        .as_array()
+        .context("list --json is an array")?
+        .iter()
+        .map(|c| &c["device_state"])
+        .collect();
+    assert_eq!(
+        states,
+        [&Value::from("ready"), &Value::from("ready")],
+        "{list}"
+    );
+    let (_, checks) = doctor(bus.address(), dir.path(), &[])?;
+    assert_eq!(find(&checks, "boards")["ok"], true, "{checks:?}");
+    Ok(())
+}
+
 #[test]
 fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Result<()> {
     let bus = PrivateBus::start_session()?;
