@@ -100,7 +100,7 @@ pub(crate) enum SessionOutput {
     Note { t_ms: u64, note: Note, record: bool },
     /// A change of the board's game at `t_ms` (a move read, a correction, a result, the
     /// times a press gave a move, game information): journal it, in order with the inputs,
-    /// so that a restart rebuilds the game ([`Session::replay_step`]).
+    /// so that a restart rebuilds the game ([`Session::resume_board`]).
     Board {
         t_ms: u64,
         step: chessclock_game::Step,
@@ -220,11 +220,6 @@ impl Session {
         self.time.engine_time(at)
     }
 
-    /// The instant of engine time `t`.
-    fn instant_of(&self, t: Time) -> Instant {
-        self.time.instant_of(t)
-    }
-
     // ---- the sans-IO interface -----------------------------------------------------------
 
     /// Bytes read from the board at `now`.
@@ -267,7 +262,7 @@ impl Session {
     /// the device would not show by itself), the link's and the pieces' deadlines.
     #[must_use]
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        let engine = self.engine.poll_timeout().map(|t| self.instant_of(t));
+        let engine = self.engine.poll_timeout().map(|t| self.time.instant_of(t));
         let display = self
             .driver
             .clock_usable()
@@ -277,12 +272,12 @@ impl Session {
                     .next_refresh
             })
             .flatten()
-            .map(|t| self.instant_of(t));
+            .map(|t| self.time.instant_of(t));
         let board = self
             .board
             .game
             .poll_timeout()
-            .map(|ms| self.instant_of(Time::from_ms(ms)));
+            .map(|ms| self.time.instant_of(Time::from_ms(ms)));
         [engine, display, self.driver.poll_timeout(), board]
             .into_iter()
             .flatten()

@@ -146,7 +146,7 @@ impl Session {
     /// fold over the journal): applied as the game made it, nothing journaled or judged
     /// again (the engine's verdicts are in the journal as inputs; the game's record is
     /// folded from the journal). A step that does not fit is an error and changes nothing.
-    pub(crate) fn replay_step(
+    fn replay_step(
         &mut self,
         t_ms: u64,
         step: &chessclock_game::Step,

@@ -238,7 +238,8 @@ pub(super) fn launch<P: BoardIo>(
     }
     let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
     session.set_place(round, board);
-    if let Some(started_wall_ms) = game.started_wall_ms.filter(|_| game.persist.is_some()) {
+    // Only a journaled game has a start to resume.
+    if let Some(started_wall_ms) = game.started_wall_ms {
         session.resume_record(started_wall_ms);
     }
     // The configured information is shown from the start; the live file waits for a move.
