@@ -299,6 +299,8 @@ ok "install.md's round without a board: two virtual clocks, pairings loaded, mov
 
 # The live PGN, from the live folder, read by python-chess (the independent reader).
 live=/run/chessclockd/live/round-1/game-1.pgn
+# The live writer writes a change within a quarter of a second (docs/relay.md): wait for Black's.
+for _ in $(seq 50); do grep -q 'e5 {' "$live" 2>/dev/null && break; sleep 0.1; done
 [ -f "$live" ] || fail "no live PGN at $live: $(ls -R /run/chessclockd 2>&1)"
 python3 -c 'import chess' 2>/dev/null || fail "python-chess is missing (scripts/test.sh installs it: pip install chess)"
 python3 scripts/pgn-read.py "$live" >"$tmp/live.json" || fail "python-chess cannot read $live"

@@ -21,6 +21,10 @@ use crate::device::{self, DeviceOptions, PortSpec, Sinks, SpawnError, Transport}
 use crate::device::{DeviceHandle, Request};
 use crate::remembered::{self, Remembered};
 
+/// How long a stopping daemon waits for the live PGN files to be written (the writer rests
+/// a quarter of a second between writes).
+const LIVE_FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// At most this many emulated clocks (each is a task and a board emulation in memory).
 pub const MAX_VIRTUAL_CLOCKS: usize = 256;
 /// Clock names are at most this many characters.
@@ -136,6 +140,15 @@ pub(super) async fn run(
                 for i in indices {
                     // The daemon stops: every journal stays, and the games come back.
                     sup.remove(i, Request::Shutdown).await;
+                }
+                // The live writer may be resting with the last changes in hand.
+                if tokio::time::timeout(LIVE_FLUSH_WAIT, sup.sinks.live.flush())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(
+                        "the live PGN files were not all written within {LIVE_FLUSH_WAIT:?}"
+                    );
                 }
                 let _ = reply.send(());
                 break;

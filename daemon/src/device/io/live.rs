@@ -4,7 +4,8 @@
 //! ([`LiveFiles`]) for every clock of a supervisor, handed to each clock, not a global.
 //!
 //! Actors hand over a clock's whole PGN after each change; the writer replaces that clock's
-//! file at once and `games.pgn` at most every [`ALL_EVERY`], from the texts it holds in memory
+//! file within [`REST`] (the latest text of the changes that came meanwhile) and `games.pgn`
+//! at most every [`ALL_EVERY`], from the texts it holds in memory
 //! (read from the directory once, on its first use, so clocks that have not changed since a
 //! restart are there too). Files are replaced atomically (a reader sees the old or the new
 //! file) but not fsynced: they are a feed for broadcast tools, and the journal, not they, is
@@ -25,8 +26,13 @@ use std::time::{Duration, Instant};
 pub(crate) const ALL: &str = "games.pgn";
 
 /// `games.pgn` is rewritten at most this often (it holds every clock's game: at 128 boards a
-/// rewrite per press would be most of the daemon's work); a clock's own file at once.
+/// rewrite per press would be most of the daemon's work).
 pub(crate) const ALL_EVERY: Duration = Duration::from_millis(500);
+
+/// After writing, the writer rests this long before it takes the next changes: a clock's
+/// file is written at most this late, and at 128 boards the thread wakes a few times a
+/// second instead of once for every press (docs/benchmarks.md, "The live writer rests").
+pub(crate) const REST: Duration = Duration::from_millis(250);
 
 /// A clock's game changed: its file in `dir` is `file` (a name, no path), its text `text`
 /// (`None`: the file is removed: its board was renumbered, or its game left the round).
@@ -37,10 +43,18 @@ pub(crate) struct Update {
     pub(crate) text: Option<String>,
 }
 
+/// What the writer is handed: a change, or a request to write everything handed over before
+/// it and say so (the daemon stops: the writer may be resting with changes in hand).
+#[derive(Debug)]
+pub(crate) enum Job {
+    Update(Update),
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
 /// The live-file writer of a supervisor's clocks: one thread for all of them, started on
 /// first use. Cloned to every clock; the thread ends when the last clone is gone.
 #[derive(Clone, Default)]
-pub(crate) struct LiveFiles(Arc<OnceLock<Option<Sender<Update>>>>);
+pub(crate) struct LiveFiles(Arc<OnceLock<Option<Sender<Job>>>>);
 
 impl std::fmt::Debug for LiveFiles {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -51,11 +65,11 @@ impl std::fmt::Debug for LiveFiles {
 impl LiveFiles {
     /// A sink whose updates go to `tx` instead of a writer thread (a test reads them).
     #[cfg(test)]
-    pub(crate) fn to(tx: Sender<Update>) -> LiveFiles {
+    pub(crate) fn to(tx: Sender<Job>) -> LiveFiles {
         LiveFiles(Arc::new(OnceLock::from(Some(tx))))
     }
 
-    fn sender(&self) -> Option<&Sender<Update>> {
+    fn sender(&self) -> Option<&Sender<Job>> {
         self.0
             .get_or_init(|| {
                 let (tx, rx) = channel();
@@ -75,11 +89,23 @@ impl LiveFiles {
     /// Hand over the live PGN of the clock whose file in `dir` is `file`; written soon after.
     pub(crate) fn update(&self, dir: PathBuf, file: String, text: String) {
         if let Some(tx) = self.sender() {
-            let _ = tx.send(Update {
+            let _ = tx.send(Job::Update(Update {
                 dir,
                 file,
                 text: Some(text),
-            });
+            }));
+        }
+    }
+
+    /// Once everything handed over so far is written (at most [`REST`] and the writing
+    /// later); at once when nothing was ever handed over, or the writer is gone.
+    pub(crate) async fn flush(&self) {
+        let Some(Some(tx)) = self.0.get() else {
+            return;
+        };
+        let (done, written) = tokio::sync::oneshot::channel();
+        if tx.send(Job::Flush(done)).is_ok() {
+            let _ = written.await;
         }
     }
 
@@ -87,11 +113,11 @@ impl LiveFiles {
     /// left the round).
     pub(crate) fn remove(&self, dir: PathBuf, file: String) {
         if let Some(tx) = self.sender() {
-            let _ = tx.send(Update {
+            let _ = tx.send(Job::Update(Update {
                 dir,
                 file,
                 text: None,
-            });
+            }));
         }
     }
 }
@@ -102,7 +128,7 @@ struct Dir {
     games: BTreeMap<String, String>,
 }
 
-fn run(rx: &Receiver<Update>) {
+fn run(rx: &Receiver<Job>) {
     let mut dirs: BTreeMap<PathBuf, Dir> = BTreeMap::new();
     let mut touched = BTreeSet::new();
     // When games.pgn may next be written.
@@ -114,45 +140,82 @@ fn run(rx: &Receiver<Update>) {
         } else {
             rx.recv_timeout(next_all.saturating_duration_since(Instant::now()))
         };
-        match got {
-            Ok(u) => {
-                let dir = dirs
-                    .entry(u.dir.clone())
-                    .or_insert_with(|| Dir::load(&u.dir));
-                let path = u.dir.join(&u.file);
-                if let Some(text) = u.text {
-                    if let Err(e) = replace(&path, text.as_bytes()) {
-                        tracing::warn!("cannot write the live PGN {}: {e}", path.display());
-                    }
-                    dir.games.insert(u.file, text);
-                } else {
-                    match std::fs::remove_file(&path) {
-                        Ok(()) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(e) => {
-                            tracing::warn!("cannot remove the live PGN {}: {e}", path.display())
+        let open = match got {
+            Ok(first) => {
+                // Everything that came meanwhile, a file's latest text only.
+                let mut latest = BTreeMap::new();
+                let mut flushes = Vec::new();
+                for job in std::iter::once(first).chain(rx.try_iter()) {
+                    match job {
+                        Job::Update(u) => {
+                            latest.insert((u.dir, u.file), u.text);
                         }
+                        Job::Flush(done) => flushes.push(done),
                     }
-                    dir.games.remove(&u.file);
                 }
-                touched.insert(u.dir);
+                for ((dir, file), text) in latest {
+                    write_game(&mut dirs, &dir, file, text);
+                    touched.insert(dir);
+                }
+                if !flushes.is_empty() {
+                    write_all(&dirs, std::mem::take(&mut touched));
+                    for done in flushes {
+                        let _ = done.send(());
+                    }
+                }
+                true
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => true,
+            Err(RecvTimeoutError::Disconnected) => false,
+        };
+        if !touched.is_empty() && (!open || Instant::now() >= next_all) {
+            next_all = Instant::now() + ALL_EVERY;
+            write_all(&dirs, std::mem::take(&mut touched));
         }
-        if touched.is_empty() || Instant::now() < next_all {
-            continue;
+        if !open {
+            break;
         }
-        next_all = Instant::now() + ALL_EVERY;
-        for path in std::mem::take(&mut touched) {
-            if let Some(dir) = dirs.get(&path)
-                && let Err(e) = replace(&path.join(ALL), dir.all().as_bytes())
-            {
-                tracing::warn!(
-                    "cannot write the live PGN {}: {e}",
-                    path.join(ALL).display()
-                );
+        // Rest: the changes of the next moments wait in the channel, which wakes nobody
+        // while this thread sleeps, and are written together.
+        std::thread::sleep(REST);
+    }
+}
+
+/// Rewrite `games.pgn` of each folder in `touched`.
+fn write_all(dirs: &BTreeMap<PathBuf, Dir>, touched: BTreeSet<PathBuf>) {
+    for path in touched {
+        if let Some(dir) = dirs.get(&path)
+            && let Err(e) = replace(&path.join(ALL), dir.all().as_bytes())
+        {
+            tracing::warn!(
+                "cannot write the live PGN {}: {e}",
+                path.join(ALL).display()
+            );
+        }
+    }
+}
+
+/// Replace (`Some`) or remove (`None`) the live file `file` in `dir`, and its text in `dirs`.
+fn write_game(dirs: &mut BTreeMap<PathBuf, Dir>, dir: &Path, file: String, text: Option<String>) {
+    let games = &mut dirs
+        .entry(dir.to_path_buf())
+        .or_insert_with(|| Dir::load(dir))
+        .games;
+    let path = dir.join(&file);
+    match text {
+        Some(text) => {
+            if let Err(e) = replace(&path, text.as_bytes()) {
+                tracing::warn!("cannot write the live PGN {}: {e}", path.display());
             }
+            games.insert(file, text);
+        }
+        None => {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => tracing::warn!("cannot remove the live PGN {}: {e}", path.display()),
+            }
+            games.remove(&file);
         }
     }
 }
@@ -276,6 +339,87 @@ mod tests {
             .filter(|n| !n.ends_with(".pgn"))
             .collect();
         assert!(left.is_empty(), "no temporary file left: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_flush_returns_once_every_change_handed_over_before_it_is_written() {
+        let dir = scratch("flush");
+        let live = LiveFiles::default();
+        // Nothing handed over yet: nothing to wait for, and no writer is started for it.
+        live.flush().await;
+        assert!(live.0.get().is_none(), "a flush starts no writer");
+        // The first change wakes the writer, which writes it, then rests with the next ones
+        // in hand (and games.pgn not due for half a second).
+        live.update(
+            dir.clone(),
+            "game-1.pgn".into(),
+            "[Event \"a\"]\n\n*\n".into(),
+        );
+        wait_for(&dir.join("game-1.pgn"), "[Event \"a\"]\n\n*\n");
+        live.update(
+            dir.clone(),
+            "game-1.pgn".into(),
+            "[Event \"b\"]\n\n*\n".into(),
+        );
+        live.update(
+            dir.clone(),
+            "game-2.pgn".into(),
+            "[Event \"c\"]\n\n*\n".into(),
+        );
+        live.flush().await;
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        assert_eq!(read("game-1.pgn"), "[Event \"b\"]\n\n*\n");
+        assert_eq!(read("game-2.pgn"), "[Event \"c\"]\n\n*\n");
+        assert_eq!(
+            read(ALL),
+            "[Event \"b\"]\n\n*\n\n[Event \"c\"]\n\n*\n\n",
+            "games.pgn is written by a flush too, not half a second later"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_ends_as_its_last_change_says_whether_it_was_removed_or_written() {
+        let dir = scratch("last");
+        let live = LiveFiles::default();
+        // Handed over together, so the writer takes them in one batch (or in several: the
+        // files must end the same way).
+        live.update(
+            dir.clone(),
+            "game-1.pgn".into(),
+            "[Event \"1\"]\n\n*\n".into(),
+        );
+        live.remove(dir.clone(), "game-1.pgn".into());
+        live.update(
+            dir.clone(),
+            "game-2.pgn".into(),
+            "[Event \"x\"]\n\n*\n".into(),
+        );
+        live.remove(dir.clone(), "game-3.pgn".into());
+        live.update(
+            dir.clone(),
+            "game-3.pgn".into(),
+            "[Event \"3\"]\n\n*\n".into(),
+        );
+        live.remove(dir.clone(), "game-2.pgn".into());
+        live.update(
+            dir.clone(),
+            "game-2.pgn".into(),
+            "[Event \"2\"]\n\n*\n".into(),
+        );
+        wait_for(
+            &dir.join(ALL),
+            "[Event \"2\"]\n\n*\n\n[Event \"3\"]\n\n*\n\n",
+        );
+        assert!(
+            !dir.join("game-1.pgn").exists(),
+            "game-1.pgn was removed last"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("game-2.pgn")).expect("game-2.pgn"),
+            "[Event \"2\"]\n\n*\n"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -20,7 +20,7 @@ use tokio::time::{Instant, sleep_until};
 use super::start::{Game, launch};
 
 use crate::device::client::DeviceHandle;
-use crate::device::io::live::{LiveFiles, Update};
+use crate::device::io::live::{Job, LiveFiles, Update};
 use crate::device::io::port::Opener;
 use crate::device::io::sinks::Sinks;
 use crate::device::link::state::DeviceState;
@@ -350,16 +350,17 @@ async fn the_live_pgn_is_the_board_s_file_in_its_round_s_folder() {
     let handle = start_game(stream, no_replug, options, sinks, new_game("G/5 d/0"));
     until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
     let live = state_dir.join("live");
-    let next = |rx: &std::sync::mpsc::Receiver<Update>| rx.try_recv().ok();
+    let next = |rx: &std::sync::mpsc::Receiver<Job>| rx.try_recv().ok();
     // Until `want` is handed over; everything before it.
     async fn until(
-        rx: &std::sync::mpsc::Receiver<Update>,
+        rx: &std::sync::mpsc::Receiver<Job>,
         want: impl Fn(&Update) -> bool,
     ) -> Vec<Update> {
         let mut updates: Vec<Update> = Vec::new();
         while updates.last().is_none_or(|u| !want(u)) {
             match rx.try_recv() {
-                Ok(u) => updates.push(u),
+                Ok(Job::Update(u)) => updates.push(u),
+                Ok(Job::Flush(_)) => panic!("the actor asks for no flush"),
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
             }
         }
@@ -405,5 +406,5 @@ async fn the_live_pgn_is_the_board_s_file_in_its_round_s_folder() {
     );
     let last = updates.last().expect("an update");
     assert_eq!(last.file, "game-8.pgn");
-    assert_eq!(next(&rx), None, "nothing else handed over");
+    assert!(next(&rx).is_none(), "nothing else handed over");
 }
