@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever};
+use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever, presses};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
@@ -112,5 +112,38 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
     );
     let games = python_reads(&again)?;
     ensure!(games.len() == 1, "python-chess reads one game: {games:?}");
+    Ok(())
+}
+
+#[test]
+fn a_stopping_daemon_writes_its_last_change_to_the_live_feed() -> Result<()> {
+    let dir = TempDir::new("live-stop")?;
+    let bus = PrivateBus::start_session()?;
+    let mut board = emu(&[])?;
+    let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run)?;
+    let run_env = run.to_str().context("a UTF-8 temp path")?;
+    let mut daemon = Daemon::spawn(bus.address(), &config, &[("RUNTIME_DIRECTORY", run_env)])?;
+    daemon.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready")?;
+    ctl_ok(&daemon, &["start", "0"]);
+    // White's press is written at once; the writer then rests a quarter of a second, and
+    // Black's press, made as soon as White's is in the file, waits in its hands: the daemon
+    // is stopped within that rest.
+    board.send("lever")?;
+    // A game is in the live feed from its first press on.
+    wait_for_game(&run.join("live"), "with White's press", |_| true)?;
+    board.send("lever")?;
+    daemon.wait_status("0", WAIT, "both presses counted", |v| presses(v) == 2)?;
+    let shown = black_clock(&ctl_ok(&daemon, &["pgn", "0"])).map(str::to_owned);
+    ensure!(shown.is_some(), "the daemon's PGN has a [BlackClock] tag");
+    ensure!(daemon.terminate()?, "chessclockd stopped cleanly");
+    let file = run.join("live/round-1/game-1.pgn");
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("the live file {}", file.display()))?;
+    ensure!(
+        black_clock(&text).map(str::to_owned) == shown,
+        "the live file has Black's press ({shown:?}) once the daemon has stopped:\n{text}"
+    );
     Ok(())
 }
