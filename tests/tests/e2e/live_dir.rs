@@ -9,7 +9,7 @@ use anyhow::{Context, Result, ensure};
 use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever, presses};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
+use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
 /// Every PGN file below `dir` that holds one game (not a file of every game).
@@ -52,26 +52,55 @@ fn black_clock(text: &str) -> Option<&str> {
     text.lines().find(|l| l.starts_with("[BlackClock "))
 }
 
+/// A board on a pty, a private bus, and a daemon configured for the board (G/10 inc/2) whose
+/// `RUNTIME_DIRECTORY` is `run/` in the test's folder, as systemd gives it.
+struct Rig {
+    dir: TempDir,
+    bus: PrivateBus,
+    board: Emu,
+    config: PathBuf,
+    run: PathBuf,
+}
+
+impl Rig {
+    fn new(tag: &str) -> Result<Rig> {
+        let dir = TempDir::new(tag)?;
+        let bus = PrivateBus::start_session()?;
+        let board = emu(&[])?;
+        let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
+        let run = dir.path().join("run");
+        std::fs::create_dir_all(&run)?;
+        Ok(Rig {
+            dir,
+            bus,
+            board,
+            config,
+            run,
+        })
+    }
+
+    /// Start the daemon and wait until its board is ready.
+    fn daemon(&self) -> Result<Daemon> {
+        let run = self.run.to_str().context("a UTF-8 temp path")?;
+        let daemon = Daemon::spawn(
+            self.bus.address(),
+            &self.config,
+            &[("RUNTIME_DIRECTORY", run)],
+        )?;
+        daemon.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready")?;
+        Ok(daemon)
+    }
+}
+
 #[test]
 fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() -> Result<()> {
-    let dir = TempDir::new("live-dir")?;
-    let bus = PrivateBus::start_session()?;
-    let mut board = emu(&[])?;
-    let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
-    let run = dir.path().join("run");
-    std::fs::create_dir_all(&run)?;
-    let run_env = run.to_str().context("a UTF-8 temp path")?;
-    let env = [("RUNTIME_DIRECTORY", run_env)];
-    let ready =
-        |d: &Daemon| d.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready");
-
-    let mut daemon = Daemon::spawn(bus.address(), &config, &env)?;
-    ready(&daemon)?;
+    let mut rig = Rig::new("live-dir")?;
+    let mut daemon = rig.daemon()?;
     ctl_ok(&daemon, &["start", "0"]);
     for _ in 1..=2 {
-        press_lever(&mut board, &daemon, "0")?;
+        press_lever(&mut rig.board, &daemon, "0")?;
     }
-    let live = run.join("live");
+    let live = rig.run.join("live");
     // Black pressed: the file shows Black's clock as the daemon's PGN does (it stands while
     // White's runs). White's press alone shows Black's increment already, so a clock other
     // than the 10 minutes it began with would not prove Black's press written.
@@ -81,7 +110,7 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
         black_clock(t).map(str::to_owned) == shown
     })?;
     let before = std::fs::read_to_string(&file)?;
-    let state_live = dir.path().join("state/live");
+    let state_live = rig.dir.path().join("state/live");
     ensure!(
         !state_live.exists(),
         "nothing in the state directory's live/: {:?}",
@@ -93,8 +122,8 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
     // A reboot: the daemon dies and the tmpfs is emptied.
     daemon.kill();
     std::fs::remove_dir_all(&live)?;
-    let daemon = Daemon::spawn(bus.address(), &config, &env)?;
-    ready(&daemon)?;
+    // Kept until the end: the restarted daemon writes the feed again.
+    let _daemon = rig.daemon()?;
     let again = wait_for_game(&live, "as before the reboot", |t| {
         black_clock(t).map(str::to_owned) == shown
     })?;
@@ -117,28 +146,21 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
 
 #[test]
 fn a_stopping_daemon_writes_its_last_change_to_the_live_feed() -> Result<()> {
-    let dir = TempDir::new("live-stop")?;
-    let bus = PrivateBus::start_session()?;
-    let mut board = emu(&[])?;
-    let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
-    let run = dir.path().join("run");
-    std::fs::create_dir_all(&run)?;
-    let run_env = run.to_str().context("a UTF-8 temp path")?;
-    let mut daemon = Daemon::spawn(bus.address(), &config, &[("RUNTIME_DIRECTORY", run_env)])?;
-    daemon.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready")?;
+    let mut rig = Rig::new("live-stop")?;
+    let mut daemon = rig.daemon()?;
     ctl_ok(&daemon, &["start", "0"]);
     // White's press is written at once; the writer then rests a quarter of a second, and
     // Black's press, made as soon as White's is in the file, waits in its hands: the daemon
     // is stopped within that rest.
-    board.send("lever")?;
+    rig.board.send("lever")?;
     // A game is in the live feed from its first press on.
-    wait_for_game(&run.join("live"), "with White's press", |_| true)?;
-    board.send("lever")?;
+    wait_for_game(&rig.run.join("live"), "with White's press", |_| true)?;
+    rig.board.send("lever")?;
     daemon.wait_status("0", WAIT, "both presses counted", |v| presses(v) == 2)?;
     let shown = black_clock(&ctl_ok(&daemon, &["pgn", "0"])).map(str::to_owned);
     ensure!(shown.is_some(), "the daemon's PGN has a [BlackClock] tag");
     ensure!(daemon.terminate()?, "chessclockd stopped cleanly");
-    let file = run.join("live/round-1/game-1.pgn");
+    let file = rig.run.join("live/round-1/game-1.pgn");
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("the live file {}", file.display()))?;
     ensure!(
