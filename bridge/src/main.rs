@@ -30,25 +30,13 @@ use chessclock_api::names::{BRIDGE_BUS_NAME, LOG_CONTROL_PATH};
 use chessclock_system::logging::LogControl;
 use settings::{Args, LOG, Settings};
 
-/// Render chessclock-bridge(8) from the command-line definition.
-fn print_man() -> ExitCode {
-    use clap::CommandFactory;
-    match clap_mangen::Man::new(Args::command())
-        .section("8")
-        .render(&mut std::io::stdout())
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("chessclock-bridge: cannot write the manual page: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     if args.man {
-        return print_man();
+        return chessclock_system::man::print(
+            "chessclock-bridge",
+            <Args as clap::CommandFactory>::command(),
+        );
     }
     let settings = match Settings::load(&args) {
         Ok(s) => s,

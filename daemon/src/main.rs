@@ -56,21 +56,6 @@ struct Args {
     man: bool,
 }
 
-/// Render chessclockd(8) from the command-line definition.
-fn print_man() -> ExitCode {
-    use clap::CommandFactory;
-    match clap_mangen::Man::new(Args::command())
-        .section("8")
-        .render(&mut std::io::stdout())
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("chessclockd: cannot write the manual page: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// `--check-config`: the configuration's first error, or one line saying it is valid.
 fn check_config(path: Option<&std::path::Path>) -> ExitCode {
     match service::check_config(path) {
@@ -94,7 +79,10 @@ fn main() -> ExitCode {
     let _ = rustix::thread::disable_transparent_huge_pages(true);
     let args = Args::parse();
     if args.man {
-        return print_man();
+        return chessclock_system::man::print(
+            "chessclockd",
+            <Args as clap::CommandFactory>::command(),
+        );
     }
     if args.check_config {
         return check_config(args.config.as_deref());

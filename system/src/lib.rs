@@ -6,6 +6,7 @@
 //! - [`conffile`]: a configuration file and its drop-in directory (`<file>.d/*.toml`, read in
 //!   lexical order), and which file and line set a key, for error messages.
 //! - [`locate`]: positions in TOML text (syntax errors, the line of a key).
+//! - [`man`]: a daemon's manual page from its command line (`--man`).
 //!
 //! It must not know either program's settings: each binary owns its keys and their checks.
 //! The CLI does not depend on it (it keeps the CLI free of journald and subscriber code).
@@ -13,3 +14,4 @@
 pub mod conffile;
 pub mod locate;
 pub mod logging;
+pub mod man;
