@@ -6,9 +6,9 @@
 //! (a press counted, the moves read, a record written): what the emulator shows, the daemon
 //! has not necessarily read yet. What the daemon must do is the tests' business.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::json::{s, u};
@@ -32,6 +32,45 @@ pub struct Rig {
 /// `chessclock-emu` with `args`.
 pub fn emu(args: &[&str]) -> Result<Emu> {
     Emu::spawn(&workspace_bin("chessclock-emu")?, args)
+}
+
+/// An emulated board under `G/10 inc/2`, a private bus, and the daemon's configuration, with
+/// the live feed in `run/live`: the `RUNTIME_DIRECTORY` systemd gives.
+#[derive(Debug)]
+pub struct RuntimeDirRig {
+    pub dir: TempDir,
+    pub bus: PrivateBus,
+    pub emu: Emu,
+    pub config: PathBuf,
+    pub run: PathBuf,
+}
+
+impl RuntimeDirRig {
+    pub fn new(tag: &str) -> Result<RuntimeDirRig> {
+        let dir = TempDir::new(tag)?;
+        let bus = PrivateBus::start_session()?;
+        let emu = emu(&[])?;
+        let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
+        let run = dir.path().join("run");
+        std::fs::create_dir_all(&run)?;
+        Ok(RuntimeDirRig {
+            dir,
+            bus,
+            emu,
+            config,
+            run,
+        })
+    }
+
+    /// Start the daemon on the rig (the caller waits for what it needs).
+    pub fn spawn(&self) -> Result<Daemon> {
+        let run = self.run.to_str().context("a UTF-8 temp path")?;
+        Daemon::spawn(
+            self.bus.address(),
+            &self.config,
+            &[("RUNTIME_DIRECTORY", run)],
+        )
+    }
 }
 
 /// A board served with `emu_args` and the daemon configured with it under `control`.

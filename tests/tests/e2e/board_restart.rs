@@ -11,13 +11,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use chessclock_tests::e2e::{
-    board_read, ctl_ok, emu, files_below, journal_says, moves, pgn_read, wait_journaled_presses,
-    wait_moves,
+    RuntimeDirRig, board_read, ctl_ok, files_below, journal_says, moves, pgn_read,
+    wait_journaled_presses, wait_moves,
 };
 use chessclock_tests::json::{s, u};
 use chessclock_tests::pgn::{python_reads, sans};
-use chessclock_tests::rig::{Daemon, Emu, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::rig::Daemon;
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -25,38 +24,19 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// A daemon and an emulated board with pieces, under `G/10 inc/2`, the live feed in
 /// `run/live` (the runtime directory systemd gives).
-struct Setup {
-    dir: TempDir,
-    bus: PrivateBus,
-    emu: Emu,
-    config: std::path::PathBuf,
-    run: String,
+type Setup = RuntimeDirRig;
+
+/// What these tests do with the rig.
+trait Restarts {
+    /// Start the daemon and wait until it has read the board's pieces.
+    fn daemon(&self) -> Result<Daemon>;
+    fn play(&mut self, uci: &str) -> Result<()>;
+    fn live_game(&self, plies: usize) -> Result<Value>;
 }
 
-impl Setup {
-    fn new(tag: &str) -> Result<Setup> {
-        let dir = TempDir::new(tag)?;
-        let bus = PrivateBus::start_session()?;
-        let emu = emu(&[])?;
-        let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
-        let run = dir.path().join("run");
-        std::fs::create_dir_all(&run)?;
-        let run = run.to_str().context("a UTF-8 temp path")?.to_owned();
-        Ok(Setup {
-            dir,
-            bus,
-            emu,
-            config,
-            run,
-        })
-    }
-
+impl Restarts for Setup {
     fn daemon(&self) -> Result<Daemon> {
-        let d = Daemon::spawn(
-            self.bus.address(),
-            &self.config,
-            &[("RUNTIME_DIRECTORY", &self.run)],
-        )?;
+        let d = self.spawn()?;
         board_read(&d, |f| !f.is_empty())?;
         Ok(d)
     }
@@ -69,7 +49,7 @@ impl Setup {
 
     /// The live file of board 1, once it holds `plies` moves: what python-chess reads.
     fn live_game(&self, plies: usize) -> Result<Value> {
-        let file = Path::new(&self.run).join("live/round-1/game-1.pgn");
+        let file = self.run.join("live/round-1/game-1.pgn");
         let until = std::time::Instant::now() + WAIT;
         loop {
             if file.exists() {
@@ -230,7 +210,7 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
     // players go on meanwhile.
     let mut d = d;
     d.kill();
-    std::fs::remove_dir_all(Path::new(&t.run).join("live"))?;
+    std::fs::remove_dir_all(t.run.join("live"))?;
     t.emu.send("move f1c4")?;
     // Made before the daemon is back: it reads the board as the emulator shows it then.
     t.emu

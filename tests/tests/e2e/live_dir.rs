@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::e2e::{ctl_ok, emu, files_below, press_lever, presses};
+use chessclock_tests::e2e::{RuntimeDirRig, ctl_ok, files_below, press_lever, presses};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::python_reads;
-use chessclock_tests::rig::{Daemon, Emu, WAIT, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::rig::{Daemon, WAIT};
 
 /// Every PGN file below `dir` that holds one game (not a file of every game).
 fn game_files(dir: &Path) -> Vec<PathBuf> {
@@ -52,53 +51,20 @@ fn black_clock(text: &str) -> Option<&str> {
     text.lines().find(|l| l.starts_with("[BlackClock "))
 }
 
-/// A board on a pty, a private bus, and a daemon configured for the board (G/10 inc/2) whose
-/// `RUNTIME_DIRECTORY` is `run/` in the test's folder, as systemd gives it.
-struct Rig {
-    dir: TempDir,
-    bus: PrivateBus,
-    board: Emu,
-    config: PathBuf,
-    run: PathBuf,
-}
-
-impl Rig {
-    fn new(tag: &str) -> Result<Rig> {
-        let dir = TempDir::new(tag)?;
-        let bus = PrivateBus::start_session()?;
-        let board = emu(&[])?;
-        let config = write_config(dir.path(), &[(&board.path, "G/10 inc/2")], "")?;
-        let run = dir.path().join("run");
-        std::fs::create_dir_all(&run)?;
-        Ok(Rig {
-            dir,
-            bus,
-            board,
-            config,
-            run,
-        })
-    }
-
-    /// Start the daemon and wait until its board is ready.
-    fn daemon(&self) -> Result<Daemon> {
-        let run = self.run.to_str().context("a UTF-8 temp path")?;
-        let daemon = Daemon::spawn(
-            self.bus.address(),
-            &self.config,
-            &[("RUNTIME_DIRECTORY", run)],
-        )?;
-        daemon.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready")?;
-        Ok(daemon)
-    }
+/// Start the daemon on `rig` and wait until its board is ready.
+fn ready_daemon(rig: &RuntimeDirRig) -> Result<Daemon> {
+    let daemon = rig.spawn()?;
+    daemon.wait_status("0", WAIT, "ready", |v| s(v, "/device_state") == "ready")?;
+    Ok(daemon)
 }
 
 #[test]
 fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() -> Result<()> {
-    let mut rig = Rig::new("live-dir")?;
-    let mut daemon = rig.daemon()?;
+    let mut rig = RuntimeDirRig::new("live-dir")?;
+    let mut daemon = ready_daemon(&rig)?;
     ctl_ok(&daemon, &["start", "0"]);
     for _ in 1..=2 {
-        press_lever(&mut rig.board, &daemon, "0")?;
+        press_lever(&mut rig.emu, &daemon, "0")?;
     }
     let live = rig.run.join("live");
     // Black pressed: the file shows Black's clock as the daemon's PGN does (it stands while
@@ -123,7 +89,7 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
     daemon.kill();
     std::fs::remove_dir_all(&live)?;
     // Kept until the end: the restarted daemon writes the feed again.
-    let _daemon = rig.daemon()?;
+    let _daemon = ready_daemon(&rig)?;
     let again = wait_for_game(&live, "as before the reboot", |t| {
         black_clock(t).map(str::to_owned) == shown
     })?;
@@ -146,16 +112,16 @@ fn the_live_feed_is_on_the_runtime_directory_and_written_again_after_a_reboot() 
 
 #[test]
 fn a_stopping_daemon_writes_its_last_change_to_the_live_feed() -> Result<()> {
-    let mut rig = Rig::new("live-stop")?;
-    let mut daemon = rig.daemon()?;
+    let mut rig = RuntimeDirRig::new("live-stop")?;
+    let mut daemon = ready_daemon(&rig)?;
     ctl_ok(&daemon, &["start", "0"]);
     // White's press is written at once; the writer then rests a quarter of a second, and
     // Black's press, made as soon as White's is in the file, waits in its hands: the daemon
     // is stopped within that rest.
-    rig.board.send("lever")?;
+    rig.emu.send("lever")?;
     // A game is in the live feed from its first press on.
     wait_for_game(&rig.run.join("live"), "with White's press", |_| true)?;
-    rig.board.send("lever")?;
+    rig.emu.send("lever")?;
     daemon.wait_status("0", WAIT, "both presses counted", |v| presses(v) == 2)?;
     let shown = black_clock(&ctl_ok(&daemon, &["pgn", "0"])).map(str::to_owned);
     ensure!(shown.is_some(), "the daemon's PGN has a [BlackClock] tag");
