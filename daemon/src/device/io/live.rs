@@ -158,7 +158,7 @@ fn run(rx: &Receiver<Job>) {
                     touched.insert(dir);
                 }
                 if !flushes.is_empty() {
-                    write_all(&dirs, std::mem::take(&mut touched));
+                    write_games_pgn(&dirs, std::mem::take(&mut touched));
                     for done in flushes {
                         let _ = done.send(());
                     }
@@ -170,7 +170,7 @@ fn run(rx: &Receiver<Job>) {
         };
         if !touched.is_empty() && (!open || Instant::now() >= next_all) {
             next_all = Instant::now() + ALL_EVERY;
-            write_all(&dirs, std::mem::take(&mut touched));
+            write_games_pgn(&dirs, std::mem::take(&mut touched));
         }
         if !open {
             break;
@@ -182,7 +182,7 @@ fn run(rx: &Receiver<Job>) {
 }
 
 /// Rewrite `games.pgn` of each folder in `touched`.
-fn write_all(dirs: &BTreeMap<PathBuf, Dir>, touched: BTreeSet<PathBuf>) {
+fn write_games_pgn(dirs: &BTreeMap<PathBuf, Dir>, touched: BTreeSet<PathBuf>) {
     for path in touched {
         if let Some(dir) = dirs.get(&path)
             && let Err(e) = replace(&path.join(ALL), dir.all().as_bytes())
