@@ -1,6 +1,7 @@
 //! What the records of one board and its clock's signals say: press → set-and-run latency,
-//! when the daemon timestamped each press against when its lever change was written, and
-//! conservation (time charged against time elapsed).
+//! when the daemon timestamped each press against when its lever change was written (so a
+//! latency splits into the way in and the rest), and conservation (time charged against time
+//! elapsed).
 //!
 //! Pure functions over the logs (tested on synthetic inputs); no IO, no clock.
 
@@ -33,14 +34,14 @@ pub fn press_latencies(
 }
 
 /// For the k-th press (1-based), the daemon's instant for it: the `as_of_us` of the first
-/// snapshot with k moves made in all. Returns, per press, that instant minus the instant the
-/// lever change was written, in µs (negative: the daemon read it before the bench's write call
-/// returned).
-pub fn stamp_lags(presses: &[Press], sig: &ClockSignals) -> Vec<i64> {
+/// snapshot with k moves made in all. Returns, per press (one entry each, in order), that
+/// instant minus the instant the lever change was written, in µs (negative: the daemon read it
+/// before the bench's write call returned); `None` when no snapshot has that many moves.
+pub fn stamp_lags(presses: &[Press], sig: &ClockSignals) -> Vec<Option<i64>> {
     presses
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| {
+        .map(|(i, p)| {
             let k = i as u64 + 1;
             let at = sig
                 .snaps
@@ -181,10 +182,15 @@ mod tests {
             &[
                 press(1_000, Some(Half::Right)),
                 press(5_000, Some(Half::Left)),
+                press(9_000, Some(Half::Right)),
             ],
             &sig,
         );
-        assert_eq!(lags, vec![300, -10]);
+        assert_eq!(
+            lags,
+            vec![Some(300), Some(-10), None],
+            "one entry per press"
+        );
     }
 
     #[test]

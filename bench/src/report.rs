@@ -38,6 +38,15 @@ impl From<Fidelity> for FidelityFigures {
     }
 }
 
+/// One press's press → display split at the daemon's instant for it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SlowestPress {
+    /// Lever change written → set-and-run read by the board, ms.
+    pub total_ms: f64,
+    /// Of it, lever change written → the daemon's instant for the press, ms (the way in).
+    pub stamp_lag_ms: f64,
+}
+
 /// Figures of one window of the run: without (quiet) or with (polled) the status poller.
 #[derive(Debug, Clone, Serialize)]
 pub struct Window {
@@ -48,6 +57,12 @@ pub struct Window {
     /// The daemon's instant for a press (`as_of_us` of its snapshot) minus the instant its
     /// lever change was written, ms: what the player is charged beyond the move.
     pub press_stamp_lag_ms: Summary,
+    /// Press → display minus the press's stamp lag, per press, ms: from the daemon's instant
+    /// for a press to its display read by the board (the daemon's work, the write and the pty
+    /// hop back). With the stamp lag it splits a press → display into the way in and the rest.
+    pub stamp_to_display_ms: Summary,
+    /// The press with the longest press → display of the window, split at its stamp.
+    pub slowest_press: Option<SlowestPress>,
     /// The pty layer's one-way latency for a 7-byte message on a spare pty pair, probed
     /// every 20 ms during the window (under the run's load), ms: the harness floor under
     /// press → display.
@@ -183,6 +198,22 @@ pub fn render(r: &Report) -> String {
     });
     row("press stamp lag ms p50/p99/max, polled", &|s| {
         trio(&s.polled.press_stamp_lag_ms)
+    });
+    row("stamp→display ms p50/p99/max, quiet", &|s| {
+        trio(&s.quiet.stamp_to_display_ms)
+    });
+    row("stamp→display ms p50/p99/max, polled", &|s| {
+        trio(&s.polled.stamp_to_display_ms)
+    });
+    row("slowest press ms: whole = in + rest, polled", &|s| {
+        s.polled.slowest_press.map_or("-".to_owned(), |p| {
+            format!(
+                "{:.2} = {:.2} + {:.2}",
+                p.total_ms,
+                p.stamp_lag_ms,
+                p.total_ms - p.stamp_lag_ms
+            )
+        })
     });
     row("pty floor one-way ms p50/p99/max (samples), quiet", &|s| {
         fine_trio(&s.quiet.pty_floor_ms)

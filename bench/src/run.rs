@@ -28,7 +28,7 @@ use crate::floor::{self, FloorSample, Probe};
 use crate::mono_us;
 use crate::procstat::{self, CpuTicks};
 use crate::reader_floor;
-use crate::report::{FidelityFigures, SizeReport, Window};
+use crate::report::{FidelityFigures, SizeReport, SlowestPress, Window};
 use crate::stats::summarize;
 
 /// Fidelity sampling step.
@@ -283,19 +283,36 @@ impl Analysed<'_> {
         let empty = ClockSignals::default();
         let mut latencies = Vec::new();
         let mut lags = Vec::new();
+        let mut after_stamp = Vec::new();
+        let mut slowest: Option<SlowestPress> = None;
         let mut fidelity = Fidelity::default();
         let mut by_control = vec![Fidelity::default(); self.controls.len()];
         let (mut to_board, mut from_board, mut messages) = (0u64, 0u64, 0u64);
         for (i, (log, (path, white_left))) in self.logs.iter().zip(self.clock_of).enumerate() {
             let sig = self.signals.get(path).unwrap_or(&empty);
-            for (t, lat) in press_latencies(&log.presses, &log.set_and_runs) {
-                if let (true, Some(l)) = (in_window(t), lat) {
+            let stamps = stamp_lags(&log.presses, sig);
+            for ((t, lat), lag) in press_latencies(&log.presses, &log.set_and_runs)
+                .into_iter()
+                .zip(stamps)
+            {
+                if !in_window(t) {
+                    continue;
+                }
+                if let Some(l) = lat {
                     latencies.push(l as f64 / 1000.0);
                 }
-            }
-            for (p, lag) in log.presses.iter().zip(stamp_lags(&log.presses, sig)) {
-                if in_window(p.t_us) {
-                    lags.push(lag as f64 / 1000.0);
+                if let Some(g) = lag {
+                    lags.push(g as f64 / 1000.0);
+                }
+                if let (Some(l), Some(g)) = (lat, lag) {
+                    after_stamp.push((l as i64 - g) as f64 / 1000.0);
+                    let this = SlowestPress {
+                        total_ms: l as f64 / 1000.0,
+                        stamp_lag_ms: g as f64 / 1000.0,
+                    };
+                    if slowest.is_none_or(|s| this.total_ms > s.total_ms) {
+                        slowest = Some(this);
+                    }
                 }
             }
             let mut snaps: Vec<EngineSnap> = sig.snaps.iter().map(|(s, _)| *s).collect();
@@ -322,6 +339,8 @@ impl Analysed<'_> {
             seconds: secs,
             press_to_display_ms: summarize(&latencies),
             press_stamp_lag_ms: summarize(&lags),
+            stamp_to_display_ms: summarize(&after_stamp),
+            slowest_press: slowest,
             pty_floor_ms: floor::in_window(self.floor, a.t_us, b.t_us),
             fidelity: fidelity.into(),
             fidelity_by_control: self

@@ -57,6 +57,16 @@ fn a_short_run_reports_every_figure() {
     let lags =
         num(s, "/quiet/press_stamp_lag_ms/count") + num(s, "/polled/press_stamp_lag_ms/count");
     assert_eq!(lags, made, "each press has its snapshot");
+    let split =
+        num(s, "/quiet/stamp_to_display_ms/count") + num(s, "/polled/stamp_to_display_ms/count");
+    assert_eq!(split, made, "each answered press splits at its stamp");
+    for w in ["quiet", "polled"] {
+        assert_eq!(
+            num(s, &format!("/{w}/slowest_press/total_ms")),
+            num(s, &format!("/{w}/press_to_display_ms/max")),
+            "{w}: the slowest press split is the press of the maximum"
+        );
+    }
     assert_eq!(num(s, "/games"), 2.0);
     assert!(
         num(s, "/conservation_max_abs_ms") <= 2.0,
