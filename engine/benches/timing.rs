@@ -50,6 +50,12 @@ fn bench(c: &mut Criterion) {
         g.bench_function("snapshot", |b| {
             b.iter(|| black_box(e.snapshot(Time::from_ms(black_box(1_234)))))
         });
+        // As the session reads it: the engine already advanced to the instant it is read at.
+        let mut there = started(control);
+        there.handle_timeout(Time::from_ms(1_234));
+        g.bench_function("snapshot at its own time", |b| {
+            b.iter(|| black_box(there.snapshot(Time::from_ms(black_box(1_234)))))
+        });
         g.bench_function("display", |b| {
             b.iter(|| black_box(e.display(Time::from_ms(black_box(1_234)))))
         });

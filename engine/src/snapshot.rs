@@ -1,10 +1,13 @@
 //! Read-outs of the engine at an instant: the [`Snapshot`] of spec §1.1 (with [`Run`], how its
 //! values move until the next change of state: the rule clients redraw by) and the Display a
-//! count-down-only clock needs (spec §3). Pure: computed on a copy advanced to `now`.
+//! count-down-only clock needs (spec §3). Pure: computed on a copy advanced to `now`, or on
+//! the engine itself when it already stands there.
 //!
 //! The snapshot is typed; it derives `Serialize` to exactly the JSON shape of spec §1.1
 //! (keys in alphabetical order, as the vectors and `status --json` print them). Turning it into
 //! JSON or D-Bus values is the callers' business, never the engine's.
+
+use std::borrow::Cow;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -326,10 +329,15 @@ impl Serialize for Detail {
 }
 
 impl Engine {
-    fn at(&self, now: Time) -> Engine {
+    /// The engine as it stands at `now`: itself when it is already there (the session advances
+    /// it at every wake-up, so a read-out then copies nothing), else a copy advanced to `now`.
+    fn at(&self, now: Time) -> Cow<'_, Engine> {
+        if now <= self.last {
+            return Cow::Borrowed(self);
+        }
         let mut e = self.clone();
         e.advance(now);
-        e
+        Cow::Owned(e)
     }
 
     /// The state at `now` (pure: the engine itself does not change).

@@ -158,3 +158,38 @@ fn count_up_is_pushed_every_second_and_never_counted_down_by_the_device() {
         "absent unless counting up: {v}"
     );
 }
+
+#[test]
+fn a_read_out_of_an_engine_already_at_that_instant_is_the_read_out_of_an_advanced_copy() {
+    // The session advances its engine at every wake-up and then reads it at the same instant:
+    // that read-out must be the one a copy advanced from the game's start gives, across
+    // phase changes, a flag and the end of a delay.
+    for control in [
+        "G/5",
+        "G/5 d/5",
+        "G/1 byo/10x3",
+        "HG/1",
+        "G/10 swing/30:40 cap/90",
+        "40/90, G/30 inc/30",
+        "UP cap/1",
+    ] {
+        for t in [
+            0, 999, 1_000, 4_999, 5_001, 61_000, 95_000, 301_000, 7_200_000,
+        ] {
+            let from_start = started(control);
+            let mut there = started(control);
+            there.handle_timeout(Time::from_ms(t));
+            let now = Time::from_ms(t);
+            assert_eq!(
+                there.snapshot(now),
+                from_start.snapshot(now),
+                "{control}: snapshot at {t} ms"
+            );
+            assert_eq!(
+                there.display(now),
+                from_start.display(now),
+                "{control}: display at {t} ms"
+            );
+        }
+    }
+}
