@@ -22,60 +22,50 @@ use serde_json::Value;
 const WAIT: Duration = Duration::from_secs(10);
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// A daemon and an emulated board with pieces, under `G/10 inc/2`, the live feed in
-/// `run/live` (the runtime directory systemd gives).
-type Setup = RuntimeDirRig;
+// The rig (`RuntimeDirRig`): a daemon and an emulated board with pieces, under `G/10 inc/2`,
+// the live feed in `run/live` (the runtime directory systemd gives).
 
-/// What these tests do with the rig.
-trait Restarts {
-    /// Start the daemon and wait until it has read the board's pieces.
-    fn daemon(&self) -> Result<Daemon>;
-    fn play(&mut self, uci: &str) -> Result<()>;
-    fn live_game(&self, plies: usize) -> Result<Value>;
+/// Start the daemon on `t` and wait until it has read the board's pieces.
+fn daemon(t: &RuntimeDirRig) -> Result<Daemon> {
+    let d = t.spawn()?;
+    board_read(&d, |f| !f.is_empty())?;
+    Ok(d)
 }
 
-impl Restarts for Setup {
-    fn daemon(&self) -> Result<Daemon> {
-        let d = self.spawn()?;
-        board_read(&d, |f| !f.is_empty())?;
-        Ok(d)
-    }
+/// A move on the pieces, then the mover's press.
+fn play(t: &mut RuntimeDirRig, uci: &str) -> Result<()> {
+    t.emu.send(&format!("move {uci}"))?;
+    t.emu.send("lever")
+}
 
-    /// A move on the pieces, then the mover's press.
-    fn play(&mut self, uci: &str) -> Result<()> {
-        self.emu.send(&format!("move {uci}"))?;
-        self.emu.send("lever")
-    }
-
-    /// The live file of board 1, once it holds `plies` moves: what python-chess reads.
-    fn live_game(&self, plies: usize) -> Result<Value> {
-        let file = self.run.join("live/round-1/game-1.pgn");
-        let until = std::time::Instant::now() + WAIT;
-        loop {
-            if file.exists() {
-                let games = python_reads(&file)?;
-                if let [g] = games.as_slice()
-                    && sans(g).len() == plies
-                {
-                    return Ok(g.clone());
-                }
+/// The live file of board 1, once it holds `plies` moves: what python-chess reads.
+fn live_game(t: &RuntimeDirRig, plies: usize) -> Result<Value> {
+    let file = t.run.join("live/round-1/game-1.pgn");
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        if file.exists() {
+            let games = python_reads(&file)?;
+            if let [g] = games.as_slice()
+                && sans(g).len() == plies
+            {
+                return Ok(g.clone());
             }
-            ensure!(
-                std::time::Instant::now() < until,
-                "no live game of {plies} plies in {}: {:?}",
-                file.display(),
-                std::fs::read_to_string(&file)
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
+        ensure!(
+            std::time::Instant::now() < until,
+            "no live game of {plies} plies in {}: {:?}",
+            file.display(),
+            std::fs::read_to_string(&file)
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
 /// e4 e5 Nf3 with presses; Nf3 taken back by the operator and forced again; Nc6 pressed.
-fn opening(t: &mut Setup, d: &Daemon) -> Result<Value> {
+fn opening(t: &mut RuntimeDirRig, d: &Daemon) -> Result<Value> {
     ctl_ok(d, &["start", "0"]);
     for uci in ["e2e4", "e7e5", "g1f3"] {
-        t.play(uci)?;
+        play(t, uci)?;
     }
     wait_moves(d, &["e4", "e5", "Nf3"])?;
     d.wait_status("0", WAIT, "three presses", |v| {
@@ -85,7 +75,7 @@ fn opening(t: &mut Setup, d: &Daemon) -> Result<Value> {
     wait_moves(d, &["e4", "e5"])?;
     ctl_ok(d, &["move", "0", "force", "g1f3"]);
     wait_moves(d, &["e4", "e5", "Nf3"])?;
-    t.play("b8c6")?;
+    play(t, "b8c6")?;
     wait_moves(d, &["e4", "e5", "Nf3", "Nc6"])?;
     d.wait_status("0", WAIT, "four presses", |v| {
         u(v, "/moves/white") + u(v, "/moves/black") == 4
@@ -108,13 +98,13 @@ fn same_game(before: &Value, after: &Value) -> Result<()> {
 
 #[test]
 fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Result<()> {
-    let mut t = Setup::new("board-restart-kill")?;
-    let mut d = t.daemon()?;
+    let mut t = RuntimeDirRig::new("board-restart-kill")?;
+    let mut d = daemon(&t)?;
     let before = opening(&mut t, &d)?;
     let status = d.ctl_json(&["status", "0", "--json"])?;
     d.kill();
 
-    let d = t.daemon()?;
+    let d = daemon(&t)?;
     let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
     ensure!(s(&st, "/board_problem").is_empty(), "{st}");
     ensure!(
@@ -122,11 +112,11 @@ fn a_killed_daemon_gives_back_the_game_with_its_corrections_and_reads_on() -> Re
         "the same game:\n{status}\n{st}"
     );
     same_game(&before, &pgn_read(&d, t.dir.path(), "after.pgn")?.1)?;
-    same_game(&before, &t.live_game(4)?)?;
+    same_game(&before, &live_game(&t, 4)?)?;
     // The next move is the same game's.
-    t.play("f1c4")?;
+    play(&mut t, "f1c4")?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
-    let g = t.live_game(5)?;
+    let g = live_game(&t, 5)?;
     ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
     ensure!(journal_says(
         &t.dir.path().join("state"),
@@ -150,13 +140,13 @@ fn records(state: &Path) -> Vec<std::path::PathBuf> {
 /// before it), the operator's corrections, and the move after it, as one game.
 #[test]
 fn the_archived_record_after_a_restart_is_the_whole_game_s() -> Result<()> {
-    let mut t = Setup::new("board-restart-record")?;
-    let mut d = t.daemon()?;
+    let mut t = RuntimeDirRig::new("board-restart-record")?;
+    let mut d = daemon(&t)?;
     let before = opening(&mut t, &d)?;
     d.kill();
-    let d = t.daemon()?;
+    let d = daemon(&t)?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
-    t.play("f1c4")?;
+    play(&mut t, "f1c4")?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
     let (_, live) = pgn_read(&d, t.dir.path(), "live.pgn")?;
     ctl_ok(&d, &["result", "0", "1-0"]);
@@ -198,11 +188,11 @@ fn the_archived_record_after_a_restart_is_the_whole_game_s() -> Result<()> {
 
 #[test]
 fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_read() -> Result<()> {
-    let mut t = Setup::new("board-restart-stop")?;
-    let mut d = t.daemon()?;
+    let mut t = RuntimeDirRig::new("board-restart-stop")?;
+    let mut d = daemon(&t)?;
     let before = opening(&mut t, &d)?;
     ensure!(d.terminate()?, "a clean stop");
-    let d = t.daemon()?;
+    let d = daemon(&t)?;
     wait_moves(&d, &["e4", "e5", "Nf3", "Nc6"])?;
     same_game(&before, &pgn_read(&d, t.dir.path(), "after-stop.pgn")?.1)?;
 
@@ -215,7 +205,7 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
     // Made before the daemon is back: it reads the board as the emulator shows it then.
     t.emu
         .wait_pieces("r.bqkbnr pppp.ppp ..n..... ....p... ..B.P... .....N.. PPPP.PPP RNBQK..R")?;
-    let d = t.daemon()?;
+    let d = daemon(&t)?;
     let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4"])?;
     ensure!(
         st["notices"].as_array().is_some_and(|n| n.iter().any(|n| n
@@ -223,15 +213,15 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
             .is_some_and(|n| n.contains("while chessclockd was not running")))),
         "the moves read are said: {st}"
     );
-    let g = t.live_game(5)?;
+    let g = live_game(&t, 5)?;
     ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
     Ok(())
 }
 
 #[test]
 fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -> Result<()> {
-    let mut t = Setup::new("board-restart-other")?;
-    let mut d = t.daemon()?;
+    let mut t = RuntimeDirRig::new("board-restart-other")?;
+    let mut d = daemon(&t)?;
     opening(&mut t, &d)?;
     d.kill();
     // Three plies while down: no one or two legal moves explain the board.
@@ -242,7 +232,7 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -
     // moves).
     t.emu
         .wait_pieces("r.bqkb.r pppp.ppp ..n..n.. ....p... ..B.P... ...P.N.. PPP..PPP RNBQK..R")?;
-    let d = t.daemon()?;
+    let d = daemon(&t)?;
     let st = d.wait_status("0", WAIT, "the board problem", |v| {
         !s(v, "/board_problem").is_empty()
     })?;
