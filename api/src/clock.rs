@@ -184,6 +184,10 @@ macro_rules! flag {
 published_clock! {
     /// Index of the clock (last element of its object path).
     index: u32 => "Index" [Const, Required];
+    /// The board number: the board of a round's pairings whose game this clock's is
+    /// (`[[clock]] board`, else the board's own, given once and kept by its serial number,
+    /// port or virtual name; 0 while none is given).
+    board: u32 => "Board";
     /// Operator-given name of the clock.
     name: String => "Name" [Required];
     /// The board's tty as it was given (a /dev/dgt/ link stays a link), or `virtual:NAME`

@@ -199,9 +199,22 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "detach",
+        &[
+            (
+                "chessclockctl detach 0",
+                "let go of clock 0; attached again, its board gets its game and number back",
+            ),
+            (
+                "chessclockctl detach 0 --archive",
+                "let go of clock 0 and end its game: written to games/, its journal removed",
+            ),
+        ],
+    ),
+    (
+        "renumber",
         &[(
-            "chessclockctl detach 0",
-            "let go of clock 0 (its game goes to games/, its journal is removed)",
+            "chessclockctl renumber ttyACM3 37",
+            "the board on ttyACM3 is board 37, now and after every restart",
         )],
     ),
     (

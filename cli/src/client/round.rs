@@ -40,8 +40,9 @@ pub(crate) enum RoundCommand {
     /// Load a round's pairings: each board's clock gets its players (names, FIDE ids, Elo,
     /// titles, teams) and Round "R.B"; the round becomes current. The next round's, once a
     /// game of the current round has started, are kept for `round next` instead (the games
-    /// under way keep their players). A bad line, a board without a clock or a board two
-    /// clocks share changes nothing and is named by its line.
+    /// under way keep their players). A bad line or a board two clocks share changes
+    /// nothing and is named by its line. The same file again changes nothing; one that
+    /// gives a begun game other players is refused without --force.
     Load {
         /// The pairings file: CSV with a header (board,white,black,...), tags-only PGN or FIDE
         /// TRF-16; `-` reads standard input.
@@ -53,6 +54,10 @@ pub(crate) enum RoundCommand {
         /// content).
         #[arg(long, value_parser = ["auto", "csv", "pgn", "trf"])]
         format: Option<String>,
+        /// Load it even where it gives a game that has begun (or a paper board's entered
+        /// result) other players; without it such a file is refused, naming each board.
+        #[arg(long)]
+        force: bool,
     },
     /// Roll the round over: every clock starts a new game as its board in the next round
     /// (the live feed moves to live/round-R+1/; round R's files stay) with the next round's
@@ -132,11 +137,12 @@ pub(crate) async fn run(
             file,
             round,
             format,
+            force,
         } => {
             let content = read(&file)?;
             let format = format_of(&file, format);
             let report = mgr
-                .load_pairings(&content, &format, round.unwrap_or(0))
+                .load_pairings_with(&content, &format, round.unwrap_or(0), force)
                 .await
                 .map_err(f)?;
             let round = mgr.round().await.map_err(f)?;

@@ -6,6 +6,7 @@
 mod board_claims;
 mod board_corrections;
 mod board_game;
+mod board_identity;
 mod board_observe;
 mod board_restart;
 mod bridge_alerts;

@@ -204,7 +204,12 @@ impl Session {
             published: Published {
                 state,
                 changed: true,
-                info: DeviceInfo::default(),
+                // Until the board says otherwise, the clock is the board its game was
+                // played on (the supervisor knows it by that serial number).
+                info: DeviceInfo {
+                    board_serial: journal_serial.clone().unwrap_or_default(),
+                    ..DeviceInfo::default()
+                },
                 journal_serial,
             },
             record: GameRecordPart::default(),

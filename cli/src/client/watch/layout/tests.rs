@@ -8,9 +8,9 @@ use super::*;
 fn clock(index: u32) -> ClockStatus {
     ClockStatus {
         clock: format!("/org/chessclockd/ChessClock1/Clock/{index}"),
-        board: index + 1,
         published: PublishedClock {
             index,
+            board: index + 1,
             name: format!("tbl{index}"),
             port: format!("/dev/ttyACM{index}"),
             model: "DGT 3000".into(),

@@ -25,7 +25,7 @@ mod start;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use start::spawn;
+pub(crate) use start::{Started, spawn};
 
 use tokio::io::AsyncReadExt;
 use tokio::sync::{broadcast, mpsc, watch};

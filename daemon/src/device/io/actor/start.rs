@@ -26,17 +26,27 @@ use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
 
+/// A started actor: its handle and task, the port it uses (the tty's path, or for a virtual
+/// clock its label `virtual:NAME`) and the store its game is journaled in.
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub(crate) handle: DeviceHandle,
+    pub(crate) task: JoinHandle<()>,
+    pub(crate) port: PathBuf,
+    /// The journal's store name in the state directory (`None`: no state directory).
+    pub(crate) journal: Option<String>,
+}
+
 /// Start the actor of clock `index` on the line `attach` opens (a tty, or a virtual board
 /// in memory: the supervisor's choice), once the configured control is known good, and
-/// resume its journaled game; its files go to `sinks`. Returns the handle, the task, and the
-/// port: the tty's path, or for a virtual clock its label `virtual:NAME`.
+/// resume its journaled game; its files go to `sinks`.
 pub(crate) async fn spawn<P: BoardIo>(
     index: u32,
     name: String,
     mut options: DeviceOptions,
     sinks: Sinks,
     attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+) -> Result<Started, SpawnError> {
     let canonical = notation::canonical(&options.time_control);
     let engine =
         Engine::new(options.time_control.clone()).map_err(|e| SpawnError::TimeControl {
@@ -45,6 +55,7 @@ pub(crate) async fn spawn<P: BoardIo>(
         })?;
     let transport = attach(&options)?;
     let label = transport.port.display().to_string();
+    let journal = transport.journal.clone();
     let store = options.state_dir.clone().zip(transport.journal);
     let game = resume(&label, engine, store, &mut options, &sinks)?;
     let (handle, task) = launch(
@@ -58,7 +69,12 @@ pub(crate) async fn spawn<P: BoardIo>(
         transport.reopen,
         transport.keep,
     );
-    Ok((handle, task, transport.port))
+    Ok(Started {
+        handle,
+        task,
+        port: transport.port,
+        journal,
+    })
 }
 
 /// The game the clock starts with: resumed from the journal `store` (state directory and
