@@ -110,8 +110,12 @@ impl OnFlag {
 
     /// A sentence for the arbiter: the result of `flagger`'s flag and the rule behind it.
     pub fn explain(self, flagger: Side) -> String {
-        let opponent = flagger.other().as_str();
-        let flagger = flagger.as_str();
+        let name = |s: Side| match s {
+            Side::White => "White",
+            Side::Black => "Black",
+        };
+        let opponent = name(flagger.other());
+        let flagger = name(flagger);
         match self.why {
             FlagWhy::CanMate => {
                 format!("{flagger}'s flag loses: {opponent} can still checkmate (FIDE 6.9)")
