@@ -62,7 +62,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     // What needs the operator (chessclock_api::attention); a claim and the draws claimable
     // have their own lines below.
     for p in &v.problems {
-        if !matches!(p.kind.as_str(), "claim" | "watched" | "draw_claimable") {
+        if p.kind == "cannot_win" {
+            out.push_str(&format!("  mating   {} ({})\n", p.text, p.fix));
+        } else if !matches!(p.kind.as_str(), "claim" | "watched" | "draw_claimable") {
             out.push_str(&format!("  ATTENTION {}: {}\n", p.text, p.fix));
         }
     }

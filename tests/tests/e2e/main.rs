@@ -5,6 +5,7 @@
 
 mod board_claims;
 mod board_corrections;
+mod board_dead_positions;
 mod board_game;
 mod board_identity;
 mod board_observe;

@@ -264,6 +264,7 @@ pub(super) fn launch<P: BoardIo>(
     let (events, _) = broadcast::channel(256);
     let handle = DeviceHandle::new(tx, state_rx, events.clone());
     let reopen_interval = options.reopen_interval;
+    let (answers_tx, answers) = tokio::sync::mpsc::unbounded_channel();
     let mut actor = Actor {
         options,
         port: stream,
@@ -272,6 +273,9 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         live: sinks.live,
+        searcher: sinks.search,
+        answers_tx,
+        answers,
         state_tx,
         events,
         rx,
