@@ -14,6 +14,7 @@ mod game;
 mod judging;
 mod observe_checks;
 mod record;
+mod reopen;
 mod requests;
 mod restart;
 mod resume;
