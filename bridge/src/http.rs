@@ -199,6 +199,9 @@ async fn events<S: ClockSource>(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let hub = app.source.hub();
+    // The first snapshot holds every clock the daemon has: a stream opened as the bridge
+    // starts waits for the follower's first answer.
+    hub.first_answer().await;
     let attach = hub.attach(last_id);
     tracing::debug!(
         "event stream client attached (resume after {last_id:?}: {} event(s) first)",

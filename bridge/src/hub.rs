@@ -10,12 +10,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use chessclock_api::ClockStatus;
 use chessclock_api::monotonic::monotonic_us;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// One numbered event, its JSON already serialized.
 #[derive(Debug, Clone)]
@@ -75,11 +76,20 @@ struct Inner {
     answered_us: Option<u64>,
 }
 
+/// How long an output that starts with the hub's state (an event stream's first snapshot, a
+/// PGN file) waits for the follower's first answer: the daemon's clocks, or that it is not
+/// there. A daemon that hangs at the bridge's start does not hold the pages up for longer;
+/// they are then served what the hub has ("waiting for chessclockd") and follow from there.
+pub(crate) const FIRST_ANSWER: Duration = Duration::from_secs(10);
+
 /// Shared state and the event fan-out.
 #[derive(Debug)]
 pub(crate) struct Hub {
     inner: Mutex<Inner>,
     tx: broadcast::Sender<Arc<Event>>,
+    /// The hub holds the follower's first answer (every clock the daemon had, or that it is
+    /// not running); a delayed hub from its start.
+    answered: watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -101,10 +111,22 @@ pub(crate) struct Attach {
 }
 
 impl Hub {
-    /// An empty hub that keeps the last `cap` events for resuming clients.
+    /// An empty hub that keeps the last `cap` events for resuming clients, fed by the
+    /// follower: outputs wait for its first answer ([`Hub::first_answer`]).
     pub(crate) fn new(cap: usize) -> Hub {
+        Hub::with_answer(cap, false)
+    }
+
+    /// An empty hub fed by the delay layer ([`Hub::replay`]): it shows nothing until the
+    /// delay has passed, by design, so its outputs do not wait for an answer.
+    pub(crate) fn delayed(cap: usize) -> Hub {
+        Hub::with_answer(cap, true)
+    }
+
+    fn with_answer(cap: usize, answered: bool) -> Hub {
         let (tx, _) = broadcast::channel(cap.max(16));
         Hub {
+            answered: watch::Sender::new(answered),
             inner: Mutex::new(Inner {
                 next_id: 1,
                 log: VecDeque::new(),
@@ -180,10 +202,12 @@ impl Hub {
         g.clocks = clocks.into_iter().map(|c| (c.index, Arc::new(c))).collect();
         let v = Self::snapshot_value(&g);
         self.push(&mut g, "snapshot", None, v, None);
+        self.answered.send_replace(true);
     }
 
     /// The daemon left the bus (or cannot be reached); `note` says why.
     pub(crate) fn daemon_down(&self, note: String) {
+        self.answered.send_replace(true);
         let mut g = self.lock();
         // Once said, a daemon that stays away is not news.
         if !g.daemon.running && (g.ever_up || g.daemon.note == note) {
@@ -325,6 +349,22 @@ impl Hub {
     /// The daemon's state now.
     pub(crate) fn daemon(&self) -> Daemon {
         self.lock().daemon.clone()
+    }
+
+    /// Wait until the hub holds the follower's first answer (the daemon's clocks, or that
+    /// it is not running), at most [`FIRST_ANSWER`]: a page opened as the bridge starts gets
+    /// every clock the daemon has in its first snapshot, not an empty hub that fills a
+    /// moment later.
+    pub(crate) async fn first_answer(&self) {
+        let mut answered = self.answered.subscribe();
+        if tokio::time::timeout(FIRST_ANSWER, answered.wait_for(|a| *a))
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "chessclockd has not answered the bridge within {FIRST_ANSWER:?}; serving what                  the bridge has (no clocks yet)"
+            );
+        }
     }
 
     /// A new subscriber: after `last_id` (a resume) the events since, if the log still holds

@@ -102,6 +102,7 @@ pub(crate) async fn serve<S: ClockSource>(
             "{file:?} is not a PGN file; use /pgn/all.pgn or /pgn/<clock>.pgn"
         ));
     };
+    app.source.hub().first_answer().await;
     let all = app.source.hub().clocks();
     let clocks: Vec<Arc<ClockStatus>> = if name == "all" {
         all

@@ -337,6 +337,62 @@ async fn events_are_sse_frames_a_snapshot_first_then_live_and_a_resume_replays()
     assert_eq!(field(&snap, "id"), (snap_id + 1).to_string());
 }
 
+/// A page opened as the bridge starts, before the follower has read the daemon: its first
+/// snapshot waits for that answer and holds every clock, not the empty hub of before
+/// (e2e `bridge_http::events_start_with_a_snapshot...` once saw 0 clocks of 1).
+#[tokio::test(start_paused = true)]
+async fn a_stream_opened_before_the_daemon_answered_starts_with_every_clock() {
+    let answered = Fake::two_clocks();
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..answered.clone()
+    };
+    let opening = {
+        let fake = fake.clone();
+        tokio::spawn(async move { Frames::open(&fake, None).await.next().await })
+    };
+    // Every task runs until it waits (paused time moves on only then): the stream's handler
+    // has been called and waits for the answer.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        !opening.is_finished(),
+        "no snapshot before the daemon answered"
+    );
+    fake.hub
+        .daemon_up("0.1.0".into(), answered.clocks.clone().expect("clocks"));
+    let snap = opening.await.expect("the stream opens");
+    assert_eq!(field(&snap, "event"), "snapshot");
+    let data = json_of(field(&snap, "data"));
+    assert_eq!(data["clocks"].as_array().map(Vec::len), Some(2), "{data}");
+    assert_eq!(data["daemon"]["running"], Value::Bool(true), "{data}");
+}
+
+/// A daemon that never answers the follower holds a stream up for [`FIRST_ANSWER`] at
+/// most: then it starts with what the hub has, and says why there are no clocks.
+#[tokio::test(start_paused = true)]
+async fn a_stream_waits_for_a_silent_daemon_only_so_long() {
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..Fake::two_clocks()
+    };
+    let started = tokio::time::Instant::now();
+    let snap = Frames::open(&fake, None).await.next().await;
+    assert_eq!(started.elapsed(), crate::hub::FIRST_ANSWER);
+    let data = json_of(field(&snap, "data"));
+    assert_eq!(data["clocks"], json!([]), "{data}");
+    assert_eq!(data["daemon"]["note"], "waiting for chessclockd", "{data}");
+    // A daemon known not to run is an answer: no wait.
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..Fake::two_clocks()
+    };
+    fake.hub.daemon_down("chessclockd is not running".into());
+    let started = tokio::time::Instant::now();
+    let snap = Frames::open(&fake, None).await.next().await;
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert_eq!(json_of(field(&snap, "data"))["daemon"]["running"], false);
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_stream_beats_every_5_s_unnumbered_with_the_daemons_last_answer() {
     let fake = Fake::two_clocks();
