@@ -9,6 +9,7 @@
 //! handed out again), and autoplay for the demo. It must not contain protocol behaviour: that
 //! is all in `chessclock_protocol::emulator`.
 
+mod follow;
 mod pty;
 mod task;
 
@@ -59,7 +60,7 @@ impl Default for VirtualOptions {
 }
 
 /// Physical actions on the virtual board and clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VirtualControl {
     /// Press the lever.
     Lever,
@@ -82,6 +83,10 @@ pub enum VirtualControl {
     Mute(bool),
     /// Move pieces on the board (each change is a FIELD_UPDATE).
     Pieces(chessclock_protocol::emulator::PieceAction),
+    /// Set the pieces as this position (by chess square): each square that differs is
+    /// lifted, then the pieces are set down, each change a FIELD_UPDATE
+    /// ([`follow::arrange_steps`]). A virtual clock's board follows its game so.
+    Arrange(chessclock_protocol::Board),
     /// The board's output turns into noise (a wrong line speed, a faulty board): 256 bytes
     /// that form no message every 20 ms instead of its messages, until switched off.
     Flood(bool),
@@ -241,11 +246,12 @@ impl MemoryBoard {
 }
 
 /// A virtual clock's line for its device actor: a [`MemoryBoard`] with the default setup in
-/// memory, its host end replugged from the board's, the board kept as long as the actor. Its
-/// game is journaled under its name. Must be called within a tokio runtime (the actors').
+/// memory, its host end replugged from the board's, the board kept as long as the actor, its
+/// pieces set as the clock's game stands ([`follow`]). Its game is journaled under its name. Must be called within a tokio runtime (the actors').
 pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<DuplexStream> {
     let (board, host) = MemoryBoard::start(&VirtualOptions::default());
     let stream = host.take();
+    let control = board.control();
     Transport {
         stream,
         reopen: Box::new(move || {
@@ -256,6 +262,8 @@ pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<Duplex
         port: PathBuf::from(format!("virtual:{name}")),
         journal: options.state_dir.as_ref().map(|_| virtual_store_name(name)),
         keep: Some(Box::new(board)),
+        // Its pieces follow the game: nobody else can set them.
+        follow: Some(Box::new(move |state| follow::follow_game(control, state))),
     }
 }
 

@@ -26,7 +26,15 @@ pub(crate) struct Transport<P: BoardIo> {
     pub(crate) journal: Option<String>,
     /// Lives as long as the actor (a virtual clock's board).
     pub(crate) keep: Option<Box<dyn Send>>,
+    /// Given the clock's published state once the actor has it, before the actor runs (a
+    /// virtual clock's board sets its pieces as the game stands: `virtual_board::follow`).
+    pub(crate) follow: Option<Follow>,
 }
+
+/// What a line does with the clock's published state.
+pub(crate) type Follow = Box<
+    dyn FnOnce(tokio::sync::watch::Receiver<crate::device::session::interface::ClockState>) + Send,
+>;
 
 impl Transport<Tty> {
     /// Open the tty `path` of clock `index`; one that is not there yet is waited for if
@@ -49,6 +57,7 @@ impl Transport<Tty> {
             port: path.to_path_buf(),
             journal,
             keep: None,
+            follow: None,
         })
     }
 }

@@ -180,6 +180,14 @@ impl Lever {
         })
     }
 
+    /// The lever is a new board's, not the one the game was played on: whatever its first
+    /// report shows, no press is taken and nothing is said (out of step until it agrees).
+    pub(crate) fn new_board(&mut self) {
+        self.resumed = false;
+        self.restarted = false;
+        self.agreed = false;
+    }
+
     /// A running game resumed from a journal that says the lever was in step: its first
     /// report is judged as after a replug.
     pub(crate) fn resume_in_step(&mut self) {

@@ -192,8 +192,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
                         Ok(None) => {}
                         Ok(Some(Input::Quit)) => break,
                         Ok(Some(Input::Control(c))) => {
-                            let _ = ctl.send(c);
-                            plug_event(&vb, &out, c).await;
+                            let _ = ctl.send(c.clone());
+                            plug_event(&vb, &out, &c).await;
                         }
                         Err(msg) => {
                             if out.json {
@@ -238,7 +238,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// After unplug/replug, say where the board is now.
-async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
+async fn plug_event(vb: &VirtualBoard, out: &Out, c: &VirtualControl) {
     let want_plugged = match c {
         VirtualControl::Unplug => false,
         VirtualControl::Replug => true,
