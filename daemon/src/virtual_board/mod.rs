@@ -249,7 +249,11 @@ impl MemoryBoard {
 /// memory, its host end replugged from the board's, the board kept as long as the actor, its
 /// pieces set as the clock's game stands ([`follow`]). Its game is journaled under its name. Must be called within a tokio runtime (the actors').
 pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<DuplexStream> {
-    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
+    let (serial, long_serial) = serials(name);
+    let mut setup = VirtualOptions::default();
+    setup.emu.board.serial_number = serial;
+    setup.emu.board.long_serial_number = long_serial;
+    let (board, host) = MemoryBoard::start(&setup);
     let stream = host.take();
     let control = board.control();
     Transport {
@@ -265,6 +269,35 @@ pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<Duplex
         // Its pieces follow the game: nobody else can set them.
         follow: Some(Box::new(move |state| follow::follow_game(control, state))),
     }
+}
+
+/// The serial number a virtual clock's board reports (`0x45`), from the clock's name: `V`
+/// and four letters or digits, the same for the same name across restarts, and never a real
+/// DGT board's (theirs are five digits), so that `status` tells an emulated board from a
+/// real one, and two virtual clocks do not report one board (unless their names' hashes
+/// meet: one in 1.6 million).
+pub fn board_serial(name: &str) -> String {
+    serials(name).0
+}
+
+/// The serial number (5 characters) and the long serial number (10: `V` and nine) of the
+/// board of the virtual clock `name`; the first is the second's `V` and its last four.
+fn serials(name: &str) -> (String, String) {
+    // FNV-1a (64 bits): stable across versions and machines, unlike the std hasher.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    const DIGITS: &[u8; 36] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut long = String::from("V");
+    let mut rest = hash % 36u64.pow(9);
+    let mut tail = Vec::with_capacity(9);
+    for _ in 0..9 {
+        tail.push(char::from(DIGITS[(rest % 36) as usize]));
+        rest /= 36;
+    }
+    long.extend(tail.iter().rev());
+    let short = format!("V{}", &long[6..]);
+    (short, long)
 }
 
 /// The host's end of a [`MemoryBoard`]'s line, waiting to be taken: once at the start and

@@ -247,3 +247,38 @@ async fn a_virtual_clock_s_moves_come_back_after_a_restart() {
     handle.request(Request::Shutdown).await.expect("stopped");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_virtual_board_s_serial_follows_its_name_and_is_no_real_board_s() {
+    let (short, long) = super::serials("Table 1");
+    assert_eq!((short.len(), long.len()), (5, 10), "{short} {long}");
+    assert!(
+        short.starts_with('V') && long.starts_with('V'),
+        "{short} {long}"
+    );
+    assert_eq!(&short[1..], &long[6..]);
+    assert!(
+        short[1..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()),
+        "{short}"
+    );
+    // The same name, the same board: across restarts and versions (FNV-1a, as computed
+    // independently: python3, the same fold over the name's bytes).
+    assert_eq!(super::board_serial("Table 1"), short);
+    assert_eq!(super::board_serial("Table 1"), "VADTG");
+    // Other names, other boards: 64 clocks of a round all differ.
+    let all: std::collections::BTreeSet<String> = (1..=64)
+        .map(|i| super::board_serial(&format!("table-{i}")))
+        .collect();
+    assert_eq!(all.len(), 64);
+    assert!(all.iter().all(|s| !s.chars().all(|c| c.is_ascii_digit())));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_virtual_clock_reports_its_own_board_serial() {
+    let a = virtual_clock("Table 1", crate::device::DeviceOptions::default()).await;
+    let st = clock_state(&a, "the board's serial", |s| !s.board_serial.is_empty()).await;
+    assert_eq!(st.board_serial, super::board_serial("Table 1"));
+    assert_ne!(st.board_serial, "24680", "not the emulator's default");
+}
