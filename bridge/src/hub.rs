@@ -176,10 +176,12 @@ impl Hub {
     }
 
     fn snapshot_value(g: &Inner) -> Value {
+        let mut clocks: Vec<&ClockStatus> = g.clocks.values().map(|c| &**c).collect();
+        in_board_order(&mut clocks);
         json!({
             "daemon": g.daemon,
             "now_us": monotonic_us(),
-            "clocks": g.clocks.values().map(|c| &**c).collect::<Vec<&ClockStatus>>(),
+            "clocks": clocks,
             "paper": paper_boards(&g.paper),
         })
     }
@@ -341,9 +343,11 @@ impl Hub {
         }
     }
 
-    /// Every clock now, by index.
+    /// Every clock now, in board order.
     pub(crate) fn clocks(&self) -> Vec<Arc<ClockStatus>> {
-        self.lock().clocks.values().cloned().collect()
+        let mut clocks: Vec<Arc<ClockStatus>> = self.lock().clocks.values().cloned().collect();
+        in_board_order(&mut clocks);
+        clocks
     }
 
     /// The daemon's state now.
@@ -392,6 +396,12 @@ impl Hub {
             live,
         }
     }
+}
+
+/// Put `clocks` in board order ([`ClockStatus::board_order`]): every list the bridge serves
+/// (the snapshot, `/api/v1/clocks`, the PGN files, MQTT's) is in this order.
+pub(crate) fn in_board_order<C: std::borrow::Borrow<ClockStatus>>(clocks: &mut [C]) {
+    clocks.sort_by_key(|c| c.borrow().board_order());
 }
 
 /// The paper boards as the pages show them, in board order: each board's number, its game's
@@ -458,6 +468,38 @@ pub(crate) mod tests {
             "snapshot",
             "an id from the future"
         );
+    }
+
+    #[test]
+    fn clocks_are_listed_in_board_order_whatever_their_index() {
+        let hub = Hub::new(10);
+        let numbered = |index: u32, board: u32| {
+            let mut c = status(index, 1);
+            c.board = board;
+            c
+        };
+        // A restart that attached the boards in another order: indices 0-3 are boards
+        // 2, 1, 4, 3; a clock of an older daemon has no number and comes last.
+        hub.daemon_up(
+            "v".into(),
+            vec![
+                numbered(0, 2),
+                numbered(1, 1),
+                numbered(2, 0),
+                numbered(3, 4),
+                numbered(4, 3),
+            ],
+        );
+        let boards: Vec<(u32, u32)> = hub.clocks().iter().map(|c| (c.board, c.index)).collect();
+        assert_eq!(boards, [(1, 1), (2, 0), (3, 4), (4, 3), (0, 2)]);
+        let snap: Value = serde_json::from_str(&hub.attach(None).first[0].data).expect("json");
+        let listed: Vec<u64> = snap["clocks"]
+            .as_array()
+            .expect("clocks")
+            .iter()
+            .map(|c| c["board"].as_u64().expect("a board"))
+            .collect();
+        assert_eq!(listed, [1, 2, 3, 4, 0], "{snap}");
     }
 
     #[test]

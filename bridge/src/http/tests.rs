@@ -112,13 +112,17 @@ async fn clocks_are_the_status_json_named_by_index_board_or_name() {
     let (code, body, resp) = get(&fake, "/api/v1/clocks", &[]).await;
     assert_eq!(code, StatusCode::OK, "{body}");
     assert_eq!(header_of(&resp, header::CONTENT_TYPE), "application/json");
-    let want = serde_json::to_value(fake.clocks.as_ref().expect("clocks")).expect("JSON");
+    // In board order: beta (index 1) plays board 1, alpha (index 0) board 2.
+    let mut listed = fake.clocks.clone().expect("clocks");
+    listed.reverse();
+    let want = serde_json::to_value(&listed).expect("JSON");
     assert_eq!(json_of(&body), want);
+    assert_eq!(json_of(&body)[0]["name"], "beta");
 
     for which in ["1", "beta", "board:1"] {
         let (code, body, _) = get(&fake, &format!("/api/v1/clocks/{which}"), &[]).await;
         assert_eq!(code, StatusCode::OK, "{which}: {body}");
-        assert_eq!(json_of(&body), want[1], "{which}");
+        assert_eq!(json_of(&body), want[0], "{which}");
     }
 
     let (code, body, resp) = get(&fake, "/api/v1/clocks/gamma", &[]).await;
@@ -210,6 +214,39 @@ async fn pgn_files_have_validators_and_are_not_modified_while_unchanged() {
     assert_eq!(code, StatusCode::OK);
     assert!(body.contains("[Round \"3\"]"), "{body}");
     assert_ne!(header_of(&resp, header::ETAG), etag);
+}
+
+/// The round with a paper board, board 3 (no e-board): `all.pgn` holds every board in board
+/// order, the paper board's game in its place; `board:3.pgn` is that game; a board nobody
+/// plays is a 404 that says so.
+#[tokio::test]
+async fn a_paper_board_s_game_is_served_by_its_number_and_in_its_place_in_all_pgn() {
+    let fake = Fake::two_clocks();
+    let paper =
+        "[Event \"Open\"]\n[White \"Paper, Petra\"]\n[Board \"3\"]\n[Result \"1-0\"]\n\n1-0\n";
+    fake.hub
+        .paper(std::collections::BTreeMap::from([(3, paper.to_owned())]));
+    let (code, all, _) = get(&fake, "/pgn/all.pgn", &[]).await;
+    assert_eq!(code, StatusCode::OK, "{all}");
+    let whites: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("[White \""))
+        .collect();
+    assert_eq!(
+        whites,
+        ["beta\"]", "alpha\"]", "Paper, Petra\"]"],
+        "boards 1, 2, 3: {all}"
+    );
+    let (code, body, resp) = get(&fake, "/pgn/board:3.pgn", &[]).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(body, format!("{}\n\n", paper.trim_end()));
+    assert_eq!(
+        header_of(&resp, header::CONTENT_TYPE),
+        "application/x-chess-pgn; charset=utf-8"
+    );
+    let (code, body, _) = get(&fake, "/pgn/board:9.pgn", &[]).await;
+    assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("no clock plays board 9"), "{body}");
 }
 
 #[tokio::test]
@@ -419,6 +456,49 @@ async fn the_stream_beats_every_5_s_unnumbered_with_the_daemons_last_answer() {
     let pressed = sse.next().await;
     assert_eq!(field(&pressed, "event"), "pressed");
     assert_eq!(field(&pressed, "id"), (snap_id + 1).to_string());
+}
+
+/// A page of a board that does not exist is a 404 that says why, and tries again; a paper
+/// board's page is served; while the daemon is away every board's page is (it says so).
+#[tokio::test]
+async fn the_page_of_a_board_nobody_plays_is_a_404_that_says_why() {
+    let fake = Fake::two_clocks();
+    fake.hub.paper(std::collections::BTreeMap::from([(
+        4,
+        "[Board \"4\"]\n[Result \"*\"]\n\n*\n".to_owned(),
+    )]));
+    for uri in [
+        "/overlay/9",
+        "/board/9",
+        "/overlay/board:7",
+        "/overlay/%3Cb%3Ex",
+    ] {
+        let (code, body, resp) = get(&fake, uri, &[]).await;
+        assert_eq!(code, StatusCode::NOT_FOUND, "{uri}: {body}");
+        assert_eq!(
+            header_of(&resp, header::CONTENT_TYPE),
+            "text/html; charset=utf-8",
+            "{uri}"
+        );
+        assert!(body.contains("No such board"), "{uri}: {body}");
+        assert!(
+            body.contains("no clock") && body.contains("http-equiv=\"refresh\""),
+            "{uri}: {body}"
+        );
+        assert!(!body.contains("<b>"), "the name is escaped: {body}");
+    }
+    for uri in [
+        "/overlay/board:4",
+        "/board/board:4",
+        "/overlay/beta",
+        "/board/1",
+    ] {
+        let (code, body, _) = get(&fake, uri, &[]).await;
+        assert_eq!(code, StatusCode::OK, "{uri}: {body}");
+    }
+    fake.hub.daemon_down("chessclockd stopped".into());
+    let (code, _, _) = get(&fake, "/overlay/9", &[]).await;
+    assert_eq!(code, StatusCode::OK, "no daemon: the page waits for it");
 }
 
 #[tokio::test]
