@@ -278,7 +278,8 @@ impl Session {
             .game
             .poll_timeout()
             .map(|ms| self.time.instant_of(Time::from_ms(ms)));
-        [engine, display, self.driver.poll_timeout(), board]
+        let unmoved = self.unmoved_press_due();
+        [engine, display, self.driver.poll_timeout(), board, unmoved]
             .into_iter()
             .flatten()
             .min()

@@ -18,6 +18,7 @@ mod reopen;
 mod requests;
 mod restart;
 mod resume;
+mod unmoved_press;
 
 use chessclock_protocol::emulator::{
     ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove,
