@@ -3,7 +3,9 @@
 //! another program opens a path) or in memory over `tokio::io::duplex` ([`MemoryBoard`], for
 //! `AddVirtual` clocks, which only the daemon's own actor talks to: `transport`).
 //!
-//! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links.
+//! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links,
+//! [`follow`] sets a virtual clock's pieces as its game stands; and the serial number a
+//! virtual clock's board reports ([`board_serial`]).
 //! Unplug/replug work on both (a pty is replaced and its link re-pointed atomically, as
 //! `/dev/serial/by-path` does on a real replug; an in-memory line is replaced and its host end
 //! handed out again), and autoplay for the demo. It must not contain protocol behaviour: that

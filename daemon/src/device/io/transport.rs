@@ -1,6 +1,7 @@
 //! What a device actor runs on: an opened board line ([`Transport`]: the stream, how to
-//! open it again after a replug, how the port is shown, where its game is journaled), and
-//! how a tty becomes one ([`Transport::tty`]). The in-memory virtual board makes its own
+//! open it again after a replug, how the port is shown, where its game is journaled, what
+//! the line does with the clock's published state), and how a tty becomes one
+//! ([`Transport::tty`]). The in-memory virtual board makes its own
 //! (`virtual_board::transport`); the supervisor chooses which.
 //!
 //! Owns opening a tty for an actor and naming its journal (the tty's by-path identity); it
