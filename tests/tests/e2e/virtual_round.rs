@@ -3,14 +3,15 @@
 //! given the test bus), then more moves entered with `move N force`, presses and results.
 //! A virtual clock's emulated pieces follow the moves entered (daemon/src/virtual_board/
 //! follow.rs), so nothing but the games is on the operator's screen: no board problem, no
-//! notice that the pieces do not show the game, in `list`, `status`, the bridge's API and
-//! its event stream's snapshot.
+//! notice that the pieces do not show the game, in `list`, `status`, the bridge's API, its
+//! event stream's snapshot and the dashboard (in Chromium).
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail, ensure};
-use chessclock_tests::bridge::{Bridge, Sse};
+use chessclock_tests::bridge::{Bridge, Sse, have};
+use chessclock_tests::chromium::Page;
 use chessclock_tests::json::s;
 use chessclock_tests::paths::repo_root;
 use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
@@ -190,6 +191,35 @@ fn install_md_s_round_without_a_board_shows_nothing_but_the_games() -> Result<()
     }
     for c in shown {
         assert_eq!(screen(c), Vec::<String>::new(), "{c}");
+    }
+    // The dashboard as the operator sees it (in Chromium, where installed): both boards, their
+    // results, no problem on any tile.
+    if let Some(browser) = have("chromium", "chromium")? {
+        let mut page = Page::open(
+            &browser,
+            &dir.path().join("profile"),
+            &format!("{}/", bridge.base),
+        )?;
+        let tiles = page.wait_shown(
+            "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => ({\
+             board: t.dataset.board, res: t.querySelector('.res').textContent, \
+             problems: t.querySelectorAll('.problem').length, \
+             attention: t.classList.contains('attention')})))",
+            WAIT,
+            |v| {
+                v.as_array()
+                    .is_some_and(|a| a.len() == 2 && a.iter().all(|t| !s(t, "/res").is_empty()))
+            },
+        )?;
+        for t in tiles.as_array().into_iter().flatten() {
+            assert_eq!(t["problems"], 0, "{tiles}");
+            assert_eq!(t["attention"], false, "{tiles}");
+        }
+        assert_eq!(
+            (s(&tiles[0], "/board"), s(&tiles[1], "/board")),
+            ("1", "2"),
+            "{tiles}"
+        );
     }
     Ok(())
 }
