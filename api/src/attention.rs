@@ -36,6 +36,13 @@ impl ClockStatus {
             self.index.to_string()
         }
     }
+
+    /// Where this clock comes among the boards, the key of every list of clocks a client
+    /// shows (`list`, `watch`, the bridge's lists and pages): by board number, then index;
+    /// clocks without a board number (an older daemon) after, by index.
+    pub fn board_order(&self) -> (bool, u32, u32) {
+        (self.board == 0, self.board, self.index)
+    }
 }
 
 /// What needs the operator at `c`, most urgent first.

@@ -137,10 +137,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     out
 }
 
-/// Where a clock comes among the boards: by board number (the round's), then index; clocks
-/// without a board number (an older daemon) after, by index.
+/// Where a clock comes among the boards ([`ClockStatus::board_order`], every client's).
 pub(crate) fn board_order(c: &ClockStatus) -> (bool, u32, u32) {
-    (c.board == 0, c.board, c.index)
+    c.board_order()
 }
 
 /// One line of `list`: the board, its players, its clock and what needs attention.

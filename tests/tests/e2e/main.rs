@@ -56,3 +56,4 @@ mod schemas;
 mod system_files;
 mod tty_access;
 mod udev_boards;
+mod virtual_round;

@@ -295,10 +295,18 @@ impl Session {
             .poll_timeout()
             .map(|ms| self.time.instant_of(Time::from_ms(ms)));
         let verdict = self.verdict_deadline();
-        [engine, display, self.driver.poll_timeout(), board, verdict]
-            .into_iter()
-            .flatten()
-            .min()
+        let unmoved = self.unmoved_press_due();
+        [
+            engine,
+            display,
+            self.driver.poll_timeout(),
+            board,
+            verdict,
+            unmoved,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next event, if any; an ended game's record is due after the events said with

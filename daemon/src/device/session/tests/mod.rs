@@ -15,9 +15,11 @@ mod game;
 mod judging;
 mod observe_checks;
 mod record;
+mod reopen;
 mod requests;
 mod restart;
 mod resume;
+mod unmoved_press;
 
 use chessclock_protocol::emulator::{
     ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove,
