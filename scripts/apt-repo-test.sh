@@ -32,6 +32,7 @@ fi
 # Readable by apt's sandbox user (_apt), as a hosted folder would be.
 repo=$(mktemp -d /tmp/chessclockd-repo.XXXXXX)
 gnupg=$(mktemp -d)
+listed=$(mktemp -d)   # the repository's packages, extracted to compare with what ran
 sources=/etc/apt/sources.list.d/chessclockd-repo-test.sources
 cleanup() {
   if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
@@ -39,7 +40,7 @@ cleanup() {
   fi
   as_root rm -f "$sources"
   as_root find /var/lib/apt/lists -name '*chessclockd-repo*' -delete 2>/dev/null || true
-  rm -rf "$repo" "$gnupg"
+  rm -rf "$repo" "$gnupg" "$listed"
 }
 trap cleanup EXIT
 chmod 0755 "$repo"
@@ -68,12 +69,10 @@ if [ -n "${PI_BINARIES_RAN:-}" ]; then
   [ -s "$PI_BINARIES_RAN" ] || fail "PI_BINARIES_RAN=$PI_BINARIES_RAN holds no checksums"
   for arch in arm64 armhf; do
     file=$(sed -n 's/^Filename: //p' "$repo/dists/stable/main/binary-$arch/Packages")
-    listed=$(mktemp -d)
-    dpkg-deb -x "$repo/$file" "$listed"
+    dpkg-deb -x "$repo/$file" "$listed/$arch"
     diff <(grep "  $arch/" "$PI_BINARIES_RAN" | sort -k2) \
-      <(cd "$listed" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|  \./|  $arch/|" | sort -k2) ||
+      <(cd "$listed/$arch" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|  \./|  $arch/|" | sort -k2) ||
       fail "the repository's $arch package ($file) does not hold the files whose binaries ran (above: < ran, > listed)"
-    rm -rf "$listed"
   done
   ok "the repository's arm64 and armhf packages hold the very files whose binaries ran under qemu ($(wc -l <"$PI_BINARIES_RAN") checksums)"
 else

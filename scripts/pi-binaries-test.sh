@@ -6,9 +6,9 @@
 #
 # The package's files are extracted (dpkg-deb -x; nothing comes from target/) and its
 # binaries run on this machine under qemu-user (qemu-aarch64 / qemu-arm run a foreign Linux
-# program as a process, its system calls served by this kernel), with
-# Debian's C libraries of that architecture (the cross libc6 in /usr/<triple>). First
-# `--version` of every binary in the package, then a round with these binaries only: the
+# program as a process, its system calls served by this kernel), with Debian's C libraries
+# of that architecture (the cross libc6 in /usr/<triple>). First `--version` of every binary
+# in the package, then a round with these binaries only: the
 # daemon on a private dbus-daemon enforcing the package's own bus policy, the packaged
 # emulator on a pty attached to it, a control set, a game played on the emulator's pieces and
 # lever, `chessclockctl status --json`, the live PGN read by python-chess, the bridge serving
@@ -34,16 +34,19 @@
 # ioctls the daemon sets a port up with, else Debian 13's backport of qemu-user (Debian 12's
 # and 13's own answer ENOSYS to them).
 #
-# Needs root (or sudo) only to install what is missing: the cross C libraries and compiler
-# (armhf's wall-clock library is built here), dbus-daemon. Prints how long each part took.
+# Runs as root (through sudo if started as another user): the package's bus policy lets root
+# operate the clocks, the time namespace needs it, and what is missing is installed (the
+# cross C libraries and compiler: armhf's wall-clock library is built here; dbus-daemon).
+# Prints how long each part took.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-  echo "pi-binaries-test.sh: need root to run: $*" >&2; return 1; fi; }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then echo "usage: pi-binaries-test.sh PACKAGE.deb [RAN_FILE]" >&2; exit 2; fi
-deb=$1 ran=${2:-}
-[ -f "$deb" ] || { echo "pi-binaries-test.sh: $deb does not exist" >&2; exit 2; }
+[ -f "$1" ] || { echo "pi-binaries-test.sh: $1 does not exist" >&2; exit 2; }
+deb=$(realpath "$1") ran=${2:+$(realpath -m "$2")}
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "pi-binaries-test.sh: needs root (or sudo)" >&2; exit 1; }
+  exec sudo --preserve-env=CARGO_TARGET_DIR,KEEP "$PWD/scripts/pi-binaries-test.sh" "$deb" ${ran:+"$ran"}
+fi
 arch=$(dpkg-deb -f "$deb" Architecture)
 case "$arch" in
   arm64) sysroot=/usr/aarch64-linux-gnu gcc=aarch64-linux-gnu-gcc
@@ -71,8 +74,8 @@ if ! command -v "$gcc" >/dev/null || [ ! -e "$sysroot/include/asm/termbits.h" ];
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "pi-binaries-test.sh: installing ${need[*]}"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 python3 -c 'import chess' 2>/dev/null || fail "python-chess is missing (scripts/test.sh installs it: pip install chess)"
 qemu=$(./scripts/pi-qemu.sh "$arch") || fail "no qemu-user that can run the daemon (scripts/pi-qemu.sh)"
@@ -132,12 +135,14 @@ wait_for() {
 step=$SECONDS
 bins=()
 while IFS= read -r -d '' file; do
-  [ "$(head -c 4 "$file" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && bins+=("${file#"$root"/usr/bin/}")
-done < <(find "$root/usr/bin" -type f -print0)
-[ ${#bins[@]} -ge 4 ] || fail "the package holds ${#bins[@]} binaries in /usr/bin: ${bins[*]}"
+  [ "$(head -c 4 "$file" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && bins+=("${file#"$root"/}")
+done < <(find "$root" -type f -print0)
+[ ${#bins[@]} -ge 4 ] || fail "the package holds ${#bins[@]} binaries: ${bins[*]}"
 for bin in "${bins[@]}"; do
-  out=$(foreign "$bin" --version 2>&1) || fail "usr/bin/$bin --version under $qemu: $out"
-  [ "$out" = "$bin $upstream" ] || fail "usr/bin/$bin --version says '$out', not '$bin $upstream'"
+  name=$(basename "$bin")
+  out=$("${prefix[@]}" "$qemu" -L "$sysroot" "${qemu_env[@]}" "$root/$bin" --version 2>&1) ||
+    fail "$bin --version under $qemu: $out"
+  [ "$out" = "$name $upstream" ] || fail "$bin --version says '$out', not '$name $upstream'"
 done
 ok "--version of ${bins[*]} under $(basename "$qemu") $("$qemu" --version | head -n 1 | awk '{print $3}'): $upstream ($((SECONDS - step)) s)"
 if [ -n "$ran" ]; then
