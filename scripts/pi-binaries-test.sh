@@ -214,6 +214,8 @@ status_is() { status && python3 -c "import json,sys; s=json.load(open(sys.argv[1
 wait_for 30 "the board" status_is "s['board_serial'] == '$serial' and s['device_state'] == 'ready'" ||
   fail "the emulator's board $serial is not ready: $(cat "$tmp/status.json") $(tail -n 5 "$tmp/daemon.log")"
 ctl set 0 "G/15+10" >/dev/null || fail "chessclockctl set 0 G/15+10"
+# The PGN's Date is the game's start (UTC), on the round's wall clock.
+expect_date=$(date -u -d "@$(($(date +%s) + shift_s))" +%Y.%m.%d)
 ctl start 0 >/dev/null || fail "chessclockctl start 0"
 # A move on the pieces, then the mover's lever: wait until the daemon has both.
 play() {
@@ -244,7 +246,7 @@ assert any(e["running"] == "left" and e["left"].startswith("15:") for e in shown
 PY
 ok "the emulator attached as board $serial, G/15+10 set, 1. e4 e5 played on its pieces and lever, its clock running the daemon's times"
 
-# Wall and monotonic clocks as the round's binaries see them (armhf: moved).
+# The status' monotonic stamp is this namespace's clock (armhf: past 2^32 ms).
 python3 - "$tmp/status.json" "$arch" <<PY || fail "the status' monotonic stamp: $(cat "$tmp/status.json")"
 import json, sys, subprocess
 s = json.load(open(sys.argv[1]))
@@ -253,7 +255,6 @@ assert abs(s["as_of_us"] / 1e6 - here) < 120, (s["as_of_us"], here)
 if sys.argv[2] == "armhf":
     assert s["as_of_us"] > 2**32 * 1000, s["as_of_us"]
 PY
-expect_date=$(date -u -d "@$(($(date +%s) + shift_s))" +%Y.%m.%d)
 
 # The live PGN, read by python-chess.
 pgn=$live/round-1/game-1.pgn
