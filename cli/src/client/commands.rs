@@ -177,6 +177,16 @@ pub(crate) enum BusCommand {
         #[arg(long)]
         forget: bool,
     },
+    /// Move a clock's game mid-game to other hardware (a spare board or clock): its moves,
+    /// times, control, players, board number and mode go on there; the old board is let go.
+    Replace {
+        /// Clock.
+        clock: ClockName,
+        /// The other board: its port (/dev/ttyACM1; attached first if it is not) or the
+        /// serial number of an attached board.
+        #[arg(long = "with", value_name = "PORT|SERIAL")]
+        with: String,
+    },
     /// Give a clock's board its board number (kept for that board: its serial number, else
     /// its port, or a virtual clock's name), e.g. `chessclockctl renumber ttyACM0 37`.
     Renumber {
@@ -249,6 +259,16 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
                 (false, false) => "keep",
             };
             mgr.detach_with(&path.as_ref(), what).await.map_err(f)
+        }
+        BusCommand::Replace { clock, with } => {
+            let (path, _) = resolve(&conn, bus, &clock).await?;
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            let done = mgr.replace(&path.as_ref(), &with).await.map_err(f)?;
+            if json {
+                out_line(&serde_json::json!({ "clock": path.as_str(), "done": done }).to_string())
+            } else {
+                out_line(&done)
+            }
         }
         BusCommand::Renumber { clock, number } => {
             let (path, _) = resolve(&conn, bus, &clock).await?;
@@ -341,6 +361,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
         | BusCommand::Renumber { .. }
+        | BusCommand::Replace { .. }
         | BusCommand::AddVirtual { .. }
         | BusCommand::Game(_)
         | BusCommand::Round(_) => (String::new(), Action::Pause),
