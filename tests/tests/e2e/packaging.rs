@@ -3,8 +3,9 @@
 //! (chessclockd.toml, bridge.toml) run on the defaults and document every key; the man pages
 //! agree with the references; `--check-config` of both binaries passes the packaged files and
 //! names the drop-in, line and key of an error; every `docs/NAME.md` that a message, a man
-//! page or the README names is packaged; chessclock-emu's man page describes every option and
-//! stdin command. scripts/package-test.sh checks the built packages themselves.
+//! page or the README names is packaged, and every section of one they name by its title
+//! exists; chessclock-emu's man page describes every option and stdin command.
+//! scripts/package-test.sh checks the built packages themselves.
 
 use std::collections::BTreeSet;
 
@@ -233,6 +234,68 @@ fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
                  (add it to the assets in daemon/Cargo.toml)"
             );
         }
+    }
+}
+
+/// Every `NAME.md` followed by a quoted section title (`install.md, "A round without a
+/// board"`, `install.md ("Without systemd")`, roff's `\(dq` and Rust's `\"` read as quotes), as
+/// (`NAME.md`, title).
+fn named_sections(text: &str) -> Vec<(String, String)> {
+    let text = text.replace("\\(dq", "\"").replace("\\\"", "\"");
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(pos) = rest.find(".md") {
+        let before: String = rest[..pos]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .collect();
+        let name = format!("{}.md", before.chars().rev().collect::<String>());
+        let after = rest[pos + 3..].trim_start_matches([' ', ',', '(', '\n', '\t']);
+        if let Some(quoted) = after.strip_prefix('"')
+            && let Some((title, _)) = quoted.split_once('"')
+            && !title.is_empty()
+            && !title.contains('\n')
+        {
+            out.push((name, title.to_owned()));
+        }
+        rest = &rest[pos + 3..];
+    }
+    out
+}
+
+#[test]
+fn every_doc_section_a_man_page_a_message_or_a_script_names_exists() {
+    assert_eq!(
+        named_sections("see\n.IR /usr/share/doc/chessclockd/install.md ,\n\"A round\")"),
+        [("install.md".to_owned(), "A round".to_owned())]
+    );
+    assert_eq!(
+        named_sections("install.md (\\\"Without systemd\\\"; x) and docs/a.md lists"),
+        [("install.md".to_owned(), "Without systemd".to_owned())]
+    );
+    let dir = TempDir::new("named-sections").expect("temp dir");
+    let mut text = man_page_text(dir.path()) + &message_text();
+    for folder in ["packaging/debian", "systemd"] {
+        for entry in std::fs::read_dir(repo_path(folder)).expect(folder) {
+            text.push_str(
+                &std::fs::read_to_string(entry.expect("entry").path()).unwrap_or_default(),
+            );
+        }
+    }
+    let named = named_sections(&text);
+    assert!(
+        named.iter().any(|(doc, _)| doc == "install.md"),
+        "no section named: the search is broken"
+    );
+    for (doc, title) in named {
+        let page = read(&format!("docs/{doc}"));
+        assert!(
+            page.lines()
+                .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == title),
+            "docs/{doc} has no section \"{title}\", which a man page, a message, a unit or a \
+             maintainer script names"
+        );
     }
 }
 
