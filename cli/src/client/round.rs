@@ -40,8 +40,9 @@ pub(crate) enum RoundCommand {
     /// Load a round's pairings: each board's clock gets its players (names, FIDE ids, Elo,
     /// titles, teams) and Round "R.B"; the round becomes current. The next round's, once a
     /// game of the current round has started, are kept for `round next` instead (the games
-    /// under way keep their players). A bad line, a board without a clock or a board two
-    /// clocks share changes nothing and is named by its line.
+    /// under way keep their players). A board without a clock is a paper board. A malformed
+    /// line, a board paired twice or a board two clocks share changes nothing; every such
+    /// line is named, all in one answer.
     Load {
         /// The pairings file: CSV with a header (board,white,black,...), tags-only PGN or FIDE
         /// TRF-16; `-` reads standard input.
