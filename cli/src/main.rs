@@ -51,10 +51,10 @@ enum Command {
     Games(games::Command),
     /// Show or change the daemon's log level (org.freedesktop.LogControl1).
     LogLevel(logctl::Args),
-    /// Check that this machine is ready to run games: daemon, permission, boards, udev
-    /// rules, state directory, clock synchronisation, bridge, MQTT, Bluetooth. A check that
-    /// cannot be made here (no systemd, no broker set) is skipped and named; exit 0 when
-    /// none failed.
+    /// Check that this machine is ready to run games: daemon, permission, boards, the
+    /// daemon's and the bridge's settings, udev rules, state directory, clock
+    /// synchronisation, bridge, MQTT, Bluetooth. A check that cannot be made here (no
+    /// systemd, no broker set) is skipped and named; exit 0 when none failed.
     Doctor(doctor::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
