@@ -9,6 +9,7 @@ mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
 mod round;
+pub(crate) mod said;
 pub(crate) mod watch;
 
 use std::process::ExitCode;

@@ -11,6 +11,7 @@ use chessclock_api::proxy::ManagerProxy;
 use zbus::Connection;
 
 use super::commands::out_line;
+use super::said::Voice;
 use super::{BusArgs, Failure, Result, bus_failure};
 
 /// The round and its pairings.
@@ -99,13 +100,15 @@ fn read(file: &std::path::Path) -> Result<String> {
     })
 }
 
-/// Run a round subcommand.
+/// Run a round subcommand; what `load`, `next` and `result` did is printed unless `voice`
+/// is quiet (with `--json`, as JSON).
 pub(crate) async fn run(
     conn: &Connection,
     bus: &BusArgs,
     cmd: RoundCommand,
-    json: bool,
+    voice: Voice,
 ) -> Result<()> {
+    let json = voice.json;
     let f = |e| bus_failure(bus, e);
     let mgr = ManagerProxy::new(conn).await.map_err(f)?;
     match cmd {
@@ -116,7 +119,9 @@ pub(crate) async fn run(
         }
         RoundCommand::Result { board, result } => {
             let done = mgr.set_board_result(board, &result).await.map_err(f)?;
-            if json {
+            if voice.quiet && !json {
+                Ok(())
+            } else if json {
                 out_line(&serde_json::json!({ "board": board, "done": done }).to_string())
             } else {
                 out_line(&done)
@@ -140,6 +145,9 @@ pub(crate) async fn run(
                 .load_pairings(&content, &format, round.unwrap_or(0))
                 .await
                 .map_err(f)?;
+            if voice.quiet && !json {
+                return Ok(());
+            }
             let round = mgr.round().await.map_err(f)?;
             print_report(round, &report, json)
         }
@@ -152,6 +160,9 @@ pub(crate) async fn run(
                 None => mgr.next_round(force).await,
             }
             .map_err(f)?;
+            if voice.quiet && !json {
+                return Ok(());
+            }
             let round = mgr.round().await.map_err(f)?;
             print_report(round, &report, json)
         }
