@@ -60,7 +60,7 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
         "systemd/chessclockd.service",
         "systemd/chessclockd.sysusers",
     ];
-    for dir in ["systemd", "udev", "dbus"] {
+    for dir in ["systemd", "udev", "dbus", "packaging/init.d"] {
         for entry in std::fs::read_dir(repo_path(dir)).expect("read dir") {
             let name = entry.expect("entry").file_name();
             let rel = format!("{dir}/{}", name.to_string_lossy());
@@ -212,10 +212,16 @@ fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
         ("the man pages", man_page_text(dir.path())),
         ("README.md", read("README.md")),
         (
-            "the units",
-            ["chessclockd.service", "chessclock-bridge.service"]
-                .map(|u| read(&format!("systemd/{u}")))
-                .join("\n"),
+            "the units and the init scripts",
+            [
+                "systemd/chessclockd.service",
+                "systemd/chessclock-bridge.service",
+                "packaging/init.d/chessclockd",
+                "packaging/init.d/chessclock-bridge",
+                "packaging/init.d/init-common.sh",
+            ]
+            .map(read)
+            .join("\n"),
         ),
     ] {
         let named = named_docs(&text);
@@ -276,7 +282,7 @@ fn every_doc_section_a_man_page_a_message_or_a_script_names_exists() {
     );
     let dir = TempDir::new("named-sections").expect("temp dir");
     let mut text = man_page_text(dir.path()) + &message_text();
-    for folder in ["packaging/debian", "systemd"] {
+    for folder in ["packaging/debian", "packaging/init.d", "systemd"] {
         for entry in std::fs::read_dir(repo_path(folder)).expect(folder) {
             text.push_str(
                 &std::fs::read_to_string(entry.expect("entry").path()).unwrap_or_default(),
