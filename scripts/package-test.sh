@@ -135,6 +135,8 @@ for path in \
   /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md \
   /usr/share/doc/chessclockd/bridge.md /usr/share/doc/chessclockd/relay.md \
   /usr/share/doc/chessclockd/emulator.md /usr/share/doc/chessclockd/board-game.md \
+  /usr/share/doc/chessclockd/README.md /usr/share/doc/chessclockd/schema/clock-status.json \
+  /usr/share/doc/chessclockd/schema/clock-list.json /usr/share/doc/chessclockd/schema/event.json \
   /etc/init.d/chessclockd /etc/init.d/chessclock-bridge /usr/lib/chessclockd/init-common.sh \
   /etc/logrotate.d/chessclockd; do
   [ -f "$path" ] || fail "$path is missing"
@@ -196,12 +198,12 @@ ok "man pages and binaries"
 
 # Every doc page that the programs' messages (read from the installed binaries), the installed
 # man pages, the units, the init scripts or the README name (docs/NAME.md, or its installed
-# path) is installed.
-named=$( { cat /usr/bin/chessclockd /usr/bin/chessclockctl /usr/bin/chessclock-bridge /usr/bin/chessclock-emu
+# path; the installed README, which sits beside them, names them as NAME.md) is installed.
+named=$( { { cat /usr/bin/chessclockd /usr/bin/chessclockctl /usr/bin/chessclock-bridge /usr/bin/chessclock-emu
   zcat /usr/share/man/man*/chessclock*.gz /usr/share/man/man5/bridge.toml.5.gz | sed 's/\\-/-/g'
-  cat /usr/share/doc/chessclockd/README.md /usr/lib/systemd/system/chessclock*.service /etc/init.d/chessclock* \
-    /usr/lib/chessclockd/init-common.sh; } |
-  grep -aoE '(docs|/usr/share/doc/chessclockd)/[A-Za-z0-9_-]+\.md' | sed 's|.*/||' | sort -u)
+  cat /usr/lib/systemd/system/chessclock*.service /etc/init.d/chessclock* /usr/lib/chessclockd/init-common.sh; } |
+  grep -aoE '(docs|/usr/share/doc/chessclockd)/[A-Za-z0-9_-]+\.md'
+  grep -oE '[A-Za-z0-9_-]+\.md' /usr/share/doc/chessclockd/README.md; } | sed 's|.*/||' | sort -u)
 [ -n "$named" ] || fail "no doc page named in messages, man pages or the README: the search is broken"
 for page in $named; do
   [ -f "/usr/share/doc/chessclockd/$page" ] ||

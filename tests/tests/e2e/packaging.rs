@@ -122,6 +122,63 @@ fn packaged_docs() -> BTreeSet<String> {
         .collect()
 }
 
+/// Every file the assets put in `usr/share/doc/chessclockd/`, by its path there
+/// (`install.md`, `schema/event.json`), with the source of each page.
+fn packaged_doc_files() -> Vec<(String, String)> {
+    let root = "usr/share/doc/chessclockd/";
+    let mut out = Vec::new();
+    for (src, dest) in deb_assets() {
+        let Some(place) = dest.strip_prefix(root) else {
+            continue;
+        };
+        if place.is_empty() || place.ends_with('/') {
+            let folder = Path::new(&src)
+                .parent()
+                .expect("a folder")
+                .display()
+                .to_string();
+            for name in expand(&src) {
+                out.push((format!("{place}{name}"), format!("{folder}/{name}")));
+            }
+        } else {
+            out.push((place.to_owned(), src));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_link_of_an_installed_page_leads_to_an_installed_file() {
+    let files = packaged_doc_files();
+    let installed: BTreeSet<&str> = files.iter().map(|(place, _)| place.as_str()).collect();
+    assert!(installed.contains("README.md") && installed.contains("schema/event.json"));
+    let mut links = 0;
+    for (place, src) in files.iter().filter(|(p, _)| p.ends_with(".md")) {
+        let page = read(src);
+        for part in page.split("](").skip(1) {
+            let Some((target, _)) = part.split_once(')') else {
+                continue;
+            };
+            let target = target.split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            links += 1;
+            let found = if target.ends_with('/') {
+                installed.iter().any(|f| f.starts_with(target))
+            } else {
+                installed.contains(target)
+            };
+            assert!(
+                found,
+                "{place} (from {src}) links to {target}, which the package does not install \
+                 beside it (add it to the assets in daemon/Cargo.toml)"
+            );
+        }
+    }
+    assert!(links >= 20, "{links} links found: the search is broken");
+}
+
 /// Every `docs/NAME.md` and `/usr/share/doc/chessclockd/NAME.md` in `text`, as `NAME.md`.
 fn named_docs(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -211,6 +268,15 @@ fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
         ("the programs' messages", message_text()),
         ("the man pages", man_page_text(dir.path())),
         ("README.md", read("README.md")),
+        // The package's README sits beside the pages it names: every `NAME.md` in it.
+        (
+            "packaging/README.package.md",
+            read("packaging/README.package.md")
+                .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                .filter(|w| w.ends_with(".md") && *w != "README.md")
+                .map(|w| format!("docs/{w} "))
+                .collect(),
+        ),
         (
             "the units and the init scripts",
             [
