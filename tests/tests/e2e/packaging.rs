@@ -371,6 +371,115 @@ fn every_doc_section_a_man_page_a_message_or_a_script_names_exists() {
     }
 }
 
+/// `KEY=VALUE` lines of `text` (a unit's `[Service]` settings, an init script's variables),
+/// the last of each key, with an init script's quotes taken off.
+fn assignments(text: &str) -> std::collections::BTreeMap<String, String> {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .map(|(k, v)| (k.to_owned(), v.trim().trim_matches('"').to_owned()))
+        .collect()
+}
+
+/// The init scripts for hosts without systemd do what their units do: the same user, group,
+/// umask, bus name, stop timeout and run-time directory; they are POSIX shell that `sh -n`
+/// reads; they source the LSB functions (which hand over to systemctl under systemd) before
+/// doing anything.
+#[test]
+fn the_init_scripts_do_what_their_units_do() {
+    for (script, unit) in [
+        ("chessclockd", "chessclockd.service"),
+        ("chessclock-bridge", "chessclock-bridge.service"),
+    ] {
+        let path = repo_path(&format!("packaging/init.d/{script}"));
+        let text = read(&format!("packaging/init.d/{script}"));
+        let out = Command::new("sh")
+            .arg("-n")
+            .arg(&path)
+            .output()
+            .expect("sh -n");
+        assert!(out.status.success(), "{script}: {out:?}");
+        assert!(
+            text.starts_with("#!/bin/sh\n### BEGIN INIT INFO\n"),
+            "{script}"
+        );
+        assert!(
+            text.contains(&format!("# Provides:          {script}\n")),
+            "{script}"
+        );
+        let lsb = text
+            .find(". /lib/lsb/init-functions")
+            .expect("sources the LSB functions");
+        let case = text.find("case \"$1\" in").expect("a case of actions");
+        assert!(
+            lsb < case,
+            "{script}: the LSB functions (systemctl under systemd) come first"
+        );
+        for action in ["start)", "stop)", "restart", "force-reload", "status)"] {
+            assert!(text.contains(action), "{script} has no {action}");
+        }
+        let vars = assignments(&text);
+        let unit = assignments(&read(&format!("systemd/{unit}")));
+        assert_eq!(vars["NAME"], script);
+        assert_eq!(vars["DAEMON"], unit["ExecStart"], "{script}: the program");
+        assert_eq!(vars["RUN_USER"], unit["User"], "{script}: User=");
+        assert_eq!(vars["RUN_GROUP"], unit["Group"], "{script}: Group=");
+        assert_eq!(vars["RUN_UMASK"], unit["UMask"], "{script}: UMask=");
+        assert_eq!(vars["BUS_NAME"], unit["BusName"], "{script}: BusName=");
+        let stop = unit["TimeoutStopSec"].trim_end_matches('s');
+        assert_eq!(
+            vars["STOP_SCHEDULE"],
+            format!("TERM/{stop}/KILL/5"),
+            "{script}: TimeoutStopSec="
+        );
+        match unit.get("RuntimeDirectory") {
+            Some(dir) => {
+                assert_eq!(
+                    vars["RUNTIME_DIR"],
+                    format!("/run/{dir}"),
+                    "{script}: RuntimeDirectory="
+                );
+                assert_eq!(
+                    vars["RUN_ENV"], "RUNTIME_DIRECTORY=$RUNTIME_DIR",
+                    "{script}"
+                );
+                let mode = &unit["RuntimeDirectoryMode"];
+                assert!(
+                    text.contains(&format!("-m {mode} ")),
+                    "{script}: RuntimeDirectoryMode="
+                );
+            }
+            None => assert_eq!(vars["RUN_ENV"], "", "{script}"),
+        }
+        if let Some(dir) = unit.get("StateDirectory") {
+            assert_eq!(
+                vars["STATE_DIR"],
+                format!("/var/lib/{dir}"),
+                "{script}: StateDirectory="
+            );
+            assert_eq!(unit["StateDirectoryMode"], unit["RuntimeDirectoryMode"]);
+        }
+        // A unit that can reload: the script too, through the same check; one that cannot
+        // says so.
+        if unit.contains_key("ExecReload") {
+            assert!(
+                text.contains("--check-config") && text.contains("--signal HUP"),
+                "{script}"
+            );
+        } else {
+            assert!(text.contains("use restart"), "{script}");
+        }
+    }
+    let common = repo_path("packaging/init.d/init-common.sh");
+    let out = Command::new("sh")
+        .arg("-n")
+        .arg(&common)
+        .output()
+        .expect("sh -n");
+    assert!(out.status.success(), "init-common.sh: {out:?}");
+}
+
 #[test]
 fn the_emulators_man_page_describes_every_option_and_command() {
     let page = read("packaging/man/chessclock-emu.1").replace("\\-", "-");
