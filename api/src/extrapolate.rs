@@ -50,8 +50,8 @@ mod tests {
         };
         ClockStatus {
             clock: "/org/chessclockd/ChessClock1/Clock/0".into(),
-            board: 1,
             published: PublishedClock {
+                board: 1,
                 time_control: control.into(),
                 ..PublishedClock::default()
             },

@@ -24,8 +24,12 @@ pub trait Manager {
     fn clocks(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
     /// Attach a tty.
     fn attach(&self, port: &str) -> zbus::Result<OwnedObjectPath>;
-    /// Detach a clock.
+    /// Detach a clock, keeping its game and its board's number.
     fn detach(&self, clock: &zbus::ObjectPath<'_>) -> zbus::Result<()>;
+    /// Detach a clock: `keep`, `archive` or `forget` its game (and board number).
+    fn detach_with(&self, clock: &zbus::ObjectPath<'_>, what: &str) -> zbus::Result<()>;
+    /// Give a clock's board a board number.
+    fn set_board(&self, clock: &zbus::ObjectPath<'_>, board: u32) -> zbus::Result<String>;
     /// Every clock's Clock properties but `Snapshot`, by path (`LiveSnapshot` computed now).
     fn get_clocks(&self) -> zbus::Result<HashMap<OwnedObjectPath, HashMap<String, OwnedVariant>>>;
     /// Add an emulated clock.
@@ -35,6 +39,14 @@ pub trait Manager {
     fn round(&self) -> zbus::Result<u32>;
     /// Load a round's pairings (file content, format, round; 0: the current round).
     fn load_pairings(&self, content: &str, format: &str, round: u32) -> zbus::Result<Vec<String>>;
+    /// `load_pairings`, with `force`: even over begun games with other players.
+    fn load_pairings_with(
+        &self,
+        content: &str,
+        format: &str,
+        round: u32,
+        force: bool,
+    ) -> zbus::Result<Vec<String>>;
     /// Roll the round over (every clock a new game in the next round); `force`: even while
     /// games are under way.
     fn next_round(&self, force: bool) -> zbus::Result<Vec<String>>;

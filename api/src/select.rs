@@ -86,7 +86,9 @@ fn one(
     pred: impl Fn(&ClockStatus) -> bool,
     what: &str,
 ) -> Result<usize, Option<SelectError>> {
-    let found: Vec<usize> = (0..clocks.len()).filter(|&i| pred(&clocks[i])).collect();
+    let mut found: Vec<usize> = (0..clocks.len()).filter(|&i| pred(&clocks[i])).collect();
+    // Named by index, so listed by index whatever order the clocks come in.
+    found.sort_by_key(|&i| clocks[i].index);
     match found.as_slice() {
         [] => Err(None),
         [i] => Ok(*i),

@@ -60,10 +60,6 @@ pub struct FlagEvent {
 pub struct ClockStatus {
     /// Object path of the clock.
     pub clock: String,
-    /// The board number of a round's pairings (`[[clock]] board`, else index + 1; 0 from a
-    /// daemon without board numbers).
-    #[serde(default)]
-    pub board: u32,
     /// What the daemon publishes about the clock (its device and its board's game).
     #[serde(flatten)]
     pub published: PublishedClock,
@@ -185,9 +181,6 @@ impl ClockStatus {
         // The game state is the snapshot's status, so the two never disagree.
         if let Some(status) = obj.get("status").cloned() {
             obj.insert("game_state".into(), status);
-        }
-        if let Some(board) = props("Board") {
-            obj.insert("board".into(), variant_to_json(board));
         }
         obj.insert("clock".into(), Value::from(path));
         Self::from_object(path, obj)

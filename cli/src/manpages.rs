@@ -39,6 +39,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "position-assess",
+        &[
+            (
+                "chessclockctl position assess --rules uscf \"8/8/5n2/5k2/8/8/2K5/7R w - - 0 1\"",
+                "what a flag decides under US Chess rule 14E",
+            ),
+            (
+                "chessclockctl position assess - < positions.fen",
+                "one JSON line per FEN, in order",
+            ),
+        ],
+    ),
+    (
         "simulate",
         &[(
             "chessclockctl simulate --control \"G/3 inc/2\" --script \"start; 5s press; 1s press\"",
@@ -199,9 +212,22 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "detach",
+        &[
+            (
+                "chessclockctl detach 0",
+                "let go of clock 0; attached again, its board gets its game and number back",
+            ),
+            (
+                "chessclockctl detach 0 --archive",
+                "let go of clock 0 and end its game: written to games/, its journal removed",
+            ),
+        ],
+    ),
+    (
+        "renumber",
         &[(
-            "chessclockctl detach 0",
-            "let go of clock 0 (its game goes to games/, its journal is removed)",
+            "chessclockctl renumber ttyACM3 37",
+            "the board on ttyACM3 is board 37, now and after every restart",
         )],
     ),
     (
@@ -262,6 +288,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "chessclockctl position 0 board",
                 "begin the game from the pieces as they stand",
+            ),
+            (
+                "chessclockctl position assess \"8/3k4/6p1/p2p1pP1/P2P1P2/2K5/8/8 b - - 0 1\"",
+                "offline: who can still mate behind a locked pawn wall",
             ),
             (
                 "chessclockctl position 0 board --turn black",

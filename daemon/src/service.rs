@@ -58,6 +58,8 @@ pub struct Plan {
     pub tables: Vec<supervisor::BoardTable>,
     /// The clocks the configuration attaches by their ports.
     pub ports: Vec<ClockSpec>,
+    /// The board numbers the `[[clock]]` tables give.
+    pub configured_boards: std::collections::BTreeSet<u32>,
 }
 
 /// The plan of `cfg`, or the first setting whose time control does not parse.
@@ -81,6 +83,7 @@ pub fn plan(cfg: &Config) -> Result<Plan, crate::config::ConfigError> {
         device: device_defaults(cfg, cfg.default_control()?),
         tables,
         ports,
+        configured_boards: cfg.clocks.iter().filter_map(|c| c.board).collect(),
     })
 }
 
@@ -160,6 +163,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         mut device,
         tables,
         ports,
+        configured_boards,
     } = plan(&cfg).context("configuration")?;
     place_files(&mut device, &state_dir);
     let conn = connect(&opts.bus)
@@ -174,6 +178,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
         device,
         devices: Some(devices.handle()),
         tables,
+        configured_boards,
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes)
         .await
@@ -187,7 +192,7 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
     // Configured clocks first, so that a client that sees the name also sees them; then the
     // boards attached at run time before the restart.
     attach_configured(&sup, ports).await;
-    attach_remembered(&sup, &state_dir).await;
+    attach_remembered(&sup).await;
     conn.request_name(BUS_NAME).await.with_context(|| {
         format!("cannot own {BUS_NAME}: another chessclockd may be running, or the bus policy does not allow this user")
     })?;
@@ -215,13 +220,14 @@ pub async fn run(opts: ServiceOptions) -> anyhow::Result<()> {
                 match load_config(opts.config.as_deref())
                     .and_then(|new| Ok((plan(&new).context("configuration")?, new)))
                 {
-                    Ok((Plan { mut device, tables, ports }, new)) => {
+                    Ok((Plan { mut device, tables, ports, configured_boards }, new)) => {
                         tracing::info!("configuration reloaded");
                         place_files(&mut device, &state_dir);
                         sup.set_defaults(Defaults {
                             device,
                             devices: Some(devices.handle()),
                             tables,
+                            configured_boards,
                         }).await;
                         attach_configured(&sup, ports).await;
                         if new.scan && scanning.as_ref().is_none_or(|t| t.is_finished()) {
@@ -311,36 +317,39 @@ pub async fn attach_configured(sup: &SupervisorHandle, ports: Vec<ClockSpec>) {
 }
 
 /// Attach again the boards attached at run time and the virtual clocks added before a
-/// restart (`state_dir/attached.json`). A board that is not there now gets its clock,
-/// `disconnected`, with its game resumed, and is opened when its port appears.
-async fn attach_remembered(sup: &SupervisorHandle, state_dir: &std::path::Path) {
-    let remembered = crate::remembered::load(state_dir);
-    for port in remembered.ports {
-        let spec = ClockSpec {
-            port: port.clone(),
-            remember: true,
-            wait_for_port: true,
-            ..ClockSpec::default()
-        };
-        match sup.attach_spec(spec).await {
-            Ok(index) => tracing::info!(
-                "{} (attached before the restart) attached again as clock {index}",
-                port.display()
-            ),
-            Err(SupervisorError::AlreadyAttached(_)) => {}
-            Err(e) => tracing::warn!(
-                "{} was attached before the restart but is not now: {e}; it stays remembered",
-                port.display()
-            ),
-        }
-    }
-    for name in remembered.virtual_clocks {
-        match sup.add_virtual(&name).await {
-            Ok(index) => tracing::info!("virtual clock {name:?} added again as clock {index}"),
-            Err(e) => tracing::warn!(
-                "virtual clock {name:?} (added before the restart) is not added now: {e}; it \
-                 stays remembered"
-            ),
+/// restart (`state_dir/attached.json`), in the order of their board numbers. A board that is
+/// not there now gets its clock, `disconnected`, with its game resumed, and is opened when
+/// its port appears.
+async fn attach_remembered(sup: &SupervisorHandle) {
+    for remembered in sup.remembered().await {
+        match remembered {
+            supervisor::Remembered::Port(port) => {
+                let spec = ClockSpec {
+                    port: port.clone(),
+                    remember: true,
+                    wait_for_port: true,
+                    ..ClockSpec::default()
+                };
+                match sup.attach_spec(spec).await {
+                    Ok(index) => tracing::info!(
+                        "{} (attached before the restart) attached again as clock {index}",
+                        port.display()
+                    ),
+                    Err(SupervisorError::AlreadyAttached(_)) => {}
+                    Err(e) => tracing::warn!(
+                        "{} was attached before the restart but is not now: {e}; it stays \
+                         remembered",
+                        port.display()
+                    ),
+                }
+            }
+            supervisor::Remembered::Virtual(name) => match sup.add_virtual(&name).await {
+                Ok(index) => tracing::info!("virtual clock {name:?} added again as clock {index}"),
+                Err(e) => tracing::warn!(
+                    "virtual clock {name:?} (added before the restart) is not added now: {e}; it \
+                     stays remembered"
+                ),
+            },
         }
     }
 }

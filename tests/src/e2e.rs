@@ -281,6 +281,28 @@ pub fn board_read(d: &Daemon, fen: impl Fn(&str) -> bool) -> Result<Value> {
     })
 }
 
+/// A board as `round show --json` lists it: (board, white, black, result, paper).
+pub type Shown = (u64, String, String, String, bool);
+
+/// The boards `round show --json` lists, in its order (board order).
+pub fn shown(d: &Daemon) -> Result<Vec<Shown>> {
+    let v = d.ctl_json(&["round", "show", "--json"])?;
+    Ok(v["boards"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| {
+            (
+                b["board"].as_u64().unwrap_or(0),
+                s(b, "/white").to_owned(),
+                s(b, "/black").to_owned(),
+                s(b, "/result").to_owned(),
+                b["paper"] == Value::Bool(true),
+            )
+        })
+        .collect())
+}
+
 /// Wait until the journals directly in the state folder `state` hold `n` presses: the status
 /// shows a press a moment before the journal writer has written it, and a SIGKILL in between
 /// loses it (docs/reliability.md, a press in flight).

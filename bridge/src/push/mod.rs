@@ -369,21 +369,19 @@ fn fleet_pgn(
     (body.pgn, body.round)
 }
 
-/// The PGN of every game of the round, one after the other.
+/// The PGN of every game of the round, one after the other in board order.
 async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) -> Result<String> {
     let mut clocks: Vec<Arc<ClockStatus>> =
         hub.clocks().into_iter().filter(|c| round.has(c)).collect();
     if clocks.len() > MAX_GAMES {
         tracing::warn!(
             round = %round.round,
-            "{} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} by index are pushed",
+            "{} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} in board order are pushed",
             clocks.len()
         );
         clocks.truncate(MAX_GAMES);
     }
-    let mut pgn = crate::pgn::games(conn, hub, &clocks).await?;
-    crate::pgn::add_paper(&mut pgn, &hub.paper_games());
-    Ok(pgn)
+    crate::pgn::round(conn, hub, &clocks).await
 }
 
 /// One push; what its answer means for the schedule.

@@ -8,7 +8,7 @@ use chessclock_api::{ClockStatus, read};
 use chessclock_engine::{AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use zbus::Connection;
 
-use super::render::{board_order, list_header, list_line, status_text};
+use super::render::{list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
 use super::said::{self, Voice};
 use super::{BusArgs, Failure, Result, bus_failure, connect};
@@ -165,10 +165,27 @@ pub(crate) enum BusCommand {
         #[arg(long)]
         if_absent: bool,
     },
-    /// Detach a clock.
+    /// Detach a clock. Its game stays in the state directory and its board keeps its
+    /// number: attached again, the board gets both back.
     Detach {
         /// Clock.
         clock: ClockName,
+        /// Write its game to games/ as it stands and remove its journal (the board keeps
+        /// its number).
+        #[arg(long, conflicts_with = "forget")]
+        archive: bool,
+        /// As --archive, and free the board's number for another board.
+        #[arg(long)]
+        forget: bool,
+    },
+    /// Give a clock's board its board number (kept for that board: its serial number, else
+    /// its port, or a virtual clock's name), e.g. `chessclockctl renumber ttyACM0 37`.
+    Renumber {
+        /// Clock.
+        clock: ClockName,
+        /// The board number (1 and up).
+        #[arg(value_parser = clap::value_parser!(u32).range(1..))]
+        number: u32,
     },
     /// Add a clock backed by the built-in emulator.
     AddVirtual {
@@ -252,19 +269,40 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, voice: Voice) -> Result<
             }
             Ok(())
         }
-        BusCommand::Detach { clock } => {
+        BusCommand::Detach {
+            clock,
+            archive,
+            forget,
+        } => {
             let (path, before) = resolve(&conn, bus, &clock).await?;
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
-            mgr.detach(&path.as_ref()).await.map_err(f)?;
+            let (what, game) = match (archive, forget) {
+                (_, true) => ("forget", "its game archived, its board number free"),
+                (true, false) => ("archive", "its game archived"),
+                (false, false) => ("keep", "its game kept for when it comes back"),
+            };
+            mgr.detach_with(&path.as_ref(), what).await.map_err(f)?;
             if voice.says() {
                 out_line(&format!(
-                    "detached {}, board {} ({})",
+                    "detached {}, board {} ({}): {game}",
                     said::who(&before),
                     before.board,
                     before.port
                 ))?;
             }
             Ok(())
+        }
+        BusCommand::Renumber { clock, number } => {
+            let (path, _) = resolve(&conn, bus, &clock).await?;
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            let done = mgr.set_board(&path.as_ref(), number).await.map_err(f)?;
+            if json {
+                out_line(&serde_json::json!({ "board": number, "done": done }).to_string())
+            } else if voice.says() {
+                out_line(&done)
+            } else {
+                Ok(())
+            }
         }
         control => {
             let (name, action) = split_control(control);
@@ -357,6 +395,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Monitor
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
+        | BusCommand::Renumber { .. }
         | BusCommand::AddVirtual { .. }
         | BusCommand::Game(_)
         | BusCommand::Round(_) => (String::new(), Action::Pause),
@@ -388,9 +427,7 @@ async fn list(conn: &Connection, bus: &BusArgs, json: bool) -> Result<()> {
         );
     }
     out_line(&list_header())?;
-    let mut by_board: Vec<&ClockStatus> = clocks.iter().collect();
-    by_board.sort_by_key(|c| board_order(c));
-    for c in by_board {
+    for c in &clocks {
         out_line(&list_line(c))?;
     }
     Ok(())

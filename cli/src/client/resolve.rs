@@ -9,10 +9,13 @@ use zbus::{Connection, OwnedObjectPath};
 use super::{BusArgs, Failure, Result, read_failure};
 
 /// Every attached clock, in index order, read in one round trip.
+/// Every clock, in board order (`render::board_order`).
 pub(crate) async fn all_clocks(conn: &Connection, args: &BusArgs) -> Result<Vec<ClockStatus>> {
-    read::all_clocks(conn)
+    let mut clocks = read::all_clocks(conn)
         .await
-        .map_err(|e| read_failure(args, e))
+        .map_err(|e| read_failure(args, e))?;
+    clocks.sort_by_key(super::render::board_order);
+    Ok(clocks)
 }
 
 /// Find the clock the user named; its path and its status as read. The forms are

@@ -43,7 +43,8 @@ pub(crate) enum RoundCommand {
     /// game of the current round has started, are kept for `round next` instead (the games
     /// under way keep their players). A board without a clock is a paper board. A malformed
     /// line, a board paired twice or a board two clocks share changes nothing; every such
-    /// line is named, all in one answer.
+    /// line is named, all in one answer. The same file again changes nothing; one that
+    /// gives a begun game other players is refused without --force.
     Load {
         /// The pairings file: CSV with a header (board,white,black,...), tags-only PGN or FIDE
         /// TRF-16; `-` reads standard input.
@@ -55,6 +56,10 @@ pub(crate) enum RoundCommand {
         /// content).
         #[arg(long, value_parser = ["auto", "csv", "pgn", "trf"])]
         format: Option<String>,
+        /// Load it even where it gives a game that has begun (or a paper board's entered
+        /// result) other players; without it such a file is refused, naming each board.
+        #[arg(long)]
+        force: bool,
     },
     /// Roll the round over: every clock starts a new game as its board in the next round
     /// (the live feed moves to live/round-R+1/; round R's files stay) with the next round's
@@ -138,11 +143,12 @@ pub(crate) async fn run(
             file,
             round,
             format,
+            force,
         } => {
             let content = read(&file)?;
             let format = format_of(&file, format);
             let report = mgr
-                .load_pairings(&content, &format, round.unwrap_or(0))
+                .load_pairings_with(&content, &format, round.unwrap_or(0), force)
                 .await
                 .map_err(f)?;
             if voice.quiet && !json {

@@ -40,8 +40,6 @@ pub struct ClockIface {
     snapshot: SnapshotCache,
     /// The `GetAll` dictionary of the latest published state, for the Manager's `GetClocks`.
     props: PropsCache,
-    /// Board number by clock number, as the supervisor publishes them (`None`: number + 1).
-    boards: Option<tokio::sync::watch::Receiver<BTreeMap<u32, u32>>>,
 }
 
 impl ClockIface {
@@ -51,14 +49,7 @@ impl ClockIface {
             props: PropsCache::new(handle.watch_state()),
             handle,
             snapshot: SnapshotCache::default(),
-            boards: None,
         }
-    }
-
-    /// Take the clock's board number from the supervisor's `boards`.
-    pub fn with_boards(mut self, boards: tokio::sync::watch::Receiver<BTreeMap<u32, u32>>) -> Self {
-        self.boards = Some(boards);
-        self
     }
 
     /// The published state, borrowed (not copied: a `status` of every clock reads some 20
@@ -123,17 +114,6 @@ pub fn snapshot_dict(state: &ClockState) -> BTreeMap<String, OwnedVariant> {
 
 #[interface(name = "org.chessclockd.ChessClock1.Clock")]
 impl ClockIface {
-    /// The board number (`[[clock]] board`, else the clock's index + 1): the board of a
-    /// round's pairings whose game this clock's is (see the Manager's `LoadPairings`).
-    #[zbus(property)]
-    fn board(&self) -> u32 {
-        let index = self.st().index;
-        self.boards
-            .as_ref()
-            .and_then(|b| b.borrow().get(&index).copied())
-            .unwrap_or(index.saturating_add(1))
-    }
-
     /// The engine snapshot (times, phases, moves, details, result, flags) plus `as_of_us`,
     /// the CLOCK_MONOTONIC microseconds it holds for. Changes are signalled on every state
     /// change, not on every tick: extrapolate the running side from `as_of_us`.

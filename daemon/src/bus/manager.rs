@@ -13,7 +13,7 @@ use super::clock::{ClockServed, Clocks};
 use super::error::BusError;
 use super::names::{clock_index, clock_path};
 use crate::device::DeviceState;
-use crate::supervisor::{SupervisorError, SupervisorHandle};
+use crate::supervisor::{DetachHow, SupervisorError, SupervisorHandle};
 
 /// How long `AddVirtual` waits for the emulated board to answer its probe before it answers
 /// anyway (the clock then shows `probing` for a moment).
@@ -30,6 +30,44 @@ impl ManagerIface {
     /// Serve the supervisor on the bus; `paths` are the clock objects being served.
     pub fn new(sup: SupervisorHandle, paths: watch::Receiver<Vec<OwnedObjectPath>>) -> Self {
         ManagerIface { sup, paths }
+    }
+}
+
+/// The error for a clock path that names no attached clock.
+fn no_such(clock: &ObjectPath<'_>) -> BusError {
+    BusError::NoSuchClock(format!(
+        "no clock at {}; `chessclockctl list` shows the attached clocks",
+        clock.as_str()
+    ))
+}
+
+impl ManagerIface {
+    async fn load(
+        &self,
+        content: &str,
+        format: &str,
+        round: u32,
+        force: bool,
+        emitter: &SignalEmitter<'_>,
+    ) -> Result<Vec<String>, BusError> {
+        let before = self.sup.round();
+        let report = self
+            .sup
+            .load_pairings(content, format, round, force)
+            .await?;
+        if self.sup.round() != before {
+            let _ = self.round_changed(emitter).await;
+        }
+        let _ = self.paper_games_changed(emitter).await;
+        Ok(report)
+    }
+
+    async fn detach_how(&self, clock: ObjectPath<'_>, how: DetachHow) -> Result<(), BusError> {
+        let index = clock_index(clock.as_str()).ok_or_else(|| no_such(&clock))?;
+        match self.sup.detach(index, how).await {
+            Err(SupervisorError::NoSuchClock(_)) => Err(no_such(&clock)),
+            other => Ok(other?),
+        }
     }
 }
 
@@ -84,13 +122,23 @@ impl ManagerIface {
         round: u32,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<Vec<String>, BusError> {
-        let before = self.sup.round();
-        let report = self.sup.load_pairings(content, format, round).await?;
-        if self.sup.round() != before {
-            let _ = self.round_changed(&emitter).await;
-        }
-        let _ = self.paper_games_changed(&emitter).await;
-        Ok(report)
+        self.load(content, format, round, false, &emitter).await
+    }
+
+    /// `LoadPairings`, and `force`: loading the same file again changes nothing; a file that
+    /// gives a begun game (or a paper board's entered result) other players is `NotAllowed`,
+    /// naming each such board and its players before and after, and nothing is changed,
+    /// unless `force` (then the file's players are set; a result entered stays where the
+    /// players are the same).
+    async fn load_pairings_with(
+        &self,
+        content: &str,
+        format: &str,
+        round: u32,
+        force: bool,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<Vec<String>, BusError> {
+        self.load(content, format, round, force, &emitter).await
     }
 
     /// Set the result of board `board` of the current round: `1-0`, `0-1` or `1/2-1/2` (`*`
@@ -229,18 +277,39 @@ impl ManagerIface {
         path_of(self.sup.attach(port).await?)
     }
 
-    /// Detach a clock. Its game is written to games/ (a game under way as it stood) and its
-    /// journal and snapshot are removed; the object disappears.
+    /// Detach a clock; the object disappears. Its game stays in the state directory and its
+    /// board keeps its number: the board attached again gets both back (`DetachWith` ends
+    /// the game instead).
     async fn detach(&self, clock: ObjectPath<'_>) -> Result<(), BusError> {
-        let no_such = || {
-            BusError::NoSuchClock(format!(
-                "no clock at {}; `chessclockctl list` shows the attached clocks",
-                clock.as_str()
-            ))
+        self.detach_how(clock, DetachHow::Keep).await
+    }
+
+    /// Detach a clock; `what` says what becomes of its game: "keep" (as `Detach`),
+    /// "archive" (written to games/, a game under way as it stood, and its journal removed;
+    /// the board keeps its number) or "forget" (archived, and the board's number is free for
+    /// another board).
+    async fn detach_with(&self, clock: ObjectPath<'_>, what: &str) -> Result<(), BusError> {
+        let how = match what.trim().to_ascii_lowercase().as_str() {
+            "keep" => DetachHow::Keep,
+            "archive" => DetachHow::Archive,
+            "forget" => DetachHow::Forget,
+            _ => {
+                return Err(BusError::InvalidArgument(format!(
+                    "{}: a detach keeps the game (keep), archives it (archive), or archives                      it and frees the board's number (forget)",
+                    chessclock_engine::words::quote(what)
+                )));
+            }
         };
-        let index = clock_index(clock.as_str()).ok_or_else(no_such)?;
-        match self.sup.detach(index).await {
-            Err(SupervisorError::NoSuchClock(_)) => Err(no_such()),
+        self.detach_how(clock, how).await
+    }
+
+    /// Make a clock's board board number `board`, kept for that board (its serial number,
+    /// else its port; a virtual clock's name) across restarts; refused while another clock
+    /// is that board or a [[clock]] table gives the number. Returns what was done.
+    async fn set_board(&self, clock: ObjectPath<'_>, board: u32) -> Result<String, BusError> {
+        let index = clock_index(clock.as_str()).ok_or_else(|| no_such(&clock))?;
+        match self.sup.set_board(index, board).await {
+            Err(SupervisorError::NoSuchClock(_)) => Err(no_such(&clock)),
             other => Ok(other?),
         }
     }

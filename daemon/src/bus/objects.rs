@@ -29,22 +29,14 @@ struct ClockObject {
 
 impl ClockObject {
     /// Register `handle`'s object at its path and start forwarding its changes.
-    async fn serve(
-        conn: &Connection,
-        index: u32,
-        handle: DeviceHandle,
-        boards: watch::Receiver<BTreeMap<u32, u32>>,
-    ) -> zbus::Result<Self> {
+    async fn serve(conn: &Connection, index: u32, handle: DeviceHandle) -> zbus::Result<Self> {
         let path = clock_path(index);
         let server = conn.object_server();
         // The state the object is registered with: a change made before the forwarder starts
         // is signalled too.
         let initial = handle.state();
         server
-            .at(
-                path.as_str(),
-                ClockServed(ClockIface::new(handle.clone()).with_boards(boards)),
-            )
+            .at(path.as_str(), ClockServed(ClockIface::new(handle.clone())))
             .await?;
         let iface = server.interface::<_, ClockServed>(path.as_str()).await?;
         let forwarder = tokio::spawn(forward(iface, handle, initial));
@@ -94,8 +86,6 @@ pub async fn serve(
     mut changes: mpsc::Receiver<Change>,
 ) -> zbus::Result<JoinHandle<()>> {
     let (paths_tx, paths_rx) = watch::channel(Vec::new());
-    let boards = sup.watch_boards();
-    tokio::spawn(signal_boards(conn.clone(), boards.clone()));
     conn.object_server()
         .at(MANAGER_PATH, ManagerIface::new(sup, paths_rx))
         .await?;
@@ -111,7 +101,7 @@ pub async fn serve(
                     handle,
                     done,
                 } => {
-                    match ClockObject::serve(&conn, index, handle, boards.clone()).await {
+                    match ClockObject::serve(&conn, index, handle).await {
                         Ok(object) => {
                             objects.insert(index, object);
                             publish(&conn, &paths_tx, &objects).await;
@@ -135,34 +125,6 @@ pub async fn serve(
             }
         }
     }))
-}
-
-/// Signal `Board` of each served clock whose board number changes (a `[[clock]]` table
-/// matched by serial number), until the supervisor stops.
-async fn signal_boards(conn: Connection, mut boards: watch::Receiver<BTreeMap<u32, u32>>) {
-    let mut last = boards.borrow_and_update().clone();
-    while boards.changed().await.is_ok() {
-        let now = boards.borrow_and_update().clone();
-        for (index, board) in &now {
-            if last.get(index).is_none_or(|b| b == board) {
-                continue;
-            }
-            let path = clock_path(*index);
-            if let Ok(iface) = conn
-                .object_server()
-                .interface::<_, ClockServed>(path.as_str())
-                .await
-            {
-                let _ = iface
-                    .get()
-                    .await
-                    .0
-                    .board_changed(iface.signal_emitter())
-                    .await;
-            }
-        }
-        last = now;
-    }
 }
 
 /// Update the Manager's `Clocks` property and signal its change.

@@ -109,6 +109,7 @@ pub async fn run(
         device,
         devices: None,
         tables: Vec::new(),
+        configured_boards: Default::default(),
     });
     crate::bus::objects::serve(conn.clone(), sup.clone(), changes).await?;
     if conn.request_name(BUS_NAME).await.is_err() {

@@ -33,12 +33,10 @@ pub(crate) mod link;
 pub mod options;
 pub(crate) mod session;
 
-use std::path::PathBuf;
-
-use tokio::task::JoinHandle;
-
 pub use client::DeviceHandle;
+pub(crate) use io::actor::Started;
 pub(crate) use io::actor::output::{game_file, round_dir};
+pub(crate) use io::identity::stable_port;
 pub use io::sinks::Sinks;
 pub(crate) use io::transport::Transport;
 pub use io::{runtime, scan};
@@ -53,14 +51,12 @@ pub use session::{DrawRules, MoveSource};
 
 /// Start an actor on the line `attach` opens once the options are known good (the caller
 /// chooses a tty, [`Transport::tty`], or a virtual board), writing its files to `sinks`.
-/// Returns the handle, the task, and the port the actor uses (for a virtual clock, its label
-/// `virtual:NAME`).
 pub(crate) async fn spawn<P: io::port::BoardIo>(
     index: u32,
     name: String,
     options: DeviceOptions,
     sinks: Sinks,
     attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+) -> Result<Started, SpawnError> {
     io::actor::spawn(index, name, options, sinks, attach).await
 }

@@ -263,6 +263,40 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     }
 }
 
+/// Move the store `from` in `dir` to the name `to` (a game that moves to another board's
+/// port): `to`'s own files go first, then `from`'s journal and its snapshot take `to`'s
+/// names, and that is made durable. The journal goes before the snapshot: a crash between
+/// leaves the game whole under `to` (a journal starts with its game's start) and only a
+/// start under `from`. `from`'s journal must not be open (it is locked to check).
+pub fn move_store(dir: &Path, from: &str, to: &str) -> Result<(), StoreError> {
+    let journal = |name: &str| dir.join(format!("{name}.journal"));
+    let source = journal(from);
+    let file = match OpenOptions::new().read(true).open(&source) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::io("move", &source, e));
+        }
+        Err(e) => return Err(StoreError::io("open", &source, e)),
+    };
+    lock(&file, &source)?;
+    for path in [snapshot_path(dir, to), journal(to)] {
+        match fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io("remove", &path, e)),
+        }
+    }
+    fs::rename(&source, journal(to)).map_err(|e| StoreError::io("rename", &source, e))?;
+    let snapshot = snapshot_path(dir, from);
+    match fs::rename(&snapshot, snapshot_path(dir, to)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(StoreError::io("rename", &snapshot, e)),
+    }
+    drop(file);
+    sync_dir(dir)
+}
+
 /// A seam for tests: journals in a directory marked full act as on a full disk (`ENOSPC` from
 /// each write, which leaves half its line in the file as a short write does, from each fsync
 /// and from each compaction), so that the writer's full-disk handling is tested without a

@@ -27,7 +27,7 @@ pub mod state_file;
 pub use error::StoreError;
 #[cfg(test)]
 pub(crate) use journal::full_disk;
-pub use journal::{Journal, Numbered, Recovered, TailRepair};
+pub use journal::{Journal, Numbered, Recovered, TailRepair, move_store};
 pub(crate) use line::json_lines;
 #[cfg(test)]
 pub(crate) use line::{from_json, to_json};

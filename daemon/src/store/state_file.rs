@@ -1,4 +1,4 @@
-//! The daemon's small JSON state files (`attached.json`, `round.json`, `round-boards.json`,
+//! The daemon's small JSON state files (`attached.json`, `boards.json`, `round.json`, `round-boards.json`,
 //! `broadcast-rounds.json`, `pairings-round-N.json`, all in the state directory): reading
 //! them with one damage policy, and rewriting them atomically.
 //!

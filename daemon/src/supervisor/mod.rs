@@ -6,15 +6,23 @@
 //! whoever serves them (the bus layer, `bus::objects`). It knows no bus: clocks are numbered,
 //! refusals are [`SupervisorError`]s, and it runs and is tested without a D-Bus connection. It
 //! does no serial IO itself and holds no game state. It also owns the clocks' board numbers
-//! and the current round (`round.rs`: persisted, and a round's pairings applied to the
-//! boards; `round_boards.rs`: the current round's boards, its paper boards and their
-//! results; `pending.rs`: the next round's pairings kept for the roll-over; `next_round.rs`:
-//! the roll-over to the next round; `broadcast.rs`: the Lichess round id given per round).
+//! (`known.rs`: each board's number and name by its identity, persisted; `numbering.rs`: the
+//! numbers applied to the clocks, and a board's game following it to another port) and the
+//! current round (`round.rs`: persisted, and a round's pairings applied to the boards;
+//! `reload.rs`: what loading pairings again would change; `round_boards.rs`: the current
+//! round's boards, its paper boards and their results; `pending.rs`: the next round's
+//! pairings kept for the roll-over; `next_round.rs`: the roll-over to the next round;
+//! `broadcast.rs`: the Lichess round id given per round).
 
 mod broadcast;
+#[cfg(test)]
+mod identity_tests;
+mod known;
 mod next_round;
+mod numbering;
 mod pending;
 mod registry;
+mod reload;
 pub mod round;
 pub mod round_boards;
 mod table;
@@ -90,6 +98,32 @@ pub struct Defaults {
     pub devices: Option<tokio::runtime::Handle>,
     /// The `[[clock]]` tables with a `board_serial`, matched to the boards as they report it.
     pub tables: Vec<BoardTable>,
+    /// The board numbers the `[[clock]]` tables give (`board = N`): no other board is given
+    /// one of them by default.
+    pub configured_boards: std::collections::BTreeSet<u32>,
+}
+
+/// A board attached at run time before a restart, to attach again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Remembered {
+    /// A tty, as it was given.
+    Port(PathBuf),
+    /// A virtual clock, by its name.
+    Virtual(String),
+}
+
+/// What a detach does with the clock's game and its board number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DetachHow {
+    /// The game is kept (its journal stays in the state directory) and so is the board's
+    /// number: the board attached again gets both back.
+    #[default]
+    Keep,
+    /// The game is written to `games/` as it stands and its journal removed; the board keeps
+    /// its number.
+    Archive,
+    /// As `Archive`, and the board's number is forgotten (free for another board).
+    Forget,
 }
 
 /// Why the supervisor refused a request. The messages say what to do.
@@ -149,10 +183,19 @@ pub(crate) enum Msg {
     },
     Detach {
         index: u32,
+        how: DetachHow,
         reply: oneshot::Sender<Result<(), SupervisorError>>,
+    },
+    SetBoard {
+        index: u32,
+        board: u32,
+        reply: oneshot::Sender<Result<String, SupervisorError>>,
     },
     Handles {
         reply: oneshot::Sender<Vec<DeviceHandle>>,
+    },
+    Remembered {
+        reply: oneshot::Sender<Vec<Remembered>>,
     },
     SetDefaults {
         defaults: Box<Defaults>,
@@ -176,11 +219,14 @@ pub(crate) enum Msg {
     },
 }
 
-/// Sent to the supervisor by a clock's serial watch (`table::watch_serial`).
+/// Sent to the supervisor by a clock's watch (`table::watch_serial`): the serial number its
+/// board reports, or the name the clock was given.
 #[derive(Debug)]
-pub(crate) struct SerialSeen {
-    index: u32,
-    serial: String,
+pub(crate) enum Seen {
+    /// The board reported a serial number.
+    Serial { index: u32, serial: String },
+    /// The clock was named.
+    Name { index: u32, name: String },
 }
 
 /// Cloneable handle to the supervisor task.
@@ -266,7 +312,8 @@ impl SupervisorHandle {
         self.clocks.clone()
     }
 
-    /// Board number by clock number (`[[clock]] board`, else the clock's number + 1).
+    /// Board number by clock number (`[[clock]] board`, else the board's own, given once:
+    /// `known.rs`).
     pub fn boards(&self) -> BTreeMap<u32, u32> {
         self.boards.borrow().clone()
     }
@@ -338,14 +385,34 @@ impl SupervisorHandle {
             .unwrap_or(Err(SupervisorError::Gone))
     }
 
-    /// Detach clock `index`: its game is written to `games/` and its journal removed.
-    pub async fn detach(&self, index: u32) -> Result<(), SupervisorError> {
-        self.ask(|reply| Msg::Detach { index, reply })
+    /// Detach clock `index`; `how` says what becomes of its game and its board number.
+    pub async fn detach(&self, index: u32, how: DetachHow) -> Result<(), SupervisorError> {
+        self.ask(|reply| Msg::Detach { index, how, reply })
             .await
             .unwrap_or(Err(SupervisorError::Gone))?;
         // A paper board's clock gone: the board is a paper board again.
         self.write_paper().await;
         Ok(())
+    }
+
+    /// Make clock `index`'s board board number `board`, kept for its board from now on;
+    /// refused while another clock is that board. Returns what was done.
+    pub async fn set_board(&self, index: u32, board: u32) -> Result<String, SupervisorError> {
+        self.ask(|reply| Msg::SetBoard {
+            index,
+            board,
+            reply,
+        })
+        .await
+        .unwrap_or(Err(SupervisorError::Gone))
+    }
+
+    /// The boards attached at run time that are remembered (`attached.json`), in the order
+    /// of their board numbers (those without one last), to attach again at the start.
+    pub async fn remembered(&self) -> Vec<Remembered> {
+        self.ask(|reply| Msg::Remembered { reply })
+            .await
+            .unwrap_or_default()
     }
 
     /// Handles of every attached clock.

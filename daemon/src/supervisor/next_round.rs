@@ -100,7 +100,7 @@ impl SupervisorHandle {
             report.extend(plan.report);
             self.set_round(next).await?;
             if let Some(kept) = kept {
-                self.keep_sheet(next, &kept.format, &kept.content, &plan.paper)
+                self.keep_sheet(next, &kept.format, &kept.content, &plan.paper, None)
                     .await?;
             }
             self.forget_kept(next);

@@ -1,12 +1,12 @@
 //! The supervisor task: the attached clocks by number, attach / add-virtual / detach, the
-//! remembered set, the clocks' board numbers and the current round (both published), and the
-//! [`Change`]s it announces. A clock attached with a paper board's number takes that board's
-//! pairing (the round's sheet, `round_boards.rs`).
+//! remembered set, the current round (published), and the [`Change`]s it announces. A clock
+//! attached with a paper board's number takes that board's pairing (the round's sheet,
+//! `round_boards.rs`); its board number is its board's (`numbering.rs`).
 //!
 //! Owns the map of clocks and the order of what happens to one (actor started, then
-//! announced, then remembered; detached: actor stopped (its game archived, its journal
-//! removed), then announced, then forgotten). It
-//! must not know how a clock is served (no bus types) nor do serial IO.
+//! announced, then remembered; detached: actor stopped (its journal kept, or its game
+//! archived and its journal removed), then announced, then forgotten). It must not know how a
+//! clock is served (no bus types) nor do serial IO.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,10 +14,12 @@ use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use super::known::{Identity, Known};
+use super::same_port;
 use super::table::{self, Match};
-use super::{Change, ClockSpec, Defaults, Msg, Published, SerialSeen, SupervisorError, same_port};
+use super::{Change, ClockSpec, Defaults, DetachHow, Msg, Published, Seen, SupervisorError};
 use crate::device::runtime::run_on;
-use crate::device::{self, DeviceOptions, PortSpec, Sinks, SpawnError, Transport};
+use crate::device::{self, DeviceOptions, PortSpec, Sinks, SpawnError, Started, Transport};
 use crate::device::{DeviceHandle, Request};
 use crate::remembered::{self, Remembered};
 
@@ -30,35 +32,42 @@ pub const MAX_VIRTUAL_CLOCKS: usize = 256;
 /// Clock names are at most this many characters.
 pub const MAX_NAME_CHARS: usize = 64;
 
-struct Entry {
-    handle: DeviceHandle,
-    port: PathBuf,
+pub(super) struct Entry {
+    pub(super) handle: DeviceHandle,
+    pub(super) port: PathBuf,
     /// An emulated board (AddVirtual): its name.
-    virtual_name: Option<String>,
+    pub(super) virtual_name: Option<String>,
     actor: JoinHandle<()>,
     /// Attached from a `[[clock]]` table by its port.
-    configured: bool,
+    pub(super) configured: bool,
     /// The `board_serial` of the table this clock has (configured with it, or matched).
-    table: Option<String>,
-    /// Tells the supervisor the serial numbers its board reports (clocks attached at run
-    /// time only).
+    pub(super) table: Option<String>,
+    /// Tells the supervisor the serial numbers its board reports and the names it is given.
     serial_watch: Option<JoinHandle<()>>,
     /// Its board number.
-    board: u32,
+    pub(super) board: u32,
+    /// How its board is known (`known.rs`).
+    pub(super) identity: Identity,
+    /// What it was attached with (a game that moves to another port keeps it).
+    pub(super) spec: ClockSpec,
+    /// Its journal's store name (`None`: no state directory).
+    pub(super) journal: Option<String>,
 }
 
-struct Supervisor {
-    defaults: Defaults,
-    clocks: BTreeMap<u32, Entry>,
+pub(super) struct Supervisor {
+    pub(super) defaults: Defaults,
+    pub(super) clocks: BTreeMap<u32, Entry>,
     next: u32,
     changes: mpsc::Sender<Change>,
-    published: Published,
+    pub(super) published: Published,
     /// Ports attached at run time and virtual clocks (the remembered file's contents).
-    remembered: Remembered,
+    pub(super) remembered: Remembered,
+    /// The boards known by their identity, with their numbers.
+    pub(super) known: Known,
     /// Where the clocks' serial watches report.
-    serials: mpsc::UnboundedSender<SerialSeen>,
+    serials: mpsc::UnboundedSender<Seen>,
     /// The journal and live-file writers of every clock (one thread each, shared).
-    sinks: Sinks,
+    pub(super) sinks: Sinks,
     /// The current round's sheet: a clock attached with a paper board's number takes its
     /// pairing.
     sheet: super::round_boards::Sheet,
@@ -79,6 +88,7 @@ pub(super) async fn run(
         .map(remembered::load)
         .unwrap_or_default();
     let (serials, mut seen) = mpsc::unbounded_channel();
+    let known = Known::load(defaults.device.state_dir.as_deref());
     let mut sup = Supervisor {
         defaults,
         clocks: BTreeMap::new(),
@@ -86,6 +96,7 @@ pub(super) async fn run(
         changes,
         published,
         remembered,
+        known,
         serials,
         sinks: Sinks::default(),
         sheet,
@@ -96,8 +107,11 @@ pub(super) async fn run(
                 Some(msg) => msg,
                 None => break,
             },
-            Some(SerialSeen { index, serial }) = seen.recv() => {
-                sup.serial_seen(index, &serial);
+            Some(seen) = seen.recv() => {
+                match seen {
+                    Seen::Serial { index, serial } => sup.serial_seen(index, &serial).await,
+                    Seen::Name { index, name } => sup.name_seen(index, &name),
+                }
                 continue;
             }
         };
@@ -109,8 +123,15 @@ pub(super) async fn run(
             Msg::AddVirtual { name, reply } => {
                 let _ = reply.send(sup.add_virtual(name).await);
             }
-            Msg::Detach { index, reply } => {
-                let _ = reply.send(sup.detach(index).await);
+            Msg::Detach { index, how, reply } => {
+                let _ = reply.send(sup.detach(index, how).await);
+            }
+            Msg::SetBoard {
+                index,
+                board,
+                reply,
+            } => {
+                let _ = reply.send(sup.set_board(index, board));
             }
             Msg::SetDefaults { defaults, reply } => {
                 sup.set_defaults(*defaults);
@@ -131,6 +152,9 @@ pub(super) async fn run(
             } => {
                 sup.write_live(round, board, text);
                 let _ = reply.send(());
+            }
+            Msg::Remembered { reply } => {
+                let _ = reply.send(sup.remembered_in_board_order());
             }
             Msg::Handles { reply } => {
                 let _ = reply.send(sup.clocks.values().map(|e| e.handle.clone()).collect());
@@ -183,7 +207,30 @@ impl Supervisor {
         }
     }
 
-    fn save_remembered(&self) {
+    /// The remembered boards, in the order of their known board numbers.
+    fn remembered_in_board_order(&self) -> Vec<super::Remembered> {
+        let number = |id: &Identity| self.known.get(id).map_or(u32::MAX, |b| b.board);
+        let mut all: Vec<(u32, super::Remembered)> = self
+            .remembered
+            .ports
+            .iter()
+            .map(|p| {
+                let id = Identity::Tty {
+                    port: device::stable_port(p),
+                    serial: None,
+                };
+                (number(&id), super::Remembered::Port(p.clone()))
+            })
+            .chain(self.remembered.virtual_clocks.iter().map(|n| {
+                let id = Identity::Virtual(n.clone());
+                (number(&id), super::Remembered::Virtual(n.clone()))
+            }))
+            .collect();
+        all.sort_by_key(|(n, _)| *n);
+        all.into_iter().map(|(_, r)| r).collect()
+    }
+
+    pub(super) fn save_remembered(&self) {
         if let Some(dir) = &self.defaults.device.state_dir
             && let Err(e) = remembered::save(dir, &self.remembered)
         {
@@ -214,13 +261,13 @@ impl Supervisor {
             .filter(|(_, serial)| !serial.is_empty())
             .collect();
         for (index, serial) in known {
-            self.serial_seen(index, &serial);
+            self.table_seen(index, &serial);
         }
     }
 
     /// Clock `index`'s board reported `serial`: it gets the table that names it, unless the
     /// clock has a table already, or the table's clock is another one.
-    fn serial_seen(&mut self, index: u32, serial: &str) {
+    pub(super) fn table_seen(&mut self, index: u32, serial: &str) {
         let Some(entry) = self.clocks.get(&index) else {
             return;
         };
@@ -321,6 +368,17 @@ impl Supervisor {
     }
 
     async fn attach(&mut self, port: PortSpec, spec: ClockSpec) -> Result<u32, SupervisorError> {
+        self.attach_at(None, port, spec).await
+    }
+
+    /// Attach a clock on `port` as clock `at` (a game moved to another port keeps its
+    /// number), or as the next number.
+    pub(super) async fn attach_at(
+        &mut self,
+        at: Option<u32>,
+        port: PortSpec,
+        spec: ClockSpec,
+    ) -> Result<u32, SupervisorError> {
         if let PortSpec::Tty(path) = &port
             && let Some((i, _)) = self.clocks.iter().find(|(_, e)| same_port(&e.port, path))
         {
@@ -329,7 +387,21 @@ impl Supervisor {
                 path.display()
             )));
         }
-        let index = self.next;
+        let index = at.unwrap_or(self.next);
+        let kept_spec = spec.clone();
+        let identity = match &port {
+            PortSpec::Tty(p) => Identity::Tty {
+                port: device::stable_port(p),
+                serial: None,
+            },
+            PortSpec::Virtual => Identity::Virtual(spec.name.clone().unwrap_or_default()),
+        };
+        let known_name = self.known.get(&identity).and_then(|b| b.name.clone());
+        let given_name = match &port {
+            // A virtual clock's journal is its name's; the name it was given since is shown.
+            PortSpec::Virtual => known_name.or(spec.name.clone()),
+            PortSpec::Tty(_) => spec.name.clone().or(known_name),
+        };
         let mut options = self.defaults.device.clone();
         options.white_side = spec.white_side;
         if let Some(tc) = spec.time_control {
@@ -340,13 +412,19 @@ impl Supervisor {
         options.mode = spec.mode;
         options.draw_rules = spec.draw_rules.or(options.draw_rules);
         options.wait_for_port = spec.wait_for_port;
-        let name = spec.name.unwrap_or_else(|| match &port {
+        let name = given_name.unwrap_or_else(|| match &port {
             PortSpec::Tty(p) => default_name(p),
             PortSpec::Virtual => format!("virtual{index}"),
         });
-        let virtual_name = matches!(port, PortSpec::Virtual).then(|| name.clone());
+        let virtual_name = match &identity {
+            Identity::Virtual(n) => Some(n.clone()),
+            Identity::Tty { .. } => None,
+        };
         let (configured, table) = (spec.configured, spec.board_serial.clone());
-        let board = spec.board.unwrap_or(index.saturating_add(1));
+        let board = match spec.board {
+            Some(n) => n,
+            None => self.known_number(&identity),
+        };
         let round = *self.published.round.borrow();
         options.place = Some((round, board));
         // A paper board's number: the board becomes an e-board with the pairing's players.
@@ -359,31 +437,42 @@ impl Supervisor {
             );
             options.game_info = tags;
         }
-        let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
-        let (handle, actor, port_path) = run_on(self.defaults.devices.as_ref(), spawn)
+        let line = match (&port, &virtual_name) {
+            (PortSpec::Virtual, Some(v)) => Line::Virtual(v.clone()),
+            (PortSpec::Tty(p), _) => Line::Tty(p.clone()),
+            (PortSpec::Virtual, None) => Line::Virtual(name.clone()),
+        };
+        let spawn = spawn(index, name, line, options, self.sinks.clone());
+        let started = run_on(self.defaults.devices.as_ref(), spawn)
             .await
             .map_err(SupervisorError::PortFailed)?
             .map_err(|e| SupervisorError::PortFailed(e.to_string()))?;
-        self.next += 1;
-        // A board attached at run time may be one a table names by its serial number.
-        let serial_watch = (!configured && virtual_name.is_none()).then(|| {
-            tokio::spawn(table::watch_serial(
-                index,
-                handle.watch_state(),
-                self.serials.clone(),
-            ))
-        });
+        let handle = started.handle;
+        if at.is_none() {
+            self.next += 1;
+        }
+        // A board on a tty is known by the serial number it reports (and a board attached
+        // at run time may be one a table names by it); every board keeps the name its clock
+        // is given.
+        let serial_watch = Some(tokio::spawn(table::watch_serial(
+            index,
+            handle.watch_state(),
+            self.serials.clone(),
+        )));
         self.clocks.insert(
             index,
             Entry {
                 handle: handle.clone(),
-                port: port_path,
+                port: started.port,
                 virtual_name: virtual_name.clone(),
-                actor,
+                actor: started.task,
                 configured,
                 table,
                 serial_watch,
                 board,
+                identity,
+                spec: kept_spec,
+                journal: started.journal,
             },
         );
         let (done, served) = oneshot::channel();
@@ -414,16 +503,23 @@ impl Supervisor {
         Ok(index)
     }
 
-    async fn detach(&mut self, index: u32) -> Result<(), SupervisorError> {
+    async fn detach(&mut self, index: u32, how: DetachHow) -> Result<(), SupervisorError> {
         let Some(entry) = self.clocks.get(&index) else {
             return Err(SupervisorError::NoSuchClock(format!(
                 "no clock {index}; `chessclockctl list` shows the attached clocks"
             )));
         };
         let (port, virtual_name) = (entry.port.clone(), entry.virtual_name.clone());
-        // Its game goes to games/ and its journal and snapshot go: the state directory
-        // holds state only for attached clocks (a clock merely unplugged is still attached).
-        self.remove(index, Request::Detach).await;
+        let identity = entry.identity.clone();
+        match how {
+            // Its journal stays: the board attached again gets its game back.
+            DetachHow::Keep => self.remove(index, Request::Shutdown).await,
+            // Its game goes to games/ and its journal and snapshot go.
+            DetachHow::Archive | DetachHow::Forget => self.remove(index, Request::Detach).await,
+        }
+        if how == DetachHow::Forget {
+            self.known.forget(&identity);
+        }
         // Detached on purpose: not attached again after a restart.
         let forgotten = match virtual_name {
             Some(n) => self.remembered.virtual_clocks.remove(&n),
@@ -437,7 +533,12 @@ impl Supervisor {
 
     /// Stop clock `index`'s actor with `stop` ([`Request::Shutdown`]: its journal stays;
     /// [`Request::Detach`]: its game is archived and its journal removed), then announce it.
-    async fn remove(&mut self, index: u32, stop: Request) {
+    pub(super) async fn remove(&mut self, index: u32, stop: Request) {
+        // The name it has now stays with its board (its watch may not have said it yet).
+        if let Some(entry) = self.clocks.get(&index) {
+            let name = entry.handle.borrow_state().name.clone();
+            self.name_seen(index, &name);
+        }
         let Some(entry) = self.clocks.remove(&index) else {
             return;
         };
@@ -461,7 +562,7 @@ impl Supervisor {
         tracing::info!(clock = index, "detached clock {index}");
     }
 
-    fn publish(&self) {
+    pub(super) fn publish(&self) {
         let boards = self.clocks.iter().map(|(i, e)| (*i, e.board)).collect();
         self.published.boards.send_replace(boards);
         self.published
@@ -470,29 +571,35 @@ impl Supervisor {
     }
 }
 
-/// Start clock `index` on `port`: the supervisor chooses its line, the tty (opened, or
-/// waited for) or a virtual board in memory named `name`, which the device opens once its
-/// options are known good. Runs on the actors' runtime (a virtual board's task lives there).
+/// The line a clock is started on: a tty, or a virtual board by the name its journal has
+/// (the clock's own name may have changed since).
+enum Line {
+    Tty(PathBuf),
+    Virtual(String),
+}
+
+/// Start clock `index`, named `name`, on `line`: the supervisor chooses it, the tty (opened,
+/// or waited for) or a virtual board in memory, which the device opens once its options are
+/// known good. Runs on the actors' runtime (a virtual board's task lives there).
 async fn spawn(
     index: u32,
     name: String,
-    port: PortSpec,
+    line: Line,
     options: DeviceOptions,
     sinks: Sinks,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
-    match port {
-        PortSpec::Tty(path) => {
+) -> Result<Started, SpawnError> {
+    match line {
+        Line::Tty(path) => {
             let open = move |o: &DeviceOptions| Transport::tty(index, &path, o);
             device::spawn(index, name, options, sinks, open).await
         }
         #[cfg(any(test, feature = "virtual-board"))]
-        PortSpec::Virtual => {
-            let vname = name.clone();
+        Line::Virtual(vname) => {
             let open = move |o: &DeviceOptions| Ok(crate::virtual_board::transport(&vname, o));
             device::spawn(index, name, options, sinks, open).await
         }
         #[cfg(not(any(test, feature = "virtual-board")))]
-        PortSpec::Virtual => {
+        Line::Virtual(_) => {
             let open = |_: &DeviceOptions| -> Result<Transport<tokio::io::DuplexStream>, _> {
                 Err(SpawnError::Port(std::io::Error::new(
                     std::io::ErrorKind::Unsupported,

@@ -21,7 +21,7 @@ use std::path::Path;
 use chessclock_game::pairings::{self, Format, LineError, Pairing, PairingsError};
 
 use super::round_boards::Sheet;
-use super::{SupervisorError, SupervisorHandle, pending};
+use super::{SupervisorError, SupervisorHandle, pending, reload};
 use crate::device::{DeviceHandle, Request};
 use crate::engine::Status;
 
@@ -83,6 +83,8 @@ pub struct Plan {
     pub paper: Vec<Pairing>,
     /// One line per board, then one per clock the pairings leave out.
     pub report: Vec<String>,
+    /// Every pairing of the file, in its order.
+    pub boards: Vec<Pairing>,
 }
 
 /// Match `pairings` of round `round` to `clocks` by board number; a board without a clock
@@ -98,6 +100,7 @@ pub fn plan(pairings: &[Pairing], clocks: &[Target], round: u32) -> Result<Plan,
         apply: Vec::new(),
         paper: Vec::new(),
         report: Vec::new(),
+        boards: pairings.to_vec(),
     };
     for p in pairings {
         let tags = p.tags(round);
@@ -256,15 +259,20 @@ impl SupervisorHandle {
     /// `NextRound` (in the state directory), which applies them to the new games; otherwise
     /// every paired board's clock gets its game information at once and the round becomes
     /// current. A bad file, a board without a clock or a board two clocks share changes
-    /// nothing; the error names the lines. Returns what was done, one line per board and per
-    /// clock left out (kept: a first line that says so).
+    /// nothing; the error names the lines. The same file again changes nothing; a file that
+    /// gives a begun game or an entered result other players is refused, naming each such
+    /// board, unless `force` (the results entered for the same players stay). Returns what
+    /// was done, one line per board and per clock left out (the round it went to first, when
+    /// `round` was 0; kept: a first line that says so).
     pub async fn load_pairings(
         &self,
         content: &str,
         format: &str,
         round: u32,
+        force: bool,
     ) -> Result<Vec<String>, SupervisorError> {
         let current = self.round();
+        let asked = round;
         let round = if round == 0 { current } else { round };
         let targets = self.targets().await;
         let plan = Self::plan_pairings(content, format, round, &targets).map_err(|e| {
@@ -272,9 +280,27 @@ impl SupervisorHandle {
                 "the pairings were not loaded (nothing was changed): {e}"
             ))
         })?;
-        let begun = targets
+        let clocks: Vec<reload::ClockNow> = targets
             .iter()
-            .any(|(h, _)| h.borrow_state().game_state != Status::Ready);
+            .map(|(h, t)| {
+                let st = h.borrow_state();
+                reload::ClockNow {
+                    index: t.index,
+                    board: t.board,
+                    begun: st.game_state != Status::Ready || !st.moves_san.is_empty(),
+                    result: st.snapshot.result.map(|r| r.to_string()),
+                    plies: st.moves_san.len(),
+                    tags: st.game_info.clone(),
+                }
+            })
+            .collect();
+        let begun = clocks.iter().any(|c| c.begun);
+        let mut report = Vec::new();
+        if asked == 0 {
+            report.push(format!(
+                "round {round} (the current round; `--round N` loads another)"
+            ));
+        }
         if begun && Some(round) == current.checked_add(1) {
             let kept = pending::Stored {
                 round,
@@ -287,12 +313,39 @@ impl SupervisorHandle {
                      them to the state directory: {e}"
                 ))
             })?;
-            let mut report = vec![format!(
+            report.push(format!(
                 "round {round}'s pairings are kept for `chessclockctl round next` (round \
                  {current} has begun: its games keep their players)"
-            )];
+            ));
             report.extend(plan.report);
             return Ok(report);
+        }
+        let old = self.sheet.get(round);
+        let check = reload::check(&plan, &plan.boards, &clocks, old.as_ref(), round);
+        if check.nothing(&plan, old.as_ref(), round) && round == current {
+            report.push(format!(
+                "round {round}'s pairings are loaded already: nothing was changed"
+            ));
+            report.extend(plan.report);
+            return Ok(report);
+        }
+        if !check.conflicts.is_empty() {
+            if !force {
+                return Err(SupervisorError::NotAllowed(format!(
+                    "the pairings were not loaded (nothing was changed): they give {} board(s) \
+                     other players than the game played there: {}; if the file is right, load \
+                     it again with --force (the games keep their moves, and a result entered \
+                     stays where the players are the same)",
+                    check.conflicts.len(),
+                    check.conflicts.join("; ")
+                )));
+            }
+            report.extend(
+                check
+                    .conflicts
+                    .iter()
+                    .map(|c| format!("forced: {c}: the file's players are set")),
+            );
         }
         // Every board's game carries the round, paired or not (a clock that stopped
         // meanwhile gets it when it is attached again); first, so that the new players go
@@ -304,11 +357,20 @@ impl SupervisorHandle {
             };
             let _ = handle.request(place).await;
         }
-        Self::apply_plan(&targets, plan.apply).await?;
+        let apply = plan
+            .apply
+            .into_iter()
+            .filter(|(i, _)| !check.unchanged.contains(i))
+            .collect();
+        Self::apply_plan(&targets, apply).await?;
         self.pending.forget(round);
         self.set_round(round).await?;
-        self.keep_sheet(round, format, content, &plan.paper).await?;
-        Ok(plan.report)
+        let kept = old.filter(|o| o.round == round);
+        let kept = kept.as_ref().map(|o| (o, check.kept_results.as_slice()));
+        self.keep_sheet(round, format, content, &plan.paper, kept)
+            .await?;
+        report.extend(plan.report);
+        Ok(report)
     }
 }
 

@@ -157,20 +157,22 @@ fn parse_result(text: &str) -> Result<Option<(GameResult, bool)>, SupervisorErro
 }
 
 impl SupervisorHandle {
-    /// Keep `plan`'s pairings as round `round`'s sheet, its paper boards without results,
-    /// and write their games to the live folder.
+    /// Keep `plan`'s pairings as round `round`'s sheet, its paper boards without results
+    /// but those `kept` from the sheet before (the boards whose players are the same), and
+    /// write their games to the live folder.
     pub(super) async fn keep_sheet(
         &self,
         round: u32,
         format: &str,
         content: &str,
         paper: &[Pairing],
+        kept: Option<(&Stored, &[u32])>,
     ) -> Result<(), SupervisorError> {
         let format = Format::from_name(format)
             .ok()
             .flatten()
             .unwrap_or_else(|| Format::detect(content));
-        let stored = Stored {
+        let mut stored = Stored {
             round,
             format: format.name().to_owned(),
             content: content.to_owned(),
@@ -178,6 +180,16 @@ impl SupervisorHandle {
             results: BTreeMap::new(),
             forfeits: BTreeSet::new(),
         };
+        if let Some((before, boards)) = kept {
+            for board in boards {
+                if let Some(r) = before.results.get(board) {
+                    stored.results.insert(*board, *r);
+                }
+                if before.forfeits.contains(board) {
+                    stored.forfeits.insert(*board);
+                }
+            }
+        }
         self.sheet.set(Some(stored)).map_err(|e| {
             SupervisorError::PortFailed(format!(
                 "round {round}'s paper boards were not kept: cannot write {FILE} in the state \

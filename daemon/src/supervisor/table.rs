@@ -10,34 +10,45 @@
 
 use tokio::sync::{mpsc, watch};
 
-use super::{BoardTable, SerialSeen};
+use super::{BoardTable, Seen};
 use crate::device::observe::Mode;
 use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
 use crate::engine::params::TimeControl;
 
-/// Follow `state` and tell the supervisor each serial number the board reports (once per
-/// change; nothing while it is empty). Ends when the clock's actor stops.
+/// Follow `state` and tell the supervisor each serial number the board reports and each
+/// name the clock is given (once per change; no empty serial number). Ends when the clock's
+/// actor stops.
 pub(super) async fn watch_serial(
     index: u32,
     mut state: watch::Receiver<ClockState>,
-    seen: mpsc::UnboundedSender<SerialSeen>,
+    seen: mpsc::UnboundedSender<Seen>,
 ) {
-    let mut last = String::new();
+    let mut serial = String::new();
+    let mut name = state.borrow().name.clone();
     loop {
+        let mut said = Vec::new();
         {
             let now = state.borrow_and_update();
-            if now.board_serial != last {
-                last.clone_from(&now.board_serial);
-                if !last.is_empty()
-                    && seen
-                        .send(SerialSeen {
-                            index,
-                            serial: last.clone(),
-                        })
-                        .is_err()
-                {
-                    return;
+            if now.board_serial != serial {
+                serial.clone_from(&now.board_serial);
+                if !serial.is_empty() {
+                    said.push(Seen::Serial {
+                        index,
+                        serial: serial.clone(),
+                    });
                 }
+            }
+            if now.name != name {
+                name.clone_from(&now.name);
+                said.push(Seen::Name {
+                    index,
+                    name: name.clone(),
+                });
+            }
+        }
+        for s in said {
+            if seen.send(s).is_err() {
+                return;
             }
         }
         if state.changed().await.is_err() {

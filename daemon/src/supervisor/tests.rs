@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::{Change, ClockSpec, Defaults, SupervisorError, SupervisorHandle, start};
+use super::{Change, ClockSpec, Defaults, DetachHow, SupervisorError, SupervisorHandle, start};
 use crate::device::{ClockState, DeviceHandle, DeviceState, Request};
 use crate::device::{DeviceOptions, MoveSource};
 use crate::engine::{Side, Status};
@@ -30,6 +30,7 @@ pub(super) fn defaults(dir: &Path) -> Defaults {
         },
         devices: None,
         tables: Vec::new(),
+        configured_boards: Default::default(),
     }
 }
 
@@ -111,11 +112,11 @@ async fn clocks_are_announced_when_attached_and_detached_and_refusals_change_not
     );
     assert_eq!(sup.clocks(), vec![0]);
 
-    assert_eq!(sup.detach(0).await, Ok(()));
+    assert_eq!(sup.detach(0, DetachHow::Archive).await, Ok(()));
     assert_eq!(seen.recv().await, Some((false, 0)));
     assert!(sup.clocks().is_empty());
     assert!(matches!(
-        sup.detach(0).await,
+        sup.detach(0, DetachHow::Archive).await,
         Err(SupervisorError::NoSuchClock(_))
     ));
     sup.shutdown().await;
@@ -161,7 +162,7 @@ async fn a_virtual_clock_is_remembered_and_its_game_resumes_after_a_restart() {
 
     // Detached on purpose: forgotten, its game under way written to games/ as it stood, and
     // its journal and snapshot gone once the detach is answered.
-    sup.detach(0).await.expect("detached");
+    sup.detach(0, DetachHow::Archive).await.expect("detached");
     assert!(crate::remembered::load(&dir).virtual_clocks.is_empty());
     assert!(
         !journal.exists() && !snapshot.exists(),

@@ -142,10 +142,11 @@ fn index_of(daemon: &Daemon, name: &str) -> Result<String> {
     Ok(entry["index"].as_u64().context("index")?.to_string())
 }
 
-/// Attach and detach churn of virtual clocks: a detached clock's journal and snapshot are
-/// gone once `detach` answers (docs/reliability.md), its game under way is in `games/` as it
-/// stood, with the note saying so; the attached clock keeps its files and game across a
-/// restart, and a detached name added again starts afresh.
+/// Attach and detach churn of virtual clocks: a clock detached with `--archive` has its
+/// journal and snapshot gone once `detach` answers (docs/reliability.md), its game under way
+/// is in `games/` as it stood, with the note saying so; the attached clock keeps its files and
+/// game across a restart, and an archived name added again starts afresh. (A plain `detach`
+/// keeps the game for the board: `board_identity`, `supervisor/identity_tests.rs`.)
 #[test]
 fn detached_virtual_clocks_leave_no_files_and_their_games_in_games() -> Result<()> {
     let dir = TempDir::new("e2e-detach")?;
@@ -180,8 +181,8 @@ fn detached_virtual_clocks_leave_no_files_and_their_games_in_games() -> Result<(
     );
     for round in 1..=3 {
         let (a, b) = (index_of(&daemon, "a")?, index_of(&daemon, "b")?);
-        ctl_ok(&daemon, &["detach", &a]);
-        ctl_ok(&daemon, &["detach", &b]);
+        ctl_ok(&daemon, &["detach", &a, "--archive"]);
+        ctl_ok(&daemon, &["detach", &b, "--archive"]);
         assert_eq!(
             journals(&state),
             each(&["c"]),

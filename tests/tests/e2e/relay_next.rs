@@ -115,12 +115,15 @@ fn the_next_rounds_pairings_wait_for_round_next_and_go_to_the_new_games() -> Res
     ctl_ok(&d, &["result", "0", "1-0"]);
 
     // A board's clock goes (its kept pairing would be a paper board at the roll-over, as
-    // relay_paper shows) and comes back as board 3 (a new clock number): round 2's
-    // pairings loaded again.
+    // relay_paper shows) and comes back (a new clock number, its own board number 2); the
+    // operator makes it board 3, and round 2's pairings are loaded again.
     ctl_ok(&d, &["detach", "1"]);
     wait_clocks(&d, 1)?;
     ctl_ok(&d, &["add-virtual", "two"]);
     wait_clocks(&d, 2)?;
+    let two = d.ctl_json(&["status", "two", "--json"])?;
+    assert_eq!(two["board"], 2, "the board's own number: {two}");
+    ctl_ok(&d, &["renumber", "two", "3"]);
     let fixed = std::fs::read_to_string(&csv)?.replace("\n2,", "\n3,");
     std::fs::write(&csv, fixed)?;
     let said = ctl_ok(&d, &["round", "load", &csv, "--round", "2"]);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use chessclock_tests::bus_client::{Client, props_changed};
-use chessclock_tests::e2e::{ctl_ok, current_round as round, text};
+use chessclock_tests::e2e::{ctl_ok, current_round as round, shown, text};
 use chessclock_tests::pgn::python_reads;
 use chessclock_tests::rig::{Daemon, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
@@ -38,31 +38,6 @@ fn games_pgn(live: &Path, r: u32, done: impl Fn(&str) -> bool) -> Result<String>
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// A board as `round show --json` lists it: (board, white, black, result, paper).
-type Shown = (u64, String, String, String, bool);
-
-/// The boards `round show --json` lists.
-fn shown(d: &Daemon) -> Result<Vec<Shown>> {
-    let v = d.ctl_json(&["round", "show", "--json"])?;
-    Ok(v["boards"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|b| {
-                    let s = |k: &str| b[k].as_str().unwrap_or_default().to_owned();
-                    (
-                        b["board"].as_u64().unwrap_or(0),
-                        s("white"),
-                        s("black"),
-                        s("result"),
-                        b["paper"] == Value::Bool(true),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default())
 }
 
 /// A TRF-16 player line: starting rank, name, points, then per round (opponent, colour,

@@ -24,10 +24,10 @@ fn config(dir: &Path, first: u32) -> Result<std::path::PathBuf> {
     write_config(dir, &[], &tables)
 }
 
-/// Each clock's board number, by index.
+/// Each clock's board number, by index (`list` is in board order).
 fn boards(d: &Daemon) -> Result<Vec<(u64, u64)>> {
     let list = d.ctl_json(&["list", "--json"])?;
-    Ok(list
+    let mut boards: Vec<(u64, u64)> = list
         .as_array()
         .map(|a| {
             a.iter()
@@ -39,7 +39,9 @@ fn boards(d: &Daemon) -> Result<Vec<(u64, u64)>> {
                 })
                 .collect()
         })
-        .unwrap_or_default())
+        .unwrap_or_default();
+    boards.sort_unstable();
+    Ok(boards)
 }
 
 /// A TRF-16 player line: starting rank, title, name, rating, FIDE id, then per round
@@ -71,8 +73,9 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
     let out = d.ctl(&["add-virtual", "three"]);
     assert!(out.status.success(), "{}", text(&out));
 
-    // Board numbers: configured, else index + 1 (clock 1's 2 clashes with clock 0's).
-    assert_eq!(boards(&d)?, vec![(0, 2), (1, 2), (2, 3)]);
+    // Board numbers: configured, else the lowest free, kept for the board (clock 1 gets 1:
+    // 2 is clock 0's table's).
+    assert_eq!(boards(&d)?, vec![(0, 2), (1, 1), (2, 3)]);
     let listed = String::from_utf8_lossy(&d.ctl(&["list"]).stdout).into_owned();
     assert!(
         listed.lines().next().is_some_and(|h| h.contains("BOARD")),
@@ -80,19 +83,19 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
     );
     assert_eq!(round(&d)?, 1, "round 1 before any pairings");
 
-    // A board two clocks share, a malformed line and a board paired twice: refused, all
-    // named in one answer.
+    // A board paired twice (twice over) and a malformed line: refused, all named in one
+    // answer.
     let csv = dir.path().join("round4.csv");
     std::fs::write(
         &csv,
-        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n2,A,B,\n7,C,D,2.1k\n3,E,F,\n",
+        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n3,A,B,\n7,C,D,2.1k\n3,E,F,\n",
     )?;
     let out = d.ctl(&["round", "load", &csv.display().to_string(), "--round", "4"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nothing was changed"), "{err}");
     assert!(
-        err.contains("line 3: board 2 is both clock 0 (\"one\") and clock 1 (\"two\")"),
+        err.contains("line 3: board 3 is paired already on line 2"),
         "{err}"
     );
     assert!(

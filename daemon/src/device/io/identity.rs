@@ -40,6 +40,14 @@ pub(crate) fn stable_symlink(port: &Path, dirs: &[&Path]) -> Option<PathBuf> {
     None
 }
 
+/// The name that stands for `port` across replugs and reboots: its stable by-path symlink
+/// where udev made one, else the path given. A board's identity in the supervisor's known
+/// boards (`supervisor/known.rs`) is this name until its serial number is known.
+pub(crate) fn stable_port(port: &Path) -> PathBuf {
+    let dirs = BY_PATH_DIRS.map(Path::new);
+    stable_symlink(port, &dirs).unwrap_or_else(|| port.to_path_buf())
+}
+
 /// The store name of `port`'s game in `state_dir`, looking for stable symlinks in `dirs`. A
 /// journal kept under the path given (older versions) while none exists under the stable
 /// name is renamed to it.

@@ -102,6 +102,7 @@ impl Session {
             state.board_serial.clone_from(&info.board_serial);
         }
         state.battery_low = info.battery_low;
+        state.board = self.board.place.map_or(0, |(_, board)| board);
         self.published.state.device_state = self.device_state();
         self.published.state.mode = self.mode();
         self.published.state.white_side = self.white_side();

@@ -127,6 +127,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         ..EmuConfig::default()
     }
     .bluetooth(args.bluetooth);
+    let linked = args.link.is_some();
     let vb = VirtualBoard::start(VirtualOptions {
         model: args.model,
         pc_mode: !args.no_pc_mode,
@@ -192,8 +193,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
                         Ok(None) => {}
                         Ok(Some(Input::Quit)) => break,
                         Ok(Some(Input::Control(c))) => {
-                            let _ = ctl.send(c);
-                            plug_event(&vb, &out, c).await;
+                            let _ = ctl.send(c.clone());
+                            plug_event(&vb, linked, &out, &c).await;
                         }
                         Err(msg) => {
                             if out.json {
@@ -237,8 +238,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// After unplug/replug, say where the board is now.
-async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
+/// After unplug/replug, say where the board is now: what to open (the link, else the new
+/// pty) and the new pty.
+async fn plug_event(vb: &VirtualBoard, linked: bool, out: &Out, c: &VirtualControl) {
     let want_plugged = match c {
         VirtualControl::Unplug => false,
         VirtualControl::Replug => true,
@@ -253,8 +255,12 @@ async fn plug_event(vb: &VirtualBoard, out: &Out, c: VirtualControl) {
     }
     match vb.current_pty() {
         Some(pty) => {
-            let path = vb.path().display().to_string();
             let pty = pty.display().to_string();
+            let path = if linked {
+                vb.path().display().to_string()
+            } else {
+                pty.clone()
+            };
             out.event(
                 json!({"event": "replugged", "path": path, "pty": pty}),
                 || format!("PATH {path}"),

@@ -8,9 +8,9 @@ use super::*;
 fn clock(index: u32) -> ClockStatus {
     ClockStatus {
         clock: format!("/org/chessclockd/ChessClock1/Clock/{index}"),
-        board: index + 1,
         published: PublishedClock {
             index,
+            board: index + 1,
             name: format!("tbl{index}"),
             port: format!("/dev/ttyACM{index}"),
             model: "DGT 3000".into(),
@@ -226,4 +226,20 @@ fn the_next_redraw_is_when_a_shown_second_changes() {
     idle[0].status = "paused".into();
     assert_eq!(next_change_ms(&idle, 300, 100), 901);
     assert_eq!(next_change_ms(&[], 0, 999), 2);
+}
+
+#[test]
+fn a_side_that_can_no_longer_win_is_named_in_the_footer() {
+    use chessclock_engine::{Mating, WhoCanMate};
+    let mut all = clocks(2);
+    all[1].published.can_mate = Some(WhoCanMate {
+        white: Mating::CannotMate,
+        black: Mating::CanMate,
+    });
+    let f = draw(&all, 80, 24, 0);
+    let footer = f.lines.last().expect("footer");
+    assert!(
+        footer.contains("board 2 White can no longer win"),
+        "{footer:?}"
+    );
 }

@@ -18,7 +18,7 @@ use crate::device::client::DeviceHandle;
 use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
-use crate::device::io::transport::Transport;
+use crate::device::io::transport::{Follow, Transport};
 use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, SpawnError};
 use crate::device::session::{Session, SessionConfig};
@@ -26,17 +26,27 @@ use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
 
+/// A started actor: its handle and task, the port it uses (the tty's path, or for a virtual
+/// clock its label `virtual:NAME`) and the store its game is journaled in.
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub(crate) handle: DeviceHandle,
+    pub(crate) task: JoinHandle<()>,
+    pub(crate) port: PathBuf,
+    /// The journal's store name in the state directory (`None`: no state directory).
+    pub(crate) journal: Option<String>,
+}
+
 /// Start the actor of clock `index` on the line `attach` opens (a tty, or a virtual board
 /// in memory: the supervisor's choice), once the configured control is known good, and
-/// resume its journaled game; its files go to `sinks`. Returns the handle, the task, and the
-/// port: the tty's path, or for a virtual clock its label `virtual:NAME`.
+/// resume its journaled game; its files go to `sinks`.
 pub(crate) async fn spawn<P: BoardIo>(
     index: u32,
     name: String,
     mut options: DeviceOptions,
     sinks: Sinks,
     attach: impl FnOnce(&DeviceOptions) -> Result<Transport<P>, SpawnError>,
-) -> Result<(DeviceHandle, JoinHandle<()>, PathBuf), SpawnError> {
+) -> Result<Started, SpawnError> {
     let canonical = notation::canonical(&options.time_control);
     let engine =
         Engine::new(options.time_control.clone()).map_err(|e| SpawnError::TimeControl {
@@ -45,6 +55,7 @@ pub(crate) async fn spawn<P: BoardIo>(
         })?;
     let transport = attach(&options)?;
     let label = transport.port.display().to_string();
+    let journal = transport.journal.clone();
     let store = options.state_dir.clone().zip(transport.journal);
     let game = resume(&label, engine, store, &mut options, &sinks)?;
     let (handle, task) = launch(
@@ -57,8 +68,14 @@ pub(crate) async fn spawn<P: BoardIo>(
         transport.stream,
         transport.reopen,
         transport.keep,
+        transport.follow,
     );
-    Ok((handle, task, transport.port))
+    Ok(Started {
+        handle,
+        task,
+        port: transport.port,
+        journal,
+    })
 }
 
 /// The game the clock starts with: resumed from the journal `store` (state directory and
@@ -178,7 +195,8 @@ pub(super) struct Game {
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
 /// disconnected and tries `open`); `open` gets a new one after the port was lost. Its live
 /// PGN goes to `sinks` (its journal is in `game` already). `keep` lives as long as the
-/// actor (a virtual clock's board).
+/// actor (a virtual clock's board); `follow` is given the published state before the actor
+/// runs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn launch<P: BoardIo>(
     index: u32,
@@ -190,6 +208,7 @@ pub(super) fn launch<P: BoardIo>(
     stream: Option<P>,
     open: Opener<P>,
     keep: Option<Box<dyn Send>>,
+    follow: Option<Follow>,
 ) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
@@ -214,8 +233,10 @@ pub(super) fn launch<P: BoardIo>(
     let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
     // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
     // made anew with the daemon, so its lever says nothing of a press while it was down.
-    if game.lever_in_step == Some(true) && keep.is_none() {
-        session.resume_lever_in_step();
+    match (keep.is_some(), game.lever_in_step) {
+        (true, _) => session.lever_of_a_new_board(),
+        (false, Some(true)) => session.resume_lever_in_step(),
+        (false, _) => {}
     }
     if !waiting {
         session.connect_first(driver::Instant::ZERO);
@@ -245,9 +266,13 @@ pub(super) fn launch<P: BoardIo>(
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
+    if let Some(follow) = follow {
+        follow(state_rx.clone());
+    }
     let (events, _) = broadcast::channel(256);
     let handle = DeviceHandle::new(tx, state_rx, events.clone());
     let reopen_interval = options.reopen_interval;
+    let (answers_tx, answers) = tokio::sync::mpsc::unbounded_channel();
     let mut actor = Actor {
         options,
         port: stream,
@@ -256,6 +281,9 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         live: sinks.live,
+        searcher: sinks.search,
+        answers_tx,
+        answers,
         state_tx,
         events,
         rx,

@@ -75,6 +75,14 @@ pub(super) enum Job {
         reply: oneshot::Sender<Result<Reply, DeviceError>>,
         answer: Result<Reply, DeviceError>,
     },
+    /// A game moves to another port: the closed store `from` becomes `to`
+    /// (`store::move_store`), after everything sent before (the two clocks' closes).
+    Move {
+        dir: PathBuf,
+        from: String,
+        to: String,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
 }
 
 impl std::fmt::Debug for Job {
@@ -96,6 +104,33 @@ impl std::fmt::Debug for Journals {
 }
 
 impl Journals {
+    /// Move the store `from` in `dir` to `to` on the writer, after every job sent before
+    /// (the closes of the two clocks' journals); answered once it is durable.
+    pub(crate) async fn move_store(
+        &self,
+        dir: &Path,
+        from: &str,
+        to: &str,
+    ) -> Result<(), StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let gone = || {
+            StoreError::io(
+                "reach the writer of",
+                dir,
+                std::io::Error::other("the journal writer thread stopped"),
+            )
+        };
+        self.sender()?
+            .send(vec![Job::Move {
+                dir: dir.to_path_buf(),
+                from: from.to_owned(),
+                to: to.to_owned(),
+                reply,
+            }])
+            .map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
+    }
+
     /// The writer's channel, starting the thread on first use.
     pub(super) fn sender(&self) -> Result<std_mpsc::Sender<Vec<Job>>, StoreError> {
         self.0
@@ -186,6 +221,14 @@ fn run(rx: &std_mpsc::Receiver<Vec<Job>>) {
                         s.remove();
                     }
                     let _ = reply.send(answer);
+                }
+                Job::Move {
+                    dir,
+                    from,
+                    to,
+                    reply,
+                } => {
+                    let _ = reply.send(store::move_store(&dir, &from, &to));
                 }
             }
         }

@@ -148,6 +148,7 @@ fn start_game(
         Some(stream),
         open,
         None,
+        None,
     );
     handle
 }
