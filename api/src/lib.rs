@@ -23,6 +23,7 @@ pub mod monotonic;
 pub mod names;
 pub mod proxy;
 pub mod read;
+pub mod round_check;
 pub mod schema;
 pub mod select;
 pub mod status;

@@ -49,6 +49,7 @@ mod log_control;
 mod log_control_bridge;
 mod observe_checks;
 mod packaging;
+mod relay_check;
 mod relay_next;
 mod relay_paper;
 mod relay_round;

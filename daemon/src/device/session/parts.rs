@@ -113,6 +113,11 @@ impl BoardPart {
         self.stale = true;
     }
 
+    /// Only the published view must be rebuilt (the pieces changed, the game did not).
+    pub(crate) fn view_changed(&mut self) {
+        self.stale = true;
+    }
+
     /// Whether the published view must be rebuilt (once).
     pub(crate) fn take_stale(&mut self) -> bool {
         std::mem::take(&mut self.stale)

@@ -93,6 +93,11 @@ impl Session {
         let clocks = self.clocks(t);
         let plies = self.board.game.moves().len();
         self.board.game.on_message(t.as_ms(), message, Some(clocks));
+        if self.status() == Status::Ready && self.board.game.moves().is_empty() {
+            // A board being set up: what it lacks is shown as it changes.
+            self.board.view_changed();
+            self.published.changed = true;
+        }
         self.drain_board(at);
         if self.board.reconciling && matches!(message, Message::BoardDump(_)) {
             self.board.reconciling = false;
@@ -406,7 +411,12 @@ impl Session {
             Some((_, board)) if board > 0 => format!("board:{board}"),
             _ => self.cfg.clock.to_string(),
         };
-        let pieces = self.board.game.problem().map(str::to_owned);
+        let pieces = self
+            .board
+            .game
+            .problem()
+            .map(str::to_owned)
+            .or_else(|| self.missing_before_start());
         let unmoved = self.unmoved_press_problem(&me);
         let clock = match &self.declared {
             Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
@@ -418,6 +428,24 @@ impl Session {
             .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
             .join("; ")
+    }
+
+    /// Before the game begins, pieces lifted from the start position and not put back (a
+    /// piece missing at a board being set up): a problem then, as the round's check needs;
+    /// in play a lifted piece is a move being made.
+    fn missing_before_start(&self) -> Option<String> {
+        if self.status() != Status::Ready || !self.board.game.moves().is_empty() {
+            return None;
+        }
+        let chessclock_game::BoardState::PiecesInAir { lifted } = self.board.game.tracker().state()
+        else {
+            return None;
+        };
+        let squares: Vec<String> = lifted.iter().map(ToString::to_string).collect();
+        Some(format!(
+            "the start position lacks the pieces of {}: put them back",
+            squares.join(", ")
+        ))
     }
 
     /// Write what the bus shows of the board's game into the published state (the draws
