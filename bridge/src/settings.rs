@@ -198,6 +198,9 @@ impl Settings {
             r.check_source(s.mqtt.is_some())
                 .map_err(|e| origin.at(&format!("lichess[{i}].source"), e))?;
         }
+        let sets: Vec<_> = s.lichess.iter().map(|r| r.boards.as_ref()).collect();
+        crate::push::boards::check(&sets)
+            .map_err(|(i, e)| origin.at(&format!("lichess[{i}].boards"), anyhow!(e)))?;
         if s.lichess.iter().any(|r| r.server.starts_with("https://")) {
             let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
                 .map_err(|e| origin.at("lichess", e))?;

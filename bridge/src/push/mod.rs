@@ -13,6 +13,8 @@
 //! what a fleet round holds the pure [`union`] (fed by [`crate::mqtt`]). It never controls a
 //! clock and never logs the token.
 
+pub(crate) mod boards;
+pub(crate) mod body;
 pub(crate) mod schedule;
 #[cfg(test)]
 mod tests;
@@ -33,11 +35,14 @@ use tokio::time::Instant;
 use crate::hub::Hub;
 use crate::secrets::{self, Credentials};
 use crate::settings::shorten;
+use boards::BoardSet;
+use body::Body;
 use schedule::{Outcome, Schedule};
 use union::Union;
 
-/// Lichess limits a broadcast round to this many games.
-pub(crate) const MAX_GAMES: usize = 64;
+/// Lichess keeps this many games of a pushed round (`RelayFetch.maxChaptersToShow`, 100
+/// since July 2025; more are dropped without a word).
+pub(crate) const MAX_GAMES: usize = 100;
 /// How long to wait after a 429 (Lichess asks clients to wait a full minute).
 const RATE_LIMITED_MS: u64 = 60_000;
 /// How long to wait after a refusal a retry will not fix soon (bad token, unknown round).
@@ -60,6 +65,10 @@ pub(crate) struct RoundSettings {
     /// The clocks whose games make up the round, by name or index; all clocks when empty.
     #[serde(default)]
     pub(crate) clocks: Vec<String>,
+    /// The board numbers whose games make up the round (`"1-100"`, `"101-150"`); every
+    /// board when left out. No board may be in two tables' `boards`.
+    #[serde(default)]
+    pub(crate) boards: Option<BoardSet>,
     /// The Lichess server.
     #[serde(default = "default_server")]
     pub(crate) server: String,
@@ -185,13 +194,20 @@ impl RoundSettings {
         Ok(())
     }
 
-    /// Whether `clock` belongs to this round.
+    /// Whether `clock` belongs to this round (its name or index in `clocks`, its board in
+    /// `boards`).
     fn has(&self, clock: &ClockStatus) -> bool {
-        self.clocks.is_empty()
+        let picked = self.clocks.is_empty()
             || self
                 .clocks
                 .iter()
-                .any(|c| *c == clock.name || *c == clock.index.to_string())
+                .any(|c| *c == clock.name || *c == clock.index.to_string());
+        picked && self.takes(board_of(clock))
+    }
+
+    /// Whether board number `board` is one of this table's `boards`.
+    pub(crate) fn takes(&self, board: u32) -> bool {
+        self.boards.as_ref().is_none_or(|s| s.contains(board))
     }
 
     /// The Lichess round id of the daemon's round `current`: the one `rounds` names, else
@@ -211,6 +227,15 @@ impl RoundSettings {
             "{}/api/broadcast/round/{id}/push",
             self.server.trim_end_matches('/'),
         )
+    }
+}
+
+/// The board number a clock's game is pushed under (index + 1 from a daemon without board
+/// numbers, as MQTT publishes it).
+pub(crate) fn board_of(c: &ClockStatus) -> u32 {
+    match c.board {
+        0 => c.index + 1,
+        b => b,
     }
 }
 
@@ -276,13 +301,28 @@ pub(crate) async fn run(
             continue;
         }
         // The current round picks the Lichess round (unknown: the last one pushed to).
-        let (pgn, fleet_round) = match &fleet {
+        let (body, fleet_round) = match &fleet {
             Some(fleet) => {
-                let (pgn, current) = fleet_pgn(&fleet.borrow(), &round, &mut warned);
-                (Ok(pgn), current)
+                let (body, current) = fleet_body(&fleet.borrow(), &round, &mut warned);
+                (Ok(body), current)
             }
-            None => (round_pgn(&conn, &hub, &round).await, None),
+            None => (local_body(&conn, &hub, &round).await, None),
         };
+        if let Ok(body) = &body
+            && !body.over.is_empty()
+        {
+            let what = format!(
+                "{} boards of the round are past Lichess's {MAX_GAMES} games and not pushed \
+                 (boards {}): give them to another [[lichess]] table with boards = \"...\" and \
+                 its own Lichess round",
+                body.over.len(),
+                list(&body.over)
+            );
+            if warned.insert(what.clone()) {
+                tracing::warn!(round = %round.round, "{what}");
+            }
+        }
+        let pgn = body.map(|b| b.text());
         let current = match fleet_round {
             Some(r) => Ok(r),
             None => current_round(&conn).await,
@@ -355,35 +395,58 @@ async fn fleet_changed(
     }
 }
 
-/// The PGN of a fleet round and the round of its games; each conflict and the limit warned
-/// about once.
-fn fleet_pgn(
+/// A fleet round's body and the round of its games; each conflict warned about once.
+fn fleet_body(
     fleet: &Union,
     round: &RoundSettings,
     warned: &mut BTreeSet<String>,
-) -> (String, Option<u32>) {
-    let body = fleet.body(MAX_GAMES);
-    for what in fleet.news(&body, MAX_GAMES, warned) {
+) -> (Body, Option<u32>) {
+    let games = fleet.round_games();
+    for what in Union::news(&games, warned) {
         tracing::warn!(round = %round.round, "{what}");
     }
-    (body.pgn, body.round)
+    (Body::pick(games.games, round.boards.as_ref()), games.round)
 }
 
-/// The PGN of every game of the round, one after the other.
-async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) -> Result<String> {
-    let mut clocks: Vec<Arc<ClockStatus>> =
-        hub.clocks().into_iter().filter(|c| round.has(c)).collect();
-    if clocks.len() > MAX_GAMES {
-        tracing::warn!(
-            round = %round.round,
-            "{} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} by index are pushed",
-            clocks.len()
-        );
-        clocks.truncate(MAX_GAMES);
+/// The round's body from this machine's clocks and paper boards: the games the table takes,
+/// read from the daemon (or the delayed hub), in board order. Of two clocks with one board
+/// number the first by index is pushed.
+async fn local_body(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) -> Result<Body> {
+    let mut candidates: Vec<(u32, String)> = Vec::new();
+    for c in hub.clocks().into_iter().filter(|c| round.has(c)) {
+        let board = board_of(&c);
+        if candidates.iter().any(|(b, _)| *b == board) {
+            continue;
+        }
+        let pgn = crate::pgn::games(conn, hub, std::slice::from_ref(&c)).await?;
+        if !pgn.trim().is_empty() {
+            candidates.push((board, pgn));
+        }
     }
-    let mut pgn = crate::pgn::games(conn, hub, &clocks).await?;
-    crate::pgn::add_paper(&mut pgn, &hub.paper_games());
-    Ok(pgn)
+    for (board, pgn) in hub.paper_games() {
+        if round.takes(board) && !candidates.iter().any(|(b, _)| *b == board) {
+            candidates.push((board, pgn));
+        }
+    }
+    Ok(Body::pick(candidates, round.boards.as_ref()))
+}
+
+/// Board numbers as a short list: `3, 7, 101-130`.
+pub(crate) fn list(boards: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < boards.len() {
+        let mut j = i;
+        while j + 1 < boards.len() && boards[j + 1] == boards[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j > i {
+            true => format!("{}-{}", boards[i], boards[j]),
+            false => boards[i].to_string(),
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// One push; what its answer means for the schedule.
