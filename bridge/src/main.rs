@@ -164,6 +164,19 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .iter()
         .any(|r| r.source == push::Source::Fleet)
         .then(|| tokio::sync::watch::channel(push::union::Union::default()));
+    // The push's problems by board: on every clock's `problems` (through the hub) and on
+    // the bus for `chessclockctl status` and `watch`.
+    let problems = Arc::new(push::problems::Problems::default());
+    let object = push::problems::PushObject {
+        problems: problems.clone(),
+    };
+    if let Err(e) = conn
+        .object_server()
+        .at(chessclock_api::push::BRIDGE_PATH, object)
+        .await
+    {
+        tracing::warn!("cannot serve the push's problems on the bus: {e}");
+    }
     if let Some(target) = settings.mqtt_target.clone() {
         tokio::spawn(mqtt::run(
             target,
@@ -171,6 +184,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             hub.clone(),
             conn.clone(),
             fleet.as_ref().map(|(tx, _)| tx.clone()),
+            problems.clone(),
         ));
     }
     for alert in &settings.alert {
@@ -180,7 +194,19 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             settings.alert_tls.clone(),
         ));
     }
-    for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
+    tokio::spawn(push::problems::run(
+        hub.clone(),
+        problems.clone(),
+        settings.lichess.clone(),
+        fleet.as_ref().map(|(_, rx)| rx.clone()),
+        conn.clone(),
+    ));
+    for (table, (round, token)) in settings
+        .lichess
+        .iter()
+        .zip(&settings.lichess_tokens)
+        .enumerate()
+    {
         tracing::info!(round = %round.round, source = ?round.source, "pushing to {}", round.server);
         let boards = match round.source {
             push::Source::Fleet => fleet.as_ref().map(|(_, rx)| rx.clone()),
@@ -189,10 +215,12 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         tokio::spawn(push::run(
             conn.clone(),
             hub.clone(),
+            table,
             round.clone(),
             token.clone(),
             settings.lichess_tls.clone(),
             boards,
+            problems.clone(),
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), live));

@@ -47,6 +47,27 @@ impl Body {
         }
     }
 
+    /// Each game's `Result` tag (`*` without one), in order.
+    pub(crate) fn results(&self) -> Vec<String> {
+        self.games
+            .iter()
+            .map(|g| {
+                g.pgn
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("[Result \"")?.split('"').next())
+                    .unwrap_or("*")
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Whether a game has a move.
+    pub(crate) fn has_moves(&self) -> bool {
+        self.games
+            .iter()
+            .any(|g| super::answer::half_moves(&g.pgn) > 0)
+    }
+
     /// The body's text: each game followed by a blank line (empty: nothing to push).
     pub(crate) fn text(&self) -> String {
         let mut out = String::new();
@@ -80,5 +101,14 @@ mod tests {
                 .starts_with("[Board \"101\"]\n\n*\n\n[Board \"102\"]")
         );
         assert_eq!(Body::pick(Vec::new(), None).text(), "");
+        let two = Body::pick(
+            vec![
+                (1, "[Result \"1-0\"]\n\n1. e4 1-0".into()),
+                (2, "[Event \"x\"]\n\n*".into()),
+            ],
+            None,
+        );
+        assert_eq!(two.results(), ["1-0", "*"]);
+        assert!(two.has_moves());
     }
 }

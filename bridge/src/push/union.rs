@@ -162,6 +162,19 @@ impl Union {
         news
     }
 
+    /// The board numbers of the current round, driven or on paper.
+    pub(crate) fn round_boards(&self) -> BTreeSet<u32> {
+        let round = self.round();
+        let mut boards: BTreeSet<u32> = self.current(round).map(|((b, _), _)| *b).collect();
+        boards.extend(
+            self.paper
+                .iter()
+                .filter(|(_, g)| round.is_none() || g.round == round)
+                .map(|((b, _), _)| *b),
+        );
+        boards
+    }
+
     /// The current round: the highest of the games' round numbers.
     fn round(&self) -> Option<u32> {
         self.games
