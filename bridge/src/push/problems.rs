@@ -233,6 +233,8 @@ pub(crate) async fn run(
 ) {
     let mut changed = problems.changed();
     let mut live = hub.attach(None).live;
+    // `changed()` marks what it saw as seen: the news is kept here.
+    let mut news = true;
     loop {
         if !tables.is_empty() {
             let boards = match &fleet {
@@ -241,7 +243,7 @@ pub(crate) async fn run(
             };
             problems.set_unassigned(boards);
         }
-        if changed.has_changed().unwrap_or(false) {
+        if std::mem::take(&mut news) || changed.has_changed().unwrap_or(false) {
             changed.mark_unchanged();
             hub.set_push_problems(problems.all());
             if let Ok(iface) = conn
@@ -257,7 +259,10 @@ pub(crate) async fn run(
             }
         }
         tokio::select! {
-            r = changed.changed() => if r.is_err() { return },
+            r = changed.changed() => match r {
+                Ok(()) => news = true,
+                Err(_) => return,
+            },
             ev = live.recv() => match ev {
                 Ok(ev) if matches!(ev.kind, "clock" | "removed" | "snapshot" | "paper") => {}
                 Ok(_) => continue,

@@ -241,6 +241,14 @@ impl StandIn {
         }
     }
 
+    /// Round `id`'s source URL removed (`false`) or set (`true`), as its owner does in the
+    /// round's settings on lichess.org.
+    pub fn set_upstream(&self, id: &str, upstream: bool) {
+        if let Some(r) = self.lock().rounds.get_mut(id) {
+            r.upstream = upstream;
+        }
+    }
+
     /// Answer the next pushes with these statuses instead (a fault of the network or a
     /// proxy in front of Lichess, not Lichess's own answer), then as Lichess would.
     pub fn fail_next(&self, statuses: &[u16]) {
