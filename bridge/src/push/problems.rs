@@ -279,6 +279,42 @@ pub(crate) async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::push::boards::BoardSet;
+    use chessclock_api::ClockStatus;
+
+    fn table(boards: &str, source: Source) -> RoundSettings {
+        RoundSettings {
+            round: "AbCd1234".into(),
+            rounds: BTreeMap::new(),
+            token_file: None,
+            clocks: Vec::new(),
+            boards: Some(BoardSet::parse(boards).expect("boards")),
+            server: "http://127.0.0.1:1".into(),
+            source,
+        }
+    }
+
+    #[test]
+    fn a_board_of_the_round_no_table_takes_is_named_and_a_taken_one_is_not() {
+        let hub = Hub::new(16);
+        for (index, board) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+            let mut c = ClockStatus::default();
+            c.index = index;
+            c.published.board = board;
+            hub.clock(c);
+        }
+        // Clock 3 has no board number: it is pushed as board 4 (index + 1).
+        let tables = [table("1-2", Source::Local)];
+        assert_eq!(unassigned(&tables, &hub, None), [3, 4].into());
+        let tables = [table("1-2", Source::Local), table("3-4", Source::Fleet)];
+        assert!(unassigned(&tables, &hub, None).is_empty());
+        let p = Problems::default();
+        p.set_unassigned([3].into());
+        let all = p.all();
+        assert_eq!(all.len(), 1);
+        assert_eq!((all[0].0, all[0].1.kind.as_str()), (3, words::LEFT_OUT));
+        assert!(all[0].1.fix.contains("boards = "), "{:?}", all[0].1);
+    }
 
     #[test]
     fn a_refusal_is_a_problem_until_the_game_is_taken_and_others_say_theirs() {
