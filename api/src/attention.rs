@@ -6,7 +6,8 @@
 //! the clock as `board:N` so the command reads as the operator thinks of the board.
 //! Most urgent first: the board missing or silent, the clock refusing control, what the
 //! pieces show wrong, a claim or pause mid-game, a flag, a low battery, then what is only
-//! worth knowing (a watched claimant, a draw the player may claim).
+//! worth knowing (a watched claimant, a draw the player may claim, a side that can no
+//! longer win).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,7 @@ use crate::ClockStatus;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Problem {
     /// `missing`, `not_responding`, `not_in_pc_mode`, `no_clock`, `board_problem`,
-    /// `claim`, `paused`, `flag`, `battery_low`, `watched`, `draw_claimable`.
+    /// `claim`, `paused`, `flag`, `battery_low`, `watched`, `draw_claimable`, `cannot_win`.
     pub kind: String,
     /// 0 (most urgent) to 4 (worth knowing).
     pub rank: u8,
@@ -34,6 +35,13 @@ impl ClockStatus {
         } else {
             self.index.to_string()
         }
+    }
+
+    /// Where this clock comes among the boards, the key of every list of clocks a client
+    /// shows (`list`, `watch`, the bridge's lists and pages): by board number, then index;
+    /// clocks without a board number (an older daemon) after, by index.
+    pub fn board_order(&self) -> (bool, u32, u32) {
+        (self.board == 0, self.board, self.index)
     }
 }
 
@@ -174,6 +182,29 @@ pub fn problems(c: &ClockStatus) -> Vec<Problem> {
             format!("on the player's claim: chessclockctl claim {me} SIDE --kind {what}"),
         );
     }
+    // Where it matters for a flag: the game goes on, one side can no longer mate (the
+    // other's flag would draw); both unable end the game as a dead position.
+    if let Some(who) = c.can_mate
+        && matches!(c.status.as_str(), "running" | "paused")
+    {
+        use chessclock_engine::Mating::CannotMate;
+        let side = match (who.white, who.black) {
+            (CannotMate, b) if b != CannotMate => Some(("White", "Black")),
+            (w, CannotMate) if w != CannotMate => Some(("Black", "White")),
+            _ => None,
+        };
+        if let Some((side, other)) = side {
+            add(
+                "cannot_win",
+                4,
+                format!("{side} can no longer win"),
+                format!(
+                    "none: {other}'s flag would draw (FIDE 6.9; under US Chess rules 14E \
+                     decides)"
+                ),
+            );
+        }
+    }
     p.sort_by_key(|x| x.rank);
     p
 }
@@ -219,6 +250,39 @@ mod tests {
         c.device_state = crate::DeviceState::Ready;
         c.connected = true;
         assert_eq!(kinds(&c), ["battery_low"], "the causes gone, so are they");
+    }
+
+    #[test]
+    fn a_side_that_can_no_longer_win_is_said_while_the_game_goes_on() {
+        use chessclock_engine::{Mating, WhoCanMate};
+        let mut c = ready();
+        c.can_mate = Some(WhoCanMate {
+            white: Mating::CannotMate,
+            black: Mating::CanMate,
+        });
+        let p = problems(&c);
+        assert_eq!(kinds(&c), ["cannot_win"]);
+        assert_eq!(p[0].text, "White can no longer win");
+        assert!(p[0].fix.contains("Black's flag would draw"), "{:?}", p[0]);
+        // Both unable: a dead position, which ends the game; nothing to warn of here.
+        c.can_mate = Some(WhoCanMate {
+            white: Mating::CannotMate,
+            black: Mating::CannotMate,
+        });
+        assert!(problems(&c).is_empty());
+        // Not decided, or the game over: nothing said.
+        c.can_mate = Some(WhoCanMate {
+            white: Mating::Undetermined,
+            black: Mating::CanMate,
+        });
+        assert!(problems(&c).is_empty());
+        c.can_mate = Some(WhoCanMate {
+            white: Mating::CanMate,
+            black: Mating::CannotMate,
+        });
+        assert_eq!(problems(&c)[0].text, "Black can no longer win");
+        c.status = "ended".into();
+        assert!(problems(&c).is_empty());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use zbus::OwnedVariant;
 
 use crate::last_move::LastMove;
 pub use bus_value::BusValue;
-pub use chessclock_engine::{BoardClaim, Status};
+pub use chessclock_engine::{BoardClaim, Mating, Status, WhoCanMate};
 pub use chessclock_protocol::Half;
 
 pub mod bus_value;
@@ -235,6 +235,12 @@ published_clock! {
     /// `fifty_moves`; empty unless a game runs (or is paused) under FIDE's draw rules.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     draw_claimable: Vec<BoardClaim> => "DrawClaimable";
+    /// Who can still checkmate in the board's position, by search (each of `white` and
+    /// `black`: `can_mate`, `cannot_mate`, or `undetermined` while the search runs or where
+    /// it could not decide); left out (an empty dictionary on the bus) while no position is
+    /// known or the clock is observed. A flag against a side that cannot mate is a draw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    can_mate: Option<WhoCanMate> => "CanMate";
     /// What the operator should know about this game that did not happen in play: problems
     /// found when it was resumed after a restart, another board on its port. Cleared by a
     /// new game.

@@ -171,8 +171,9 @@ async fn read_all(conn: &Connection, hub: &Hub) -> anyhow::Result<Clocks> {
         statuses.push(ClockStatus::from_properties(path, p)?);
     }
     statuses.sort_by_key(|c| c.index);
-    hub.daemon_up(version, statuses);
+    // The paper boards first: the snapshot `daemon_up` makes holds them with the clocks.
     hub.paper(paper);
+    hub.daemon_up(version, statuses);
     Ok(Clocks {
         props,
         after: reply.message.primary_header().serial_num(),

@@ -90,8 +90,8 @@ pub(crate) fn app<S: ClockSource>(source: S) -> Router {
         .route("/api/v1/events", get(events::<S>))
         .route("/pgn/{file}", get(crate::pgn::serve::<S>))
         .route("/", get(|| page(DASHBOARD)))
-        .route("/overlay/{clock}", get(|| page(OVERLAY)))
-        .route("/board/{clock}", get(|| page(BOARD)))
+        .route("/overlay/{clock}", get(overlay::<S>))
+        .route("/board/{clock}", get(board::<S>))
         .route(
             "/assets/bridge.js",
             get(|| asset(SCRIPT, "text/javascript")),
@@ -124,6 +124,80 @@ async fn asset(body: &'static str, kind: &'static str) -> Response {
         .into_response()
 }
 
+async fn overlay<S: ClockSource>(
+    State(app): State<Routes<S>>,
+    Path(name): Path<String>,
+) -> Response {
+    board_page(&app, &name, OVERLAY).await
+}
+
+async fn board<S: ClockSource>(State(app): State<Routes<S>>, Path(name): Path<String>) -> Response {
+    board_page(&app, &name, BOARD).await
+}
+
+/// How often the page of a board that does not exist tries again (an overlay set up before
+/// its clock is attached comes up once it is).
+const MISSING_RETRY_S: u32 = 10;
+
+/// The page `html` of the board `name` names (a clock, or a paper board's `board:N`); a name
+/// that names none while the daemon's clocks are known is a 404 with a page that says why
+/// and tries again. While the daemon is not there the page is served: it says so, and
+/// follows the boards once they come.
+async fn board_page<S: ClockSource>(app: &Routes<S>, name: &str, html: &'static str) -> Response {
+    let hub = app.source.hub();
+    hub.first_answer().await;
+    if !hub.daemon().running {
+        return page(html).await;
+    }
+    let listed: Vec<ClockStatus> = hub.clocks().iter().map(|c| (**c).clone()).collect();
+    let missing = match find(&listed, name) {
+        Ok(_) => return page(html).await,
+        Err(e) => e,
+    };
+    let paper = name
+        .strip_prefix("board:")
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .is_some_and(|b| hub.paper_games().contains_key(&b));
+    if paper {
+        return page(html).await;
+    }
+    let body = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"refresh\" content=\"{MISSING_RETRY_S}\">\
+         <title>No such board · chessclockd</title>\
+         <link rel=\"stylesheet\" href=\"/assets/bridge.css\"></head>\n\
+         <body><main class=\"missing\"><h1>No such board</h1>\n<p id=\"why\">{}</p>\n\
+         <p>The boards are on <a href=\"/\">the dashboard</a>. This page tries again every \
+         {MISSING_RETRY_S} s: a clock attached later is shown here once it is.</p></main>\
+         </body></html>\n",
+        html_text(&missing)
+    );
+    (
+        StatusCode::NOT_FOUND,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `text` for an HTML page: `&`, `<`, `>` and `"` escaped.
+fn html_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn unavailable(e: impl std::fmt::Display) -> Response {
     (
         StatusCode::SERVICE_UNAVAILABLE,
@@ -134,7 +208,10 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
 
 async fn clocks<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
     match app.source.clocks().await {
-        Ok(all) => Json(all).into_response(),
+        Ok(mut all) => {
+            crate::hub::in_board_order(&mut all);
+            Json(all).into_response()
+        }
         Err(e) => unavailable(e),
     }
 }
@@ -201,6 +278,9 @@ async fn events<S: ClockSource>(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let hub = app.source.hub();
+    // The first snapshot holds every clock the daemon has: a stream opened as the bridge
+    // starts waits for the follower's first answer.
+    hub.first_answer().await;
     let attach = hub.attach(last_id);
     tracing::debug!(
         "event stream client attached (resume after {last_id:?}: {} event(s) first)",

@@ -10,12 +10,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use chessclock_api::ClockStatus;
 use chessclock_api::monotonic::monotonic_us;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// One numbered event, its JSON already serialized.
 #[derive(Debug, Clone)]
@@ -84,11 +85,20 @@ fn with_push(push: &[(u32, chessclock_api::Problem)], mut st: ClockStatus) -> Cl
     st
 }
 
+/// How long an output that starts with the hub's state (an event stream's first snapshot, a
+/// PGN file) waits for the follower's first answer: the daemon's clocks, or that it is not
+/// there. A daemon that hangs at the bridge's start does not hold the pages up for longer;
+/// they are then served what the hub has ("waiting for chessclockd") and follow from there.
+pub(crate) const FIRST_ANSWER: Duration = Duration::from_secs(10);
+
 /// Shared state and the event fan-out.
 #[derive(Debug)]
 pub(crate) struct Hub {
     inner: Mutex<Inner>,
     tx: broadcast::Sender<Arc<Event>>,
+    /// The hub holds the follower's first answer (every clock the daemon had, or that it is
+    /// not running); a delayed hub from its start.
+    answered: watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -110,10 +120,22 @@ pub(crate) struct Attach {
 }
 
 impl Hub {
-    /// An empty hub that keeps the last `cap` events for resuming clients.
+    /// An empty hub that keeps the last `cap` events for resuming clients, fed by the
+    /// follower: outputs wait for its first answer ([`Hub::first_answer`]).
     pub(crate) fn new(cap: usize) -> Hub {
+        Hub::with_answer(cap, false)
+    }
+
+    /// An empty hub fed by the delay layer ([`Hub::replay`]): it shows nothing until the
+    /// delay has passed, by design, so its outputs do not wait for an answer.
+    pub(crate) fn delayed(cap: usize) -> Hub {
+        Hub::with_answer(cap, true)
+    }
+
+    fn with_answer(cap: usize, answered: bool) -> Hub {
         let (tx, _) = broadcast::channel(cap.max(16));
         Hub {
+            answered: watch::Sender::new(answered),
             inner: Mutex::new(Inner {
                 next_id: 1,
                 log: VecDeque::new(),
@@ -164,10 +186,12 @@ impl Hub {
     }
 
     fn snapshot_value(g: &Inner) -> Value {
+        let mut clocks: Vec<&ClockStatus> = g.clocks.values().map(|c| &**c).collect();
+        in_board_order(&mut clocks);
         json!({
             "daemon": g.daemon,
             "now_us": monotonic_us(),
-            "clocks": g.clocks.values().map(|c| &**c).collect::<Vec<&ClockStatus>>(),
+            "clocks": clocks,
             "paper": paper_boards(&g.paper),
         })
     }
@@ -195,10 +219,12 @@ impl Hub {
         g.push_problems = push;
         let v = Self::snapshot_value(&g);
         self.push(&mut g, "snapshot", None, v, None);
+        self.answered.send_replace(true);
     }
 
     /// The daemon left the bus (or cannot be reached); `note` says why.
     pub(crate) fn daemon_down(&self, note: String) {
+        self.answered.send_replace(true);
         let mut g = self.lock();
         // Once said, a daemon that stays away is not news.
         if !g.daemon.running && (g.ever_up || g.daemon.note == note) {
@@ -363,14 +389,32 @@ impl Hub {
         }
     }
 
-    /// Every clock now, by index.
+    /// Every clock now, in board order.
     pub(crate) fn clocks(&self) -> Vec<Arc<ClockStatus>> {
-        self.lock().clocks.values().cloned().collect()
+        let mut clocks: Vec<Arc<ClockStatus>> = self.lock().clocks.values().cloned().collect();
+        in_board_order(&mut clocks);
+        clocks
     }
 
     /// The daemon's state now.
     pub(crate) fn daemon(&self) -> Daemon {
         self.lock().daemon.clone()
+    }
+
+    /// Wait until the hub holds the follower's first answer (the daemon's clocks, or that
+    /// it is not running), at most [`FIRST_ANSWER`]: a page opened as the bridge starts gets
+    /// every clock the daemon has in its first snapshot, not an empty hub that fills a
+    /// moment later.
+    pub(crate) async fn first_answer(&self) {
+        let mut answered = self.answered.subscribe();
+        if tokio::time::timeout(FIRST_ANSWER, answered.wait_for(|a| *a))
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "chessclockd has not answered the bridge within {FIRST_ANSWER:?}; serving what                  the bridge has (no clocks yet)"
+            );
+        }
     }
 
     /// A new subscriber: after `last_id` (a resume) the events since, if the log still holds
@@ -398,6 +442,12 @@ impl Hub {
             live,
         }
     }
+}
+
+/// Put `clocks` in board order ([`ClockStatus::board_order`]): every list the bridge serves
+/// (the snapshot, `/api/v1/clocks`, the PGN files, MQTT's) is in this order.
+pub(crate) fn in_board_order<C: std::borrow::Borrow<ClockStatus>>(clocks: &mut [C]) {
+    clocks.sort_by_key(|c| c.borrow().board_order());
 }
 
 /// The paper boards as the pages show them, in board order: each board's number, its game's
@@ -464,6 +514,38 @@ pub(crate) mod tests {
             "snapshot",
             "an id from the future"
         );
+    }
+
+    #[test]
+    fn clocks_are_listed_in_board_order_whatever_their_index() {
+        let hub = Hub::new(10);
+        let numbered = |index: u32, board: u32| {
+            let mut c = status(index, 1);
+            c.board = board;
+            c
+        };
+        // A restart that attached the boards in another order: indices 0-3 are boards
+        // 2, 1, 4, 3; a clock of an older daemon has no number and comes last.
+        hub.daemon_up(
+            "v".into(),
+            vec![
+                numbered(0, 2),
+                numbered(1, 1),
+                numbered(2, 0),
+                numbered(3, 4),
+                numbered(4, 3),
+            ],
+        );
+        let boards: Vec<(u32, u32)> = hub.clocks().iter().map(|c| (c.board, c.index)).collect();
+        assert_eq!(boards, [(1, 1), (2, 0), (3, 4), (4, 3), (0, 2)]);
+        let snap: Value = serde_json::from_str(&hub.attach(None).first[0].data).expect("json");
+        let listed: Vec<u64> = snap["clocks"]
+            .as_array()
+            .expect("clocks")
+            .iter()
+            .map(|c| c["board"].as_u64().expect("a board"))
+            .collect();
+        assert_eq!(listed, [1, 2, 3, 4, 0], "{snap}");
     }
 
     #[test]

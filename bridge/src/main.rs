@@ -144,7 +144,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             "broadcast delay: every output shows the boards {:?} late",
             settings.delay_for
         );
-        let delayed = Arc::new(hub::Hub::new(settings.replay));
+        let delayed = Arc::new(hub::Hub::delayed(settings.replay));
         tokio::spawn(delay::run(
             conn.clone(),
             live.clone(),

@@ -1,11 +1,13 @@
 //! The live PGN of the boards, read from chessclockd (`GetPgn` per clock), served as
-//! `/pgn/all.pgn` (with the round's paper boards) and `/pgn/<clock>.pgn` with validators (ETag, Last-Modified) so that a
-//! broadcast polling every few seconds gets a `304 Not Modified` while nothing changed.
+//! `/pgn/all.pgn` (every board in board order, the round's paper boards among them) and
+//! `/pgn/<clock>.pgn` (`board:N` of a paper board too) with validators (ETag,
+//! Last-Modified) so that a broadcast polling every few seconds gets a `304 Not Modified`
+//! while nothing changed.
 //!
 //! Owns reading and joining the games and the validators; the push to Lichess reuses
 //! [`games`]. Never writes anything to the daemon.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -57,13 +59,33 @@ pub(crate) async fn games(
     Ok(all)
 }
 
-/// Add the paper boards' games (boards without an e-board, by board number) to `all`, each
-/// ending in a blank line.
-pub(crate) fn add_paper(all: &mut String, paper: &std::collections::BTreeMap<u32, String>) {
-    for pgn in paper.values() {
-        all.push_str(pgn.trim_end());
-        all.push_str("\n\n");
+/// The round's games one after the other, each ending in a blank line, in board order: the
+/// clocks' (`clocks`: each clock with its games' text, as [`games`] gives it) and the paper
+/// boards' (boards without an e-board, by board number) in their places among them
+/// ([`crate::hub::in_board_order`]'s order: a paper board is where a clock of its number
+/// would be).
+pub(crate) fn in_board_order(
+    clocks: &[(Arc<ClockStatus>, String)],
+    paper: &BTreeMap<u32, String>,
+) -> String {
+    let mut games: Vec<((bool, u32, u32), &str)> = clocks
+        .iter()
+        .map(|(c, pgn)| (c.board_order(), pgn.as_str()))
+        .collect();
+    games.extend(
+        paper
+            .iter()
+            .map(|(board, pgn)| ((false, *board, u32::MAX), pgn.as_str())),
+    );
+    games.sort_by_key(|(key, _)| *key);
+    let mut all = String::new();
+    for (_, pgn) in games {
+        if !pgn.trim().is_empty() {
+            all.push_str(pgn.trim_end());
+            all.push_str("\n\n");
+        }
     }
+    all
 }
 
 /// When each served body was first seen, by URL path (for Last-Modified).
@@ -102,23 +124,38 @@ pub(crate) async fn serve<S: ClockSource>(
             "{file:?} is not a PGN file; use /pgn/all.pgn or /pgn/<clock>.pgn"
         ));
     };
-    let all = app.source.hub().clocks();
-    let clocks: Vec<Arc<ClockStatus>> = if name == "all" {
-        all
+    let hub = app.source.hub();
+    hub.first_answer().await;
+    let all = hub.clocks();
+    let body = if name == "all" {
+        let mut each = Vec::with_capacity(all.len());
+        let mut failed = None;
+        for c in all {
+            match app.source.games(std::slice::from_ref(&c)).await {
+                Ok(text) => each.push((c, text)),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        match failed {
+            None => Ok(in_board_order(&each, &hub.paper_games())),
+            Some(e) => Err(e),
+        }
     } else {
         let listed: Vec<ClockStatus> = all.iter().map(|c| (**c).clone()).collect();
         match find(&listed, name) {
-            Ok(c) => vec![Arc::new(c.clone())],
-            Err(e) => return not_found(e),
+            Ok(c) => app.source.games(&[Arc::new(c.clone())]).await,
+            // A paper board (no e-board) is named as a board is: its result-only game.
+            Err(e) => match paper_board(name).and_then(|b| hub.paper_games().remove(&b)) {
+                Some(pgn) => Ok(format!("{}\n\n", pgn.trim_end())),
+                None => return not_found(e),
+            },
         }
     };
-    let body = match app.source.games(&clocks).await {
-        Ok(mut b) => {
-            if name == "all" {
-                add_paper(&mut b, &app.source.hub().paper_games());
-            }
-            b
-        }
+    let body = match body {
+        Ok(b) => b,
         Err(e) => {
             return (
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -159,6 +196,11 @@ pub(crate) async fn serve<S: ClockSource>(
         body,
     )
         .into_response()
+}
+
+/// The board number of a name of the form `board:N`.
+fn paper_board(name: &str) -> Option<u32> {
+    name.strip_prefix("board:")?.trim().parse().ok()
 }
 
 /// HTTP dates have whole seconds.

@@ -94,6 +94,11 @@ fn main() -> ExitCode {
         Command::Timecontrol(TimecontrolCommand::Parse(args)) => {
             offline::parse::run(args, cli.json)
         }
+        // `position assess` is offline: it sits beside the bus's `position CLOCK FEN`.
+        Command::Bus(client::commands::BusCommand::Game(client::game::GameCommand::Position {
+            offline: Some(client::game::PositionOffline::Assess(args)),
+            ..
+        })) => offline::position::run(args, cli.json),
         Command::Simulate(args) => offline::simulate::run(args, cli.json),
         Command::Decode(args) => offline::decode::run(args, cli.json),
         Command::Replay(args) => offline::replay::run(args, cli.json),

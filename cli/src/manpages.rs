@@ -39,6 +39,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "position-assess",
+        &[
+            (
+                "chessclockctl position assess --rules uscf \"8/8/5n2/5k2/8/8/2K5/7R w - - 0 1\"",
+                "what a flag decides under US Chess rule 14E",
+            ),
+            (
+                "chessclockctl position assess - < positions.fen",
+                "one JSON line per FEN, in order",
+            ),
+        ],
+    ),
+    (
         "simulate",
         &[(
             "chessclockctl simulate --control \"G/3 inc/2\" --script \"start; 5s press; 1s press\"",
@@ -275,6 +288,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             (
                 "chessclockctl position 0 board",
                 "begin the game from the pieces as they stand",
+            ),
+            (
+                "chessclockctl position assess \"8/3k4/6p1/p2p1pP1/P2P1P2/2K5/8/8 b - - 0 1\"",
+                "offline: who can still mate behind a locked pawn wall",
             ),
             (
                 "chessclockctl position 0 board --turn black",

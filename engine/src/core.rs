@@ -44,8 +44,11 @@ pub struct Engine {
     pub(crate) reason: Option<ResultReason>,
     /// Armageddon: how the game was drawn, when the draw was scored for Black.
     pub(crate) drawn_by: Option<ResultReason>,
-    /// Which sides can still checkmate ([`Input::MatingMaterial`]).
-    pub(crate) can_mate: [bool; 2],
+    /// Which sides win on the opponent's flag ([`Input::MatingMaterial`]; `None`: not known
+    /// yet for the board's position).
+    pub(crate) can_mate: [Option<bool>; 2],
+    /// A flag (its side and reason) whose result waits for the verdict on the position.
+    pub(crate) awaiting: Option<(Side, FlagReason)>,
     /// A USCF 14H claim waiting for the director's ruling.
     pub(crate) pending: Option<crate::verdict::PendingClaim>,
     /// The claimant the director watches after a `watch` ruling.
@@ -73,7 +76,8 @@ impl Engine {
             result: None,
             reason: None,
             drawn_by: None,
-            can_mate: [true, true],
+            can_mate: [Some(true), Some(true)],
+            awaiting: None,
             pending: None,
             watched: None,
             events: VecDeque::new(),
@@ -95,10 +99,21 @@ impl Engine {
         self.turn
     }
 
-    /// Which sides can still checkmate, as last told ([`Input::MatingMaterial`]; both until
-    /// then): `(white, black)`.
-    pub fn mating_material(&self) -> (bool, bool) {
+    /// Which sides win on the opponent's flag, as last told ([`Input::MatingMaterial`]; both
+    /// until then; `None`: not known yet): `(white, black)`.
+    pub fn mating_material(&self) -> (Option<bool>, Option<bool>) {
         (self.can_mate[0], self.can_mate[1])
+    }
+
+    /// The side whose flag fell while the verdict on the position was not known: its
+    /// result waits for the next [`Input::MatingMaterial`] that tells its opponent.
+    pub fn awaiting_verdict(&self) -> Option<Side> {
+        self.awaiting.map(|(side, _)| side)
+    }
+
+    /// The time up to which the state is advanced (the latest input's or timeout's).
+    pub fn now(&self) -> Time {
+        self.last
     }
 
     /// Moves completed by both players together.
@@ -273,6 +288,7 @@ impl Engine {
             self.drawn_by = None;
             (result, reason)
         };
+        self.awaiting = None;
         self.result = Some(result);
         self.reason = Some(reason);
         self.events.push_back(Event::Result { result, reason });
@@ -436,6 +452,7 @@ impl Engine {
                     return Err(InputError::NoTimeToResume);
                 }
                 self.flagged = [false, false];
+                self.awaiting = None;
                 self.result = None;
                 self.reason = None;
                 self.drawn_by = None;

@@ -27,6 +27,11 @@ impl Engine {
             Status::Ready => return Err(InputError::NotStarted),
             Status::Ended => return Err(InputError::AlreadyEnded),
             Status::Flagged if self.result.is_some() => return Err(InputError::FlagFellFirst),
+            // A flag waits for the verdict on the position it fell in: that position was dead
+            // before the flag (FIDE 5.2.2 ends the game at once), anything else came after.
+            Status::Flagged if self.awaiting.is_some() && end != BoardEnd::DeadPosition => {
+                return Err(InputError::FlagFellFirst);
+            }
             _ => {}
         }
         let reason = match end {
@@ -35,6 +40,7 @@ impl Engine {
             BoardEnd::Signal { .. } => ResultReason::BoardSignal,
             BoardEnd::FivefoldRepetition => ResultReason::FivefoldRepetition,
             BoardEnd::SeventyFiveMoves => ResultReason::SeventyFiveMoves,
+            BoardEnd::DeadPosition => ResultReason::DeadPosition,
         };
         self.decide(end.result(), reason);
         Ok(())
@@ -53,29 +59,40 @@ impl Engine {
         self.finish(result, reason, Status::Ended);
     }
 
-    /// Which sides can still checkmate by some legal sequence (the board game's verdict on
-    /// the position); a flag against a side that cannot be mated is a draw.
-    pub(crate) fn set_mating_material(&mut self, white: bool, black: bool) {
+    /// Which sides win on the opponent's flag (the board game's verdict on the position;
+    /// `None`: not known yet); a flag against a side that would not win is a draw. A flag
+    /// waiting for the verdict is decided by it.
+    pub(crate) fn set_mating_material(&mut self, white: Option<bool>, black: Option<bool>) {
         self.can_mate = [white, black];
+        if let Some((side, reason)) = self.awaiting
+            && self.can_mate[side.other().idx()].is_some()
+        {
+            self.awaiting = None;
+            self.flag_result(side, reason);
+        }
     }
 
-    /// What `side`'s flag for `reason` decides: the opponent wins, unless the opponent cannot
-    /// checkmate by any legal sequence (FIDE 6.9, USCF: insufficient material to win on
-    /// time): a draw.
+    /// What `side`'s flag for `reason` decides: the opponent wins, unless the opponent would
+    /// not win on time in the position (FIDE 6.9: it cannot checkmate by any series of legal
+    /// moves; USCF 14E): a draw. Not known yet: the flag waits for the verdict (status
+    /// `flagged`, no result).
     pub(crate) fn flag_result(&mut self, side: Side, reason: FlagReason) {
         let winner = side.other();
-        if self.can_mate[winner.idx()] {
-            self.finish(
+        match self.can_mate[winner.idx()] {
+            Some(true) => self.finish(
                 GameResult::win_for(winner),
                 ResultReason::Flag(reason),
                 Status::Flagged,
-            );
-        } else {
-            self.finish(
+            ),
+            Some(false) => self.finish(
                 GameResult::Draw,
                 ResultReason::InsufficientMaterial,
                 Status::Flagged,
-            );
+            ),
+            None => {
+                self.awaiting = Some((side, reason));
+                self.set_status(Status::Flagged, StatusCause::Flag);
+            }
         }
     }
 

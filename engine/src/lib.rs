@@ -60,6 +60,6 @@ pub use types::{
     Ruling, Side, SidePhase, Status, StatusCause, Time,
 };
 pub use verdict::{
-    ClaimKind, DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS,
-    WRONG_CLAIM_BONUS_MS,
+    ClaimKind, DEFAULT_RULING_DELAY_MS, DENIED_CLAIM_PENALTY_MS, LOSING_CHANCES_MAX_MS, Mating,
+    WRONG_CLAIM_BONUS_MS, WhoCanMate,
 };

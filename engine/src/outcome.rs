@@ -167,6 +167,8 @@ pub enum ResultReason {
     FivefoldRepetition,
     /// 75 moves each without a pawn move or a capture (FIDE 9.6.2).
     SeventyFiveMoves,
+    /// Neither player can checkmate by any series of legal moves (FIDE 5.2.2, USCF 14D).
+    DeadPosition,
     /// A correct threefold-repetition claim (FIDE 9.2).
     ThreefoldRepetition,
     /// A correct fifty-move claim (FIDE 9.3).
@@ -193,6 +195,7 @@ impl ResultReason {
             ResultReason::InsufficientMaterial => "insufficient_material",
             ResultReason::FivefoldRepetition => "fivefold_repetition",
             ResultReason::SeventyFiveMoves => "seventy_five_moves",
+            ResultReason::DeadPosition => "dead_position",
             ResultReason::ThreefoldRepetition => "threefold_repetition",
             ResultReason::FiftyMoves => "fifty_moves",
             ResultReason::InsufficientLosingChances => "insufficient_losing_chances",
@@ -212,7 +215,8 @@ pub enum StatusCause {
     Pause,
     /// Resumed (after a pause, or after a flag with time given back).
     Resume,
-    /// Both flags fell under flag/continue.
+    /// A flag fell and the game has no result yet: both flags under flag/continue, or a
+    /// flag whose result waits for the verdict on the position ([`crate::Input::MatingMaterial`]).
     Flag,
     /// Paused for the director: a USCF 14H claim, or a watched claimant's flag.
     Claim,

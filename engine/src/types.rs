@@ -288,13 +288,19 @@ pub enum Input {
         /// How.
         end: BoardEnd,
     },
-    /// Which sides can still checkmate by some legal sequence (from the board's position;
-    /// both until told otherwise). A flag against a side that cannot be mated is a draw.
+    /// Which sides win if the opponent's flag falls in the board's position now (FIDE 6.9:
+    /// the side can still checkmate by some series of legal moves; USCF 14E under US Chess
+    /// rules), both until told otherwise. A flag against a side that would not win is a
+    /// draw. `None`: the verdict on this position is not known yet (a search runs): a flag
+    /// then waits for it, status `flagged` without a result, and the next input that tells
+    /// the side decides it. Journals before the verdict could be pending say `true`/`false`.
     MatingMaterial {
-        /// White can still mate.
-        white: bool,
-        /// Black can still mate.
-        black: bool,
+        /// White wins on Black's flag.
+        #[serde(default)]
+        white: Option<bool>,
+        /// Black wins on White's flag.
+        #[serde(default)]
+        black: Option<bool>,
     },
     /// A threefold or fifty-move claim by `side`, judged from the board's history.
     BoardClaim {

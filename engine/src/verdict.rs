@@ -30,6 +30,8 @@ pub enum BoardEnd {
     FivefoldRepetition,
     /// 75 moves by each player without a pawn move or a capture (FIDE 9.6.2).
     SeventyFiveMoves,
+    /// Neither player can checkmate by any series of legal moves (FIDE 5.2.2, USCF 14D).
+    DeadPosition,
 }
 
 impl BoardEnd {
@@ -39,10 +41,62 @@ impl BoardEnd {
         match self {
             BoardEnd::Checkmate { winner } => GameResult::win_for(winner),
             BoardEnd::Signal { result } => result,
-            BoardEnd::Stalemate | BoardEnd::FivefoldRepetition | BoardEnd::SeventyFiveMoves => {
-                GameResult::Draw
-            }
+            BoardEnd::Stalemate
+            | BoardEnd::FivefoldRepetition
+            | BoardEnd::SeventyFiveMoves
+            | BoardEnd::DeadPosition => GameResult::Draw,
         }
+    }
+}
+
+/// Whether one side can still checkmate by some series of legal moves, as a search of the
+/// position decided it (the game crate's `winnable`): the published `can_mate` and the
+/// offline `position assess`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Mating {
+    /// A series of legal moves ends in its mate (a helpmate exists).
+    CanMate,
+    /// No series of legal moves ends in its mate.
+    CannotMate,
+    /// Not decided: the search ran out of its limits, or it has not answered yet.
+    Undetermined,
+}
+
+impl Mating {
+    /// `can_mate`, `cannot_mate` or `undetermined`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mating::CanMate => "can_mate",
+            Mating::CannotMate => "cannot_mate",
+            Mating::Undetermined => "undetermined",
+        }
+    }
+}
+
+/// Who can still checkmate in a position: one [`Mating`] per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct WhoCanMate {
+    /// Whether White can still mate.
+    pub white: Mating,
+    /// Whether Black can still mate.
+    pub black: Mating,
+}
+
+impl WhoCanMate {
+    /// `side`'s verdict.
+    pub fn of(self, side: Side) -> Mating {
+        match side {
+            Side::White => self.white,
+            Side::Black => self.black,
+        }
+    }
+
+    /// Neither side can mate: the position is dead (FIDE 5.2.2).
+    pub fn dead(self) -> bool {
+        self.white == Mating::CannotMate && self.black == Mating::CannotMate
     }
 }
 

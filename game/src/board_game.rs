@@ -303,6 +303,13 @@ impl BoardGame {
         });
     }
 
+    /// Whether a press of `color` waits for its move: it found no move of `color` to time
+    /// (a press without a move on the board: one the board missed, one forced later, or
+    /// none made), until `color`'s next move is read.
+    pub fn press_waiting(&self, color: Color) -> bool {
+        self.unclaimed[side_index(color)].is_some()
+    }
+
     /// The next change of the current game, if any (a caller that does not publish changes
     /// may leave them: they are as many as the input's events).
     pub fn poll_change(&mut self) -> Option<RecordChange> {

@@ -1,13 +1,15 @@
 //! What the rules of chess say of a game's positions: a game ended on the board (checkmate,
 //! stalemate, fivefold repetition, 75 moves), the draws a player may claim (threefold
-//! repetition, fifty moves) and which sides can still checkmate at all (FIDE 5.1, 5.2, 6.9,
-//! 9.2, 9.3, 9.6; docs/rules.md).
+//! repetition, fifty moves) and which sides can still checkmate by the material, inline
+//! (FIDE 5.1, 5.2, 6.9, 9.2, 9.3, 9.6; docs/rules.md).
 //!
 //! Pure functions of the positions since the game's start (shakmaty's rules; no move
-//! generator or material table of our own). It must not know the clock: the engine judges a
-//! flag against [`Assessment::can_mate`], the session feeds it what is decided here.
+//! generator or material table of our own). Who can still mate is [`crate::winnable`]'s to
+//! say: [`Assessment::can_mate`] is its quick check, and the search that sees locked walls
+//! and forced sequences runs where the caller can afford it. It must not know the clock:
+//! the session feeds the engine what is decided here.
 
-use chessclock_engine::{BoardClaim, BoardEnd, Side};
+use chessclock_engine::{BoardClaim, BoardEnd, Side, WhoCanMate};
 use shakmaty::{Board, Chess, Color, EnPassantMode, Position, Square};
 
 /// The rules' verdict on the latest position of a game.
@@ -21,10 +23,9 @@ pub struct Assessment {
     pub threefold: bool,
     /// The player to move may claim the fifty-move draw now (FIDE 9.3).
     pub fifty_moves: bool,
-    /// Whether White and Black can still checkmate by some legal sequence, from the
-    /// material alone (shakmaty's static check: colour complexes of bishops and knights, but
-    /// no locked pawn chains or forced sequences).
-    pub can_mate: (bool, bool),
+    /// Who can still checkmate, by the material alone ([`crate::winnable::quick`]:
+    /// `cannot_mate` or `undetermined`; the search decides the rest).
+    pub can_mate: WhoCanMate,
 }
 
 impl Assessment {
@@ -60,10 +61,7 @@ pub fn assess(positions: &[Chess]) -> Option<Assessment> {
         end,
         threefold: repeats >= 3,
         fifty_moves: halfmoves >= 100,
-        can_mate: (
-            !last.has_insufficient_material(Color::White),
-            !last.has_insufficient_material(Color::Black),
-        ),
+        can_mate: crate::winnable::quick(last),
     })
 }
 

@@ -11,7 +11,9 @@
 //!   ([`BoardGame::replay`]).
 //! - [`GameLog`] is the record a clock's game leaves: its events, rendered as PGN and JSON.
 //! - [`laws`] says what the rules make of the positions: mate, stalemate, repetitions, the
-//!   move counts, who can still mate.
+//!   move counts, who can still mate by the material; [`winnable`] who can still mate by
+//!   search (the unwinnability solver's seam) and what a flag decides under FIDE's or US
+//!   Chess's rules.
 //! - [`pairings`] reads a round's pairings (CSV, tags-only PGN, FIDE TRF-16) into boards and
 //!   the game information tags they give.
 //! - [`pgn`] writes broadcast-grade PGN (the workspace's one PGN writer) and reads PGN tags.
@@ -32,6 +34,7 @@ pub mod placement;
 pub mod record;
 pub mod step;
 pub mod tracker;
+pub mod winnable;
 
 pub use board_game::{BoardGame, Clocks};
 pub use clock_event::ClockEvent;
@@ -44,3 +47,4 @@ pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, STA
 pub use shakmaty;
 pub use step::{Step, StepError};
 pub use tracker::{Correction, CorrectionError, PlayedMove, Tracker, TrackerConfig};
+pub use winnable::{Judgement, Rulebook};

@@ -228,6 +228,7 @@ pub fn termination(reason: ResultReason) -> &'static str {
         | ResultReason::BoardSignal
         | ResultReason::FivefoldRepetition
         | ResultReason::SeventyFiveMoves
+        | ResultReason::DeadPosition
         | ResultReason::ThreefoldRepetition
         | ResultReason::FiftyMoves
         | ResultReason::InsufficientLosingChances

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use zbus::{OwnedVariant, Str, Variant};
 
-use super::{BoardClaim, DeviceState, Half, Mode, Status};
+use super::{BoardClaim, DeviceState, Half, Mode, Status, WhoCanMate};
 use crate::last_move::LastMove;
 
 /// A value served as a D-Bus property.
@@ -86,6 +86,17 @@ impl BusValue for Vec<BoardClaim> {
     fn to_bus(&self) -> OwnedVariant {
         let words: Vec<String> = self.iter().map(|c| c.as_str().to_owned()).collect();
         words.to_bus()
+    }
+}
+
+impl BusValue for Option<WhoCanMate> {
+    const SIGNATURE: &'static str = "a{sv}";
+    fn to_bus(&self) -> OwnedVariant {
+        let dict = self
+            .as_ref()
+            .and_then(crate::to_variant::to_dict)
+            .unwrap_or_default();
+        OwnedVariant::from(dict)
     }
 }
 

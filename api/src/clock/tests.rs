@@ -29,6 +29,10 @@ fn clock() -> PublishedClock {
         game_info: [("White".to_owned(), "Carlsen".to_owned())].into(),
         battery_low: true,
         draw_claimable: vec![BoardClaim::Threefold],
+        can_mate: Some(WhoCanMate {
+            white: Mating::CanMate,
+            black: Mating::CannotMate,
+        }),
         ..PublishedClock::default()
     }
 }
@@ -63,6 +67,11 @@ fn every_field_is_one_property_whose_value_has_its_declared_type() {
     assert!(find("Index").expect("Index").constant);
     assert!(!find("Name").expect("Name").constant);
     assert!(!find("LastMove").expect("LastMove").required);
+    assert_eq!(
+        json["can_mate"],
+        json!({"white": "can_mate", "black": "cannot_mate"}),
+        "each side's verdict as its word"
+    );
 }
 
 #[test]

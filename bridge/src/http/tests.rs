@@ -112,13 +112,17 @@ async fn clocks_are_the_status_json_named_by_index_board_or_name() {
     let (code, body, resp) = get(&fake, "/api/v1/clocks", &[]).await;
     assert_eq!(code, StatusCode::OK, "{body}");
     assert_eq!(header_of(&resp, header::CONTENT_TYPE), "application/json");
-    let want = serde_json::to_value(fake.clocks.as_ref().expect("clocks")).expect("JSON");
+    // In board order: beta (index 1) plays board 1, alpha (index 0) board 2.
+    let mut listed = fake.clocks.clone().expect("clocks");
+    listed.reverse();
+    let want = serde_json::to_value(&listed).expect("JSON");
     assert_eq!(json_of(&body), want);
+    assert_eq!(json_of(&body)[0]["name"], "beta");
 
     for which in ["1", "beta", "board:1"] {
         let (code, body, _) = get(&fake, &format!("/api/v1/clocks/{which}"), &[]).await;
         assert_eq!(code, StatusCode::OK, "{which}: {body}");
-        assert_eq!(json_of(&body), want[1], "{which}");
+        assert_eq!(json_of(&body), want[0], "{which}");
     }
 
     let (code, body, resp) = get(&fake, "/api/v1/clocks/gamma", &[]).await;
@@ -210,6 +214,39 @@ async fn pgn_files_have_validators_and_are_not_modified_while_unchanged() {
     assert_eq!(code, StatusCode::OK);
     assert!(body.contains("[Round \"3\"]"), "{body}");
     assert_ne!(header_of(&resp, header::ETAG), etag);
+}
+
+/// The round with a paper board, board 3 (no e-board): `all.pgn` holds every board in board
+/// order, the paper board's game in its place; `board:3.pgn` is that game; a board nobody
+/// plays is a 404 that says so.
+#[tokio::test]
+async fn a_paper_board_s_game_is_served_by_its_number_and_in_its_place_in_all_pgn() {
+    let fake = Fake::two_clocks();
+    let paper =
+        "[Event \"Open\"]\n[White \"Paper, Petra\"]\n[Board \"3\"]\n[Result \"1-0\"]\n\n1-0\n";
+    fake.hub
+        .paper(std::collections::BTreeMap::from([(3, paper.to_owned())]));
+    let (code, all, _) = get(&fake, "/pgn/all.pgn", &[]).await;
+    assert_eq!(code, StatusCode::OK, "{all}");
+    let whites: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("[White \""))
+        .collect();
+    assert_eq!(
+        whites,
+        ["beta\"]", "alpha\"]", "Paper, Petra\"]"],
+        "boards 1, 2, 3: {all}"
+    );
+    let (code, body, resp) = get(&fake, "/pgn/board:3.pgn", &[]).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(body, format!("{}\n\n", paper.trim_end()));
+    assert_eq!(
+        header_of(&resp, header::CONTENT_TYPE),
+        "application/x-chess-pgn; charset=utf-8"
+    );
+    let (code, body, _) = get(&fake, "/pgn/board:9.pgn", &[]).await;
+    assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("no clock plays board 9"), "{body}");
 }
 
 #[tokio::test]
@@ -337,6 +374,62 @@ async fn events_are_sse_frames_a_snapshot_first_then_live_and_a_resume_replays()
     assert_eq!(field(&snap, "id"), (snap_id + 1).to_string());
 }
 
+/// A page opened as the bridge starts, before the follower has read the daemon: its first
+/// snapshot waits for that answer and holds every clock, not the empty hub of before
+/// (e2e `bridge_http::events_start_with_a_snapshot...` once saw 0 clocks of 1).
+#[tokio::test(start_paused = true)]
+async fn a_stream_opened_before_the_daemon_answered_starts_with_every_clock() {
+    let answered = Fake::two_clocks();
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..answered.clone()
+    };
+    let opening = {
+        let fake = fake.clone();
+        tokio::spawn(async move { Frames::open(&fake, None).await.next().await })
+    };
+    // Every task runs until it waits (paused time moves on only then): the stream's handler
+    // has been called and waits for the answer.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        !opening.is_finished(),
+        "no snapshot before the daemon answered"
+    );
+    fake.hub
+        .daemon_up("0.1.0".into(), answered.clocks.clone().expect("clocks"));
+    let snap = opening.await.expect("the stream opens");
+    assert_eq!(field(&snap, "event"), "snapshot");
+    let data = json_of(field(&snap, "data"));
+    assert_eq!(data["clocks"].as_array().map(Vec::len), Some(2), "{data}");
+    assert_eq!(data["daemon"]["running"], Value::Bool(true), "{data}");
+}
+
+/// A daemon that never answers the follower holds a stream up for [`FIRST_ANSWER`] at
+/// most: then it starts with what the hub has, and says why there are no clocks.
+#[tokio::test(start_paused = true)]
+async fn a_stream_waits_for_a_silent_daemon_only_so_long() {
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..Fake::two_clocks()
+    };
+    let started = tokio::time::Instant::now();
+    let snap = Frames::open(&fake, None).await.next().await;
+    assert_eq!(started.elapsed(), crate::hub::FIRST_ANSWER);
+    let data = json_of(field(&snap, "data"));
+    assert_eq!(data["clocks"], json!([]), "{data}");
+    assert_eq!(data["daemon"]["note"], "waiting for chessclockd", "{data}");
+    // A daemon known not to run is an answer: no wait.
+    let fake = Fake {
+        hub: Arc::new(Hub::new(16)),
+        ..Fake::two_clocks()
+    };
+    fake.hub.daemon_down("chessclockd is not running".into());
+    let started = tokio::time::Instant::now();
+    let snap = Frames::open(&fake, None).await.next().await;
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert_eq!(json_of(field(&snap, "data"))["daemon"]["running"], false);
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_stream_beats_every_5_s_unnumbered_with_the_daemons_last_answer() {
     let fake = Fake::two_clocks();
@@ -363,6 +456,49 @@ async fn the_stream_beats_every_5_s_unnumbered_with_the_daemons_last_answer() {
     let pressed = sse.next().await;
     assert_eq!(field(&pressed, "event"), "pressed");
     assert_eq!(field(&pressed, "id"), (snap_id + 1).to_string());
+}
+
+/// A page of a board that does not exist is a 404 that says why, and tries again; a paper
+/// board's page is served; while the daemon is away every board's page is (it says so).
+#[tokio::test]
+async fn the_page_of_a_board_nobody_plays_is_a_404_that_says_why() {
+    let fake = Fake::two_clocks();
+    fake.hub.paper(std::collections::BTreeMap::from([(
+        4,
+        "[Board \"4\"]\n[Result \"*\"]\n\n*\n".to_owned(),
+    )]));
+    for uri in [
+        "/overlay/9",
+        "/board/9",
+        "/overlay/board:7",
+        "/overlay/%3Cb%3Ex",
+    ] {
+        let (code, body, resp) = get(&fake, uri, &[]).await;
+        assert_eq!(code, StatusCode::NOT_FOUND, "{uri}: {body}");
+        assert_eq!(
+            header_of(&resp, header::CONTENT_TYPE),
+            "text/html; charset=utf-8",
+            "{uri}"
+        );
+        assert!(body.contains("No such board"), "{uri}: {body}");
+        assert!(
+            body.contains("no clock") && body.contains("http-equiv=\"refresh\""),
+            "{uri}: {body}"
+        );
+        assert!(!body.contains("<b>"), "the name is escaped: {body}");
+    }
+    for uri in [
+        "/overlay/board:4",
+        "/board/board:4",
+        "/overlay/beta",
+        "/board/1",
+    ] {
+        let (code, body, _) = get(&fake, uri, &[]).await;
+        assert_eq!(code, StatusCode::OK, "{uri}: {body}");
+    }
+    fake.hub.daemon_down("chessclockd stopped".into());
+    let (code, _, _) = get(&fake, "/overlay/9", &[]).await;
+    assert_eq!(code, StatusCode::OK, "no daemon: the page waits for it");
 }
 
 #[tokio::test]

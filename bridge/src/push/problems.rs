@@ -298,9 +298,14 @@ mod tests {
     fn a_board_of_the_round_no_table_takes_is_named_and_a_taken_one_is_not() {
         let hub = Hub::new(16);
         for (index, board) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
-            let mut c = ClockStatus::default();
-            c.index = index;
-            c.published.board = board;
+            let c = ClockStatus {
+                published: chessclock_api::PublishedClock {
+                    index,
+                    board,
+                    ..Default::default()
+                },
+                ..ClockStatus::default()
+            };
             hub.clock(c);
         }
         // Clock 3 has no board number: it is pushed as board 4 (index + 1).

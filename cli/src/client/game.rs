@@ -44,10 +44,16 @@ pub(crate) enum GameCommand {
     },
     /// Set the game's position: a FEN (a Chess960 or Freestyle start, an adjourned game), or
     /// `board` for the pieces as they stand (after an illegal move that stood). The game
-    /// begins anew from it: the PGN carries SetUp and FEN.
+    /// begins anew from it: the PGN carries SetUp and FEN. `position assess FEN` judges a
+    /// position offline instead (no daemon).
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Position {
+        /// Offline: `assess`.
+        #[command(subcommand)]
+        offline: Option<PositionOffline>,
         /// Clock.
-        clock: String,
+        #[arg(required = true)]
+        clock: Option<String>,
         /// A FEN (quoted or not), or `board`.
         #[arg(required = true, num_args = 1..)]
         position: Vec<String>,
@@ -55,6 +61,15 @@ pub(crate) enum GameCommand {
         #[arg(long, value_parser = chessclock_engine::Side::NAMES)]
         turn: Option<String>,
     },
+}
+
+/// What `position` does offline.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum PositionOffline {
+    /// Who can still checkmate in a position (by search: locked pawn walls and forced
+    /// sequences included), and what a flag by each side would decide (FIDE 6.9, USCF 14E).
+    /// No daemon is asked.
+    Assess(crate::offline::position::AssessArgs),
 }
 
 /// A correction of the moves.
@@ -91,8 +106,8 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
         GameCommand::Pgn { clock }
         | GameCommand::Board { clock }
         | GameCommand::Info { clock, .. }
-        | GameCommand::Move { clock, .. }
-        | GameCommand::Position { clock, .. } => clock.clone(),
+        | GameCommand::Move { clock, .. } => clock.clone(),
+        GameCommand::Position { clock, .. } => clock.clone().unwrap_or_default(),
     };
     let (path, _) = resolve(conn, bus, &name).await?;
     let f = |e| bus_failure(bus, e);

@@ -62,7 +62,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     // What needs the operator (chessclock_api::attention); a claim and the draws claimable
     // have their own lines below.
     for p in &v.problems {
-        if !matches!(p.kind.as_str(), "claim" | "watched" | "draw_claimable") {
+        if p.kind == "cannot_win" {
+            out.push_str(&format!("  mating   {} ({})\n", p.text, p.fix));
+        } else if !matches!(p.kind.as_str(), "claim" | "watched" | "draw_claimable") {
             out.push_str(&format!("  ATTENTION {}: {}\n", p.text, p.fix));
         }
     }
@@ -135,10 +137,9 @@ pub(crate) fn status_text(v: &ClockStatus) -> String {
     out
 }
 
-/// Where a clock comes among the boards: by board number (the round's), then index; clocks
-/// without a board number (an older daemon) after, by index.
+/// Where a clock comes among the boards ([`ClockStatus::board_order`], every client's).
 pub(crate) fn board_order(c: &ClockStatus) -> (bool, u32, u32) {
-    (c.board == 0, c.board, c.index)
+    c.board_order()
 }
 
 /// One line of `list`: the board, its players, its clock and what needs attention.

@@ -4,6 +4,7 @@
 mod decode;
 mod generated;
 mod parse;
+mod position;
 mod replay;
 mod simulate_vectors;
 mod support;

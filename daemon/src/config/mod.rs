@@ -77,8 +77,9 @@ pub struct ClockConfig {
     /// its own mode; chessclockd follows it and sends it nothing).
     #[serde(default, deserialize_with = "value::mode")]
     pub mode: crate::device::observe::Mode,
-    /// `fide` or `none`: whether the board's repetitions and move counts draw the game
-    /// (default: `fide`, except under a double-flag control).
+    /// `fide`, `uscf` or `none`: the rules the board's position and history are judged by
+    /// (FIDE's Laws, US Chess's rules, or no draw rules; default: `fide`, except under a
+    /// double-flag control).
     #[serde(default, deserialize_with = "value::draw_rules")]
     pub draw_rules: Option<crate::device::DrawRules>,
 }
@@ -122,8 +123,8 @@ pub struct Config {
     /// Time control of clocks that name none, in notation form.
     #[serde(deserialize_with = "value::text")]
     pub default_time_control: String,
-    /// The draw rules of clocks that name none (`fide` or `none`; unset: FIDE's, none under
-    /// a double-flag control).
+    /// The draw rules of clocks that name none (`fide`, `uscf` or `none`; unset: FIDE's,
+    /// none under a double-flag control).
     #[serde(
         default,
         deserialize_with = "value::draw_rules",

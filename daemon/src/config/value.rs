@@ -173,7 +173,7 @@ pub(super) fn opt_serial<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Strin
     Ok(Some(text))
 }
 
-/// `"fide"` or `"none"` (the one spelling of [`crate::device::DrawRules`]).
+/// `"fide"`, `"uscf"` or `"none"` (the one spelling of [`crate::device::DrawRules`]).
 pub(super) fn draw_rules<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<crate::device::DrawRules>, D::Error> {
@@ -183,7 +183,7 @@ pub(super) fn draw_rules<'de, D: Deserializer<'de>>(
             .map(Some)
             .map_err(|e| D::Error::custom(format!("{e}"))),
         other => Err(D::Error::custom(format!(
-            "expected \"fide\" or \"none\", found {}",
+            "expected \"fide\", \"uscf\" or \"none\", found {}",
             describe(&other)
         ))),
     }

@@ -105,14 +105,19 @@ async fn a_detached_board_attached_again_gets_its_game_and_number_back() {
     let _seen = serve(changes);
     sup.add_virtual("a").await.expect("a");
     let b = sup.add_virtual("b").await.expect("b");
-    begin(&handle_of(&sup, b).await).await;
+    let hb = handle_of(&sup, b).await;
+    begin(&hb).await;
+    hb.request(Request::Rename("Bee".into()))
+        .await
+        .expect("renamed");
+    wait_state(&hb, "the new name", |s| s.name == "Bee").await;
     sup.detach(b, DetachHow::Keep).await.expect("detached");
     // Another board meanwhile takes the next free number, not b's.
     let c = sup.add_virtual("c").await.expect("c");
     assert_eq!(handle_of(&sup, c).await.state().board, 3);
     let again = sup.add_virtual("b").await.expect("b again");
     let st = handle_of(&sup, again).await.state();
-    assert_eq!(st.board, 2, "{st:?}");
+    assert_eq!((st.board, st.name.as_str()), (2, "Bee"), "{st:?}");
     assert_eq!(st.game_state, Status::Running, "{st:?}");
     assert_eq!(st.snapshot.moves.white, 1, "{st:?}");
     assert_eq!(st.snapshot.running, Some(Side::Black), "{st:?}");

@@ -114,10 +114,19 @@ impl Supervisor {
         self.renumber(index, seen.board);
     }
 
-    /// Clock `index` was named `name`: the board's name from now on.
+    /// Clock `index` is named `name`: the board's name from now on, unless it is the name
+    /// the clock would have anyway (its port's, its virtual clock's, its table's).
     pub(super) fn name_seen(&mut self, index: u32, name: &str) {
-        if let Some(entry) = self.clocks.get(&index) {
-            let identity = entry.identity.clone();
+        let Some(entry) = self.clocks.get(&index) else {
+            return;
+        };
+        let default = match (&entry.virtual_name, &entry.spec.name) {
+            (Some(v), _) => v.clone(),
+            (None, Some(table)) => table.clone(),
+            (None, None) => super::registry::default_name(&entry.port),
+        };
+        let identity = entry.identity.clone();
+        if name != default || self.known.get(&identity).is_some_and(|b| b.name.is_some()) {
             self.known.set_name(&identity, name);
         }
     }

@@ -42,8 +42,7 @@ pub(super) struct Entry {
     pub(super) configured: bool,
     /// The `board_serial` of the table this clock has (configured with it, or matched).
     pub(super) table: Option<String>,
-    /// Tells the supervisor the serial numbers its board reports and the names it is given
-    /// (every clock on a tty).
+    /// Tells the supervisor the serial numbers its board reports and the names it is given.
     serial_watch: Option<JoinHandle<()>>,
     /// Its board number.
     pub(super) board: u32,
@@ -438,7 +437,12 @@ impl Supervisor {
             );
             options.game_info = tags;
         }
-        let spawn = spawn(index, name, port.clone(), options, self.sinks.clone());
+        let line = match (&port, &virtual_name) {
+            (PortSpec::Virtual, Some(v)) => Line::Virtual(v.clone()),
+            (PortSpec::Tty(p), _) => Line::Tty(p.clone()),
+            (PortSpec::Virtual, None) => Line::Virtual(name.clone()),
+        };
+        let spawn = spawn(index, name, line, options, self.sinks.clone());
         let started = run_on(self.defaults.devices.as_ref(), spawn)
             .await
             .map_err(SupervisorError::PortFailed)?
@@ -448,14 +452,13 @@ impl Supervisor {
             self.next += 1;
         }
         // A board on a tty is known by the serial number it reports (and a board attached
-        // at run time may be one a table names by it).
-        let serial_watch = virtual_name.is_none().then(|| {
-            tokio::spawn(table::watch_serial(
-                index,
-                handle.watch_state(),
-                self.serials.clone(),
-            ))
-        });
+        // at run time may be one a table names by it); every board keeps the name its clock
+        // is given.
+        let serial_watch = Some(tokio::spawn(table::watch_serial(
+            index,
+            handle.watch_state(),
+            self.serials.clone(),
+        )));
         self.clocks.insert(
             index,
             Entry {
@@ -531,6 +534,11 @@ impl Supervisor {
     /// Stop clock `index`'s actor with `stop` ([`Request::Shutdown`]: its journal stays;
     /// [`Request::Detach`]: its game is archived and its journal removed), then announce it.
     pub(super) async fn remove(&mut self, index: u32, stop: Request) {
+        // The name it has now stays with its board (its watch may not have said it yet).
+        if let Some(entry) = self.clocks.get(&index) {
+            let name = entry.handle.borrow_state().name.clone();
+            self.name_seen(index, &name);
+        }
         let Some(entry) = self.clocks.remove(&index) else {
             return;
         };
@@ -563,29 +571,35 @@ impl Supervisor {
     }
 }
 
-/// Start clock `index` on `port`: the supervisor chooses its line, the tty (opened, or
-/// waited for) or a virtual board in memory named `name`, which the device opens once its
-/// options are known good. Runs on the actors' runtime (a virtual board's task lives there).
+/// The line a clock is started on: a tty, or a virtual board by the name its journal has
+/// (the clock's own name may have changed since).
+enum Line {
+    Tty(PathBuf),
+    Virtual(String),
+}
+
+/// Start clock `index`, named `name`, on `line`: the supervisor chooses it, the tty (opened,
+/// or waited for) or a virtual board in memory, which the device opens once its options are
+/// known good. Runs on the actors' runtime (a virtual board's task lives there).
 async fn spawn(
     index: u32,
     name: String,
-    port: PortSpec,
+    line: Line,
     options: DeviceOptions,
     sinks: Sinks,
 ) -> Result<Started, SpawnError> {
-    match port {
-        PortSpec::Tty(path) => {
+    match line {
+        Line::Tty(path) => {
             let open = move |o: &DeviceOptions| Transport::tty(index, &path, o);
             device::spawn(index, name, options, sinks, open).await
         }
         #[cfg(any(test, feature = "virtual-board"))]
-        PortSpec::Virtual => {
-            let vname = name.clone();
+        Line::Virtual(vname) => {
             let open = move |o: &DeviceOptions| Ok(crate::virtual_board::transport(&vname, o));
             device::spawn(index, name, options, sinks, open).await
         }
         #[cfg(not(any(test, feature = "virtual-board")))]
-        PortSpec::Virtual => {
+        Line::Virtual(_) => {
             let open = |_: &DeviceOptions| -> Result<Transport<tokio::io::DuplexStream>, _> {
                 Err(SpawnError::Port(std::io::Error::new(
                     std::io::ErrorKind::Unsupported,

@@ -167,7 +167,12 @@ async fn a_game_under_way_keeps_its_control_and_its_journal_over_the_rename() {
 #[tokio::test]
 async fn a_table_whose_clock_is_attached_already_and_virtual_clocks_are_not_matched() {
     let dir = state_dir("table-taken");
-    let (sup, changes) = start(with_tables(&dir, vec![table("24680", "Table 3")]));
+    // A table for the serial a virtual clock "v"'s board reports too.
+    let virtual_serial = crate::virtual_board::board_serial("v");
+    let (sup, changes) = start(with_tables(
+        &dir,
+        vec![table("24680", "Table 3"), table(&virtual_serial, "Table V")],
+    ));
     let _seen = serve(changes);
     // The table's own clock, by its port (not plugged in).
     let own = sup
@@ -181,12 +186,12 @@ async fn a_table_whose_clock_is_attached_already_and_virtual_clocks_are_not_matc
         })
         .await
         .expect("configured clock");
-    // A virtual clock's board reports the emulator's serial number, 24680 too.
+    // A virtual clock's board reports the serial of a table: it is not matched.
     let v = sup.add_virtual("v").await.expect("virtual clock");
     let handles = sup.handles().await;
     let virtual_clock = handles[1].clone();
     wait_state(&virtual_clock, "the virtual board's serial", |s| {
-        s.board_serial == "24680"
+        s.board_serial == virtual_serial
     })
     .await;
 

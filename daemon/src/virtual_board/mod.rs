@@ -3,12 +3,15 @@
 //! another program opens a path) or in memory over `tokio::io::duplex` ([`MemoryBoard`], for
 //! `AddVirtual` clocks, which only the daemon's own actor talks to: `transport`).
 //!
-//! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links.
+//! Owns the IO around the emulator: [`task`] runs it on its line, [`pty`] makes ptys and links,
+//! [`follow`] sets a virtual clock's pieces as its game stands; and the serial number a
+//! virtual clock's board reports ([`board_serial`]).
 //! Unplug/replug work on both (a pty is replaced and its link re-pointed atomically, as
 //! `/dev/serial/by-path` does on a real replug; an in-memory line is replaced and its host end
 //! handed out again), and autoplay for the demo. It must not contain protocol behaviour: that
 //! is all in `chessclock_protocol::emulator`.
 
+mod follow;
 mod pty;
 mod task;
 
@@ -59,7 +62,7 @@ impl Default for VirtualOptions {
 }
 
 /// Physical actions on the virtual board and clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VirtualControl {
     /// Press the lever.
     Lever,
@@ -82,6 +85,10 @@ pub enum VirtualControl {
     Mute(bool),
     /// Move pieces on the board (each change is a FIELD_UPDATE).
     Pieces(chessclock_protocol::emulator::PieceAction),
+    /// Set the pieces as this position (by chess square): each square that differs is
+    /// lifted, then the pieces are set down, each change a FIELD_UPDATE
+    /// ([`follow::arrange_steps`]). A virtual clock's board follows its game so.
+    Arrange(chessclock_protocol::Board),
     /// The board's output turns into noise (a wrong line speed, a faulty board): 256 bytes
     /// that form no message every 20 ms instead of its messages, until switched off.
     Flood(bool),
@@ -241,11 +248,16 @@ impl MemoryBoard {
 }
 
 /// A virtual clock's line for its device actor: a [`MemoryBoard`] with the default setup in
-/// memory, its host end replugged from the board's, the board kept as long as the actor. Its
-/// game is journaled under its name. Must be called within a tokio runtime (the actors').
+/// memory, its host end replugged from the board's, the board kept as long as the actor, its
+/// pieces set as the clock's game stands ([`follow`]). Its game is journaled under its name. Must be called within a tokio runtime (the actors').
 pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<DuplexStream> {
-    let (board, host) = MemoryBoard::start(&VirtualOptions::default());
+    let (serial, long_serial) = serials(name);
+    let mut setup = VirtualOptions::default();
+    setup.emu.board.serial_number = serial;
+    setup.emu.board.long_serial_number = long_serial;
+    let (board, host) = MemoryBoard::start(&setup);
     let stream = host.take();
+    let control = board.control();
     Transport {
         stream,
         reopen: Box::new(move || {
@@ -256,7 +268,38 @@ pub(crate) fn transport(name: &str, options: &DeviceOptions) -> Transport<Duplex
         port: PathBuf::from(format!("virtual:{name}")),
         journal: options.state_dir.as_ref().map(|_| virtual_store_name(name)),
         keep: Some(Box::new(board)),
+        // Its pieces follow the game: nobody else can set them.
+        follow: Some(Box::new(move |state| follow::follow_game(control, state))),
     }
+}
+
+/// The serial number a virtual clock's board reports (`0x45`), from the clock's name: `V`
+/// and four letters or digits, the same for the same name across restarts, and never a real
+/// DGT board's (theirs are five digits), so that `status` tells an emulated board from a
+/// real one, and two virtual clocks do not report one board (unless their names' hashes
+/// meet: one in 1.6 million).
+pub fn board_serial(name: &str) -> String {
+    serials(name).0
+}
+
+/// The serial number (5 characters) and the long serial number (10: `V` and nine) of the
+/// board of the virtual clock `name`; the first is the second's `V` and its last four.
+fn serials(name: &str) -> (String, String) {
+    // FNV-1a (64 bits): stable across versions and machines, unlike the std hasher.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    const DIGITS: &[u8; 36] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut long = String::from("V");
+    let mut rest = hash % 36u64.pow(9);
+    let mut tail = Vec::with_capacity(9);
+    for _ in 0..9 {
+        tail.push(char::from(DIGITS[(rest % 36) as usize]));
+        rest /= 36;
+    }
+    long.extend(tail.iter().rev());
+    let short = format!("V{}", &long[6..]);
+    (short, long)
 }
 
 /// The host's end of a [`MemoryBoard`]'s line, waiting to be taken: once at the start and

@@ -156,7 +156,14 @@ impl Task {
             let far = self.start + Duration::from_secs(365 * 24 * 3600);
             let wake = deadline.map_or(far, |ms| self.instant(ms));
             let on_pty = matches!(self.line, Some(Line::Pty(_)));
+            // Physical actions first: one sent before the host's bytes arrived (the pieces
+            // of a game resumed after a restart) is on the board before it answers them.
             tokio::select! {
+                biased;
+                msg = control.recv() => match msg {
+                    Some(c) => self.control(c),
+                    None => break,
+                },
                 read = read_line(self.line.as_mut(), &mut buf), if !self.stalled => match read {
                     Ok(n) => {
                         let now = self.now();
@@ -173,10 +180,6 @@ impl Task {
                     }
                 }
                 _ = flood.tick(), if self.flood.is_some() => self.noise().await,
-                msg = control.recv() => match msg {
-                    Some(c) => self.control(c),
-                    None => break,
-                },
                 () = sleep_until(wake) => {
                     let now = self.now();
                     self.emu.handle_timeout(now);
@@ -206,6 +209,13 @@ impl Task {
             VirtualControl::Pieces(action) => {
                 if let Err(e) = self.emu.piece_action(now, action) {
                     tracing::warn!("virtual board: {e}");
+                }
+            }
+            VirtualControl::Arrange(board) => {
+                for step in super::follow::arrange_steps(self.emu.pieces(), &board) {
+                    if let Err(e) = self.emu.piece_action(now, step) {
+                        tracing::warn!("virtual board: {e}");
+                    }
                 }
             }
             VirtualControl::Unplug => {

@@ -428,7 +428,7 @@ fn a_number_beyond_64_bits_names_key_range_and_line_in_file_and_environment() {
 }
 
 #[test]
-fn draw_rules_are_fide_or_none_and_a_wrong_word_says_both() {
+fn draw_rules_are_fide_uscf_or_none_and_a_wrong_word_says_each() {
     let c = Config::from_sources(
         Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"none\"\n[[clock]]\nport = \"/dev/b\"\n"),
         NO_ENV,
@@ -441,12 +441,23 @@ fn draw_rules_are_fide_or_none_and_a_wrong_word_says_both() {
     assert_eq!(c.clocks[1].draw_rules, None, "unset: by the control");
     let c = Config::from_sources(Some("draw_rules = \"fide\"\n"), NO_ENV).expect("loads");
     assert_eq!(c.draw_rules, Some(chessclockd::device::DrawRules::Fide));
-    let msg = err_text(Config::from_sources(
+    let c = Config::from_sources(
         Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"uscf\"\n"),
+        NO_ENV,
+    )
+    .expect("loads");
+    assert_eq!(
+        c.clocks[0].draw_rules,
+        Some(chessclockd::device::DrawRules::Uscf)
+    );
+    let msg = err_text(Config::from_sources(
+        Some("[[clock]]\nport = \"/dev/a\"\ndraw_rules = \"us\"\n"),
         NO_ENV,
     ));
     assert!(
-        msg.contains("\"uscf\" is not a set of draw rules") && msg.contains("\"none\""),
+        msg.contains("\"us\" is not a set of draw rules")
+            && msg.contains("\"uscf\"")
+            && msg.contains("\"none\""),
         "{msg}"
     );
 }

@@ -175,8 +175,8 @@ fn a_flag_against_a_side_that_cannot_be_mated_is_a_draw() {
         &mut e,
         500,
         Input::MatingMaterial {
-            white: true,
-            black: false,
+            white: Some(true),
+            black: Some(false),
         },
     );
     e.handle_timeout(Time::from_ms(60_000));
@@ -196,8 +196,8 @@ fn a_flag_against_a_side_that_cannot_be_mated_is_a_draw() {
         &mut e,
         1500,
         Input::MatingMaterial {
-            white: true,
-            black: false,
+            white: Some(true),
+            black: Some(false),
         },
     );
     e.handle_timeout(Time::from_ms(62_000));
@@ -206,6 +206,163 @@ fn a_flag_against_a_side_that_cannot_be_mated_is_a_draw() {
         Some(GameResult::WhiteWins),
         "Black flagged, White can mate"
     );
+}
+
+#[test]
+fn a_flag_while_the_verdict_is_pending_waits_for_it() {
+    // White flags at 60 s while the search on the position still runs: no result yet.
+    for (black_wins, want) in [
+        (
+            true,
+            (
+                GameResult::BlackWins,
+                ResultReason::Flag(crate::FlagReason::Time),
+            ),
+        ),
+        (
+            false,
+            (GameResult::Draw, ResultReason::InsufficientMaterial),
+        ),
+    ] {
+        let mut e = started("G/1", 0);
+        ok(
+            &mut e,
+            500,
+            Input::MatingMaterial {
+                white: Some(true),
+                black: None,
+            },
+        );
+        e.handle_timeout(Time::from_ms(60_000));
+        let s = snap(&e, 60_000);
+        assert_eq!(ended(&s), (Status::Flagged, None, None), "waits");
+        assert_eq!(e.awaiting_verdict(), Some(Side::White));
+        assert_eq!(s.flags.len(), 1, "the flag is recorded");
+        // A mate read now came after the flag.
+        assert_eq!(
+            at(&mut e, 60_100, mate(Side::White)),
+            Err(InputError::FlagFellFirst)
+        );
+        // A verdict that still does not tell Black's decides nothing.
+        ok(
+            &mut e,
+            60_200,
+            Input::MatingMaterial {
+                white: Some(false),
+                black: None,
+            },
+        );
+        assert_eq!(snap(&e, 60_200).result, None);
+        ok(
+            &mut e,
+            60_300,
+            Input::MatingMaterial {
+                white: Some(true),
+                black: Some(black_wins),
+            },
+        );
+        let s = snap(&e, 60_300);
+        assert_eq!(ended(&s), (Status::Flagged, Some(want.0), Some(want.1)));
+        assert_eq!(e.awaiting_verdict(), None);
+    }
+}
+
+#[test]
+fn a_dead_position_ends_the_game_and_one_found_after_a_waiting_flag_draws_it() {
+    let mut e = started("G/5", 3);
+    ok(
+        &mut e,
+        3_500,
+        Input::BoardEnd {
+            end: BoardEnd::DeadPosition,
+        },
+    );
+    let s = snap(&e, 100_000);
+    assert_eq!(
+        ended(&s),
+        (
+            Status::Ended,
+            Some(GameResult::Draw),
+            Some(ResultReason::DeadPosition)
+        )
+    );
+    assert_eq!(s.running, None, "the clock stopped");
+    // The position at a waiting flag turns out dead: it was dead before the flag fell.
+    let mut e = started("G/1", 0);
+    ok(
+        &mut e,
+        500,
+        Input::MatingMaterial {
+            white: None,
+            black: None,
+        },
+    );
+    e.handle_timeout(Time::from_ms(60_000));
+    ok(
+        &mut e,
+        60_500,
+        Input::BoardEnd {
+            end: BoardEnd::DeadPosition,
+        },
+    );
+    assert_eq!(
+        ended(&snap(&e, 60_500)),
+        (
+            Status::Ended,
+            Some(GameResult::Draw),
+            Some(ResultReason::DeadPosition)
+        )
+    );
+    // After a flag that decided the game, a dead position is too late.
+    let mut e = started("G/1", 0);
+    e.handle_timeout(Time::from_ms(60_000));
+    assert_eq!(
+        at(
+            &mut e,
+            60_500,
+            Input::BoardEnd {
+                end: BoardEnd::DeadPosition
+            }
+        ),
+        Err(InputError::FlagFellFirst)
+    );
+}
+
+#[test]
+fn time_given_back_to_a_waiting_flag_resumes_without_a_result() {
+    let mut e = started("G/1", 0);
+    ok(
+        &mut e,
+        500,
+        Input::MatingMaterial {
+            white: None,
+            black: None,
+        },
+    );
+    e.handle_timeout(Time::from_ms(60_000));
+    assert_eq!(e.awaiting_verdict(), Some(Side::White));
+    ok(
+        &mut e,
+        61_000,
+        Input::Adjust {
+            side: Side::White,
+            field: crate::AdjustField::MainMs,
+            op: crate::AdjustOp::Set,
+            ms: 30_000,
+        },
+    );
+    ok(&mut e, 61_000, Input::Resume);
+    assert_eq!(e.awaiting_verdict(), None);
+    ok(
+        &mut e,
+        62_000,
+        Input::MatingMaterial {
+            white: Some(true),
+            black: Some(true),
+        },
+    );
+    let s = snap(&e, 62_000);
+    assert_eq!((s.status, s.result), (Status::Running, None), "{s:?}");
 }
 
 #[test]
@@ -397,8 +554,8 @@ fn the_new_inputs_survive_the_journal() {
             },
         },
         Input::MatingMaterial {
-            white: false,
-            black: true,
+            white: Some(false),
+            black: None,
         },
         Input::BoardClaim {
             side: Side::White,
@@ -447,4 +604,26 @@ fn claim_kinds_and_rulings_are_spelled_one_way_each() {
     );
     assert_eq!(Ruling::parse("watch", Some(8_000)), Ok(Ruling::Watch));
     assert!(Ruling::parse("uphold", None).is_err());
+}
+
+#[test]
+fn a_journal_from_before_pending_verdicts_still_reads() {
+    let old = r#"{"action":"mating_material","white":true,"black":false}"#;
+    let input: Input = serde_json::from_str(old).expect("reads");
+    assert_eq!(
+        input,
+        Input::MatingMaterial {
+            white: Some(true),
+            black: Some(false)
+        }
+    );
+    let pending: Input =
+        serde_json::from_str(r#"{"action":"mating_material","white":null}"#).expect("reads");
+    assert_eq!(
+        pending,
+        Input::MatingMaterial {
+            white: None,
+            black: None
+        }
+    );
 }

@@ -33,16 +33,17 @@ pub struct VectorEvent {
     #[serde(default)]
     pub result: Option<String>,
     /// board_end: `checkmate` (with `winner`), `stalemate`, `signal` (with `result`),
-    /// `fivefold_repetition`, `seventy_five_moves`.
+    /// `fivefold_repetition`, `seventy_five_moves`, `dead_position`.
     #[serde(default)]
     pub end: Option<String>,
     /// board_end `checkmate`: who mates.
     #[serde(default)]
     pub winner: Option<Side>,
-    /// mating_material: whether White can still mate.
+    /// mating_material: whether White wins on Black's flag (absent: not known yet, a search
+    /// runs; a flag waits for it).
     #[serde(default)]
     pub white: Option<bool>,
-    /// mating_material: whether Black can still mate.
+    /// mating_material: whether Black wins on White's flag (absent: not known yet).
     #[serde(default)]
     pub black: Option<bool>,
     /// board_claim: `threefold` or `fifty_moves`.
@@ -98,12 +99,8 @@ impl VectorEvent {
                 end: self.board_end()?,
             },
             "mating_material" => Input::MatingMaterial {
-                white: self
-                    .white
-                    .ok_or("mating_material needs white: true|false")?,
-                black: self
-                    .black
-                    .ok_or("mating_material needs black: true|false")?,
+                white: self.white,
+                black: self.black,
             },
             "board_claim" => Input::BoardClaim {
                 side: side()?,
@@ -145,9 +142,10 @@ impl VectorEvent {
             },
             Some("fivefold_repetition") => BoardEnd::FivefoldRepetition,
             Some("seventy_five_moves") => BoardEnd::SeventyFiveMoves,
+            Some("dead_position") => BoardEnd::DeadPosition,
             _ => {
                 return Err("board_end needs an end checkmate, stalemate, signal, \
-                            fivefold_repetition or seventy_five_moves"
+                            fivefold_repetition, seventy_five_moves or dead_position"
                     .into());
             }
         })

@@ -11,3 +11,4 @@ mod properties;
 mod replay;
 mod signal;
 mod support;
+mod winnable_python;

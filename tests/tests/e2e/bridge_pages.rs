@@ -1,6 +1,7 @@
-//! The bridge's pages in a real headless Chromium (Debian's `chromium`): the dashboard puts
-//! the board that needs the operator first with its fix and follows a start, the overlay
-//! shows a clock and follows a press within one second. The page is driven over the
+//! The bridge's pages in a real headless Chromium (Debian's `chromium`): the dashboard shows
+//! the boards in board order, the one that needs the operator marked with its fix, and
+//! follows a start; the overlay shows a clock and follows a press within one second; the
+//! overlay of a clock that does not exist is a 404 page that says so. The page is driven over the
 //! DevTools protocol (`chessclock_tests::chromium`). A round of 64 boards on the operator's
 //! screen is `bridge_screen`'s. In CI a missing Chromium fails the test.
 
@@ -131,14 +132,51 @@ fn overlay_ticks_the_waiting_side_up_under_hourglass() -> Result<()> {
     Ok(())
 }
 
+/// `/overlay/9` with two clocks: a 404 whose page says which board is missing and where
+/// the boards are (the router's answers in detail: bridge/src/http/tests.rs).
+#[test]
+fn the_overlay_of_a_clock_that_does_not_exist_is_a_404_page_that_says_so() -> Result<()> {
+    let Some(browser) = have("chromium", "chromium")? else {
+        return Ok(());
+    };
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("bridge-missing")?;
+    let _d = daemon_with(&bus, &dir, &["board-one", "board-two"])?;
+    let bridge = Bridge::spawn(bus.address(), &[])?;
+    let (code, body) = bridge.get("/overlay/9")?;
+    assert_eq!(code, 404, "{body}");
+    let (code, _) = bridge.get("/overlay/1")?;
+    assert_eq!(code, 200, "clock 1 exists");
+    let mut page = Page::open(
+        &browser,
+        &dir.path().join("profile"),
+        &format!("{}/overlay/9", bridge.base),
+    )?;
+    let shown = page.wait_shown(
+        "JSON.stringify({h1: (document.querySelector('h1') || {}).textContent || '',          why: (document.getElementById('why') || {}).textContent || '',          home: (document.querySelector('a') || {href: ''}).href})",
+        WAIT,
+        |v| v["h1"] != "",
+    )?;
+    assert_eq!(shown["h1"], "No such board", "{shown}");
+    assert!(
+        shown["why"].as_str().is_some_and(|w| w.contains("\"9\"")),
+        "{shown}"
+    );
+    assert_eq!(shown["home"], format!("{}/", bridge.base), "{shown}");
+    Ok(())
+}
+
 /// The dashboard's tiles in order: board number, clock index, what needs attention, and
 /// the fix of the first problem.
 const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => \
     [t.dataset.board, t.dataset.index, [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; '), \
     (t.querySelector('.problem .fix') || {}).textContent || '']))";
 
+/// The tiles in board order, whatever needs the operator (a board stays where its number
+/// puts it): board 2, paused, is marked in its place, with its fix.
 #[test]
-fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> Result<()> {
+fn dashboard_shows_the_boards_in_board_order_the_paused_one_marked_with_its_fix_and_follows_a_start()
+-> Result<()> {
     let Some(browser) = have("chromium", "chromium")? else {
         return Ok(());
     };
@@ -161,11 +199,15 @@ fn dashboard_puts_the_paused_board_first_with_its_fix_and_follows_a_start() -> R
     let tiles = page.wait_shown(TILES, Duration::from_secs(20), |v| {
         v.as_array().is_some_and(|a| a.len() == 2)
     })?;
-    assert_eq!(tiles[0][0], "2", "board 2 (paused) comes first: {tiles}");
-    assert_eq!(tiles[0][2], "paused mid-game", "{tiles}");
-    assert_eq!(tiles[0][3], "chessclockctl resume board:2", "{tiles}");
-    assert_eq!(tiles[1][0], "1", "{tiles}");
-    assert_eq!(tiles[1][2], "", "board 1 needs nothing: {tiles}");
+    assert_eq!(tiles[0][0], "1", "board order: {tiles}");
+    assert_eq!(tiles[0][2], "", "board 1 needs nothing: {tiles}");
+    assert_eq!(tiles[1][0], "2", "board 2 (paused) in its place: {tiles}");
+    assert_eq!(tiles[1][2], "paused mid-game", "{tiles}");
+    assert_eq!(tiles[1][3], "chessclockctl resume board:2", "{tiles}");
+    let marked = page.eval(
+        "[...document.querySelectorAll('.tile.attention')].map(t => t.dataset.board).join(' ')",
+    )?;
+    assert_eq!(marked, "2", "the paused board is marked");
     let head = page.eval("document.getElementById('daemon').textContent")?;
     assert!(
         head.as_str()

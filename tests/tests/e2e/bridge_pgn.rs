@@ -124,7 +124,8 @@ fn the_round_is_pushed_with_the_token_and_retried_after_a_failure() -> Result<()
 }
 
 #[test]
-fn a_paper_board_is_pushed_once_with_its_result_and_served_in_all_pgn() -> Result<()> {
+fn a_paper_board_is_pushed_once_with_its_result_and_served_in_all_pgn_and_by_its_number()
+-> Result<()> {
     if have("python3", "python3")?.is_none() {
         return Ok(());
     }
@@ -177,6 +178,20 @@ fn a_paper_board_is_pushed_once_with_its_result_and_served_in_all_pgn() -> Resul
     let (status, all) = bridge.get("/pgn/all.pgn")?;
     assert_eq!(status, 200);
     assert_eq!(all.matches("[White \"Gamma\"]").count(), 1, "{all}");
+    let order: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Board \""))
+        .collect();
+    assert_eq!(order, ["1\"]", "2\"]"], "board order: {all}");
+    // The paper board is named as a board is, as its tile's links name it.
+    let (status, two) = bridge.get("/pgn/board:2.pgn")?;
+    assert_eq!(status, 200, "{two}");
+    let games = python_reads(&dir, &two)?;
+    assert_eq!(games.len(), 1, "{two}");
+    assert_eq!(s(&games[0], "/headers/White"), "Gamma");
+    assert_eq!(s(&games[0], "/headers/Result"), "1/2-1/2");
+    let (status, none) = bridge.get("/pgn/board:9.pgn")?;
+    assert_eq!(status, 404, "{none}");
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 
 mod board_claims;
 mod board_corrections;
+mod board_dead_positions;
 mod board_game;
 mod board_identity;
 mod board_observe;
@@ -56,3 +57,4 @@ mod schemas;
 mod system_files;
 mod tty_access;
 mod udev_boards;
+mod virtual_round;

@@ -156,11 +156,12 @@ fn daemon_note(daemon: &Daemon) -> String {
 }
 
 /// What needs the operator at this board most, in a few words, if anything: the first of
-/// its problems ([`chessclock_api::attention`], the list the dashboard and `status` show).
+/// its problems ([`chessclock_api::attention`], the list the dashboard and `status` show),
+/// or that a side can no longer win (a flag against it would draw).
 pub(super) fn alert(c: &ClockStatus) -> Option<String> {
     chessclock_api::problems(c)
         .into_iter()
-        .find(|p| p.rank < 4)
+        .find(|p| p.rank < 4 || p.kind == "cannot_win")
         .map(|p| match p.kind.as_str() {
             "board_problem" => "board problem".to_owned(),
             "flag" => "flag".to_owned(),

@@ -1,4 +1,5 @@
-//! Where a device's files go: the journal writer and the live PGN writer, handed to every
+//! Where a device's files go: the journal writer and the live PGN writer (and the search
+//! worker beside them), handed to every
 //! clock by its supervisor (quinn's endpoint owning the socket, not a global): a test gives
 //! its own and reads what the clock hands over.
 //!
@@ -7,6 +8,7 @@
 
 use super::live::LiveFiles;
 use super::persist::Journals;
+use super::search::Searcher;
 
 /// The writers of a supervisor's clocks. Cheap to clone; each writer's thread starts on
 /// first use and ends when the last clone is gone.
@@ -16,4 +18,6 @@ pub struct Sinks {
     pub(crate) journals: Journals,
     /// The live PGN files.
     pub(crate) live: LiveFiles,
+    /// The search of who can still mate, off the device thread.
+    pub(crate) search: Searcher,
 }

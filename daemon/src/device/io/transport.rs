@@ -1,6 +1,7 @@
 //! What a device actor runs on: an opened board line ([`Transport`]: the stream, how to
-//! open it again after a replug, how the port is shown, where its game is journaled), and
-//! how a tty becomes one ([`Transport::tty`]). The in-memory virtual board makes its own
+//! open it again after a replug, how the port is shown, where its game is journaled, what
+//! the line does with the clock's published state), and how a tty becomes one
+//! ([`Transport::tty`]). The in-memory virtual board makes its own
 //! (`virtual_board::transport`); the supervisor chooses which.
 //!
 //! Owns opening a tty for an actor and naming its journal (the tty's by-path identity); it
@@ -26,7 +27,15 @@ pub(crate) struct Transport<P: BoardIo> {
     pub(crate) journal: Option<String>,
     /// Lives as long as the actor (a virtual clock's board).
     pub(crate) keep: Option<Box<dyn Send>>,
+    /// Given the clock's published state once the actor has it, before the actor runs (a
+    /// virtual clock's board sets its pieces as the game stands: `virtual_board::follow`).
+    pub(crate) follow: Option<Follow>,
 }
+
+/// What a line does with the clock's published state.
+pub(crate) type Follow = Box<
+    dyn FnOnce(tokio::sync::watch::Receiver<crate::device::session::interface::ClockState>) + Send,
+>;
 
 impl Transport<Tty> {
     /// Open the tty `path` of clock `index`; one that is not there yet is waited for if
@@ -49,6 +58,7 @@ impl Transport<Tty> {
             port: path.to_path_buf(),
             journal,
             keep: None,
+            follow: None,
         })
     }
 }

@@ -1,8 +1,9 @@
-//! The board judges the timed game (docs/rules.md): after each move read from the pieces the
-//! game crate's [`assess`] says whether the game ended on the board (mate, stalemate,
-//! fivefold, 75 moves) and who can still mate; the DGT result signal is a result too. In
-//! drive mode these become engine inputs at the instant the deciding bytes were read
-//! (journaled like a press); observed, a result on the board is the game's result.
+//! The board judges the timed game (docs/rules.md): after each change of the board's
+//! position the game crate's [`assess`] says whether the game ended on the board (mate,
+//! stalemate, fivefold, 75 moves), and `verdicts` who can still mate (a dead position ends
+//! the game; a flag is judged against it); the DGT result signal is a result too. In drive
+//! mode these become engine inputs at the instant the deciding bytes were read (journaled
+//! like a press); observed, a result on the board is the game's result.
 //!
 //! Part of the pure [`Session`]: it owns when the board's verdicts reach the engine, not the
 //! rules themselves (the game crate's) nor what they do to the clock (the engine's).
@@ -14,37 +15,42 @@ use chessclock_game::tracker::side_to_move;
 use super::Session;
 use crate::device::link::driver::Instant;
 use crate::device::session::interface::DeviceError;
-use crate::engine::params::Method;
 use crate::engine::{BoardClaim, BoardEnd, GameResult, Input, InputError, Side};
 
-/// Which of FIDE's draw rules the board's history decides (docs/rules.md): fivefold
-/// repetition and 75 moves end the game, threefold repetition and 50 moves may be claimed.
-/// Unset, they are on except under a double-flag control, whose seed abolishes them.
+/// Which rules the board's position and history decide (docs/rules.md). Unset: FIDE's,
+/// except under a double-flag control, whose seed abolishes them (`none`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DrawRules {
-    /// FIDE 9.2, 9.3 and 9.6.
+    /// FIDE's Laws: fivefold repetition and 75 moves end the game (9.6), threefold and 50
+    /// moves may be claimed (9.2, 9.3), a dead position ends the game (5.2.2), a flag loses
+    /// unless the opponent cannot mate by any series of legal moves (6.9).
     Fide,
-    /// None of them: a repetition or a long game is played on.
+    /// US Chess's rules: threefold and 50 moves may be claimed (14C, 14F), a dead position
+    /// ends the game (14D), a flag is judged by 14E; no automatic fivefold or 75-move draw.
+    Uscf,
+    /// None of the draw rules: a repetition, a long game or a dead position is played on,
+    /// and a flag is judged as FIDE 6.9 says.
     None,
 }
 
 impl std::str::FromStr for DrawRules {
     type Err = crate::engine::words::WordError;
 
-    /// `fide` or `none`, exactly.
+    /// `fide`, `uscf` or `none`, exactly.
     fn from_str(s: &str) -> Result<DrawRules, Self::Err> {
         crate::engine::words::parse_word(
             s,
             "a set of draw rules",
-            &["fide", "none"],
-            &[DrawRules::Fide, DrawRules::None],
+            &["fide", "uscf", "none"],
+            &[DrawRules::Fide, DrawRules::Uscf, DrawRules::None],
         )
     }
 }
 
 impl Session {
-    /// A move was read at `at`: judge the position.
+    /// The board's position changed at `at` (a move read, a takeback, a position set, a
+    /// correction): judge it.
     pub(super) fn judge_board(&mut self, at: Instant) {
         let Some(verdict) = assess(self.board.game.tracker().positions()) else {
             return;
@@ -55,10 +61,12 @@ impl Session {
             }
             return;
         }
-        if verdict.can_mate != self.engine.mating_material() {
-            let (white, black) = verdict.can_mate;
-            // Taken in every status; nothing to refuse.
-            let _ = self.apply(at, Input::MatingMaterial { white, black });
+        // Who can still mate: not asked of a mated or stalemated position.
+        if !matches!(
+            verdict.end,
+            Some(BoardEnd::Checkmate { .. } | BoardEnd::Stalemate)
+        ) {
+            self.judge_position(at);
         }
         let Some(end) = verdict.end else {
             return;
@@ -67,20 +75,17 @@ impl Session {
             end,
             BoardEnd::FivefoldRepetition | BoardEnd::SeventyFiveMoves
         );
-        if draw_rule && !self.draw_rules() {
+        if draw_rule && self.rules() != DrawRules::Fide {
             return;
         }
         self.end_on_board(at, end);
     }
 
-    /// Whether FIDE's draw rules (9.2, 9.3, 9.6) apply to this clock's game: as configured
-    /// (`draw_rules`), else on except under the double-flag clock, whose seed abolishes them.
+    /// Whether the draws of the board's history may be claimed on this clock (FIDE 9.2,
+    /// 9.3; USCF 14C, 14F): as configured (`draw_rules`), else on except under the
+    /// double-flag clock, whose seed abolishes them.
     pub(super) fn draw_rules(&self) -> bool {
-        match self.cfg.draw_rules {
-            Some(DrawRules::Fide) => true,
-            Some(DrawRules::None) => false,
-            None => self.engine.control().method != Method::DoubleFlag,
-        }
+        self.rules() != DrawRules::None
     }
 
     /// The draws the player to move may claim in the board's position now (drive mode, the
@@ -115,9 +120,9 @@ impl Session {
         let clock = self.cfg.clock;
         if !self.draw_rules() {
             return Err(DeviceError::NotAllowed(format!(
-                "clock {clock} plays without FIDE's draw rules (draw_rules = \"none\", or its \
+                "clock {clock} plays without draw rules (draw_rules = \"none\", or its \
                  double-flag control's default): there is no {} claim; set draw_rules = \
-                 \"fide\" in its [[clock]] table to allow it",
+                 \"fide\" (or \"uscf\") in its [[clock]] table to allow it",
                 claim.as_str()
             )));
         }
@@ -155,7 +160,7 @@ impl Session {
         }
     }
 
-    fn end_on_board(&mut self, at: Instant, end: BoardEnd) {
+    pub(super) fn end_on_board(&mut self, at: Instant, end: BoardEnd) {
         match self.apply(at, Input::BoardEnd { end }) {
             Ok(()) => {}
             // A game played before the clock was started, or already decided by a result:
@@ -171,6 +176,7 @@ impl Session {
                     BoardEnd::Signal { .. } => "the result signal",
                     BoardEnd::FivefoldRepetition => "fivefold repetition",
                     BoardEnd::SeventyFiveMoves => "75 moves",
+                    BoardEnd::DeadPosition => "a dead position",
                 }
             )),
         }

@@ -28,7 +28,8 @@
 //! fields, its invariant kept by its own methods, and its unit tests; the session's methods
 //! are spread by role over this folder's files (`reports`: the board link's events and the
 //! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
-//! `publish`; `record`: the game's record's life). The folder also holds its pure helpers: the announcements of engine events
+//! `publish`; `record`: the game's record's life; `verdicts`: who can still mate, searched
+//! off the device thread). The folder also holds its pure helpers: the announcements of engine events
 //! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
 //! requests and replies ([`interface`]).
 
@@ -44,11 +45,13 @@ mod record;
 mod reports;
 mod requests;
 mod show;
+mod verdicts;
 
 pub use judging::DrawRules;
 pub use pieces::MoveSource;
 pub(crate) use pieces::move_event;
 pub(crate) use show::clock_event;
+pub(crate) use verdicts::SearchRequest;
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -119,6 +122,9 @@ pub(crate) enum SessionOutput {
     RecordDue(Box<RecordDue>),
     /// The board stopped answering: close the port, then call [`Session::disconnect`].
     LinkDead,
+    /// Run this search off the device thread and hand its answer to
+    /// [`Session::handle_verdict`] (nothing waits for it but a flag's result).
+    Search(SearchRequest),
 }
 
 /// A game's record that is due, as the game stood at that moment: it is written from this,
@@ -160,6 +166,8 @@ pub(crate) struct Session {
     display: DisplayWork,
     published: Published,
     record: GameRecordPart,
+    /// Who can still mate: the search under way and the verdict in force.
+    verdicts: verdicts::Verdicts,
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
     /// PGN's `TimeControl` and the published control.
     declared: Option<crate::engine::params::TimeControl>,
@@ -213,6 +221,7 @@ impl Session {
                 journal_serial,
             },
             record: GameRecordPart::default(),
+            verdicts: verdicts::Verdicts::default(),
             declared: None,
             outputs: VecDeque::new(),
         }
@@ -240,11 +249,13 @@ impl Session {
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
         self.time.advance(now);
         let t = self.time_at(now);
+        self.hold_flag_for_search(t);
         self.engine.handle_timeout(t);
         self.drain_engine(now);
         self.driver.handle_timeout(now);
         self.drain_driver(now);
         self.board_timeout(now);
+        self.verdict_timeout(now);
         self.finish(now);
     }
 
@@ -283,21 +294,34 @@ impl Session {
             .game
             .poll_timeout()
             .map(|ms| self.time.instant_of(Time::from_ms(ms)));
-        [engine, display, self.driver.poll_timeout(), board]
-            .into_iter()
-            .flatten()
-            .min()
+        let verdict = self.verdict_deadline();
+        let unmoved = self.unmoved_press_due();
+        [
+            engine,
+            display,
+            self.driver.poll_timeout(),
+            board,
+            verdict,
+            unmoved,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next event, if any; an ended game's record is due after the events said with
     /// its result.
     #[must_use]
     pub(crate) fn poll_output(&mut self) -> Option<SessionOutput> {
-        self.outputs.pop_front().or_else(|| {
+        let next = self.outputs.pop_front().or_else(|| {
             self.record
                 .take_ended()
                 .then(|| self.record_due(self.time.now(), false))
-        })
+        });
+        if let Some(SessionOutput::Search(request)) = &next {
+            self.search_handed_out(request.id);
+        }
+        next
     }
 
     /// Whether the board's game (its PGN) changed since the last call.
@@ -387,6 +411,7 @@ impl Session {
     /// Bring the engine up to `now` (before a request: a flag due by now falls first).
     pub(crate) fn advance(&mut self, now: Instant) {
         self.time.advance(now);
+        self.hold_flag_for_search(self.time_at(now));
         self.engine.handle_timeout(self.time_at(now));
     }
 
@@ -394,6 +419,7 @@ impl Session {
     /// Operators' inputs come through [`Session::handle_request`].
     fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
         let t = self.time_at(now);
+        self.hold_flag_for_search(t);
         self.engine.handle_input(t, input.clone())?;
         let lever = note::lever_noted_after(&input);
         self.outputs.push_back(SessionOutput::Input {

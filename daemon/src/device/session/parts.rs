@@ -85,6 +85,21 @@ pub(crate) struct BoardPart {
     pub(crate) stale: bool,
     /// The draws the board's position lets the player to move claim, as of the last view.
     pub(crate) claimable: Vec<BoardClaim>,
+    /// The last press that found no move of its side on the board to time (a press
+    /// without a move, or one the board missed): said as the board's problem from `due` on,
+    /// while it still waits for its move.
+    pub(crate) unmoved_press: Option<UnmovedPress>,
+}
+
+/// A press without a move on the board ([`BoardPart::unmoved_press`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnmovedPress {
+    /// Who pressed.
+    pub(crate) side: Side,
+    /// When it is said, unless the move is read first.
+    pub(crate) due: Instant,
+    /// It is due: the published view says it while it waits.
+    pub(crate) said: bool,
 }
 
 impl BoardPart {
@@ -178,6 +193,14 @@ impl Lever {
             self.journaled = Some(self.agreed);
             self.agreed
         })
+    }
+
+    /// The lever is a new board's, not the one the game was played on: whatever its first
+    /// report shows, no press is taken and nothing is said (out of step until it agrees).
+    pub(crate) fn new_board(&mut self) {
+        self.resumed = false;
+        self.restarted = false;
+        self.agreed = false;
     }
 
     /// A running game resumed from a journal that says the lever was in step: its first

@@ -17,11 +17,12 @@ use chessclock_game::shakmaty::Color;
 use chessclock_game::{Clocks, Correction, CorrectionError, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
+use super::parts::UnmovedPress;
 use super::{Note, Session, SessionOutput};
 use crate::device::link::driver::Instant;
 use crate::device::session::interface::{ClockEvent, DeviceError, Reply};
 use crate::engine::notation;
-use crate::engine::{Side, Time};
+use crate::engine::{Side, Status, Time};
 
 /// What counts a player's moves (the periods of a `40/90 ...` control).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -34,6 +35,11 @@ pub enum MoveSource {
     /// The lever presses.
     Lever,
 }
+
+/// How long a press may wait for its move on the board before the board's problem says
+/// so: a move read a moment after its press (a slow board, a press made just before the
+/// piece was set down) is no news.
+const UNMOVED_PRESS_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The end of a correction's notice while the pieces do not show the corrected game; the
 /// notice goes once they do.
@@ -189,8 +195,17 @@ impl Session {
         }
     }
 
-    /// Time passed for the tracker (the settle time of a problem).
+    /// Time passed for the tracker (the settle time of a problem), and for a press that
+    /// waits for its move.
     pub(super) fn board_timeout(&mut self, now: Instant) {
+        if let Some(u) = self.board.unmoved_press.as_mut()
+            && !u.said
+            && u.due <= now
+        {
+            u.said = true;
+            self.board.stale = true;
+            self.published.changed = true;
+        }
         let t = self.time_at(now);
         if self
             .board
@@ -204,13 +219,48 @@ impl Session {
         }
     }
 
-    /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`.
+    /// A press by `side` leaving it `remaining_ms` after a move of `move_ms`. A press that
+    /// finds no move of `side` on the board to time waits for it; if the move is not read
+    /// within [`UNMOVED_PRESS_GRACE`], the board's problem says so (a move the board missed,
+    /// or a press without a move).
     pub(super) fn board_press(&mut self, t: Time, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board
             .game
             .on_press(color(side), remaining_ms, Some(move_ms));
+        if self.board.game.press_waiting(color(side)) {
+            self.board.unmoved_press = Some(UnmovedPress {
+                side,
+                due: self.time.instant_of(t) + UNMOVED_PRESS_GRACE,
+                said: false,
+            });
+        }
         self.say_steps(t);
         self.board.changed();
+    }
+
+    /// When a press without its move on the board is to be said (`None`: none waits).
+    pub(super) fn unmoved_press_due(&self) -> Option<Instant> {
+        self.board.unmoved_press.filter(|u| !u.said).map(|u| u.due)
+    }
+
+    /// The board's problem of a press without its move, once it is due, while the game runs
+    /// on an e-board whose moves are read (a board used as a clock only reads none) and the
+    /// press still waits for its move.
+    fn unmoved_press_problem(&self, me: &str) -> Option<String> {
+        let u = self.board.unmoved_press?;
+        let waiting = u.said
+            && self.board.game.press_waiting(color(u.side))
+            && self.has_board_moves()
+            && self.status() == Status::Running;
+        let side = u.side.as_str();
+        waiting.then(|| {
+            format!(
+                "{side} pressed the clock, but no move of {side}'s is on the board since: a \
+                 move the board did not read, or a press without a move (FIDE 7.5.3: the \
+                 arbiter rules); fix: enter the move the board missed, chessclockctl move {me} \
+                 force UCI (this goes once {side}'s move is on the board)"
+            )
+        })
     }
 
     /// The operator's correction of the board's game at `now`: applied (a forced move gets
@@ -318,23 +368,23 @@ impl Session {
     /// What is wrong at the board: the pieces' problem, and in observe mode the clock's
     /// against the declared control (`observe/check.rs`), which names its own fix.
     fn board_problem(&self) -> String {
-        let pieces = self.board.game.problem().unwrap_or_default().to_owned();
+        // Named as the operator names the board (api `ClockStatus::handle`).
+        let me = match self.board.place {
+            Some((_, board)) if board > 0 => format!("board:{board}"),
+            _ => self.cfg.clock.to_string(),
+        };
+        let pieces = self.board.game.problem().map(str::to_owned);
+        let unmoved = self.unmoved_press_problem(&me);
         let clock = match &self.declared {
-            Some(declared) if self.observing() => {
-                // Named as the operator names the board (api `ClockStatus::handle`).
-                let me = match self.board.place {
-                    Some((_, board)) if board > 0 => format!("board:{board}"),
-                    _ => self.cfg.clock.to_string(),
-                };
-                self.observed.check.problem(declared, &me)
-            }
+            Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
             _ => None,
         };
-        match clock {
-            Some(clock) if pieces.is_empty() => clock,
-            Some(clock) => format!("{pieces}; {clock}"),
-            None => pieces,
-        }
+        [pieces, unmoved, clock]
+            .into_iter()
+            .flatten()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     /// Write what the bus shows of the board's game into the published state (the draws

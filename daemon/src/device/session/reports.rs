@@ -169,6 +169,13 @@ impl Session {
         self.lever.resume_in_step();
     }
 
+    /// The board's lever is not the one the game was played on (a virtual clock's board,
+    /// made anew with the daemon): its first report says nothing of a press made while the
+    /// daemon was down, and is no news for the operator.
+    pub(crate) fn lever_of_a_new_board(&mut self) {
+        self.lever.new_board();
+    }
+
     fn lever_step(&mut self, at: Instant, right_high: bool) {
         let half = if right_high {
             crate::device::link::display::BoardSide::Right

@@ -43,6 +43,7 @@ impl Session {
                         },
                         false,
                     );
+                    self.flag_fell(*side);
                 }
                 Event::Result { .. } => self.board.changed(),
                 _ => {}

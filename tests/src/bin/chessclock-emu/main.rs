@@ -193,8 +193,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
                         Ok(None) => {}
                         Ok(Some(Input::Quit)) => break,
                         Ok(Some(Input::Control(c))) => {
-                            let _ = ctl.send(c);
-                            plug_event(&vb, linked, &out, c).await;
+                            let _ = ctl.send(c.clone());
+                            plug_event(&vb, linked, &out, &c).await;
                         }
                         Err(msg) => {
                             if out.json {
@@ -240,7 +240,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
 /// After unplug/replug, say where the board is now: what to open (the link, else the new
 /// pty) and the new pty.
-async fn plug_event(vb: &VirtualBoard, linked: bool, out: &Out, c: VirtualControl) {
+async fn plug_event(vb: &VirtualBoard, linked: bool, out: &Out, c: &VirtualControl) {
     let want_plugged = match c {
         VirtualControl::Unplug => false,
         VirtualControl::Replug => true,

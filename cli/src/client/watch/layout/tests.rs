@@ -227,3 +227,19 @@ fn the_next_redraw_is_when_a_shown_second_changes() {
     assert_eq!(next_change_ms(&idle, 300, 100), 901);
     assert_eq!(next_change_ms(&[], 0, 999), 2);
 }
+
+#[test]
+fn a_side_that_can_no_longer_win_is_named_in_the_footer() {
+    use chessclock_engine::{Mating, WhoCanMate};
+    let mut all = clocks(2);
+    all[1].published.can_mate = Some(WhoCanMate {
+        white: Mating::CannotMate,
+        black: Mating::CanMate,
+    });
+    let f = draw(&all, 80, 24, 0);
+    let footer = f.lines.last().expect("footer");
+    assert!(
+        footer.contains("board 2 White can no longer win"),
+        "{footer:?}"
+    );
+}

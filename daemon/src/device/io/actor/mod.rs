@@ -17,7 +17,7 @@
 //! `games/`, then its journal is removed). Its work is
 //! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
 //! port that vanished and came back), [`output`] (the session's events, the published
-//! state, the live PGN, writes).
+//! state, the live PGN, writes, the searches handed to the worker).
 
 pub(crate) mod output;
 mod reconnect;
@@ -56,6 +56,11 @@ struct Actor<P> {
     persist: Option<Persist>,
     /// Where the live PGN files go.
     live: LiveFiles,
+    /// Runs the session's searches off the device thread; their answers come back on
+    /// `answers`.
+    searcher: super::search::Searcher,
+    answers_tx: tokio::sync::mpsc::UnboundedSender<super::search::Answer>,
+    answers: tokio::sync::mpsc::UnboundedReceiver<super::search::Answer>,
     state_tx: watch::Sender<ClockState>,
     events: broadcast::Sender<ClockEvent>,
     rx: mpsc::Receiver<Envelope>,
@@ -71,6 +76,7 @@ struct Actor<P> {
 
 enum Wake {
     Request(Option<Envelope>),
+    Verdict(Option<super::search::Answer>),
     Read(std::io::Result<usize>),
     Timer,
 }
@@ -156,10 +162,12 @@ impl<P: BoardIo> Actor<P> {
                     Some(port) => tokio::select! {
                         r = self.rx.recv() => Wake::Request(r),
                         n = port.read(&mut buf) => Wake::Read(n),
+                        v = self.answers.recv() => Wake::Verdict(v),
                         () = sleep => Wake::Timer,
                     },
                     None => tokio::select! {
                         r = self.rx.recv() => Wake::Request(r),
+                        v = self.answers.recv() => Wake::Verdict(v),
                         () = sleep => Wake::Timer,
                     },
                 }
@@ -193,7 +201,11 @@ impl<P: BoardIo> Actor<P> {
                 Wake::Read(Ok(0)) => self.lost(now, "end of file"),
                 Wake::Read(Ok(n)) => self.session.handle_input(self.at(now), &buf[..n]),
                 Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
-                Wake::Timer => {}
+                Wake::Verdict(Some((id, judgement))) => {
+                    self.session.handle_verdict(self.at(now), id, judgement);
+                }
+                // The actor holds a sender itself: never closed while it runs.
+                Wake::Verdict(None) | Wake::Timer => {}
             }
             self.service(now).await;
         }

@@ -49,6 +49,7 @@ impl<P: BoardIo> Actor<P> {
                 SessionOutput::NewGame => self.started_new_game(now),
                 SessionOutput::RecordDue(due) => self.write_record(*due),
                 SessionOutput::LinkDead => self.lost(now, "the board stopped answering"),
+                SessionOutput::Search(request) => self.search(request),
                 // Journaled above; in the published notices already (the session logged it).
                 SessionOutput::Input { .. }
                 | SessionOutput::Board { .. }
@@ -56,6 +57,11 @@ impl<P: BoardIo> Actor<P> {
                 | SessionOutput::Notice(_) => {}
             }
         }
+    }
+
+    /// Hand a search to the worker; its answer wakes the actor.
+    fn search(&self, request: crate::device::session::SearchRequest) {
+        self.searcher.search(request, self.answers_tx.clone());
     }
 
     pub(super) fn emit(&self, ev: ClockEvent) {

@@ -18,7 +18,7 @@ use crate::device::client::DeviceHandle;
 use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
-use crate::device::io::transport::Transport;
+use crate::device::io::transport::{Follow, Transport};
 use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, SpawnError};
 use crate::device::session::{Session, SessionConfig};
@@ -68,6 +68,7 @@ pub(crate) async fn spawn<P: BoardIo>(
         transport.stream,
         transport.reopen,
         transport.keep,
+        transport.follow,
     );
     Ok(Started {
         handle,
@@ -208,7 +209,8 @@ pub(super) struct Game {
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
 /// disconnected and tries `open`); `open` gets a new one after the port was lost. Its live
 /// PGN goes to `sinks` (its journal is in `game` already). `keep` lives as long as the
-/// actor (a virtual clock's board).
+/// actor (a virtual clock's board); `follow` is given the published state before the actor
+/// runs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn launch<P: BoardIo>(
     index: u32,
@@ -220,6 +222,7 @@ pub(super) fn launch<P: BoardIo>(
     stream: Option<P>,
     open: Opener<P>,
     keep: Option<Box<dyn Send>>,
+    follow: Option<Follow>,
 ) -> (DeviceHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(32);
     let epoch = Instant::now();
@@ -247,8 +250,10 @@ pub(super) fn launch<P: BoardIo>(
     session.set_game_id(game.game_id, game.id_seed);
     // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
     // made anew with the daemon, so its lever says nothing of a press while it was down.
-    if game.lever_in_step == Some(true) && keep.is_none() {
-        session.resume_lever_in_step();
+    match (keep.is_some(), game.lever_in_step) {
+        (true, _) => session.lever_of_a_new_board(),
+        (false, Some(true)) => session.resume_lever_in_step(),
+        (false, _) => {}
     }
     if !waiting {
         session.connect_first(driver::Instant::ZERO);
@@ -278,9 +283,13 @@ pub(super) fn launch<P: BoardIo>(
     // The configured information is shown from the start; the live file waits for a move.
     let _ = session.take_pgn_changed();
     let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
+    if let Some(follow) = follow {
+        follow(state_rx.clone());
+    }
     let (events, _) = broadcast::channel(256);
     let handle = DeviceHandle::new(tx, state_rx, events.clone());
     let reopen_interval = options.reopen_interval;
+    let (answers_tx, answers) = tokio::sync::mpsc::unbounded_channel();
     let mut actor = Actor {
         options,
         port: stream,
@@ -289,6 +298,9 @@ pub(super) fn launch<P: BoardIo>(
         epoch,
         persist: game.persist,
         live: sinks.live,
+        searcher: sinks.search,
+        answers_tx,
+        answers,
         state_tx,
         events,
         rx,

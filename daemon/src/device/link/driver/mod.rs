@@ -58,6 +58,11 @@ pub(crate) const PC_MODE_RECHECK: Duration = Duration::from_secs(5);
 /// report (which a running clock sends as its display changes) woke it within that time: one
 /// wake-up per second and board instead of two.
 pub(crate) const DEVICE_TICK_SLACK: Duration = Duration::from_millis(100);
+/// The clock identified itself before the board reported its lever: how long to wait for
+/// the report before asking again (`0x41`), and after that before the clock is taken as
+/// ready without it. Longer than the Bluetooth window (about 1 s after a clock command's
+/// ack, dgt-protocol §7.3) in which a clock request is answered with that ack again.
+pub(crate) const LEVER_WAIT: Duration = Duration::from_millis(1200);
 /// The longest a text stays on the display (an operator's `ShowText` or an announcement):
 /// the times must come back. A press or any other change of the game ends text sooner
 /// ([`Driver::end_text`]).
@@ -124,6 +129,17 @@ pub(crate) enum DriverEvent {
     ClockReport { report: ClockReport, at: Instant },
 }
 
+/// Waiting for the lever before the clock is ready (see [`LEVER_WAIT`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LeverWait {
+    /// Not waiting.
+    No,
+    /// Identified, no report yet: ask again when the wait is over.
+    First,
+    /// Asked again: ready without the lever when the wait is over.
+    AskedAgain,
+}
+
 /// The board driver. See the module docs.
 #[derive(Debug)]
 pub(crate) struct Driver {
@@ -142,8 +158,11 @@ pub(crate) struct Driver {
     timers: Timers,
     /// A keep-alive went out and nothing has come since.
     keepalive_sent: bool,
-    /// Last lever position seen (true = right end up).
+    /// Last lever position seen on this link (true = right end up).
     lever_right_high: Option<bool>,
+    /// The clock identified itself on this link before a report said where its lever is:
+    /// it is ready once one does ([`LEVER_WAIT`]).
+    lever_wait: LeverWait,
     /// What the clock was last told, and when.
     pushed: Option<Pushed>,
     /// The flag icons (left, right) last sent on this link (`None`: not since the clock
@@ -178,6 +197,7 @@ impl Driver {
             timers: Timers::default(),
             keepalive_sent: false,
             lever_right_high: None,
+            lever_wait: LeverWait::No,
             pushed: None,
             icons: None,
             icons_refused: false,
@@ -201,7 +221,9 @@ impl Driver {
     }
 
     /// The port is gone (EOF, EIO, a failed write, or after [`DriverEvent::LinkDead`]).
-    /// Commands in flight are forgotten except the latest set-and-run.
+    /// Every clock command is forgotten, a set-and-run in flight or queued too: the new
+    /// link's first one is the caller's push at the clock's ready (`RefreshDisplay`), with
+    /// the times of then.
     pub(crate) fn disconnect(&mut self) {
         self.reset_link();
         self.set_state(DeviceState::Disconnected);
@@ -217,6 +239,7 @@ impl Driver {
         self.transmit.clear();
         self.keepalive_sent = false;
         self.lever_right_high = None;
+        self.lever_wait = LeverWait::No;
         self.pushed = None;
         self.model = None;
         self.icons = None;
@@ -312,13 +335,15 @@ impl Driver {
     }
 
     /// Bytes to write to the port, one chunk per call; `None` when there is nothing (more).
-    /// A clock command goes out only when none is in flight; its ack timer starts at `now`.
+    /// A clock command goes out only when none is in flight, and only once the board has
+    /// answered the handshake (before that it is IDLE and acks nothing); its ack timer starts
+    /// at `now`.
     #[must_use]
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
         if let Some(bytes) = self.transmit.pop_front() {
             return Some(bytes);
         }
-        if !self.connected {
+        if !self.connected || self.probing {
             return None;
         }
         let bytes = self.queue.poll_send()?;
@@ -394,6 +419,22 @@ impl Driver {
                 self.queue.push(wire::end());
                 self.events.push_back(DriverEvent::RefreshDisplay);
             }
+            Timer::LeverWait => match self.lever_wait {
+                LeverWait::First => {
+                    self.send(wire::clock_report_request());
+                    self.lever_wait = LeverWait::AskedAgain;
+                    self.timers.set(Timer::LeverWait, now + LEVER_WAIT);
+                }
+                LeverWait::AskedAgain => {
+                    tracing::info!(
+                        clock = self.cfg.clock,
+                        "the board does not report the clock's lever; its times are set without it"
+                    );
+                    self.lever_wait = LeverWait::No;
+                    self.set_state(DeviceState::Ready);
+                }
+                LeverWait::No => {}
+            },
             Timer::Resync => self.events.push_back(DriverEvent::RefreshDisplay),
             Timer::BoardSettle => self.send(wire::board_dump_request()),
             // Nothing to send by itself: the caller compares [`Driver::shows`] with what

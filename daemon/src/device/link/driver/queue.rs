@@ -1,8 +1,9 @@
 //! The clock command queue: one clock command in flight, completion by its matching ack,
 //! bounded resends, then "not responding" (dgt-protocol §7.3).
 //!
-//! Owns the order of clock commands: a set-and-run is never dropped, only superseded by a
-//! newer one; text is coalesced (only the latest matters); an error ack (`0x40`: clock not in
+//! Owns the order of clock commands: a set-and-run is never dropped on a link, only
+//! superseded by a newer one (a lost link forgets its commands: the new link starts with
+//! the caller's push at the clock's ready); text is coalesced (only the latest matters); an error ack (`0x40`: clock not in
 //! PC mode) is final, never blindly retried. It knows no time: the driver arms the ack timer
 //! when it sends and calls [`Queue::on_timeout`] when it fires. Duplicate acks are filtered
 //! before they get here.
@@ -196,14 +197,13 @@ impl Queue {
         self.other.retain(|c| !display(c.kind));
     }
 
-    /// Forget the command in flight (link lost), keeping the latest set-and-run queued.
+    /// Forget every command, in flight or queued (link lost). A set-and-run of the old link
+    /// is not kept: its times were those of its push, and the clock counted on alone while
+    /// the link was down. The new link's first set-and-run is the caller's push once the
+    /// clock is ready again (the driver asks for it: `RefreshDisplay`), which supersedes it.
     pub(crate) fn reset_link(&mut self) {
-        if let Some(f) = self.in_flight.take()
-            && f.cmd.kind == Kind::SetAndRun
-            && self.set_and_run.is_none()
-        {
-            self.set_and_run = Some(f.cmd);
-        }
+        self.in_flight = None;
+        self.set_and_run = None;
         self.other.clear();
         self.text = None;
     }
@@ -320,15 +320,19 @@ mod tests {
     }
 
     #[test]
-    fn a_lost_link_keeps_only_the_set_and_run() {
+    fn a_lost_link_forgets_every_command_the_set_and_run_too() {
         let mut q = Queue::new(2);
         q.push(cmd(Kind::SetAndRun, ClockCommandId::SetAndRun, 1));
         q.poll_send();
-        q.push(cmd(Kind::Text, ClockCommandId::Ascii, 2));
-        q.push(cmd(Kind::Beep, ClockCommandId::Beep, 3));
+        q.push(cmd(Kind::SetAndRun, ClockCommandId::SetAndRun, 2));
+        q.push(cmd(Kind::Text, ClockCommandId::Ascii, 3));
+        q.push(cmd(Kind::Beep, ClockCommandId::Beep, 4));
         q.reset_link();
-        assert_eq!(q.poll_send(), Some(vec![0x2b, 0x0a, 1]));
-        q.on_ack(&ok(ClockCommandId::SetAndRun));
-        assert!(q.is_idle());
+        assert!(
+            q.is_idle(),
+            "nothing of the old link is sent on the new one"
+        );
+        assert_eq!(q.poll_send(), None);
+        assert_eq!(q.on_timeout(), None, "nothing in flight");
     }
 }

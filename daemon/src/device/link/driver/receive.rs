@@ -76,12 +76,20 @@ impl Driver {
                 if self.device_state == DeviceState::NoClock {
                     self.set_state(DeviceState::Probing);
                 }
+                // The clock said who it is before the board said where its lever is: this
+                // report makes it ready, after the report itself (a press made while nobody
+                // listened is read before the first set-and-run).
+                let lever_awaited = self.lever_wait != super::LeverWait::No;
+                if lever_awaited {
+                    self.lever_wait = super::LeverWait::No;
+                    self.timers.stop(Timer::LeverWait);
+                }
                 // A clock switched on after the probe, or on again after it was off: ask it
                 // who it is, until it says. (During the board's probe the handshake's answer
                 // asks already.)
                 let unidentified =
                     self.model.is_none() || self.device_state == DeviceState::Probing;
-                if unidentified && !self.probing && !self.queue.busy() {
+                if unidentified && !lever_awaited && !self.probing && !self.queue.busy() {
                     self.queue.push(wire::version_request());
                 }
                 // The report first: a lever change in it is read against its times.
@@ -91,6 +99,9 @@ impl Driver {
                 // for the second after the one this report came with (or before).
                 self.schedule_device_tick(now + super::DEVICE_TICK_SLACK);
                 self.on_lever(now, right_high);
+                if lever_awaited {
+                    self.set_state(DeviceState::Ready);
+                }
             }
             Incoming::Board(message) => {
                 if matches!(message, chessclock_protocol::Message::FieldUpdate { .. }) {
@@ -117,7 +128,7 @@ impl Driver {
                 if kind == Kind::Version
                     && let Some((model, firmware)) = wire::clock_version(ack)
                 {
-                    self.identified(model, firmware);
+                    self.identified(now, model, firmware);
                 }
                 if kind == Kind::SetAndRun
                     && matches!(
@@ -166,14 +177,28 @@ impl Driver {
         }
     }
 
-    fn identified(&mut self, model: ClockModel, firmware: String) {
+    /// The clock said who it is at `now`: it is ready, once the board has reported where
+    /// its lever is on this link. The first set-and-run must run the half of the player to
+    /// move, and a press made while nobody listened (the daemon down, the board unplugged)
+    /// is known only from a report; the one the handshake's answer asked for (`0x41`)
+    /// usually comes first, but a clock may answer sooner than its board, and a Bluetooth
+    /// board may answer the request with an old ack. Without a report the clock waits
+    /// [`super::LEVER_WAIT`], is asked again, and after as long again is ready anyway.
+    fn identified(&mut self, now: Instant, model: ClockModel, firmware: String) {
         // A repeated answer (two version requests crossed) changes nothing.
         let changed = self.model != Some(model) || self.firmware != firmware;
         self.model = Some(model);
         self.firmware.clone_from(&firmware);
         // A clock switched on again lost its icons: send them afresh.
         self.icons = None;
-        self.set_state(DeviceState::Ready);
+        if self.lever_right_high.is_none() && self.device_state != DeviceState::Ready {
+            if self.lever_wait == super::LeverWait::No {
+                self.lever_wait = super::LeverWait::First;
+                self.timers.set(Timer::LeverWait, now + super::LEVER_WAIT);
+            }
+        } else {
+            self.set_state(DeviceState::Ready);
+        }
         self.events.push_back(DriverEvent::ClockIdentified {
             model,
             firmware,

@@ -25,11 +25,13 @@ pub(crate) enum Timer {
     DeviceTick,
     /// The pieces stood still after a field update: ask for the whole board.
     BoardSettle,
+    /// The clock identified itself, its lever not reported yet: ask again, then go on.
+    LeverWait,
 }
 
 impl Timer {
     /// Every timer, in the order expired ones are handled.
-    pub(crate) const ALL: [Timer; 8] = [
+    pub(crate) const ALL: [Timer; 9] = [
         Timer::KeepAlive,
         Timer::Probe,
         Timer::Ack,
@@ -38,6 +40,7 @@ impl Timer {
         Timer::Resync,
         Timer::DeviceTick,
         Timer::BoardSettle,
+        Timer::LeverWait,
     ];
 
     fn index(self) -> usize {

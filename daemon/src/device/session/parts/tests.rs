@@ -98,6 +98,26 @@ fn after_a_restart_the_journal_decides_whether_the_lever_is_trusted() {
 }
 
 #[test]
+fn a_new_board_s_lever_says_nothing_of_a_press_whatever_it_shows() {
+    let mut lever = Lever {
+        unchecked: true,
+        resumed: true,
+        ..Lever::default()
+    };
+    lever.resume_in_step();
+    lever.new_board();
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::OutOfStep);
+    let mut lever = Lever {
+        unchecked: true,
+        resumed: true,
+        ..Lever::default()
+    };
+    lever.new_board();
+    assert_eq!(lever.verdict(Black, Some(White)), LeverVerdict::OutOfStep);
+    assert_eq!(lever.verdict(White, Some(White)), LeverVerdict::InStep);
+}
+
+#[test]
 fn the_agreement_is_journaled_only_when_it_changes() {
     let mut lever = Lever::default();
     assert_eq!(lever.journal_due(), Some(false), "never journaled yet");

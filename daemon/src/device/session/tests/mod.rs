@@ -8,15 +8,18 @@
 mod claims;
 mod controls;
 mod corrections;
+mod dead_positions;
 mod display;
 mod fidelity;
 mod game;
 mod judging;
 mod observe_checks;
 mod record;
+mod reopen;
 mod requests;
 mod restart;
 mod resume;
+mod unmoved_press;
 
 use chessclock_protocol::emulator::{
     ClockView, EmuConfig, Emulator, MoveOrder, PieceAction, PieceMove,
@@ -46,6 +49,11 @@ pub(crate) struct Rig {
     pub events: Vec<(u64, SessionOutput)>,
     /// The USB cable is in.
     pub plugged: bool,
+    /// The searches the session asked for are answered at once (the worker, instantly);
+    /// `false`: they wait in `held` until a test answers them ([`Rig::answer_searches`]).
+    pub answer_searches: bool,
+    /// Searches asked and not answered yet.
+    pub held: Vec<super::SearchRequest>,
 }
 
 /// The session config of a test clock: White on the left, presses from the lever.
@@ -124,6 +132,8 @@ impl Rig {
             now: 0,
             events: Vec::new(),
             plugged: true,
+            answer_searches: true,
+            held: Vec::new(),
         }
     }
 
@@ -160,7 +170,14 @@ impl Rig {
             }
             while let Some(ev) = self.session.poll_output() {
                 busy = true;
+                if let SessionOutput::Search(request) = &ev {
+                    self.held.push(request.clone());
+                }
                 self.events.push((self.now, ev));
+            }
+            if self.answer_searches && !self.held.is_empty() {
+                busy = true;
+                self.answer_held();
             }
             if !busy {
                 return;
@@ -172,6 +189,20 @@ impl Rig {
     /// Run until virtual time `until_ms`, jumping from deadline to deadline.
     pub(crate) fn run_until(&mut self, until_ms: u64) {
         virtual_time::run_until(self, until_ms, MAX_STEPS);
+    }
+
+    /// Answer every held search now, as the worker would.
+    fn answer_held(&mut self) {
+        let at = self.at();
+        for request in std::mem::take(&mut self.held) {
+            self.session.handle_verdict(at, request.id, request.run());
+        }
+    }
+
+    /// Answer the held searches now (a worker that took this long), then run on.
+    pub(crate) fn answer_searches(&mut self) {
+        self.answer_held();
+        self.step();
     }
 
     /// An operator's request now: its answer, once both sides are quiet again.

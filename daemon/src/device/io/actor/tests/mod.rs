@@ -150,6 +150,7 @@ fn start_game(
         Some(stream),
         open,
         None,
+        None,
     );
     handle
 }

@@ -12,6 +12,7 @@ mod lever;
 mod link;
 mod observe;
 mod pieces;
+mod reopen;
 mod text;
 
 use chessclock_protocol::emulator::{EmuConfig, Emulator};
@@ -42,6 +43,8 @@ pub(super) struct Pair {
     pub plugged: bool,
     /// Clock acks still to be lost on the way to the host.
     pub lose_acks: u32,
+    /// Clock reports still to be lost on the way to the host.
+    pub lose_reports: u32,
     /// Chunks the driver handed out while the cable was out (must stay 0).
     pub writes_while_unplugged: usize,
     /// Pushed again whenever the driver asks for a display refresh (a stand-in for the
@@ -67,6 +70,7 @@ impl Pair {
             muted: false,
             plugged: true,
             lose_acks: 0,
+            lose_reports: 0,
             writes_while_unplugged: 0,
             face: None,
         }
@@ -116,9 +120,10 @@ impl Pair {
         panic!("no quiet point at {} ms: livelock", self.now);
     }
 
-    /// Take `lose_acks` clock-command acks out of the board's output.
+    /// Take `lose_acks` clock-command acks and `lose_reports` clock reports out of the
+    /// board's output.
     fn lose(&mut self, out: Vec<u8>) -> Vec<u8> {
-        if self.lose_acks == 0 || out.is_empty() {
+        if (self.lose_acks == 0 && self.lose_reports == 0) || out.is_empty() {
             return out;
         }
         let mut decoder = Decoder::default();
@@ -131,6 +136,10 @@ impl Pair {
                     && self.lose_acks > 0
                 {
                     self.lose_acks -= 1;
+                    continue;
+                }
+                if matches!(m, Message::ClockReport(_)) && self.lose_reports > 0 {
+                    self.lose_reports -= 1;
                     continue;
                 }
                 kept.extend(m.encode());
