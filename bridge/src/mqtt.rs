@@ -13,7 +13,7 @@
 //! [`settings`] resolves both when the settings load; here a refusal (a bad password, an
 //! untrusted certificate) is logged as what to fix, never with the password.
 
-mod games;
+pub(crate) mod games;
 pub(crate) mod settings;
 
 use std::sync::Arc;

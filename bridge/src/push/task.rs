@@ -6,7 +6,7 @@
 //! a finished round is not pushed again until a result changes (a push would undo Lichess's
 //! finish, §4 of the spec).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +21,7 @@ use super::schedule::{Outcome, Schedule};
 use super::union::Union;
 use super::{RATE_LIMITED_MS, REFUSED_MS, RoundSettings};
 use crate::hub::Hub;
+use crate::mqtt::games::pgn_facts;
 
 /// What the table knows of the Lichess round it pushes to.
 #[derive(Debug, Default)]
@@ -64,6 +65,7 @@ pub(crate) async fn run(
     let mut live = hub.attach(None).live;
     let mut schedule = Schedule::default();
     let mut warned = BTreeSet::new();
+    let mut facts: HashMap<u32, String> = HashMap::new();
     let mut pushed = Pushed {
         id: round.round.clone(),
         ..Pushed::default()
@@ -76,6 +78,16 @@ pub(crate) async fn run(
         tokio::select! {
             ev = live.recv() => match ev {
                 Ok(ev) if super::changes_pgn(ev.kind) => schedule.changed(now_ms()),
+                // Game information (a name fixed, the colours swapped, a board renumbered)
+                // changes a clock's state and its PGN: pushed as any change.
+                Ok(ev) if ev.kind == "clock" => {
+                    if let Some(st) = &ev.status {
+                        let now = pgn_facts(st);
+                        if facts.insert(st.index, now.clone()).is_some_and(|old| old != now) {
+                            schedule.changed(now_ms());
+                        }
+                    }
+                }
                 Ok(_) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => schedule.changed(now_ms()),
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,

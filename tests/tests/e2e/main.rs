@@ -13,6 +13,7 @@ mod board_restart;
 mod bridge_alerts;
 mod bridge_delay;
 mod bridge_fleet;
+mod bridge_game_id;
 mod bridge_http;
 mod bridge_mqtt;
 mod bridge_pages;
