@@ -19,6 +19,7 @@ mod bridge_mqtt;
 mod bridge_pages;
 mod bridge_pgn;
 mod bridge_push_problems;
+mod bridge_round_status;
 mod bridge_screen;
 mod bridge_tls;
 mod bus_clock;
