@@ -18,6 +18,7 @@ mod pgn;
 mod push;
 mod secrets;
 mod settings;
+mod settle;
 mod tls;
 
 use std::process::ExitCode;
@@ -221,6 +222,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             settings.lichess_tls.clone(),
             boards,
             problems.clone(),
+            settings.settle_for,
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), live));

@@ -25,7 +25,7 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
 const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
-     delay, [[lichess]], [[alert]]";
+     delay, settle, [[lichess]], [[alert]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -99,6 +99,13 @@ pub(crate) struct Settings {
     /// `delay` read when the settings are loaded (zero: none).
     #[serde(skip)]
     pub(crate) delay_for: std::time::Duration,
+    /// The settle time of the Lichess push (`"3s"`, `"0"`: none): a half-move is pushed
+    /// once it stood this long ([`crate::settle`]).
+    #[serde(default)]
+    pub(crate) settle: Option<String>,
+    /// `settle` read when the settings are loaded (3 s when not set).
+    #[serde(skip)]
+    pub(crate) settle_for: std::time::Duration,
     /// Lichess broadcast rounds to push the live PGN to (`[[lichess]]` tables).
     #[serde(default)]
     pub(crate) lichess: Vec<RoundSettings>,
@@ -226,6 +233,10 @@ impl Settings {
         if let Some(d) = &s.delay {
             s.delay_for = crate::delay::parse(d).map_err(|e| origin.at("delay", anyhow!(e)))?;
         }
+        s.settle_for = match &s.settle {
+            Some(d) => crate::delay::parse(d).map_err(|e| origin.at("settle", anyhow!(e)))?,
+            None => std::time::Duration::from_secs(3),
+        };
         if s.replay == 0 {
             return Err(origin.at(
                 "replay",

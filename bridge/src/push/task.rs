@@ -22,6 +22,7 @@ use super::union::Union;
 use super::{RATE_LIMITED_MS, REFUSED_MS, RoundSettings};
 use crate::hub::Hub;
 use crate::mqtt::games::pgn_facts;
+use crate::settle::Settle;
 
 /// What the table knows of the Lichess round it pushes to.
 #[derive(Debug, Default)]
@@ -41,7 +42,8 @@ struct Pushed {
 }
 
 /// Push table `table` (`round`) for as long as the bridge runs; `tls` for an https server;
-/// `fleet`, the boards of every machine, for a `source = "fleet"` round.
+/// `fleet`, the boards of every machine, for a `source = "fleet"` round; a half-move is
+/// pushed once it stood `settle` ([`crate::settle`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn run(
     conn: zbus::Connection,
@@ -52,6 +54,7 @@ pub(crate) async fn run(
     tls: Option<Arc<rustls::ClientConfig>>,
     mut fleet: Option<watch::Receiver<Union>>,
     problems: Arc<Problems>,
+    settle: Duration,
 ) {
     let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
         Ok(c) => c,
@@ -66,6 +69,9 @@ pub(crate) async fn run(
     let mut schedule = Schedule::default();
     let mut warned = BTreeSet::new();
     let mut facts: HashMap<u32, String> = HashMap::new();
+    let mut settled = Settle::new(u64::try_from(settle.as_millis()).unwrap_or(u64::MAX));
+    // When a held-back half-move is due.
+    let mut settle_due: Option<u64> = None;
     let mut pushed = Pushed {
         id: round.round.clone(),
         ..Pushed::default()
@@ -97,6 +103,10 @@ pub(crate) async fn run(
                 Err(_) => return,
             },
             () = super::sleep_until(wake) => {}
+            () = super::sleep_until(settle_due.map(|t| base + Duration::from_millis(t))) => {
+                settle_due = None;
+                schedule.changed(now_ms());
+            }
         }
         if !schedule.start(now_ms()) {
             continue;
@@ -109,6 +119,22 @@ pub(crate) async fn run(
             }
             None => (super::local_body(&conn, &hub, &round).await, None),
         };
+        // Only the half-moves that stood the settle time.
+        let body = body.map(|mut body| {
+            let now = now_ms();
+            settle_due = None;
+            for g in &mut body.games {
+                let (public, due) = settled.public(g.board, &g.pgn, now);
+                g.pgn = public;
+                settle_due = match (settle_due, due) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            let boards: Vec<u32> = body.games.iter().map(|g| g.board).collect();
+            settled.keep(&boards);
+            body
+        });
         let current = match fleet_round {
             Some(r) => Ok(r),
             None => super::current_round(&conn).await,
