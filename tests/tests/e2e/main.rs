@@ -21,6 +21,7 @@ mod bridge_pgn;
 mod bridge_push_problems;
 mod bridge_round_status;
 mod bridge_screen;
+mod bridge_settle;
 mod bridge_tls;
 mod bus_clock;
 mod bus_get_clocks;
