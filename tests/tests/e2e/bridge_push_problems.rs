@@ -1,12 +1,16 @@
 //! End to end: what Lichess answers of a pushed game reaches the operator. The real
 //! `chessclock-emu` on a pty, the real `chessclockd`, the real `chessclock-bridge` pushing to
 //! the Lichess stand-in (tests/src/lichess, following spec/lichess-broadcast.md): a game the
-//! round refuses is a problem of its board in the bridge's `/api/v1/clocks`, in
-//! `chessclockctl status` (read from the bridge's bus object) and in the bridge's log, with
-//! Lichess's words and what to do; once a later push of the game is taken it goes from both.
+//! round refuses is a problem of its board in the bridge's `/api/v1/clocks`, on the
+//! dashboard (a real headless Chromium, where installed), in `chessclockctl status` (read
+//! from the bridge's bus object) and in the bridge's log, with Lichess's words and what to
+//! do; once a later push of the game is taken it goes from all of them.
 
 use anyhow::{Context, Result};
-use chessclock_tests::bridge::Bridge;
+use std::time::Duration;
+
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::chromium::Page;
 use chessclock_tests::e2e::{board_read, ctl_ok, emu, wait_moves};
 use chessclock_tests::lichess::StandIn;
 use chessclock_tests::rig::{Daemon, WAIT, write_config};
@@ -100,6 +104,20 @@ fn a_refused_game_is_a_board_problem_until_a_later_push_is_taken() -> Result<()>
     let text = String::from_utf8_lossy(&d.ctl(&["status", "0"]).stdout).into_owned();
     assert!(text.contains("Lichess refused the game"), "{text}");
     bridge.wait_log(0, "Lichess refused the game (round UpStrm12)")?;
+    // The operator's screen says it on board 1's tile.
+    const SAYS: &str =
+        "JSON.stringify(document.body.innerText.includes('Lichess refused the game'))";
+    let mut page = match have("chromium", "chromium")? {
+        Some(browser) => Some(Page::open(
+            &browser,
+            &dir.path().join("profile"),
+            &format!("{}/", bridge.base),
+        )?),
+        None => None,
+    };
+    if let Some(page) = &mut page {
+        page.wait_shown(SAYS, Duration::from_secs(30), |v| *v == true)?;
+    }
     assert!(
         lichess
             .round("UpStrm12")
@@ -122,5 +140,8 @@ fn a_refused_game_is_a_board_problem_until_a_later_push_is_taken() -> Result<()>
     d.wait_status("0", WAIT, "the refusal gone from status", |v| {
         of_kind(v, "push_refused").is_empty()
     })?;
+    if let Some(page) = &mut page {
+        page.wait_shown(SAYS, Duration::from_secs(30), |v| *v == false)?;
+    }
     Ok(())
 }
