@@ -9,6 +9,7 @@
 //! push. See docs/bridge.md.
 
 mod alert;
+mod broadcast;
 mod delay;
 mod follow;
 mod http;
@@ -56,6 +57,23 @@ fn main() -> ExitCode {
         };
         println!("chessclock-bridge: settings OK ({read}{unseen})");
         return ExitCode::SUCCESS;
+    }
+    if args.make_broadcast.is_some() {
+        let made = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| rt.block_on(broadcast::make(&args, &settings)));
+        return match made {
+            Ok(out) => {
+                print!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("chessclock-bridge: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
     }
     // Settings::load has checked the filter: this fails only if logging cannot be set up.
     let log = match LOG

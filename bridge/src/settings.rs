@@ -68,6 +68,19 @@ pub(crate) struct Args {
     /// if they are valid, 2 and the key, the problem and where it was set if not.
     #[arg(long)]
     pub(crate) check_config: bool,
+    /// Create the Lichess broadcast NAME (a tour) and one round per --pairings file (in
+    /// round order, status new: not started), with the token and server of the first
+    /// [[lichess]] table; print the broadcast's URL, each round's id and the `rounds` line for
+    /// bridge.toml, then exit.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) make_broadcast: Option<String>,
+    /// A round's pairings for --make-broadcast (CSV, tags-only PGN or TRF, as `chessclockctl
+    /// round load` reads them); once per round, in order.
+    #[arg(long, value_name = "FILE", requires = "make_broadcast")]
+    pub(crate) pairings: Vec<PathBuf>,
+    /// The broadcast's time control for --make-broadcast, as Lichess shows it (e.g. "90+30").
+    #[arg(long, value_name = "TC", requires = "make_broadcast")]
+    pub(crate) time_control: Option<String>,
     /// Print the manual page chessclock-bridge(8) (roff) to stdout and exit; packaging uses it.
     #[arg(long, hide = true)]
     pub(crate) man: bool,

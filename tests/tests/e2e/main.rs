@@ -11,6 +11,7 @@ mod board_identity;
 mod board_observe;
 mod board_restart;
 mod bridge_alerts;
+mod bridge_broadcast;
 mod bridge_delay;
 mod bridge_fleet;
 mod bridge_game_id;
