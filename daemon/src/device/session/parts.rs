@@ -78,6 +78,9 @@ pub(crate) struct BoardPart {
     /// board report is reconciled with it (moves made while the daemon was down are read
     /// as moves, and said).
     pub(crate) reconciling: bool,
+    /// The board on the port is not the one the game was played on (a spare swapped in):
+    /// its pieces are not read until they show the game's position.
+    pub(crate) awaiting: bool,
     /// The game (moves, information, result) changed since
     /// [`Session::take_pgn_changed`](super::Session::take_pgn_changed).
     pub(crate) pgn_changed: bool,

@@ -96,6 +96,7 @@ fn resume(
     let mut notices = Vec::new();
     let mut board_serial = None;
     let mut lever_in_step = None;
+    let mut pieces_awaited = false;
     let mut declared = None;
     let store_name = store.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
     let seed = persist::game_id::seed(&store_name, persist::wall_ms());
@@ -132,6 +133,7 @@ fn resume(
                         options.white_side = side;
                     }
                     board_serial = r.fold.board_serial;
+                    pieces_awaited = r.fold.pieces_awaited;
                     if let Some(mode) = r.fold.mode {
                         options.mode = mode;
                     }
@@ -177,6 +179,7 @@ fn resume(
         notices,
         board_serial,
         lever_in_step,
+        pieces_awaited,
     })
 }
 
@@ -204,6 +207,8 @@ pub(super) struct Game {
     pub(super) board_serial: Option<String>,
     /// Whether the journal last said the lever was in step.
     pub(super) lever_in_step: Option<bool>,
+    /// The board on the port has yet to show the game's position (a spare swapped in).
+    pub(super) pieces_awaited: bool,
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -271,6 +276,9 @@ pub(super) fn launch<P: BoardIo>(
     // reboot the feed's tmpfs is empty; the board's dump may change nothing).
     let resumed = game.resumed;
     session.resume_board(game.steps);
+    if game.pieces_awaited {
+        session.await_pieces(driver::Instant::ZERO, false);
+    }
     if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
         tracing::warn!(clock = index, "default tags not taken: {e}");
     }

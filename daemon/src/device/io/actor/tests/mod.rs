@@ -130,6 +130,7 @@ fn new_game(control: &str) -> Game {
         notices: Vec::new(),
         board_serial: None,
         lever_in_step: None,
+        pieces_awaited: false,
     }
 }
 
