@@ -440,6 +440,7 @@ impl Session {
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.time.advance(now);
         let replaced = self.under_way(now).then(|| self.record_due(now, true));
+        let begun = self.status() != Status::Ready || self.has_board_moves();
         self.engine = engine;
         self.observed.reset();
         self.published.state.time_control =
@@ -447,6 +448,7 @@ impl Session {
         self.published.state.notices.clear();
         self.state_changed();
         self.outputs.extend(replaced);
+        self.renew_game_id(begun);
         self.outputs.push_back(SessionOutput::NewGame);
         self.clear_record();
         self.lever.journaled = None;

@@ -507,7 +507,8 @@ impl Session {
         }
     }
 
-    /// The tags the game's PGN carries: its information, then the defaults and the date.
+    /// The tags the game's PGN carries: its information, then the defaults and the date, and
+    /// its `GameId` (`record.rs`).
     pub(crate) fn pgn_info(&self) -> GameInfo {
         let mut defaults = self.board.tag_defaults.clone();
         // A date is one line of digits and dots, Round/Board numbers: none can be refused.
@@ -517,7 +518,9 @@ impl Session {
         if let Some((round, board)) = self.board.place {
             let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
-        self.board.game.info().or(&defaults)
+        let mut info = self.board.game.info().or(&defaults);
+        info.set_game_id(&self.game_id());
+        info
     }
 
     /// Whether moves were read from the pieces.

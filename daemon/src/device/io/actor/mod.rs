@@ -102,6 +102,7 @@ impl<P: BoardIo> Actor<P> {
                 control,
                 t_ms,
                 wall_ms: persist::wall_ms(),
+                game_id: Some(self.session.journal_game_id().to_owned()),
             });
         }
     }

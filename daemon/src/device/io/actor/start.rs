@@ -98,12 +98,17 @@ fn resume(
     let mut lever_in_step = None;
     let mut pieces_awaited = false;
     let mut declared = None;
+    let store_name = store.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+    let seed = persist::game_id::seed(&store_name, persist::wall_ms());
+    // A new journal's game gets a fresh id; a journaled game keeps its start's.
+    let mut game_id = persist::game_id::text(seed);
     let persist = match store {
         Some((dir, store)) => {
             let fallback = GameStart {
                 control: engine.control().clone(),
                 t_ms: 0,
                 wall_ms: persist::wall_ms(),
+                game_id: None,
             };
             let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
                 .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
@@ -116,6 +121,9 @@ fn resume(
             match restored {
                 Some(r) => {
                     tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+                    if let persist::Journaled::Start(start) = &r.start.rec {
+                        game_id = persist::game_id::of_start(&store, start);
+                    }
                     resumed = !r.fold.replayed.is_empty();
                     steps = r.fold.board_steps();
                     started_wall_ms = r.fold.started_wall_ms();
@@ -151,6 +159,7 @@ fn resume(
                     control: engine.control().clone(),
                     t_ms: 0,
                     wall_ms: persist::wall_ms(),
+                    game_id: Some(game_id.clone()),
                 }),
             }
             Some(persist)
@@ -160,6 +169,8 @@ fn resume(
     Ok(Game {
         engine,
         offset_ms,
+        game_id,
+        id_seed: seed,
         persist,
         resumed,
         steps,
@@ -177,6 +188,9 @@ pub(super) struct Game {
     pub(super) engine: Engine,
     /// Engine time at the actor's start.
     pub(super) offset_ms: u64,
+    /// The game's id (its journal's start's, or a fresh one) and the seed of the next ones.
+    pub(super) game_id: String,
+    pub(super) id_seed: u64,
     pub(super) persist: Option<Persist>,
     /// A game came back from the journal with something to replay (its live file is
     /// written again at once).
@@ -236,6 +250,9 @@ pub(super) fn launch<P: BoardIo>(
     };
     let waiting = stream.is_none();
     let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
+    // Before the board's steps are replayed: a new game on the pieces since the journal's
+    // start is told apart from it (session/record.rs).
+    session.set_game_id(game.game_id, game.id_seed);
     // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
     // made anew with the daemon, so its lever says nothing of a press while it was down.
     match (keep.is_some(), game.lever_in_step) {

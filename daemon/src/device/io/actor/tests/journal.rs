@@ -75,6 +75,7 @@ impl Run {
                 control: rig.session.engine().control().clone(),
                 t_ms: 0,
                 wall_ms: WALL0,
+                game_id: None,
             })),
             boot: None,
         };
@@ -103,6 +104,7 @@ impl Run {
                         control: self.rig.session.engine().control().clone(),
                         t_ms: self.rig.session.time_at(Instant::from_ms(now)).as_ms(),
                         wall_ms,
+                        game_id: None,
                     })),
                     boot: None,
                 };
@@ -248,6 +250,7 @@ impl Run {
             control: self.rig.session.engine().control().clone(),
             t_ms: 0,
             wall_ms: WALL0,
+            game_id: None,
         };
         let now = Now {
             wall_ms: WALL0 + self.rig.now,

@@ -120,6 +120,8 @@ fn new_game(control: &str) -> Game {
     Game {
         engine: Engine::new(parsed.control).expect("valid control"),
         offset_ms: 0,
+        game_id: "00000000000000a1".into(),
+        id_seed: 1,
         persist: None,
         resumed: false,
         steps: Vec::new(),
