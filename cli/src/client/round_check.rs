@@ -92,7 +92,7 @@ pub(super) async fn run(
         // Check again at the daemon's next signal (a property, a clock come or gone).
         loop {
             match feed.next().await {
-                Happening::Signal(_) | Happening::Back => break,
+                Happening::Signal(_) | Happening::Push | Happening::Back => break,
                 Happening::Gone => continue,
                 Happening::Lost(e) => {
                     return Err(Failure::NotRunning(format!("lost the bus ({e})")));
