@@ -35,11 +35,11 @@ use super::live::LiveFiles;
 use super::persist::{self, Archive, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
-use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
-use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
-use crate::device::session::{RecordDue, Session};
 use crate::engine::Time;
+use chessclock_device::link::driver;
+use chessclock_device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use chessclock_device::session::{RecordDue, Session};
 
 struct Actor<P> {
     /// The options it was started with; of these the actor reads the state directory and

@@ -14,8 +14,8 @@ use super::Actor;
 
 use crate::device::io::persist::{self, Journaled};
 use crate::device::io::port::BoardIo;
-use crate::device::session::SessionOutput;
-use crate::device::session::interface::ClockEvent;
+use chessclock_device::session::SessionOutput;
+use chessclock_device::session::interface::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -60,7 +60,7 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Hand a search to the worker; its answer wakes the actor.
-    fn search(&self, request: crate::device::session::SearchRequest) {
+    fn search(&self, request: chessclock_device::session::SearchRequest) {
         self.searcher.search(request, self.answers_tx.clone());
     }
 
@@ -145,7 +145,7 @@ impl<P: BoardIo> Actor<P> {
 
 /// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
 /// information), a move (on the board or a press of the clock) or a result.
-fn broadcastable(st: &crate::device::session::interface::ClockState) -> bool {
+fn broadcastable(st: &chessclock_device::session::interface::ClockState) -> bool {
     let named = st
         .game_info
         .iter()

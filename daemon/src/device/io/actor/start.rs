@@ -19,12 +19,12 @@ use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
 use crate::device::io::transport::{Follow, Transport};
-use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, SpawnError};
-use crate::device::session::{Session, SessionConfig};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
+use chessclock_device::link::driver::{self, DriverConfig};
+use chessclock_device::session::{Session, SessionConfig};
 
 /// A started actor: its handle and task, the port it uses (the tty's path, or for a virtual
 /// clock its label `virtual:NAME`) and the store its game is journaled in.

@@ -14,10 +14,10 @@ use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove
 use proptest::prelude::*;
 
 use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, restore};
-use crate::device::link::driver::{DriverConfig, Instant};
-use crate::device::session::interface::Request;
-use crate::device::session::tests::{Rig, config};
-use crate::device::session::{Session, SessionOutput};
+use chessclock_device::link::driver::{DriverConfig, Instant};
+use chessclock_device::session::interface::Request;
+use chessclock_device::session::testing::{Rig, config};
+use chessclock_device::session::{Session, SessionOutput};
 
 /// Wall time of virtual time 0.
 const WALL0: u64 = 1_795_428_000_000;

@@ -23,10 +23,10 @@ use crate::device::client::DeviceHandle;
 use crate::device::io::live::{Job, LiveFiles, Update};
 use crate::device::io::port::Opener;
 use crate::device::io::sinks::Sinks;
-use crate::device::link::state::DeviceState;
 use crate::device::options::DeviceOptions;
-use crate::device::session::interface::{ClockEvent, Request};
 use crate::engine::{Engine, Side, notation};
+use chessclock_device::link::state::DeviceState;
+use chessclock_device::session::interface::{ClockEvent, Request};
 
 /// What a test does to the emulated board.
 enum Action {

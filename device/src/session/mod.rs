@@ -1,0 +1,521 @@
+//! The game over the board link, as one pure state machine: the board [`Driver`] (the link)
+//! and above it the game: lever → engine, engine → display pushes and announcements, the
+//! clock's buttons, observe mode, and the board's pieces (the `game` crate's `BoardGame`).
+//!
+//! Same sans-IO interface as the driver (quinn-proto's `Connection`): the caller passes
+//! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
+//! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
+//! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
+//! [`Session::poll_output`] (journal, a record due, bus events, a dead link) and publishes
+//! [`Session::publish`]. The wall time the game's record needs (its date) is passed in too
+//! ([`Session::set_wall_ms`]). Every `handle_*` finishes its work (the engine's events drained, the
+//! display decided) before it returns.
+//!
+//! Owns every rule of the clock: which half is whose, what the clock must show and when it
+//! is pushed (a change of the game at once, the device's seconds kept in phase with the
+//! engine's), what text the game deserves, what a press, a button or a request means and
+//! when a request is refused, the facts of the published state (name, control, notices),
+//! and the game's record's life: when it starts, the round it was played in, and when it
+//! is due ([`SessionOutput::RecordDue`]). It must not do IO, read a clock, journal or
+//! publish: it says what to journal ([`SessionOutput::Input`], [`SessionOutput::Note`]), what
+//! the IO shell must do ([`SessionOutput::RecordDue`], [`SessionOutput::NewGame`], ...) and
+//! what to publish; the device actor does the rest. Its
+//! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
+//! resumed game.
+//!
+//! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
+//! lever, the display's work, the published state, the game's record), each with its
+//! fields, its invariant kept by its own methods, and its unit tests; the session's methods
+//! are spread by role over this folder's files (`reports`: the board link's events and the
+//! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
+//! `publish`; `record`: the game's record's life; `verdicts`: who can still mate, searched
+//! off the device thread). The folder also holds its pure helpers: the announcements of engine events
+//! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
+//! requests and replies ([`interface`]).
+
+mod announce;
+pub mod interface;
+mod judging;
+pub mod note;
+pub mod observe;
+mod parts;
+mod pieces;
+mod publish;
+mod record;
+mod reports;
+mod requests;
+mod show;
+mod verdicts;
+
+pub use judging::DrawRules;
+pub use pieces::MoveSource;
+pub use pieces::move_event;
+pub use show::clock_event;
+pub use verdicts::SearchRequest;
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use chessclock_game::pgn::GameInfo;
+
+use crate::link::display::BoardSide;
+
+use crate::link::state::DeviceState;
+
+use crate::link::driver::{Driver, DriverConfig, Instant};
+use crate::session::interface::{ClockEvent, ReloadSettings};
+use chessclock_engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
+use note::Note;
+use observe::{Mode, Observed};
+use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, Published, Timeline};
+
+/// How the game half is set up (the device options it reads).
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The clock's index, for log lines and messages.
+    pub clock: u32,
+    /// The clock's name when it starts (a rename changes the session's).
+    pub name: String,
+    /// The port's label (a tty's path, `virtual:NAME`), for messages.
+    pub port: String,
+    /// CLOCK_MONOTONIC microseconds at the session's epoch: the published state's
+    /// `as_of_us` is this plus `now`.
+    pub epoch_us: u64,
+    pub white_side: BoardSide,
+    pub move_source: MoveSource,
+    /// The clock's run/pause button pauses and resumes the game.
+    pub pause_button: bool,
+    pub mode: Mode,
+    /// The board's draw rules (`None`: FIDE's, except under a double-flag control).
+    pub draw_rules: Option<DrawRules>,
+}
+
+/// What the caller must act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionOutput {
+    /// The engine took `input` at engine time `t_ms`: journal it.
+    Input { t_ms: u64, input: Input },
+    /// Something to keep in the journal at `t_ms` (a flag, the board's serial number, a
+    /// connection); `record`: in the game's record too.
+    Note { t_ms: u64, note: Note, record: bool },
+    /// A change of the board's game at `t_ms` (a move read, a correction, a result, the
+    /// times a press gave a move, game information): journal it, in order with the inputs,
+    /// so that a restart rebuilds the game ([`Session::resume_board`]).
+    Board {
+        t_ms: u64,
+        step: chessclock_game::Step,
+    },
+    /// A bus event at engine time `t_ms` (the game's record keeps it too).
+    Clock { t_ms: u64, event: ClockEvent },
+    /// A bus event the game's record does not keep (a new game's `StateChanged`).
+    Signal(ClockEvent),
+    /// Something the operator should know (already in the published `notices`; for the log).
+    Notice(String),
+    /// A new game started on the session's engine: the journal starts anew (the last
+    /// game's record, if it was under way, is a [`SessionOutput::RecordDue`] just before;
+    /// the notes the journal must keep follow as [`SessionOutput::Note`]s).
+    NewGame,
+    /// The game's record is due ([`record`]): write it, folded from the journal so far.
+    RecordDue(Box<RecordDue>),
+    /// The board stopped answering: close the port, then call [`Session::disconnect`].
+    LinkDead,
+    /// Run this search off the device thread and hand its answer to
+    /// [`Session::handle_verdict`] (nothing waits for it but a flag's result).
+    Search(SearchRequest),
+}
+
+/// A game's record that is due, as the game stood at that moment: it is written from this,
+/// not from the session, whose engine, tags and round may have moved on by then.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordDue {
+    /// Its times and result.
+    pub snapshot: Snapshot,
+    /// The board's game, if the board recorded moves.
+    pub board: Option<chessclock_game::pgn::PgnGame>,
+    /// Its game information with the tags every game carries.
+    pub info: GameInfo,
+    /// The round it was played in.
+    pub round: Option<u32>,
+    /// Written only if the journal says it is under way (a game replaced or detached); an
+    /// ended game's is written as it stands.
+    pub under_way_only: bool,
+}
+
+/// The device as the link knows it, for the published state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct DeviceInfo {
+    pub model: String,
+    pub firmware: String,
+    pub board_serial: String,
+    pub battery_low: bool,
+}
+
+/// The game over one board link, from its owned parts ([`parts`]). See the module docs.
+#[derive(Debug)]
+pub struct Session {
+    cfg: SessionConfig,
+    driver: Driver,
+    engine: Engine,
+    time: Timeline,
+    observed: Observed,
+    board: BoardPart,
+    lever: Lever,
+    display: DisplayWork,
+    published: Published,
+    record: GameRecordPart,
+    /// Who can still mate: the search under way and the verdict in force.
+    verdicts: verdicts::Verdicts,
+    /// Observed, the control the operator says the clock runs (`set` in observe mode): the
+    /// PGN's `TimeControl` and the published control.
+    declared: Option<chessclock_engine::params::TimeControl>,
+    outputs: VecDeque<SessionOutput>,
+}
+
+impl Session {
+    /// A session on `engine`, whose time at the driver's epoch is `offset_ms`; the link is
+    /// not open yet ([`Session::connect`]). `journal_serial`: the board the journaled game
+    /// was played on.
+    pub fn new(
+        cfg: SessionConfig,
+        link: DriverConfig,
+        engine: Engine,
+        offset_ms: u64,
+        journal_serial: Option<String>,
+    ) -> Session {
+        let lever_resumed = engine.status() == Status::Running && engine.moves_made() > 0;
+        let state = publish::first_state(&cfg, &engine, offset_ms);
+        let mut driver = Driver::new(link);
+        // Until [`Session::connect_first`]: no port.
+        driver.disconnect();
+        driver.set_observe(cfg.mode == Mode::Observe);
+        Session {
+            cfg,
+            driver,
+            engine,
+            time: Timeline::starting_at(offset_ms),
+            observed: Observed::default(),
+            board: BoardPart {
+                stale: true,
+                ..BoardPart::default()
+            },
+            lever: Lever {
+                resumed: lever_resumed,
+                ..Lever::default()
+            },
+            display: DisplayWork {
+                dirty: true,
+                ..DisplayWork::default()
+            },
+            published: Published {
+                state,
+                changed: true,
+                // Until the board says otherwise, the clock is the board its game was
+                // played on (the supervisor knows it by that serial number).
+                info: DeviceInfo {
+                    board_serial: journal_serial.clone().unwrap_or_default(),
+                    ..DeviceInfo::default()
+                },
+                journal_serial,
+            },
+            record: GameRecordPart::default(),
+            verdicts: verdicts::Verdicts::default(),
+            declared: None,
+            outputs: VecDeque::new(),
+        }
+    }
+
+    // ---- time ----------------------------------------------------------------------------
+
+    /// Engine time at `at`.
+    pub fn time_at(&self, at: Instant) -> Time {
+        self.time.engine_time(at)
+    }
+
+    // ---- the sans-IO interface -----------------------------------------------------------
+
+    /// Bytes read from the board at `now`.
+    pub fn handle_input(&mut self, now: Instant, bytes: &[u8]) {
+        self.time.advance(now);
+        self.driver.handle_input(now, bytes);
+        self.drain_driver(now);
+        self.finish(now);
+    }
+
+    /// Time passed (or something else happened): act on everything due by `now`, then
+    /// decide what the clock must show. Call it after every wake-up, last.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.time.advance(now);
+        let t = self.time_at(now);
+        self.hold_flag_for_search(t);
+        self.engine.handle_timeout(t);
+        self.drain_engine(now);
+        self.driver.handle_timeout(now);
+        self.drain_driver(now);
+        self.board_timeout(now);
+        self.verdict_timeout(now);
+        self.finish(now);
+    }
+
+    /// The end of every `handle_*`: the events of what it did (a lever press, a request)
+    /// drained, then one push for all, then the text the game deserves.
+    fn finish(&mut self, now: Instant) {
+        self.drain_engine(now);
+        self.update_display(now);
+        self.show_announcement(now);
+    }
+
+    /// Bytes to write to the port, one chunk per call.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        self.driver.poll_transmit(now)
+    }
+
+    /// The earliest instant [`Session::handle_timeout`] has something to do, as seen at the
+    /// latest `now`: the engine's (a flag, a phase), the display's (the engine's next value
+    /// the device would not show by itself), the link's and the pieces' deadlines.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let engine = self.engine.poll_timeout().map(|t| self.time.instant_of(t));
+        let display = self
+            .driver
+            .clock_usable()
+            .then(|| {
+                self.engine
+                    .display(self.time_at(self.time.now()))
+                    .next_refresh
+            })
+            .flatten()
+            .map(|t| self.time.instant_of(t));
+        let board = self
+            .board
+            .game
+            .poll_timeout()
+            .map(|ms| self.time.instant_of(Time::from_ms(ms)));
+        let verdict = self.verdict_deadline();
+        let unmoved = self.unmoved_press_due();
+        [
+            engine,
+            display,
+            self.driver.poll_timeout(),
+            board,
+            verdict,
+            unmoved,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// The next event, if any; an ended game's record is due after the events said with
+    /// its result.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<SessionOutput> {
+        let next = self.outputs.pop_front().or_else(|| {
+            self.record
+                .take_ended()
+                .then(|| self.record_due(self.time.now(), false))
+        });
+        if let Some(SessionOutput::Search(request)) = &next {
+            self.search_handed_out(request.id);
+        }
+        next
+    }
+
+    /// Whether the board's game (its PGN) changed since the last call.
+    pub fn take_pgn_changed(&mut self) -> bool {
+        self.board.take_pgn_changed()
+    }
+
+    // ---- the link's lifetime -------------------------------------------------------------
+
+    /// The port is open (first time or again) at `now`.
+    pub fn connect(&mut self, now: Instant) {
+        self.time.advance(now);
+        self.driver.connect(now);
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
+        self.note(now, Note::Reconnected, true);
+        self.state_changed();
+    }
+
+    /// The port is open at the start (nothing to note).
+    pub fn connect_first(&mut self, now: Instant) {
+        self.time.advance(now);
+        self.driver.connect(now);
+        self.lever.unchecked = true;
+        self.published.state.connected = true;
+    }
+
+    /// The port is gone: `why`, noted in the journal and the record.
+    pub fn disconnect(&mut self, now: Instant, why: &str) {
+        self.time.advance(now);
+        self.note(now, Note::Disconnected(why.to_owned()), true);
+        self.driver.disconnect();
+        self.published.state.connected = false;
+        self.published.changed = true;
+    }
+
+    // ---- what the caller reads -----------------------------------------------------------
+
+    /// The game's engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Board/clock state.
+    pub fn device_state(&self) -> DeviceState {
+        self.driver.device_state()
+    }
+
+    /// Whether the clock runs its own mode and is only followed.
+    pub(crate) fn observing(&self) -> bool {
+        self.cfg.mode == Mode::Observe
+    }
+
+    /// The mode.
+    pub(crate) fn mode(&self) -> Mode {
+        self.cfg.mode
+    }
+
+    /// The snapshot at `now`: the engine's, or in observe mode the clock's values over it.
+    pub fn snapshot(&self, now: Instant) -> Snapshot {
+        let mut snap = self.engine.snapshot(self.time_at(now));
+        if self.observing() {
+            self.observed.overlay(&mut snap, self.cfg.white_side);
+        }
+        snap
+    }
+
+    /// The game's status (the clock's, in observe mode).
+    pub(crate) fn status(&self) -> Status {
+        if self.observing() {
+            self.observed.status()
+        } else {
+            self.engine.status()
+        }
+    }
+
+    /// `side`'s clock at `t`: the engine's value, or in observe mode the clock's report.
+    fn clock_value(&self, side: Side, t: Time) -> u64 {
+        match self.observed.value(side, self.cfg.white_side) {
+            Some(v) if self.observing() => v,
+            _ => self.engine.snapshot(t).value(side),
+        }
+    }
+
+    // ---- operators -----------------------------------------------------------------------
+
+    /// Bring the engine up to `now` (before a request: a flag due by now falls first).
+    pub(crate) fn advance(&mut self, now: Instant) {
+        self.time.advance(now);
+        self.hold_flag_for_search(self.time_at(now));
+        self.engine.handle_timeout(self.time_at(now));
+    }
+
+    /// Give the engine an input at `now`; journaled (an [`SessionOutput::Input`]) if taken.
+    /// Operators' inputs come through [`Session::handle_request`].
+    fn apply(&mut self, now: Instant, input: Input) -> Result<(), InputError> {
+        let t = self.time_at(now);
+        self.hold_flag_for_search(t);
+        self.engine.handle_input(t, input.clone())?;
+        let lever = note::lever_noted_after(&input);
+        self.outputs.push_back(SessionOutput::Input {
+            t_ms: t.as_ms(),
+            input,
+        });
+        if lever {
+            self.lever_after_input(now);
+        }
+        self.state_changed();
+        Ok(())
+    }
+
+    /// A new game on `engine` (a new control, or the same one afresh) at `now`; observe
+    /// mode forgets the clock's game too, and what was said about the last game is no
+    /// longer news. The journal starts anew ([`SessionOutput::NewGame`]) and must still say
+    /// which half is White's, and on which board.
+    fn new_game(&mut self, now: Instant, engine: Engine) {
+        self.time.advance(now);
+        let replaced = self.under_way(now).then(|| self.record_due(now, true));
+        self.engine = engine;
+        self.observed.reset();
+        self.published.state.time_control =
+            chessclock_engine::notation::canonical(self.engine.control());
+        self.published.state.notices.clear();
+        self.state_changed();
+        self.outputs.extend(replaced);
+        self.outputs.push_back(SessionOutput::NewGame);
+        self.clear_record();
+        self.lever.journaled = None;
+        self.note(now, Note::WhiteSide(self.cfg.white_side), true);
+        if let Some(serial) = self.published.journal_serial.clone() {
+            self.note(now, Note::BoardSerial(serial), false);
+        }
+        // The board's game goes on across the engine's new game: the new journal starts with
+        // the steps that rebuild it as it stands.
+        let t_ms = self.time_at(now).as_ms();
+        for step in self.board.game.steps_of_game() {
+            self.outputs.push_back(SessionOutput::Board { t_ms, step });
+        }
+    }
+
+    /// Show `text` for `duration` (the caller caps it) at `now`.
+    fn show_text(&mut self, now: Instant, text: &str, duration: Duration) {
+        self.driver.show_text(now, text, duration);
+    }
+
+    /// Beep for about `ms` milliseconds.
+    fn beep(&mut self, ms: u32) {
+        self.driver.beep(ms);
+    }
+
+    /// New ack timeout, resend count and transport latency, and the pause button's meaning
+    /// (a configuration reload).
+    fn apply_reload(&mut self, s: &ReloadSettings) {
+        self.driver.set_limits(s.command_timeout, s.command_retries);
+        self.driver.set_transport_latency(s.transport_latency);
+        self.cfg.pause_button = s.pause_button;
+    }
+
+    /// White plays on `side` of the clock from `now` on (noted in the journal).
+    fn set_white_side(&mut self, now: Instant, side: BoardSide) {
+        self.cfg.white_side = side;
+        // The lever's halves now mean other players: in step again only once a report says.
+        self.lever.agreed = false;
+        self.lever.journaled = None;
+        self.note(now, Note::WhiteSide(side), true);
+        self.state_changed();
+    }
+
+    /// Which half White plays on.
+    pub(crate) fn white_side(&self) -> BoardSide {
+        self.cfg.white_side
+    }
+
+    /// The game changed: push the display and publish the state.
+    fn state_changed(&mut self) {
+        self.display.dirty = true;
+        self.published.changed = true;
+    }
+
+    /// Something the operator should know: in the published `notices`, and logged.
+    fn notify(&mut self, notice: String) {
+        tracing::warn!(clock = self.cfg.clock, "{notice}");
+        self.published.notice(notice.clone());
+        self.outputs.push_back(SessionOutput::Notice(notice));
+    }
+
+    /// Journal `note` at `now` (and keep it in the record if `record`).
+    fn note(&mut self, now: Instant, note: Note, record: bool) {
+        self.outputs.push_back(SessionOutput::Note {
+            t_ms: self.time_at(now).as_ms(),
+            note,
+            record,
+        });
+    }
+}

@@ -1,0 +1,340 @@
+//! The owned parts a [`Session`](super::Session) is built from, as quinn-proto's
+//! `Connection` is built from its sub-states: each holds the fields of one concern with the
+//! invariant that binds them, kept by the part's own methods (unit-tested in
+//! `parts/tests.rs`). The session's methods (spread by role over its files) act on them; a
+//! part never reaches into another.
+//!
+//! Data and invariants only: no IO, no clock reads, no rules of the game.
+
+use std::collections::VecDeque;
+
+use chessclock_game::pgn::GameInfo;
+use chessclock_game::{BoardGame, GameLog};
+
+use super::DeviceInfo;
+use super::announce::Announcement;
+use crate::link::driver::Instant;
+use crate::session::interface::{ClockEvent, ClockState};
+use chessclock_engine::{BoardClaim, Side, Time};
+
+/// The session's time line: engine time is the driver's instant plus `offset_ms`.
+/// Invariant: `now` is the latest instant passed in, and never goes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Timeline {
+    /// Engine time at the driver's epoch (non-zero for a game resumed from the journal).
+    offset_ms: u64,
+    /// The latest `now` passed in.
+    now: Instant,
+}
+
+impl Timeline {
+    /// A time line whose driver epoch is engine time `offset_ms`.
+    pub(crate) fn starting_at(offset_ms: u64) -> Timeline {
+        Timeline {
+            offset_ms,
+            now: Instant::ZERO,
+        }
+    }
+
+    /// A wake-up at `now`; an earlier instant than one passed before changes nothing.
+    pub(crate) fn advance(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+    }
+
+    /// The latest instant passed in.
+    pub(crate) fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Engine time at `at`.
+    pub(crate) fn engine_time(&self, at: Instant) -> Time {
+        Time::from_ms(at.as_ms().saturating_add(self.offset_ms))
+    }
+
+    /// The instant of engine time `t` (the driver's epoch for a time before it).
+    pub(crate) fn instant_of(&self, t: Time) -> Instant {
+        Instant::from_epoch(std::time::Duration::from_millis(
+            t.as_ms().saturating_sub(self.offset_ms),
+        ))
+    }
+}
+
+/// The game read from the board's pieces and what is derived from it for the published
+/// state. Invariant: `stale` is set whenever `game` changes ([`BoardPart::changed`]), so the published view
+/// (moves, position, last move, draws claimable) is rebuilt before it is next published.
+#[derive(Debug, Default)]
+pub(crate) struct BoardPart {
+    /// Board messages in, the game with its clock times out.
+    pub(crate) game: BoardGame,
+    /// The tags every game carries unless its game information sets them (`Event`, `Site`:
+    /// the daemon's settings).
+    pub(crate) tag_defaults: GameInfo,
+    /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
+    /// game information names them; the live file's place).
+    pub(crate) place: Option<(u32, u32)>,
+    /// The PGN `Date` of the game's start, passed in (the session reads no clock).
+    pub(crate) date: Option<String>,
+    /// A game rebuilt from the journal whose pieces have not been read since: the first
+    /// board report is reconciled with it (moves made while the daemon was down are read
+    /// as moves, and said).
+    pub(crate) reconciling: bool,
+    /// The game (moves, information, result) changed since
+    /// [`Session::take_pgn_changed`](super::Session::take_pgn_changed).
+    pub(crate) pgn_changed: bool,
+    /// The game changed since the published state's view of it was built.
+    pub(crate) stale: bool,
+    /// The draws the board's position lets the player to move claim, as of the last view.
+    pub(crate) claimable: Vec<BoardClaim>,
+    /// The last press that found no move of its side on the board to time (a press
+    /// without a move, or one the board missed): said as the board's problem from `due` on,
+    /// while it still waits for its move.
+    pub(crate) unmoved_press: Option<UnmovedPress>,
+}
+
+/// A press without a move on the board ([`BoardPart::unmoved_press`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnmovedPress {
+    /// Who pressed.
+    pub(crate) side: Side,
+    /// When it is said, unless the move is read first.
+    pub(crate) due: Instant,
+    /// It is due: the published view says it while it waits.
+    pub(crate) said: bool,
+}
+
+impl BoardPart {
+    /// The game (moves, information, result) changed: its PGN is rewritten and its
+    /// published view rebuilt.
+    pub(crate) fn changed(&mut self) {
+        self.pgn_changed = true;
+        self.stale = true;
+    }
+
+    /// Whether the published view must be rebuilt (once).
+    pub(crate) fn take_stale(&mut self) -> bool {
+        std::mem::take(&mut self.stale)
+    }
+
+    /// Whether the PGN changed since the last call.
+    pub(crate) fn take_pgn_changed(&mut self) -> bool {
+        std::mem::take(&mut self.pgn_changed)
+    }
+}
+
+/// What the session knows of the clock's lever against the engine's player to move.
+/// Invariant: at most one of `resumed` and `restarted` is set, and only until the first
+/// clock report after the game came back from the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Lever {
+    /// The lever's raised end agreed with the engine's player to move at the last clock
+    /// report of a running game, or after the last input that set a clock running (a press
+    /// over the bus leaves the lever where it was): a disagreement at the first report after
+    /// a reconnect or a restart is a press the host could not hear.
+    pub(crate) agreed: bool,
+    /// The next clock report is the first since the port was opened.
+    pub(crate) unchecked: bool,
+    /// A running game resumed from the journal, its lever not seen yet: whether it was in
+    /// step before the daemon stopped is not known.
+    pub(crate) resumed: bool,
+    /// A running game resumed from the journal whose lever was in step: a disagreement at
+    /// the first report is a press made while the daemon was not running.
+    pub(crate) restarted: bool,
+    /// What the journal last said of the lever ([`super::note::Note::Lever`]).
+    pub(crate) journaled: Option<bool>,
+}
+
+/// What a clock report's lever means for a game in drive mode ([`Lever::verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeverVerdict {
+    /// The lever shows the player whose time runs (or no clock runs).
+    InStep,
+    /// Out of step, and nothing to say: not the first report, or it was out of step before.
+    OutOfStep,
+    /// The first report after a replug (`restarted`: after a restart of the daemon) shows
+    /// the other player to move while the lever was in step before: a press nobody heard,
+    /// to be taken now.
+    UnheardPress {
+        /// After a restart of the daemon, not a replug.
+        restarted: bool,
+    },
+    /// The first report of a game resumed from a journal that did not say the lever was in
+    /// step: a press may have been made while the daemon was down; the operator decides.
+    Unknown,
+}
+
+impl Lever {
+    /// Judge the lever of a clock report: `shown`, the player the raised end says is to
+    /// move; `runner`, the player whose time runs (`None` when no clock runs). The first
+    /// report since the port opened, or since a resume, is judged once.
+    pub(crate) fn verdict(&mut self, shown: Side, runner: Option<Side>) -> LeverVerdict {
+        let first = std::mem::take(&mut self.unchecked);
+        let restarted = std::mem::take(&mut self.restarted);
+        let resumed = std::mem::take(&mut self.resumed);
+        let Some(turn) = runner else {
+            self.agreed = false;
+            return LeverVerdict::InStep;
+        };
+        if shown == turn {
+            self.agreed = true;
+            return LeverVerdict::InStep;
+        }
+        let was_in_step = std::mem::replace(&mut self.agreed, false);
+        match (first, resumed, was_in_step) {
+            (false, _, _) => LeverVerdict::OutOfStep,
+            (true, true, _) => LeverVerdict::Unknown,
+            (true, false, false) => LeverVerdict::OutOfStep,
+            (true, false, true) => LeverVerdict::UnheardPress { restarted },
+        }
+    }
+
+    /// The agreement to journal, when it changed since it was last journaled.
+    pub(crate) fn journal_due(&mut self) -> Option<bool> {
+        (self.journaled != Some(self.agreed)).then(|| {
+            self.journaled = Some(self.agreed);
+            self.agreed
+        })
+    }
+
+    /// The lever is a new board's, not the one the game was played on: whatever its first
+    /// report shows, no press is taken and nothing is said (out of step until it agrees).
+    pub(crate) fn new_board(&mut self) {
+        self.resumed = false;
+        self.restarted = false;
+        self.agreed = false;
+    }
+
+    /// A running game resumed from a journal that says the lever was in step: its first
+    /// report is judged as after a replug.
+    pub(crate) fn resume_in_step(&mut self) {
+        if self.resumed {
+            self.resumed = false;
+            self.restarted = true;
+            self.agreed = true;
+            self.journaled = Some(true);
+        }
+    }
+}
+
+/// What the clock's display still has to be given. Invariant: `refresh` implies a push
+/// although the shown values did not change; `dirty` that they did; one push answers both
+/// ([`DisplayWork::take_push`]); at most [`MAX_ANNOUNCEMENTS`] wait.
+#[derive(Debug, Default)]
+pub(crate) struct DisplayWork {
+    /// Game events to show as text, one after another, once the times have been pushed.
+    pub(crate) announcements: VecDeque<Announcement>,
+    /// The display must be pushed (the game changed).
+    pub(crate) dirty: bool,
+    /// The display must be pushed again although nothing changed (a re-sync instant, the
+    /// clock became usable, text ended).
+    pub(crate) refresh: bool,
+}
+
+/// Game events waiting to be shown as text, at most.
+const MAX_ANNOUNCEMENTS: usize = 3;
+
+impl DisplayWork {
+    /// Queue `a` to be shown; only the latest few are kept (a backlog of stale news helps
+    /// nobody).
+    pub(crate) fn announce(&mut self, a: Announcement) {
+        if self.announcements.len() == MAX_ANNOUNCEMENTS {
+            self.announcements.pop_front();
+        }
+        self.announcements.push_back(a);
+    }
+
+    /// Whether the times are to be pushed now (`differs`: the device would show other
+    /// times by its own countdown); a push answers both the change and the refresh.
+    pub(crate) fn take_push(&mut self, differs: bool) -> bool {
+        let push = self.dirty || self.refresh || differs;
+        if push {
+            self.dirty = false;
+            self.refresh = false;
+        }
+        push
+    }
+}
+
+/// The published state and the facts of the clock the game does not hold. Invariant:
+/// `changed` is set by every change that is not the running time, so the next publish
+/// sends it.
+#[derive(Debug)]
+pub(crate) struct Published {
+    /// As of the latest publish; it holds the clock's facts the game does not (name,
+    /// control, notices, connection). No engine in it.
+    pub(crate) state: ClockState,
+    /// Something besides the running time changed since the last publish.
+    pub(crate) changed: bool,
+    /// The device as the link knows it.
+    pub(crate) info: DeviceInfo,
+    /// The serial number of the board this game is played on, as the journal knows it.
+    pub(crate) journal_serial: Option<String>,
+}
+
+/// The life of the game's record: when it started, the round it was played in, and whether
+/// it is due. Invariant: a record starts only with the wall time passed in (a clock that
+/// keeps no record is given none), `played_round` is the clock's round at that start, and a
+/// result makes the record due once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct GameRecordPart {
+    /// Wall time (Unix ms) of the latest wake-up, passed in by a caller that keeps the
+    /// game's record (a journaled clock); `None`: no record is kept.
+    pub(crate) wall_ms: Option<u64>,
+    /// When the game's clock started (wall time, its PGN `Date`).
+    pub(crate) started_wall_ms: Option<u64>,
+    /// The round the game was played in: the clock's round when its record started (a
+    /// roll-over moves the clock on before the last game's record is written).
+    pub(crate) played_round: Option<u32>,
+    /// The game ended (a result, an observed game's too): its record is due once the
+    /// events said with the result are out.
+    pub(crate) ended: bool,
+}
+
+impl GameRecordPart {
+    /// A bus event was said while the clock was in `round`: a start begins the record (at
+    /// the wake-up's wall time), a result makes it due. Whether the start's date changed.
+    pub(crate) fn said(&mut self, event: &ClockEvent, round: Option<u32>) -> bool {
+        let Some(wall_ms) = self.wall_ms else {
+            return false;
+        };
+        self.ended |= matches!(event, ClockEvent::Result { .. });
+        if self.started_wall_ms.is_some() || !GameLog::starts(event) {
+            return false;
+        }
+        self.started_wall_ms = Some(wall_ms);
+        self.played_round = round;
+        true
+    }
+
+    /// A game resumed from the journal, started at `started_wall_ms` in `round`.
+    pub(crate) fn resume(&mut self, started_wall_ms: u64, round: Option<u32>) {
+        self.started_wall_ms = Some(started_wall_ms);
+        self.played_round = round;
+    }
+
+    /// A new game: the last one's record is done; the next starts with its clock.
+    pub(crate) fn clear(&mut self) {
+        self.started_wall_ms = None;
+        self.played_round = None;
+    }
+
+    /// Whether the ended game's record is due now (once).
+    pub(crate) fn take_ended(&mut self) -> bool {
+        std::mem::take(&mut self.ended)
+    }
+}
+
+impl Published {
+    /// Tell the operator `notice` (published with the next state).
+    pub(crate) fn notice(&mut self, notice: String) {
+        self.state.notices.push(notice);
+        self.changed = true;
+    }
+
+    /// Whether something besides the running time changed since the last call.
+    pub(crate) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,126 @@
+//! The published state ([`ClockState`]) of the session: built from the game, the link and
+//! the clock's facts the session keeps (name, control, notices, connection), and published
+//! only when something besides the running times changed.
+//!
+//! Part of the pure [`Session`]: it builds and compares the state; sending it (the watch
+//! channel) is the actor's. The state's `as_of_us` is the session's time line moved onto
+//! CLOCK_MONOTONIC by the config's `epoch_us`: no clock is read here.
+
+use std::sync::Arc;
+
+use super::{Session, SessionConfig};
+use crate::link::driver::Instant;
+use crate::link::state::DeviceState;
+use crate::session::interface::{ClockState, EngineAt, PublishedClock};
+use chessclock_engine::{BoardClaim, Engine, Status, Time, notation};
+
+/// The state of a session not yet connected, on `engine` at engine time `offset_ms` (a
+/// resumed game is published as it is from the first state on, not as `ready`).
+pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) -> ClockState {
+    let snapshot = engine.snapshot(Time::from_ms(offset_ms));
+    ClockState {
+        clock: PublishedClock {
+            index: cfg.clock,
+            name: cfg.name.clone(),
+            port: cfg.port.clone(),
+            device_state: DeviceState::Disconnected,
+            game_state: snapshot.status,
+            time_control: notation::canonical(engine.control()),
+            white_side: cfg.white_side,
+            mode: cfg.mode,
+            ..PublishedClock::default()
+        },
+        snapshot,
+        as_of_us: cfg.epoch_us,
+        engine: EngineAt(None),
+    }
+}
+
+impl Session {
+    /// The clock's name.
+    pub fn name(&self) -> &str {
+        &self.published.state.name
+    }
+
+    /// The port's label.
+    pub fn port(&self) -> &str {
+        &self.cfg.port
+    }
+
+    /// The clock's index.
+    pub fn clock(&self) -> u32 {
+        self.cfg.clock
+    }
+
+    /// Tell the operator `notice` about this game (the problems of a resumed game).
+    pub fn add_notice(&mut self, notice: String) {
+        self.published.notice(notice);
+    }
+
+    /// The state at `now`, with the engine (drive mode) for live snapshots.
+    pub fn published(&mut self, now: Instant) -> ClockState {
+        self.update_state(now);
+        let mut state = self.published.state.clone();
+        state.engine = self.engine_at();
+        state
+    }
+
+    /// Write the state at `now` over `cur` (the last published) if anything besides the
+    /// running times differs, or something changed since the last call (an event happened);
+    /// whether it did. Compared in place: the state (moves, game information) is copied only
+    /// when it is published, with the engine that lets the bus compute live snapshots
+    /// without asking the actor.
+    pub fn publish(&mut self, now: Instant, cur: &mut ClockState) -> bool {
+        let changed = self.published.take_changed();
+        self.update_state(now);
+        let publish = changed || !same_except_time(cur, &self.published.state);
+        if publish {
+            cur.clone_from(&self.published.state);
+            cur.engine = self.engine_at();
+        }
+        publish
+    }
+
+    fn engine_at(&self) -> EngineAt {
+        EngineAt((!self.observing()).then(|| Arc::new(self.engine.clone())))
+    }
+
+    /// Bring the kept state up to `now`.
+    fn update_state(&mut self, now: Instant) {
+        if self.board.take_stale() {
+            self.set_board_fields();
+            self.board.claimable = self.claimable_now();
+        }
+        let (info, state) = (&self.published.info, &mut self.published.state);
+        if state.model != info.model {
+            state.model.clone_from(&info.model);
+        }
+        if state.firmware != info.firmware {
+            state.firmware.clone_from(&info.firmware);
+        }
+        if state.board_serial != info.board_serial {
+            state.board_serial.clone_from(&info.board_serial);
+        }
+        state.battery_low = info.battery_low;
+        state.board = self.board.place.map_or(0, |(_, board)| board);
+        self.published.state.device_state = self.device_state();
+        self.published.state.mode = self.mode();
+        self.published.state.white_side = self.white_side();
+        let snap = self.snapshot(now);
+        let open = matches!(snap.status, Status::Running | Status::Paused);
+        let claimable: &[BoardClaim] = if open { &self.board.claimable } else { &[] };
+        if self.published.state.draw_claimable != claimable {
+            self.published.state.draw_claimable = claimable.to_vec();
+        }
+        self.published.state.game_state = snap.status;
+        self.published.state.snapshot = snap;
+        let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);
+        self.published.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
+    }
+}
+
+/// Whether two states differ only in the running clock's elapsed time: the snapshot's
+/// values that tick (ms counts, texts, detail fields) are ignored, everything else compared.
+fn same_except_time(a: &ClockState, b: &ClockState) -> bool {
+    a.clock == b.clock && a.snapshot.same_except_time(&b.snapshot)
+}
