@@ -2,36 +2,23 @@
 //! and above it the game: lever → engine, engine → display pushes and announcements, the
 //! clock's buttons, observe mode, and the board's pieces (the `game` crate's `BoardGame`).
 //!
-//! Same sans-IO interface as the driver (quinn-proto's `Connection`): the caller passes
-//! `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
-//! [`Session::handle_request`], wakes it at [`Session::poll_timeout`] with
+//! Same sans-IO interface as quinn-proto's `Connection`, and the whole of it for the IO
+//! shell: it is built by [`Session::resume`] (the config and what the journal restored); the
+//! shell passes `now` in, feeds bytes to [`Session::handle_input`], operators' requests to
+//! [`Session::handle_request`], what happened to the port, a search's answer and the wall
+//! time to [`Session::handle_event`], wakes it at [`Session::poll_timeout`] with
 //! [`Session::handle_timeout`], then writes what [`Session::poll_transmit`] returns, acts on
-//! [`Session::poll_output`] (journal, a record due, bus events, a dead link) and publishes
-//! [`Session::publish`]. The wall time the game's record needs (its date) is passed in too
-//! ([`Session::set_wall_ms`]). Every `handle_*` finishes its work (the engine's events drained, the
-//! display decided) before it returns.
+//! [`Session::poll_output`] and publishes with [`Session::publish`]. Every `handle_*`
+//! finishes its work (the engine's events drained, the display decided) before it returns.
 //!
-//! Owns every rule of the clock: which half is whose, what the clock must show and when it
-//! is pushed (a change of the game at once, the device's seconds kept in phase with the
-//! engine's), what text the game deserves, what a press, a button or a request means and
-//! when a request is refused, the facts of the published state (name, control, notices),
-//! and the game's record's life: when it starts, the round it was played in, and when it
-//! is due ([`SessionOutput::RecordDue`]). It must not do IO, read a clock, journal or
-//! publish: it says what to journal ([`SessionOutput::Input`], [`SessionOutput::Note`]), what
-//! the IO shell must do ([`SessionOutput::RecordDue`], [`SessionOutput::NewGame`], ...) and
-//! what to publish; the device actor does the rest. Its
-//! time line is the driver's [`Instant`]; the engine's time is that plus the offset of a
-//! resumed game.
-//!
-//! `Session` is built from owned parts ([`parts`]: the time line, the board's game, the
-//! lever, the display's work, the published state, the game's record), each with its
-//! fields, its invariant kept by its own methods, and its unit tests; the session's methods
-//! are spread by role over this folder's files (`reports`: the board link's events and the
-//! lever; `pieces`: the board's game; `judging`; `requests`; `show`: the display;
-//! `publish`; `record`: the game's record's life; `verdicts`: who can still mate, searched
-//! off the device thread). The folder also holds its pure helpers: the announcements of engine events
-//! ([`announce`]), observe mode ([`observe`]), the journal's notes ([`note`]) and the
-//! requests and replies ([`interface`]).
+//! Owns every rule of the clock and its game: what a press, a button or a request means,
+//! what the clock shows and when it is pushed, the published state, the game's record's
+//! life ([`SessionOutput::RecordDue`]), the live file's name and timing
+//! ([`SessionOutput::LiveFile`]) and a resumed game's lever. It must not do IO or read a
+//! clock: it says what to journal, write and publish, and the shell does it. Its time line is
+//! the driver's [`Instant`]; the engine's time is that plus the offset of a resumed game.
+//! Built from owned parts ([`parts`]), each keeping its invariant in its own methods; the
+//! session's methods are spread by role over this folder's files.
 
 mod announce;
 pub mod interface;
@@ -44,12 +31,14 @@ mod publish;
 mod record;
 mod reports;
 mod requests;
+mod resume;
 mod show;
 mod verdicts;
 
 pub use judging::DrawRules;
 pub use pieces::MoveSource;
 pub use pieces::move_event;
+pub use resume::Restored;
 pub use show::clock_event;
 pub use verdicts::SearchRequest;
 
@@ -72,7 +61,7 @@ use crate::session::interface::{ClockEvent, ReloadSettings};
 use chessclock_engine::{Engine, Input, InputError, Side, Snapshot, Status, Time};
 use note::Note;
 use observe::{Mode, Observed};
-use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, Published, Timeline};
+use parts::{BoardPart, DisplayWork, GameRecordPart, Lever, LiveFeed, Published, Timeline};
 
 /// How the game half is set up (the device options it reads).
 #[derive(Debug, Clone)]
@@ -93,6 +82,9 @@ pub struct SessionConfig {
     pub mode: Mode,
     /// The board's draw rules (`None`: FIDE's, except under a double-flag control).
     pub draw_rules: Option<DrawRules>,
+    /// The shell keeps a live PGN feed: the session says when to write it
+    /// ([`SessionOutput::LiveFile`]).
+    pub live: bool,
 }
 
 /// What the caller must act on.
@@ -116,23 +108,58 @@ pub enum SessionOutput {
     Signal(ClockEvent),
     /// Something the operator should know (already in the published `notices`; for the log).
     Notice(String),
-    /// A new game started on the session's engine: the journal starts anew (the last
-    /// game's record, if it was under way, is a [`SessionOutput::RecordDue`] just before;
-    /// the notes the journal must keep follow as [`SessionOutput::Note`]s).
-    NewGame,
+    /// A new game on `control` started at engine time `t_ms`: the journal starts anew (the
+    /// last game's record, if it was under way, is a [`SessionOutput::RecordDue`] just
+    /// before; the notes the journal must keep follow as [`SessionOutput::Note`]s).
+    NewGame {
+        control: Box<chessclock_engine::params::TimeControl>,
+        t_ms: u64,
+    },
     /// The game's record is due ([`record`]): write it, folded from the journal so far.
     RecordDue(Box<RecordDue>),
-    /// The board stopped answering: close the port, then call [`Session::disconnect`].
+    /// The board stopped answering: close the port, then say [`ShellEvent::PortLost`].
     LinkDead,
     /// Run this search off the device thread and hand its answer to
-    /// [`Session::handle_verdict`] (nothing waits for it but a flag's result).
+    /// [`ShellEvent::Verdict`] (nothing waits for it but a flag's result).
     Search(SearchRequest),
+    /// Write the game's live PGN file: board `board`'s file in round `round`'s folder holds
+    /// `pgn`; `replaces`: the board number of the same round's file it was written under
+    /// before (remove that file: a folder watcher would upload the game twice).
+    LiveFile {
+        round: u32,
+        board: u32,
+        pgn: String,
+        replaces: Option<u32>,
+    },
+}
+
+/// What the IO shell tells the session besides bytes, requests and time.
+#[derive(Debug)]
+pub enum ShellEvent {
+    /// The port of a session resumed without it is open, with nothing to note (a session
+    /// rebuilt beside its board); a port that comes back is [`ShellEvent::PortBack`].
+    PortOpen,
+    /// The port is open again.
+    PortBack,
+    /// The port is gone, for this reason (noted in the journal and the record).
+    PortLost(String),
+    /// The answer to the search `id` ([`SessionOutput::Search`]).
+    Verdict {
+        id: u64,
+        judgement: chessclock_game::winnable::Judgement,
+    },
+    /// The wall time (Unix ms) of this wake-up, for the game's record; `None`: a clock that
+    /// keeps no record (not journaled).
+    Wall(Option<u64>),
 }
 
 /// A game's record that is due, as the game stood at that moment: it is written from this,
 /// not from the session, whose engine, tags and round may have moved on by then.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordDue {
+    /// The clock's name and port when it was due.
+    pub name: String,
+    pub port: String,
     /// Its times and result.
     pub snapshot: Snapshot,
     /// The board's game, if the board recorded moves.
@@ -168,6 +195,7 @@ pub struct Session {
     display: DisplayWork,
     published: Published,
     record: GameRecordPart,
+    live: LiveFeed,
     /// Who can still mate: the search under way and the verdict in force.
     verdicts: verdicts::Verdicts,
     /// Observed, the control the operator says the clock runs (`set` in observe mode): the
@@ -180,7 +208,7 @@ impl Session {
     /// A session on `engine`, whose time at the driver's epoch is `offset_ms`; the link is
     /// not open yet ([`Session::connect`]). `journal_serial`: the board the journaled game
     /// was played on.
-    pub fn new(
+    pub(crate) fn new(
         cfg: SessionConfig,
         link: DriverConfig,
         engine: Engine,
@@ -223,6 +251,7 @@ impl Session {
                 journal_serial,
             },
             record: GameRecordPart::default(),
+            live: LiveFeed::default(),
             verdicts: verdicts::Verdicts::default(),
             declared: None,
             outputs: VecDeque::new(),
@@ -326,15 +355,21 @@ impl Session {
         next
     }
 
-    /// Whether the board's game (its PGN) changed since the last call.
-    pub fn take_pgn_changed(&mut self) -> bool {
-        self.board.take_pgn_changed()
+    /// What the shell says besides bytes and requests, at `now`.
+    pub fn handle_event(&mut self, now: Instant, event: ShellEvent) {
+        match event {
+            ShellEvent::PortOpen => self.connect_first(now),
+            ShellEvent::PortBack => self.connect(now),
+            ShellEvent::PortLost(why) => self.disconnect(now, &why),
+            ShellEvent::Verdict { id, judgement } => self.handle_verdict(now, id, judgement),
+            ShellEvent::Wall(wall_ms) => self.set_wall_ms(wall_ms),
+        }
     }
 
     // ---- the link's lifetime -------------------------------------------------------------
 
     /// The port is open (first time or again) at `now`.
-    pub fn connect(&mut self, now: Instant) {
+    pub(crate) fn connect(&mut self, now: Instant) {
         self.time.advance(now);
         self.driver.connect(now);
         self.lever.unchecked = true;
@@ -344,7 +379,7 @@ impl Session {
     }
 
     /// The port is open at the start (nothing to note).
-    pub fn connect_first(&mut self, now: Instant) {
+    pub(crate) fn connect_first(&mut self, now: Instant) {
         self.time.advance(now);
         self.driver.connect(now);
         self.lever.unchecked = true;
@@ -352,7 +387,7 @@ impl Session {
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
-    pub fn disconnect(&mut self, now: Instant, why: &str) {
+    pub(crate) fn disconnect(&mut self, now: Instant, why: &str) {
         self.time.advance(now);
         self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
@@ -449,7 +484,10 @@ impl Session {
         self.published.state.notices.clear();
         self.state_changed();
         self.outputs.extend(replaced);
-        self.outputs.push_back(SessionOutput::NewGame);
+        self.outputs.push_back(SessionOutput::NewGame {
+            control: Box::new(self.engine.control().clone()),
+            t_ms: self.time_at(now).as_ms(),
+        });
         self.clear_record();
         self.lever.journaled = None;
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);

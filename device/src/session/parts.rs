@@ -78,8 +78,8 @@ pub(crate) struct BoardPart {
     /// board report is reconciled with it (moves made while the daemon was down are read
     /// as moves, and said).
     pub(crate) reconciling: bool,
-    /// The game (moves, information, result) changed since
-    /// [`Session::take_pgn_changed`](super::Session::take_pgn_changed).
+    /// The game (moves, information, result) changed since the live file last heard
+    /// ([`LiveFeed`]).
     pub(crate) pgn_changed: bool,
     /// The game changed since the published state's view of it was built.
     pub(crate) stale: bool,
@@ -333,6 +333,41 @@ impl Published {
     /// Whether something besides the running time changed since the last call.
     pub(crate) fn take_changed(&mut self) -> bool {
         std::mem::take(&mut self.changed)
+    }
+}
+
+/// Where the game's live PGN file was last written, and whether it must be written again.
+/// Invariant: a file is written once the game deserves one and then follows its game (a
+/// board renumbered within its round leaves no file under the old number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct LiveFeed {
+    /// The game's PGN changed since the file was last written.
+    due: bool,
+    /// The place (round, board) it was last written at.
+    at: Option<(u32, u32)>,
+}
+
+impl LiveFeed {
+    /// The game's PGN changed: the file is due.
+    pub(crate) fn changed(&mut self) {
+        self.due = true;
+    }
+
+    /// Whether the file is due (once).
+    pub(crate) fn take_due(&mut self) -> bool {
+        std::mem::take(&mut self.due)
+    }
+
+    /// Whether the file was written at `at` already.
+    pub(crate) fn written_at(&self, at: (u32, u32)) -> bool {
+        self.at == Some(at)
+    }
+
+    /// The file is written at `at` now: the board number of the same round's file it
+    /// replaces, if the board was renumbered.
+    pub(crate) fn write_at(&mut self, at: (u32, u32)) -> Option<u32> {
+        let before = self.at.replace(at)?;
+        (before.0 == at.0 && before.1 != at.1).then_some(before.1)
     }
 }
 

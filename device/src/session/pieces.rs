@@ -168,7 +168,7 @@ impl Session {
     /// the board's game is journaled from here on. A step that does not fit stops the
     /// rebuild there, and the operator is told: the game stays as far as it was rebuilt, and
     /// the pieces are reconciled with that.
-    pub fn resume_board(&mut self, steps: Vec<(u64, chessclock_game::Step)>) {
+    pub(crate) fn resume_board(&mut self, steps: Vec<(u64, chessclock_game::Step)>) {
         for (t_ms, step) in steps {
             if let Err(e) = self.replay_step(t_ms, &step) {
                 self.add_notice(format!(
@@ -403,7 +403,7 @@ impl Session {
     }
 
     /// Set game information tags; a bad tag changes nothing.
-    pub fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
+    pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         self.board.game.set_info(tags).map_err(|e| e.to_string())?;
         self.say_steps(self.time_at(self.time.now()));
         self.board.changed();
@@ -413,7 +413,7 @@ impl Session {
 
     /// Set tags every game carries unless its information sets them (`Event`, `Site`),
     /// replacing those named; a bad tag changes nothing.
-    pub fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
+    pub(crate) fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
         let mut defaults = self.board.tag_defaults.clone();
         defaults.set_all(tags).map_err(|e| e.to_string())?;
         if defaults != self.board.tag_defaults {
@@ -425,7 +425,7 @@ impl Session {
     }
 
     /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
-    pub fn set_place(&mut self, round: u32, board: u32) {
+    pub(crate) fn set_place(&mut self, round: u32, board: u32) {
         if self.board.place != Some((round, board)) {
             self.board.place = Some((round, board));
             self.board.changed();

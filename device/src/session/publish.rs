@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::{Session, SessionConfig};
+use super::{Session, SessionConfig, SessionOutput};
 use crate::link::driver::Instant;
 use crate::link::state::DeviceState;
 use crate::session::interface::{ClockState, EngineAt, PublishedClock};
@@ -53,7 +53,7 @@ impl Session {
     }
 
     /// Tell the operator `notice` about this game (the problems of a resumed game).
-    pub fn add_notice(&mut self, notice: String) {
+    pub(crate) fn add_notice(&mut self, notice: String) {
         self.published.notice(notice);
     }
 
@@ -70,7 +70,11 @@ impl Session {
     /// whether it did. Compared in place: the state (moves, game information) is copied only
     /// when it is published, with the engine that lets the bus compute live snapshots
     /// without asking the actor.
+    /// The live file, if due, follows as a [`SessionOutput::LiveFile`].
     pub fn publish(&mut self, now: Instant, cur: &mut ClockState) -> bool {
+        if self.board.take_pgn_changed() {
+            self.live.changed();
+        }
         let changed = self.published.take_changed();
         self.update_state(now);
         let publish = changed || !same_except_time(cur, &self.published.state);
@@ -78,7 +82,41 @@ impl Session {
             cur.clone_from(&self.published.state);
             cur.engine = self.engine_at();
         }
+        self.live_file(now);
         publish
+    }
+
+    /// The live PGN file, if the game's PGN changed: `round-R/game-B.pgn` of the clock's
+    /// place, once the game has players or a move ([`broadcastable`]: a folder watcher
+    /// uploads every file, and a game of `?` against `?` is no game); a file written once
+    /// follows its game. The file of an earlier round stays as it was last written.
+    fn live_file(&mut self, now: Instant) {
+        if !self.cfg.live || !self.live.take_due() {
+            return;
+        }
+        let Some(at) = self.place() else {
+            return;
+        };
+        if !self.live.written_at(at) && !broadcastable(&self.published.state) {
+            return;
+        }
+        let replaces = self.live.write_at(at);
+        let pgn = self.pgn(now);
+        self.outputs.push_back(SessionOutput::LiveFile {
+            round: at.0,
+            board: at.1,
+            pgn,
+            replaces,
+        });
+    }
+
+    /// A resumed game's live file is written again at once (after a reboot the feed's
+    /// tmpfs is empty); a new one's waits for its first move or its players.
+    pub(super) fn live_file_due(&mut self, due: bool) {
+        let _ = self.board.take_pgn_changed();
+        if due {
+            self.live.changed();
+        }
     }
 
     fn engine_at(&self) -> EngineAt {
@@ -117,6 +155,19 @@ impl Session {
         let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);
         self.published.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
     }
+}
+
+/// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
+/// information), a move (on the board or a press of the clock) or a result.
+fn broadcastable(st: &ClockState) -> bool {
+    let named = st
+        .game_info
+        .iter()
+        .any(|(n, v)| (n == "White" || n == "Black") && !v.is_empty() && v != "?");
+    named
+        || !st.moves_san.is_empty()
+        || st.snapshot.moves.white + st.snapshot.moves.black > 0
+        || st.snapshot.result.is_some()
 }
 
 /// Whether two states differ only in the running clock's elapsed time: the snapshot's

@@ -15,13 +15,13 @@ use crate::session::interface::ClockEvent;
 impl Session {
     /// Wall time (Unix ms) at the wake-up about to be handled, for the game's record; `None`
     /// for a clock that keeps no record (not journaled).
-    pub fn set_wall_ms(&mut self, wall_ms: Option<u64>) {
+    pub(crate) fn set_wall_ms(&mut self, wall_ms: Option<u64>) {
         self.record.wall_ms = wall_ms;
     }
 
     /// A game resumed from the journal, whose record started at `started_wall_ms` in the
     /// clock's round.
-    pub fn resume_record(&mut self, started_wall_ms: u64) {
+    pub(crate) fn resume_record(&mut self, started_wall_ms: u64) {
         self.record
             .resume(started_wall_ms, self.place().map(|(round, _)| round));
         self.set_date(Some(chessclock_game::pgn_date(started_wall_ms)));
@@ -46,6 +46,8 @@ impl Session {
     /// The game's record as it stands at `now`.
     pub(super) fn record_due(&self, now: Instant, under_way_only: bool) -> SessionOutput {
         SessionOutput::RecordDue(Box::new(RecordDue {
+            name: self.name().to_owned(),
+            port: self.cfg.port.clone(),
             snapshot: self.snapshot(now),
             board: self.has_board_moves().then(|| self.pgn_game(now)),
             info: self.pgn_info(),
@@ -65,7 +67,7 @@ impl Session {
 
     /// The clock is detached at `now`: a game under way is noted so and its record is due
     /// as it stands.
-    pub fn detach(&mut self, now: Instant) {
+    pub(crate) fn detach(&mut self, now: Instant) {
         self.time.advance(now);
         if !self.under_way(now) {
             return;

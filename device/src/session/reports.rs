@@ -165,14 +165,14 @@ impl Session {
 
     /// A running game resumed from a journal that says the lever was in step: the first
     /// report's lever is judged as after a replug.
-    pub fn resume_lever_in_step(&mut self) {
+    pub(crate) fn resume_lever_in_step(&mut self) {
         self.lever.resume_in_step();
     }
 
     /// The board's lever is not the one the game was played on (a virtual clock's board,
     /// made anew with the daemon): its first report says nothing of a press made while the
     /// daemon was down, and is no news for the operator.
-    pub fn lever_of_a_new_board(&mut self) {
+    pub(crate) fn lever_of_a_new_board(&mut self) {
         self.lever.new_board();
     }
 

@@ -21,6 +21,11 @@ impl Session {
     /// returns (the engine's events drained, the display decided): the caller polls the
     /// transmits and events.
     pub fn handle_request(&mut self, now: Instant, req: Request) -> Result<Reply, DeviceError> {
+        // The clock is detached: its game is due as it stood; the shell stops after this.
+        if matches!(req, Request::Detach) {
+            self.detach(now);
+            return Ok(Reply::Done);
+        }
         let answer = self.request(now, req);
         self.finish(now);
         answer
@@ -293,7 +298,7 @@ impl Session {
     }
 
     /// The control an observed clock runs, as the operator declared it before a restart.
-    pub fn declare(&mut self, control: TimeControl) {
+    pub(crate) fn declare(&mut self, control: TimeControl) {
         if self.observing() {
             self.published.state.time_control = notation::canonical(&control);
         }

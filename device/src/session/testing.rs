@@ -52,6 +52,7 @@ pub fn config() -> SessionConfig {
         pause_button: true,
         mode: Mode::Drive,
         draw_rules: None,
+        live: false,
     }
 }
 

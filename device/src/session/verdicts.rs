@@ -114,7 +114,7 @@ impl Session {
 
     /// The search `id` answered `judgement` at `now` (the IO shell's worker); an answer for
     /// a position no longer judged is dropped.
-    pub fn handle_verdict(&mut self, now: Instant, id: u64, judgement: Judgement) {
+    pub(crate) fn handle_verdict(&mut self, now: Instant, id: u64, judgement: Judgement) {
         self.advance(now);
         if self.verdicts.asked.map(|(asked, _)| asked) == Some(id) {
             self.verdicts.asked = None;

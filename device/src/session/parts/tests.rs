@@ -1,9 +1,11 @@
 //! Each part on its own: how a report's lever is judged, once per first report, and when its
 //! agreement is journaled; the board's game marking its PGN and its view; the display's
-//! queue and its push; a notice published; the game record's start, round and due result;
+//! queue and its push; a notice published; the game record's start, round and due result; the live file;
 //! the time line.
 
-use super::{BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, Published, Timeline};
+use super::{
+    BoardPart, DisplayWork, GameRecordPart, Lever, LeverVerdict, LiveFeed, Published, Timeline,
+};
 use crate::link::driver::Instant;
 use crate::session::announce::Announcement;
 use crate::session::interface::ClockEvent;
@@ -209,4 +211,23 @@ fn a_notice_is_published_with_the_next_state_once() {
     assert_eq!(published.state.notices, ["board 2 moved"]);
     assert!(published.take_changed());
     assert!(!published.take_changed(), "sent once");
+}
+
+#[test]
+fn the_live_file_follows_its_game_and_a_renumbered_board_replaces_its_old_file() {
+    let mut live = LiveFeed::default();
+    assert!(!live.take_due());
+    live.changed();
+    assert!(live.take_due());
+    assert!(!live.take_due(), "due once");
+    assert!(!live.written_at((1, 3)));
+    assert_eq!(live.write_at((1, 3)), None, "the first file replaces none");
+    assert!(live.written_at((1, 3)));
+    assert_eq!(live.write_at((1, 3)), None, "the same file again");
+    assert_eq!(
+        live.write_at((1, 4)),
+        Some(3),
+        "renumbered within its round"
+    );
+    assert_eq!(live.write_at((2, 1)), None, "an earlier round's file stays");
 }

@@ -87,7 +87,7 @@ fn a_new_game_replacing_one_under_way_makes_its_record_due_before_the_journal_st
     assert_eq!(due.snapshot.result, None, "the game as it stood");
     assert_eq!(due.snapshot.moves.white, 1, "with its press");
     assert_eq!(
-        index_of(&rig, |ev| matches!(ev, SessionOutput::NewGame)),
+        index_of(&rig, |ev| matches!(ev, SessionOutput::NewGame { .. })),
         at + 1,
         "due just before the journal starts anew"
     );

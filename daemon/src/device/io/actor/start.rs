@@ -23,8 +23,8 @@ use crate::device::options::{DeviceOptions, SpawnError};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
-use chessclock_device::link::driver::{self, DriverConfig};
-use chessclock_device::session::{Session, SessionConfig};
+use chessclock_device::link::driver::DriverConfig;
+use chessclock_device::session::{Restored, Session, SessionConfig};
 
 /// A started actor: its handle and task, the port it uses (the tty's path, or for a virtual
 /// clock its label `virtual:NAME`) and the store its game is journaled in.
@@ -81,115 +81,92 @@ pub(crate) async fn spawn<P: BoardIo>(
 /// The game the clock starts with: resumed from the journal `store` (state directory and
 /// store name, on the journal writer of `sinks`) if it holds one, else a new game on
 /// `engine` (journaled if there is a store).
-/// A resumed game may set `options.white_side`.
+/// A resumed game may set `options.white_side` and `options.mode`.
 fn resume(
     port: &str,
-    mut engine: Engine,
+    engine: Engine,
     store: Option<(PathBuf, String)>,
     options: &mut DeviceOptions,
     sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
-    let mut offset_ms = 0;
-    let mut resumed = false;
-    let mut steps = Vec::new();
-    let mut started_wall_ms = None;
-    let mut notices = Vec::new();
-    let mut board_serial = None;
-    let mut lever_in_step = None;
-    let mut declared = None;
-    let persist = match store {
-        Some((dir, store)) => {
-            let fallback = GameStart {
-                control: engine.control().clone(),
-                t_ms: 0,
-                wall_ms: persist::wall_ms(),
-            };
-            let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
-                .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
-            notices.extend(
-                persist
-                    .damage()
-                    .iter()
-                    .map(|d| format!("on resuming the game: {d}")),
-            );
-            match restored {
-                Some(r) => {
-                    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
-                    resumed = !r.fold.replayed.is_empty();
-                    steps = r.fold.board_steps();
-                    started_wall_ms = r.fold.started_wall_ms();
-                    engine = r.fold.engine;
-                    offset_ms = r.now_ms;
-                    if let Some(side) = r.fold.white_side {
-                        options.white_side = side;
-                    }
-                    board_serial = r.fold.board_serial;
-                    if let Some(mode) = r.fold.mode {
-                        options.mode = mode;
-                    }
-                    match r.fold.declared.as_deref().map(notation::parse) {
-                        Some(Ok(parsed)) => declared = Some(parsed.control),
-                        Some(Err(e)) => notices.push(format!(
-                            "on resuming the game: the declared control {:?} cannot be read \
-                             ({e}); declare it again with `chessclockctl set`",
-                            r.fold.declared.unwrap_or_default()
-                        )),
-                        None => {}
-                    }
-                    // A journal cut at a damaged tail may have lost a press and the lever
-                    // notes after it: what it says of the lever is then not known.
-                    lever_in_step = r.fold.lever_in_step.filter(|_| persist.damage().is_empty());
-                    notices.extend(
-                        r.problems
-                            .iter()
-                            .map(|p| format!("on resuming the game: {p}")),
-                    );
-                }
-                None => persist.new_game(GameStart {
-                    control: engine.control().clone(),
-                    t_ms: 0,
-                    wall_ms: persist::wall_ms(),
-                }),
-            }
-            Some(persist)
+    let Some((dir, store)) = store else {
+        return Ok(Game {
+            restored: Restored::fresh(engine),
+            persist: None,
+        });
+    };
+    let fallback = GameStart {
+        control: engine.control().clone(),
+        t_ms: 0,
+        wall_ms: persist::wall_ms(),
+    };
+    let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
+        .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
+    let mut notices: Vec<String> = persist
+        .damage()
+        .iter()
+        .map(|d| format!("on resuming the game: {d}"))
+        .collect();
+    let Some(r) = restored else {
+        persist.new_game(GameStart {
+            control: engine.control().clone(),
+            t_ms: 0,
+            wall_ms: persist::wall_ms(),
+        });
+        let mut fresh = Restored::fresh(engine);
+        fresh.notices = notices;
+        return Ok(Game {
+            restored: fresh,
+            persist: Some(persist),
+        });
+    };
+    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+    if let Some(side) = r.fold.white_side {
+        options.white_side = side;
+    }
+    if let Some(mode) = r.fold.mode {
+        options.mode = mode;
+    }
+    let declared = match r.fold.declared.as_deref().map(notation::parse) {
+        Some(Ok(parsed)) => Some(parsed.control),
+        Some(Err(e)) => {
+            notices.push(format!(
+                "on resuming the game: the declared control {:?} cannot be read ({e}); \
+                 declare it again with `chessclockctl set`",
+                r.fold.declared.clone().unwrap_or_default()
+            ));
+            None
         }
         None => None,
     };
-    Ok(Game {
-        engine,
-        offset_ms,
-        persist,
-        resumed,
-        steps,
-        started_wall_ms,
+    notices.extend(
+        r.problems
+            .iter()
+            .map(|p| format!("on resuming the game: {p}")),
+    );
+    let restored = Restored {
+        replayed: !r.fold.replayed.is_empty(),
+        steps: r.fold.board_steps(),
+        started_wall_ms: r.fold.started_wall_ms(),
+        offset_ms: r.now_ms,
+        board_serial: r.fold.board_serial,
         declared,
         notices,
-        board_serial,
-        lever_in_step,
+        // A journal cut at a damaged tail may have lost a press and the lever notes after
+        // it: what it says of the lever is then not known.
+        lever_in_step: r.fold.lever_in_step.filter(|_| persist.damage().is_empty()),
+        ..Restored::fresh(r.fold.engine)
+    };
+    Ok(Game {
+        restored,
+        persist: Some(persist),
     })
 }
 
-/// The game an actor starts with (fresh, or resumed from the journal).
+/// The game an actor starts with (fresh, or resumed from the journal) and its journal.
 pub(super) struct Game {
-    pub(super) engine: Engine,
-    /// Engine time at the actor's start.
-    pub(super) offset_ms: u64,
+    pub(super) restored: Restored,
     pub(super) persist: Option<Persist>,
-    /// A game came back from the journal with something to replay (its live file is
-    /// written again at once).
-    pub(super) resumed: bool,
-    /// The board's steps of the journal, with their engine time, in order.
-    pub(super) steps: Vec<(u64, chessclock_game::Step)>,
-    /// When the journaled game's clock started (wall time), if it did.
-    pub(super) started_wall_ms: Option<u64>,
-    /// The control the operator declared for the observed clock, as the journal said.
-    pub(super) declared: Option<crate::engine::params::TimeControl>,
-    /// What the operator should know about the resumed game (problems of the restore).
-    pub(super) notices: Vec<String>,
-    /// The serial number of the board the journaled game was played on, if it said.
-    pub(super) board_serial: Option<String>,
-    /// Whether the journal last said the lever was in step.
-    pub(super) lever_in_step: Option<bool>,
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -221,51 +198,27 @@ pub(super) fn launch<P: BoardIo>(
     let cfg = SessionConfig {
         clock: index,
         name,
-        port,
+        port: port.clone(),
         epoch_us: monotonic_us(),
         white_side: options.white_side,
         move_source: options.move_source,
         pause_button: options.pause_button,
         mode: options.mode,
         draw_rules: options.draw_rules,
+        live: options.live_folder().is_some(),
     };
     let waiting = stream.is_none();
-    let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
-    // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
-    // made anew with the daemon, so its lever says nothing of a press while it was down.
-    match (keep.is_some(), game.lever_in_step) {
-        (true, _) => session.lever_of_a_new_board(),
-        (false, Some(true)) => session.resume_lever_in_step(),
-        (false, _) => {}
-    }
-    if !waiting {
-        session.connect_first(driver::Instant::ZERO);
-    }
-    for notice in game.notices {
-        session.add_notice(notice);
-    }
-    if let Err(e) = session.set_game_info(&options.game_info) {
-        tracing::warn!(clock = index, "game information not taken: {e}");
-    }
-    if let Some(control) = game.declared {
-        session.declare(control);
-    }
-    // A game resumed from the journal is written to the live feed again at once (after a
-    // reboot the feed's tmpfs is empty; the board's dump may change nothing).
-    let resumed = game.resumed;
-    session.resume_board(game.steps);
-    if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
-        tracing::warn!(clock = index, "default tags not taken: {e}");
-    }
-    let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
-    session.set_place(round, board);
-    // Only a journaled game has a start to resume.
-    if let Some(started_wall_ms) = game.started_wall_ms {
-        session.resume_record(started_wall_ms);
-    }
-    // The configured information is shown from the start; the live file waits for a move.
-    let _ = session.take_pgn_changed();
-    let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
+    let restored = Restored {
+        port_open: !waiting,
+        // A virtual clock's board (`keep`) is made anew with the daemon.
+        new_board: keep.is_some(),
+        game_info: options.game_info.clone(),
+        tag_defaults: options.tag_defaults.clone(),
+        place: Some(options.place.unwrap_or((1, index.saturating_add(1)))),
+        ..game.restored
+    };
+    let (session, first) = Session::resume(cfg, link, restored);
+    let (state_tx, state_rx) = watch::channel(first);
     if let Some(follow) = follow {
         follow(state_rx.clone());
     }
@@ -274,6 +227,8 @@ pub(super) fn launch<P: BoardIo>(
     let reopen_interval = options.reopen_interval;
     let (answers_tx, answers) = tokio::sync::mpsc::unbounded_channel();
     let mut actor = Actor {
+        clock: index,
+        label: port,
         options,
         port: stream,
         open,
@@ -288,8 +243,6 @@ pub(super) fn launch<P: BoardIo>(
         events,
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
-        pgn_dirty: resumed,
-        live_at: None,
         _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });

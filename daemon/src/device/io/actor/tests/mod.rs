@@ -26,6 +26,7 @@ use crate::device::io::sinks::Sinks;
 use crate::device::options::DeviceOptions;
 use crate::engine::{Engine, Side, notation};
 use chessclock_device::link::state::DeviceState;
+use chessclock_device::session::Restored;
 use chessclock_device::session::interface::{ClockEvent, Request};
 
 /// What a test does to the emulated board.
@@ -118,16 +119,8 @@ fn start_actor_with(
 fn new_game(control: &str) -> Game {
     let parsed = notation::parse(control).expect("valid notation");
     Game {
-        engine: Engine::new(parsed.control).expect("valid control"),
-        offset_ms: 0,
+        restored: Restored::fresh(Engine::new(parsed.control).expect("valid control")),
         persist: None,
-        resumed: false,
-        steps: Vec::new(),
-        started_wall_ms: None,
-        declared: None,
-        notices: Vec::new(),
-        board_serial: None,
-        lever_in_step: None,
     }
 }
 
