@@ -217,6 +217,8 @@ impl Session {
     ) -> Session {
         let lever_resumed = engine.status() == Status::Running && engine.moves_made() > 0;
         let state = publish::first_state(&cfg, &engine, offset_ms);
+        let mut display = DisplayWork::default();
+        display.changed();
         let mut driver = Driver::new(link);
         // Until [`Session::connect_first`]: no port.
         driver.disconnect();
@@ -227,18 +229,9 @@ impl Session {
             engine,
             time: Timeline::starting_at(offset_ms),
             observed: Observed::default(),
-            board: BoardPart {
-                stale: true,
-                ..BoardPart::default()
-            },
-            lever: Lever {
-                resumed: lever_resumed,
-                ..Lever::default()
-            },
-            display: DisplayWork {
-                dirty: true,
-                ..DisplayWork::default()
-            },
+            board: BoardPart::new(),
+            lever: Lever::resuming(lever_resumed),
+            display,
             published: Published {
                 state,
                 changed: true,
@@ -372,7 +365,7 @@ impl Session {
     pub(crate) fn connect(&mut self, now: Instant) {
         self.time.advance(now);
         self.driver.connect(now);
-        self.lever.unchecked = true;
+        self.lever.connected();
         self.published.state.connected = true;
         self.note(now, Note::Reconnected, true);
         self.state_changed();
@@ -382,7 +375,7 @@ impl Session {
     pub(crate) fn connect_first(&mut self, now: Instant) {
         self.time.advance(now);
         self.driver.connect(now);
-        self.lever.unchecked = true;
+        self.lever.connected();
         self.published.state.connected = true;
     }
 
@@ -489,7 +482,7 @@ impl Session {
             t_ms: self.time_at(now).as_ms(),
         });
         self.clear_record();
-        self.lever.journaled = None;
+        self.lever.new_journal();
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
         if let Some(serial) = self.published.journal_serial.clone() {
             self.note(now, Note::BoardSerial(serial), false);
@@ -524,8 +517,7 @@ impl Session {
     fn set_white_side(&mut self, now: Instant, side: BoardSide) {
         self.cfg.white_side = side;
         // The lever's halves now mean other players: in step again only once a report says.
-        self.lever.agreed = false;
-        self.lever.journaled = None;
+        self.lever.sides_swapped();
         self.note(now, Note::WhiteSide(side), true);
         self.state_changed();
     }
@@ -537,7 +529,7 @@ impl Session {
 
     /// The game changed: push the display and publish the state.
     fn state_changed(&mut self) {
-        self.display.dirty = true;
+        self.display.changed();
         self.published.changed = true;
     }
 

@@ -68,46 +68,175 @@ pub(crate) struct BoardPart {
     pub(crate) game: BoardGame,
     /// The tags every game carries unless its game information sets them (`Event`, `Site`:
     /// the daemon's settings).
-    pub(crate) tag_defaults: GameInfo,
+    tag_defaults: GameInfo,
     /// The round and the board number the clock is (`Round "R.B"`, `Board "B"` unless the
     /// game information names them; the live file's place).
-    pub(crate) place: Option<(u32, u32)>,
+    place: Option<(u32, u32)>,
     /// The PGN `Date` of the game's start, passed in (the session reads no clock).
-    pub(crate) date: Option<String>,
+    date: Option<String>,
     /// A game rebuilt from the journal whose pieces have not been read since: the first
     /// board report is reconciled with it (moves made while the daemon was down are read
     /// as moves, and said).
-    pub(crate) reconciling: bool,
+    reconciling: bool,
     /// The game (moves, information, result) changed since the live file last heard
     /// ([`LiveFeed`]).
-    pub(crate) pgn_changed: bool,
+    pgn_changed: bool,
     /// The game changed since the published state's view of it was built.
-    pub(crate) stale: bool,
+    stale: bool,
     /// The draws the board's position lets the player to move claim, as of the last view.
-    pub(crate) claimable: Vec<BoardClaim>,
+    claimable: Vec<BoardClaim>,
     /// The last press that found no move of its side on the board to time (a press
     /// without a move, or one the board missed): said as the board's problem from `due` on,
     /// while it still waits for its move.
-    pub(crate) unmoved_press: Option<UnmovedPress>,
+    unmoved_press: Option<UnmovedPress>,
 }
 
-/// A press without a move on the board ([`BoardPart::unmoved_press`]).
+/// A press without a move on the board ([`BoardPart::unmoved_press`]). Invariant: said once,
+/// at `due` or later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct UnmovedPress {
     /// Who pressed.
-    pub(crate) side: Side,
+    side: Side,
     /// When it is said, unless the move is read first.
-    pub(crate) due: Instant,
+    due: Instant,
     /// It is due: the published view says it while it waits.
-    pub(crate) said: bool,
+    said: bool,
+}
+
+impl UnmovedPress {
+    /// `side` pressed without a move; said from `due` on.
+    pub(crate) fn new(side: Side, due: Instant) -> UnmovedPress {
+        UnmovedPress {
+            side,
+            due,
+            said: false,
+        }
+    }
+
+    /// When it is to be said, unless it was.
+    pub(crate) fn due(&self) -> Option<Instant> {
+        (!self.said).then_some(self.due)
+    }
+
+    /// Whether it is said from `now` on (once).
+    pub(crate) fn take_due(&mut self, now: Instant) -> bool {
+        let due = !self.said && self.due <= now;
+        self.said |= due;
+        due
+    }
+
+    /// Who pressed, once it is said.
+    pub(crate) fn said_of(&self) -> Option<Side> {
+        self.said.then_some(self.side)
+    }
 }
 
 impl BoardPart {
+    /// A board part whose published view is still to be built.
+    pub(crate) fn new() -> BoardPart {
+        BoardPart {
+            stale: true,
+            ..BoardPart::default()
+        }
+    }
+
     /// The game (moves, information, result) changed: its PGN is rewritten and its
     /// published view rebuilt.
     pub(crate) fn changed(&mut self) {
         self.pgn_changed = true;
         self.stale = true;
+    }
+
+    /// What the published view says of the game changed, not the game (its PGN stays).
+    pub(crate) fn view_changed(&mut self) {
+        self.stale = true;
+    }
+
+    /// The rebuilt game is reconciled with the pieces at the next board dump.
+    pub(crate) fn reconcile_at_next_dump(&mut self) {
+        self.reconciling = true;
+    }
+
+    /// Whether a board dump now is the one to reconcile the rebuilt game with (once).
+    pub(crate) fn take_reconciling(&mut self) -> bool {
+        std::mem::take(&mut self.reconciling)
+    }
+
+    /// The draws the position lets the player to move claim, as of the last view.
+    pub(crate) fn claimable(&self) -> &[BoardClaim] {
+        &self.claimable
+    }
+
+    pub(crate) fn set_claimable(&mut self, claimable: Vec<BoardClaim>) {
+        self.claimable = claimable;
+    }
+
+    /// The tags every game carries unless its information sets them.
+    pub(crate) fn tag_defaults(&self) -> &GameInfo {
+        &self.tag_defaults
+    }
+
+    /// New default tags; whether they changed (the game's PGN did then).
+    pub(crate) fn set_tag_defaults(&mut self, defaults: GameInfo) -> bool {
+        let changed = defaults != self.tag_defaults;
+        if changed {
+            self.tag_defaults = defaults;
+            self.changed();
+        }
+        changed
+    }
+
+    /// The clock's round and board number, if the supervisor said.
+    pub(crate) fn place(&self) -> Option<(u32, u32)> {
+        self.place
+    }
+
+    /// The clock is board `board` of round `round`; whether that changed (the game's PGN
+    /// did then).
+    pub(crate) fn set_place(&mut self, round: u32, board: u32) -> bool {
+        let changed = self.place != Some((round, board));
+        if changed {
+            self.place = Some((round, board));
+            self.changed();
+        }
+        changed
+    }
+
+    /// The PGN `Date` of the game's start.
+    pub(crate) fn date(&self) -> Option<&str> {
+        self.date.as_deref()
+    }
+
+    /// The game's start's date (`None`: not started); the PGN changes with it.
+    pub(crate) fn set_date(&mut self, date: Option<String>) {
+        if self.date != date {
+            self.date = date;
+            self.changed();
+        }
+    }
+
+    /// `side` pressed and no move of its is on the board: said from `due` on.
+    pub(crate) fn press_unmoved(&mut self, side: Side, due: Instant) {
+        self.unmoved_press = Some(UnmovedPress::new(side, due));
+    }
+
+    /// When a press without its move is to be said, if one waits.
+    pub(crate) fn unmoved_due(&self) -> Option<Instant> {
+        self.unmoved_press.and_then(|u| u.due())
+    }
+
+    /// Whether a press without its move is said from `now` on (once): the view says it.
+    pub(crate) fn take_unmoved_due(&mut self, now: Instant) -> bool {
+        let due = self.unmoved_press.as_mut().is_some_and(|u| u.take_due(now));
+        if due {
+            self.view_changed();
+        }
+        due
+    }
+
+    /// Who pressed without a move, once that is said.
+    pub(crate) fn unmoved_said_of(&self) -> Option<Side> {
+        self.unmoved_press?.said_of()
     }
 
     /// Whether the published view must be rebuilt (once).
@@ -130,17 +259,17 @@ pub(crate) struct Lever {
     /// report of a running game, or after the last input that set a clock running (a press
     /// over the bus leaves the lever where it was): a disagreement at the first report after
     /// a reconnect or a restart is a press the host could not hear.
-    pub(crate) agreed: bool,
+    agreed: bool,
     /// The next clock report is the first since the port was opened.
-    pub(crate) unchecked: bool,
+    unchecked: bool,
     /// A running game resumed from the journal, its lever not seen yet: whether it was in
     /// step before the daemon stopped is not known.
-    pub(crate) resumed: bool,
+    resumed: bool,
     /// A running game resumed from the journal whose lever was in step: a disagreement at
     /// the first report is a press made while the daemon was not running.
-    pub(crate) restarted: bool,
+    restarted: bool,
     /// What the journal last said of the lever ([`super::note::Note::Lever`]).
-    pub(crate) journaled: Option<bool>,
+    journaled: Option<bool>,
 }
 
 /// What a clock report's lever means for a game in drive mode ([`Lever::verdict`]).
@@ -163,6 +292,43 @@ pub(crate) enum LeverVerdict {
 }
 
 impl Lever {
+    /// The lever of a game that is `resumed` from the journal running (its lever not seen
+    /// yet), or not.
+    pub(crate) fn resuming(resumed: bool) -> Lever {
+        Lever {
+            resumed,
+            ..Lever::default()
+        }
+    }
+
+    /// The port opened: the next clock report is the first since.
+    pub(crate) fn connected(&mut self) {
+        self.unchecked = true;
+    }
+
+    /// An input set a clock running with the lever `agreed` with it or not, journaled now.
+    pub(crate) fn noted(&mut self, agreed: bool) {
+        self.agreed = agreed;
+        self.journaled = Some(agreed);
+    }
+
+    /// A press the lever showed was taken: the lever is in step.
+    pub(crate) fn press_taken(&mut self) {
+        self.agreed = true;
+    }
+
+    /// A new journal (a new game): it has said nothing of the lever yet.
+    pub(crate) fn new_journal(&mut self) {
+        self.journaled = None;
+    }
+
+    /// The halves now mean other players: in step again only once a report says, and the
+    /// journal must say it anew.
+    pub(crate) fn sides_swapped(&mut self) {
+        self.agreed = false;
+        self.journaled = None;
+    }
+
     /// Judge the lever of a clock report: `shown`, the player the raised end says is to
     /// move; `runner`, the player whose time runs (`None` when no clock runs). The first
     /// report since the port opened, or since a resume, is judged once.
@@ -221,18 +387,43 @@ impl Lever {
 #[derive(Debug, Default)]
 pub(crate) struct DisplayWork {
     /// Game events to show as text, one after another, once the times have been pushed.
-    pub(crate) announcements: VecDeque<Announcement>,
+    announcements: VecDeque<Announcement>,
     /// The display must be pushed (the game changed).
-    pub(crate) dirty: bool,
+    dirty: bool,
     /// The display must be pushed again although nothing changed (a re-sync instant, the
     /// clock became usable, text ended).
-    pub(crate) refresh: bool,
+    refresh: bool,
 }
 
 /// Game events waiting to be shown as text, at most.
 const MAX_ANNOUNCEMENTS: usize = 3;
 
 impl DisplayWork {
+    /// The game changed: push the display.
+    pub(crate) fn changed(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Push the display again although nothing changed.
+    pub(crate) fn refresh(&mut self) {
+        self.refresh = true;
+    }
+
+    /// Whether the game changed since the last push.
+    pub(crate) fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// The next game event to show as text.
+    pub(crate) fn next_announcement(&mut self) -> Option<Announcement> {
+        self.announcements.pop_front()
+    }
+
+    /// Forget the game events waiting (nothing can show them).
+    pub(crate) fn clear_announcements(&mut self) {
+        self.announcements.clear();
+    }
+
     /// Queue `a` to be shown; only the latest few are kept (a backlog of stale news helps
     /// nobody).
     pub(crate) fn announce(&mut self, a: Announcement) {
@@ -278,18 +469,33 @@ pub(crate) struct Published {
 pub(crate) struct GameRecordPart {
     /// Wall time (Unix ms) of the latest wake-up, passed in by a caller that keeps the
     /// game's record (a journaled clock); `None`: no record is kept.
-    pub(crate) wall_ms: Option<u64>,
+    wall_ms: Option<u64>,
     /// When the game's clock started (wall time, its PGN `Date`).
-    pub(crate) started_wall_ms: Option<u64>,
+    started_wall_ms: Option<u64>,
     /// The round the game was played in: the clock's round when its record started (a
     /// roll-over moves the clock on before the last game's record is written).
-    pub(crate) played_round: Option<u32>,
+    played_round: Option<u32>,
     /// The game ended (a result, an observed game's too): its record is due once the
     /// events said with the result are out.
-    pub(crate) ended: bool,
+    ended: bool,
 }
 
 impl GameRecordPart {
+    /// Wall time (Unix ms) of the wake-up about to be handled; `None`: no record is kept.
+    pub(crate) fn set_wall_ms(&mut self, wall_ms: Option<u64>) {
+        self.wall_ms = wall_ms;
+    }
+
+    /// When the game's clock started (wall time), if it did.
+    pub(crate) fn started_wall_ms(&self) -> Option<u64> {
+        self.started_wall_ms
+    }
+
+    /// The round the game was played in, if its record started.
+    pub(crate) fn played_round(&self) -> Option<u32> {
+        self.played_round
+    }
+
     /// A bus event was said while the clock was in `round`: a start begins the record (at
     /// the wake-up's wall time), a result makes it due. Whether the start's date changed.
     pub(crate) fn said(&mut self, event: &ClockEvent, round: Option<u32>) -> bool {

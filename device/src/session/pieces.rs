@@ -17,7 +17,6 @@ use chessclock_game::shakmaty::Color;
 use chessclock_game::{Clocks, Correction, CorrectionError, PgnClocks, RecordChange};
 use chessclock_protocol::Message;
 
-use super::parts::UnmovedPress;
 use super::{Note, Session, SessionOutput};
 use crate::link::driver::Instant;
 use crate::session::interface::{ClockEvent, DeviceError, Reply};
@@ -94,8 +93,7 @@ impl Session {
         let plies = self.board.game.moves().len();
         self.board.game.on_message(t.as_ms(), message, Some(clocks));
         self.drain_board(at);
-        if self.board.reconciling && matches!(message, Message::BoardDump(_)) {
-            self.board.reconciling = false;
+        if matches!(message, Message::BoardDump(_)) && self.board.take_reconciling() {
             let read: Vec<String> = self
                 .board
                 .game
@@ -190,7 +188,7 @@ impl Session {
     fn board_resumed(&mut self) {
         self.board.game.set_journaling(true);
         if !self.board_game_is_empty() {
-            self.board.reconciling = true;
+            self.board.reconcile_at_next_dump();
             self.judge_board(self.time.now());
         }
     }
@@ -198,12 +196,7 @@ impl Session {
     /// Time passed for the tracker (the settle time of a problem), and for a press that
     /// waits for its move.
     pub(super) fn board_timeout(&mut self, now: Instant) {
-        if let Some(u) = self.board.unmoved_press.as_mut()
-            && !u.said
-            && u.due <= now
-        {
-            u.said = true;
-            self.board.stale = true;
+        if self.board.take_unmoved_due(now) {
             self.published.changed = true;
         }
         let t = self.time_at(now);
@@ -228,11 +221,8 @@ impl Session {
             .game
             .on_press(color(side), remaining_ms, Some(move_ms));
         if self.board.game.press_waiting(color(side)) {
-            self.board.unmoved_press = Some(UnmovedPress {
-                side,
-                due: self.time.instant_of(t) + UNMOVED_PRESS_GRACE,
-                said: false,
-            });
+            let due = self.time.instant_of(t) + UNMOVED_PRESS_GRACE;
+            self.board.press_unmoved(side, due);
         }
         self.say_steps(t);
         self.board.changed();
@@ -240,19 +230,18 @@ impl Session {
 
     /// When a press without its move on the board is to be said (`None`: none waits).
     pub(super) fn unmoved_press_due(&self) -> Option<Instant> {
-        self.board.unmoved_press.filter(|u| !u.said).map(|u| u.due)
+        self.board.unmoved_due()
     }
 
     /// The board's problem of a press without its move, once it is due, while the game runs
     /// on an e-board whose moves are read (a board used as a clock only reads none) and the
     /// press still waits for its move.
     fn unmoved_press_problem(&self, me: &str) -> Option<String> {
-        let u = self.board.unmoved_press?;
-        let waiting = u.said
-            && self.board.game.press_waiting(color(u.side))
+        let pressed = self.board.unmoved_said_of()?;
+        let waiting = self.board.game.press_waiting(color(pressed))
             && self.has_board_moves()
             && self.status() == Status::Running;
-        let side = u.side.as_str();
+        let side = pressed.as_str();
         waiting.then(|| {
             format!(
                 "{side} pressed the clock, but no move of {side}'s is on the board since: a \
@@ -369,7 +358,7 @@ impl Session {
     /// against the declared control (`observe/check.rs`), which names its own fix.
     fn board_problem(&self) -> String {
         // Named as the operator names the board (api `ClockStatus::handle`).
-        let me = match self.board.place {
+        let me = match self.board.place() {
             Some((_, board)) if board > 0 => format!("board:{board}"),
             _ => self.cfg.clock.to_string(),
         };
@@ -414,11 +403,9 @@ impl Session {
     /// Set tags every game carries unless its information sets them (`Event`, `Site`),
     /// replacing those named; a bad tag changes nothing.
     pub(crate) fn set_tag_defaults(&mut self, tags: &[(String, String)]) -> Result<(), String> {
-        let mut defaults = self.board.tag_defaults.clone();
+        let mut defaults = self.board.tag_defaults().clone();
         defaults.set_all(tags).map_err(|e| e.to_string())?;
-        if defaults != self.board.tag_defaults {
-            self.board.tag_defaults = defaults;
-            self.board.changed();
+        if self.board.set_tag_defaults(defaults) {
             self.published.changed = true;
         }
         Ok(())
@@ -426,34 +413,29 @@ impl Session {
 
     /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
     pub(crate) fn set_place(&mut self, round: u32, board: u32) {
-        if self.board.place != Some((round, board)) {
-            self.board.place = Some((round, board));
-            self.board.changed();
+        if self.board.set_place(round, board) {
             self.published.changed = true;
         }
     }
 
     /// The round and the board number the clock is, if the supervisor said so.
     pub fn place(&self) -> Option<(u32, u32)> {
-        self.board.place
+        self.board.place()
     }
 
     /// The PGN `Date` of the game's start (`None`: not started, `????.??.??`).
     pub(crate) fn set_date(&mut self, date: Option<String>) {
-        if self.board.date != date {
-            self.board.date = date;
-            self.board.changed();
-        }
+        self.board.set_date(date);
     }
 
     /// The tags the game's PGN carries: its information, then the defaults and the date.
     pub fn pgn_info(&self) -> GameInfo {
-        let mut defaults = self.board.tag_defaults.clone();
+        let mut defaults = self.board.tag_defaults().clone();
         // A date is one line of digits and dots, Round/Board numbers: none can be refused.
-        if let Some(date) = &self.board.date {
+        if let Some(date) = self.board.date() {
             let _ = defaults.set("Date", date);
         }
-        if let Some((round, board)) = self.board.place {
+        if let Some((round, board)) = self.board.place() {
             let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
         self.board.game.info().or(&defaults)

@@ -127,7 +127,8 @@ impl Session {
     fn update_state(&mut self, now: Instant) {
         if self.board.take_stale() {
             self.set_board_fields();
-            self.board.claimable = self.claimable_now();
+            let claimable = self.claimable_now();
+            self.board.set_claimable(claimable);
         }
         let (info, state) = (&self.published.info, &mut self.published.state);
         if state.model != info.model {
@@ -140,13 +141,13 @@ impl Session {
             state.board_serial.clone_from(&info.board_serial);
         }
         state.battery_low = info.battery_low;
-        state.board = self.board.place.map_or(0, |(_, board)| board);
+        state.board = self.board.place().map_or(0, |(_, board)| board);
         self.published.state.device_state = self.device_state();
         self.published.state.mode = self.mode();
         self.published.state.white_side = self.white_side();
         let snap = self.snapshot(now);
         let open = matches!(snap.status, Status::Running | Status::Paused);
-        let claimable: &[BoardClaim] = if open { &self.board.claimable } else { &[] };
+        let claimable: &[BoardClaim] = if open { self.board.claimable() } else { &[] };
         if self.published.state.draw_claimable != claimable {
             self.published.state.draw_claimable = claimable.to_vec();
         }

@@ -16,7 +16,7 @@ impl Session {
     /// Wall time (Unix ms) at the wake-up about to be handled, for the game's record; `None`
     /// for a clock that keeps no record (not journaled).
     pub(crate) fn set_wall_ms(&mut self, wall_ms: Option<u64>) {
-        self.record.wall_ms = wall_ms;
+        self.record.set_wall_ms(wall_ms);
     }
 
     /// A game resumed from the journal, whose record started at `started_wall_ms` in the
@@ -32,7 +32,7 @@ impl Session {
     pub(super) fn say(&mut self, t_ms: u64, event: ClockEvent) {
         let round = self.place().map(|(round, _)| round);
         if self.record.said(&event, round) {
-            let date = self.record.started_wall_ms.map(chessclock_game::pgn_date);
+            let date = self.record.started_wall_ms().map(chessclock_game::pgn_date);
             self.set_date(date);
         }
         self.outputs.push_back(SessionOutput::Clock { t_ms, event });
@@ -40,7 +40,7 @@ impl Session {
 
     /// Whether the game's record has started and the game has no result yet.
     pub(super) fn under_way(&self, now: Instant) -> bool {
-        self.record.started_wall_ms.is_some() && self.snapshot(now).result.is_none()
+        self.record.started_wall_ms().is_some() && self.snapshot(now).result.is_none()
     }
 
     /// The game's record as it stands at `now`.
@@ -53,7 +53,7 @@ impl Session {
             info: self.pgn_info(),
             round: self
                 .record
-                .played_round
+                .played_round()
                 .or_else(|| self.place().map(|(round, _)| round)),
             under_way_only,
         }))

@@ -46,7 +46,7 @@ impl Session {
                             self.board.changed();
                         }
                         // The checks of the clock against the declared control may change.
-                        self.board.stale = true;
+                        self.board.view_changed();
                     } else if let Some((at, right_high)) =
                         lever_check.replace((at, report.right_high))
                     {
@@ -74,7 +74,7 @@ impl Session {
                     }
                 }
                 DriverEvent::DeviceState { .. } => self.published.changed = true,
-                DriverEvent::RefreshDisplay => self.display.refresh = true,
+                DriverEvent::RefreshDisplay => self.display.refresh(),
                 DriverEvent::LinkDead => self.outputs.push_back(SessionOutput::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
@@ -158,9 +158,9 @@ impl Session {
             .driver
             .lever_up()
             .map(|half| side_on(half, self.cfg.white_side));
-        self.lever.agreed = shown.is_some() && shown == self.engine.to_move();
-        self.lever.journaled = Some(self.lever.agreed);
-        self.note(now, Note::Lever(self.lever.agreed), false);
+        let agreed = shown.is_some() && shown == self.engine.to_move();
+        self.lever.noted(agreed);
+        self.note(now, Note::Lever(agreed), false);
     }
 
     /// A running game resumed from a journal that says the lever was in step: the first
@@ -206,7 +206,7 @@ impl Session {
         let press = self.press_input(turn);
         match self.apply(at, press) {
             Ok(()) => {
-                self.lever.agreed = true;
+                self.lever.press_taken();
                 let notice = if restarted {
                     format!(
                         "the lever of clock {clock} shows {to_move} to move, but {running}'s \

@@ -67,7 +67,7 @@ impl Session {
             // The game comes first: a change of the game (a press, a flag, a start, an
             // arbiter's correction) ends any text, an operator's included, and its times go
             // out now. A mere re-sync waits for the text's end (the clock counts behind it).
-            if !self.display.dirty {
+            if !self.display.is_dirty() {
                 return;
             }
             self.driver.end_text();
@@ -124,13 +124,13 @@ impl Session {
     /// [`announce::SHOW_FOR`].
     pub(super) fn show_announcement(&mut self, now: Instant) {
         if !self.driver.clock_usable() || self.observing() {
-            self.display.announcements.clear();
+            self.display.clear_announcements();
             return;
         }
         if self.driver.text_showing() {
             return;
         }
-        let Some(a) = self.display.announcements.pop_front() else {
+        let Some(a) = self.display.next_announcement() else {
             return;
         };
         if a.beep {
