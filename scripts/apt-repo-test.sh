@@ -4,6 +4,12 @@
 # DIR --key KEY, a key made for the test), check its layout and signature, then install
 # chessclockd from it with apt-get through a `file:` source, as an operator's Pi would from a
 # hosted copy, and purge it again. Needs root (or sudo) for apt; PROFILE is passed on.
+#
+# PI_BINARIES_RAN names the file where scripts/pi-binaries-test.sh wrote the checksums of
+# every file of the arm64 and armhf packages whose binaries it ran (scripts/package-test.sh
+# sets it): the repository's arm64 and armhf packages must hold exactly those files, so what
+# a Pi installs from the repository is what ran. Without it that comparison is not made, and
+# the check says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +32,7 @@ fi
 # Readable by apt's sandbox user (_apt), as a hosted folder would be.
 repo=$(mktemp -d /tmp/chessclockd-repo.XXXXXX)
 gnupg=$(mktemp -d)
+listed=$(mktemp -d)   # the repository's packages, extracted to compare with what ran
 sources=/etc/apt/sources.list.d/chessclockd-repo-test.sources
 cleanup() {
   if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
@@ -33,7 +40,7 @@ cleanup() {
   fi
   as_root rm -f "$sources"
   as_root find /var/lib/apt/lists -name '*chessclockd-repo*' -delete 2>/dev/null || true
-  rm -rf "$repo" "$gnupg"
+  rm -rf "$repo" "$gnupg" "$listed"
 }
 trap cleanup EXIT
 chmod 0755 "$repo"
@@ -51,6 +58,27 @@ for arch in amd64 arm64 armhf; do
   [ -f "$repo/$file" ] || fail "$packages names $file, which is not in the repository"
 done
 ok "the repository lists the amd64, arm64 and armhf packages"
+# Each list's checksum is its package's, and the Pi packages are the ones whose binaries ran.
+for arch in amd64 arm64 armhf; do
+  packages=$repo/dists/stable/main/binary-$arch/Packages
+  file=$(sed -n 's/^Filename: //p' "$packages")
+  [ "$(sed -n 's/^SHA256: //p' "$packages")" = "$(sha256sum "$repo/$file" | cut -d' ' -f1)" ] ||
+    fail "$packages gives a SHA256 that is not $file's"
+done
+if [ -n "${PI_BINARIES_RAN:-}" ]; then
+  [ -s "$PI_BINARIES_RAN" ] || fail "PI_BINARIES_RAN=$PI_BINARIES_RAN holds no checksums"
+  for arch in arm64 armhf; do
+    file=$(sed -n 's/^Filename: //p' "$repo/dists/stable/main/binary-$arch/Packages")
+    dpkg-deb -x "$repo/$file" "$listed/$arch"
+    diff <(grep "  $arch/" "$PI_BINARIES_RAN" | sort -k2) \
+      <(cd "$listed/$arch" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|  \./|  $arch/|" | sort -k2) ||
+      fail "the repository's $arch package ($file) does not hold the files whose binaries ran (above: < ran, > listed)"
+  done
+  ok "the repository's arm64 and armhf packages hold the very files whose binaries ran under qemu ($(wc -l <"$PI_BINARIES_RAN") checksums)"
+else
+  echo "apt-repo-test.sh: PI_BINARIES_RAN is not set, so the repository's arm64 and armhf packages" \
+    "were not compared with binaries that ran (scripts/package-test.sh sets it)"
+fi
 gpgv --keyring "$repo/chessclockd-archive-keyring.gpg" "$repo/dists/stable/InRelease" 2>/dev/null ||
   fail "InRelease is not signed by the repository's key"
 gpgv --keyring "$repo/chessclockd-archive-keyring.gpg" "$repo/dists/stable/Release.gpg" \

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The packaging check (scripts/test.sh runs it): build the amd64 and arm64 packages, run
-# lintian on both, then install the amd64 package on this machine for real, check that every
-# file is where the units, the bus and udev expect it (and every doc page a message, a man
-# page or the README names), verify the installed units; then a newcomer's first hour without
+# The packaging check (scripts/test.sh runs it): build the amd64, arm64 and armhf packages,
+# run lintian on them, check each one's Depends against what its binaries link and run the
+# Raspberry Pi packages' own binaries under qemu-user ("the Pi's own binaries" below), then
+# install the amd64 package on this machine for real, check that every file is where the
+# units, the bus and udev expect it (and every doc page a message, a man page or the README
+# names), verify the installed units; then a newcomer's first hour without
 # systemd and without a board: the installed install.md's "Without systemd" and "A round
 # without a board" lines run as written, the live PGN read with python-chess, `doctor` passing
 # with its skips named, the packaged emulator attached; then upgrade, remove and purge it, and
@@ -50,10 +52,11 @@ fi
 # --- build ---------------------------------------------------------------------------------
 rm -f "$debs"/chessclockd_*.deb
 start=$(date +%s)
-./scripts/package.sh amd64 arm64
-echo "package-test.sh: both packages built in $(($(date +%s) - start)) s ($PROFILE)"
+./scripts/package.sh amd64 arm64 armhf
+echo "package-test.sh: the three packages built in $(($(date +%s) - start)) s ($PROFILE)"
 amd64=$(ls "$debs"/chessclockd_*_amd64.deb)
 arm64=$(ls "$debs"/chessclockd_*_arm64.deb)
+armhf=$(ls "$debs"/chessclockd_*_armhf.deb)
 version=$(dpkg-deb -f "$amd64" Version)
 
 # The arm64 package holds AArch64 binaries (ELF e_machine 0xb7 at offset 18).
@@ -88,10 +91,32 @@ ok "arm64 package holds AArch64 binaries"
 diff <(dpkg-deb -c "$amd64" | awk '{print $6}' | sort) <(dpkg-deb -c "$arm64" | awk '{print $6}' | sort) ||
   fail "amd64 and arm64 packages hold different files"
 ok "amd64 and arm64 packages hold the same files"
+diff <(dpkg-deb -c "$amd64" | awk '{print $6}' | sort) <(dpkg-deb -c "$armhf" | awk '{print $6}' | sort) ||
+  fail "amd64 and armhf packages hold different files"
+ok "amd64 and armhf packages hold the same files"
 
 # --- lintian (reasons for kept tags: packaging/debian/lintian-overrides) ----------------------
-lintian --fail-on error,warning --info "$amd64" "$arm64" || fail "lintian"
+lintian --fail-on error,warning --info "$amd64" "$arm64" "$armhf" || fail "lintian"
 ok "lintian: no errors or warnings"
+
+# --- the Pi's own binaries (docs/install.md "What runs where") -------------------------------
+# Each package's Depends against what its binaries link; then the arm64 and armhf packages'
+# binaries run under qemu-user: --version of each, and a round with them alone (a private
+# bus, the packaged emulator on a pty, a game, status, the live PGN, the bridge, doctor, a
+# SIGKILL and the game resumed; armhf on a clock past 2038 and 60 days of uptime). The
+# checksums of the files that ran go to $tmp/pi-ran.sha256, for the apt repository's check.
+pi_binaries() {
+  ./scripts/deb-depends-check.sh "$amd64" "$arm64" "$armhf" || fail "a package's Depends (scripts/deb-depends-check.sh)"
+  ok "every binary's loader and shared libraries are in its package's Depends (amd64, arm64, armhf)"
+  local deb began
+  for deb in "$arm64" "$armhf"; do
+    began=$(date +%s)
+    ./scripts/pi-binaries-test.sh "$deb" "$tmp/pi-ran.sha256" ||
+      fail "the $(dpkg-deb -f "$deb" Architecture) package's binaries under qemu-user (scripts/pi-binaries-test.sh)"
+    ok "the $(dpkg-deb -f "$deb" Architecture) package's binaries ran under qemu-user ($(($(date +%s) - began)) s)"
+  done
+}
+pi_binaries
 
 # --- install -------------------------------------------------------------------------------
 # apt resolves the dependencies (systemd-sysusers, a system bus) as an operator's
@@ -439,7 +464,7 @@ leftover=$(find /usr /etc -name '*chessclock*' -not -path '/usr/share/lintian/*'
 ok "purge with CHESSCLOCKD_PURGE_STATE=yes leaves nothing"
 
 # --- an apt repository with all three architectures, installed from with apt-get ------------
-./scripts/apt-repo-test.sh || fail "the apt repository (scripts/apt-repo-test.sh)"
+PI_BINARIES_RAN=$tmp/pi-ran.sha256 ./scripts/apt-repo-test.sh || fail "the apt repository (scripts/apt-repo-test.sh)"
 ok "signed apt repository: built, verified, installed from, purged"
 
 echo "package-test.sh: all $pass checks passed"

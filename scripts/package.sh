@@ -10,7 +10,8 @@
 #
 # Environment:
 #   PROFILE      cargo profile of the binaries (default: release; CI checks use package-check,
-#                the same code without LTO, see Cargo.toml)
+#                the same code without LTO, see Cargo.toml, and packed with cargo-deb's faster
+#                compression: the same files in a larger .deb, some 35 s quicker per package)
 #   DEB_VERSION  override the package version (e.g. 0.1.0-2 for an upgrade test)
 #   NO_BUILD=1   package the binaries built by an earlier run as they are
 set -euo pipefail
@@ -126,6 +127,7 @@ for arch in "${arches[@]}"; do
   [ "$arch" = "$host_arch" ] || args+=(--target "$triple")
   [ -n "${DEB_VERSION:-}" ] && args+=(--deb-version "$DEB_VERSION")
   [ "${NO_BUILD:-}" = 1 ] && args+=(--no-build)
+  [ "$profile" = package-check ] && args+=(--fast)
   gcc=$(cross_gcc_of "$arch")
   env_linker=()
   if [ "$arch" != "$host_arch" ] && [ -n "$gcc" ]; then

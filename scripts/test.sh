@@ -77,8 +77,11 @@ set +e
 cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-# The Debian packages: build amd64 + arm64, lintian, install, upgrade and purge on this machine
-# (docs/install.md). SKIP_PACKAGE_TEST=1 leaves it out on a developer machine; CI runs it.
+# The Debian packages: build amd64, arm64 and armhf, lintian, each one's Depends against what
+# it links, the arm64 and armhf binaries run under qemu-user, install, upgrade and purge on
+# this machine (docs/install.md). package-test.sh and the scripts it runs install what they
+# need (cross gcc and libc, rustup targets, qemu-user). SKIP_PACKAGE_TEST=1 leaves it out on a
+# developer machine; CI runs it.
 package_status=0
 if [ "${SKIP_PACKAGE_TEST:-}" = 1 ] && [ "${CI:-}" != true ]; then
   echo "== packaging: skipped (SKIP_PACKAGE_TEST=1)"
