@@ -52,7 +52,7 @@ impl Session {
     /// The board's position changed at `at` (a move read, a takeback, a position set, a
     /// correction): judge it.
     pub(super) fn judge_board(&mut self, at: Instant) {
-        let Some(verdict) = assess(self.board.game.tracker().positions()) else {
+        let Some(verdict) = assess(self.board.game().tracker().positions()) else {
             return;
         };
         if self.observing() {
@@ -94,7 +94,7 @@ impl Session {
         if self.observing() || !self.draw_rules() || !self.board_known() {
             return Vec::new();
         }
-        let Some(verdict) = assess(self.board.game.tracker().positions()) else {
+        let Some(verdict) = assess(self.board.game().tracker().positions()) else {
             return Vec::new();
         };
         [BoardClaim::Threefold, BoardClaim::FiftyMoves]
@@ -106,7 +106,7 @@ impl Session {
     /// Whether the board's game is known now: a start position seen and the board showing
     /// the game's position (pieces in the air at most).
     fn board_known(&self) -> bool {
-        let tracker = self.board.game.tracker();
+        let tracker = self.board.game().tracker();
         !tracker.positions().is_empty()
             && matches!(
                 tracker.state(),
@@ -133,7 +133,7 @@ impl Session {
                  claim; set the result with `chessclockctl result {clock} 1/2-1/2`"
             )));
         }
-        let positions = self.board.game.tracker().positions();
+        let positions = self.board.game().tracker().positions();
         if let Some(last) = positions.last() {
             let to_move = match side_to_move(last) {
                 chessclock_game::shakmaty::Color::White => Side::White,

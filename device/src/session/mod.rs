@@ -232,17 +232,7 @@ impl Session {
             board: BoardPart::new(),
             lever: Lever::resuming(lever_resumed),
             display,
-            published: Published {
-                state,
-                changed: true,
-                // Until the board says otherwise, the clock is the board its game was
-                // played on (the supervisor knows it by that serial number).
-                info: DeviceInfo {
-                    board_serial: journal_serial.clone().unwrap_or_default(),
-                    ..DeviceInfo::default()
-                },
-                journal_serial,
-            },
+            published: Published::new(state, journal_serial),
             record: GameRecordPart::default(),
             live: LiveFeed::default(),
             verdicts: verdicts::Verdicts::default(),
@@ -315,7 +305,7 @@ impl Session {
             .map(|t| self.time.instant_of(t));
         let board = self
             .board
-            .game
+            .game()
             .poll_timeout()
             .map(|ms| self.time.instant_of(Time::from_ms(ms)));
         let verdict = self.verdict_deadline();
@@ -366,7 +356,7 @@ impl Session {
         self.time.advance(now);
         self.driver.connect(now);
         self.lever.connected();
-        self.published.state.connected = true;
+        self.published.state_mut().connected = true;
         self.note(now, Note::Reconnected, true);
         self.state_changed();
     }
@@ -376,7 +366,7 @@ impl Session {
         self.time.advance(now);
         self.driver.connect(now);
         self.lever.connected();
-        self.published.state.connected = true;
+        self.published.state_mut().connected = true;
     }
 
     /// The port is gone: `why`, noted in the journal and the record.
@@ -384,8 +374,8 @@ impl Session {
         self.time.advance(now);
         self.note(now, Note::Disconnected(why.to_owned()), true);
         self.driver.disconnect();
-        self.published.state.connected = false;
-        self.published.changed = true;
+        self.published.state_mut().connected = false;
+        self.published.mark_changed();
     }
 
     // ---- what the caller reads -----------------------------------------------------------
@@ -472,9 +462,9 @@ impl Session {
         let replaced = self.under_way(now).then(|| self.record_due(now, true));
         self.engine = engine;
         self.observed.reset();
-        self.published.state.time_control =
+        self.published.state_mut().time_control =
             chessclock_engine::notation::canonical(self.engine.control());
-        self.published.state.notices.clear();
+        self.published.state_mut().notices.clear();
         self.state_changed();
         self.outputs.extend(replaced);
         self.outputs.push_back(SessionOutput::NewGame {
@@ -484,13 +474,13 @@ impl Session {
         self.clear_record();
         self.lever.new_journal();
         self.note(now, Note::WhiteSide(self.cfg.white_side), true);
-        if let Some(serial) = self.published.journal_serial.clone() {
+        if let Some(serial) = self.published.journal_serial().map(str::to_owned) {
             self.note(now, Note::BoardSerial(serial), false);
         }
         // The board's game goes on across the engine's new game: the new journal starts with
         // the steps that rebuild it as it stands.
         let t_ms = self.time_at(now).as_ms();
-        for step in self.board.game.steps_of_game() {
+        for step in self.board.game().steps_of_game() {
             self.outputs.push_back(SessionOutput::Board { t_ms, step });
         }
     }
@@ -530,7 +520,7 @@ impl Session {
     /// The game changed: push the display and publish the state.
     fn state_changed(&mut self) {
         self.display.changed();
-        self.published.changed = true;
+        self.published.mark_changed();
     }
 
     /// Something the operator should know: in the published `notices`, and logged.

@@ -90,19 +90,21 @@ impl Session {
     pub(super) fn on_board_message(&mut self, at: Instant, message: &Message) {
         let t = self.time_at(at);
         let clocks = self.clocks(t);
-        let plies = self.board.game.moves().len();
-        self.board.game.on_message(t.as_ms(), message, Some(clocks));
+        let plies = self.board.game().moves().len();
+        self.board
+            .game_mut()
+            .on_message(t.as_ms(), message, Some(clocks));
         self.drain_board(at);
         if matches!(message, Message::BoardDump(_)) && self.board.take_reconciling() {
             let read: Vec<String> = self
                 .board
-                .game
+                .game()
                 .moves()
                 .iter()
                 .skip(plies)
                 .map(|m| m.event.san.clone())
                 .collect();
-            let now_plies = self.board.game.moves().len();
+            let now_plies = self.board.game().moves().len();
             if !read.is_empty() {
                 self.notify(format!(
                     "clock {}: the pieces show {} played while chessclockd was not running: \
@@ -128,17 +130,17 @@ impl Session {
 
     /// Whether the board's game has no position yet (no start seen, no position set).
     pub(crate) fn board_game_is_empty(&self) -> bool {
-        self.board.game.tracker().positions().is_empty()
+        self.board.game().tracker().positions().is_empty()
     }
 
     /// How many plies the board's game has.
     pub(crate) fn board_plies(&self) -> usize {
-        self.board.game.moves().len()
+        self.board.game().moves().len()
     }
 
     /// Say the board game's changes since the last call as journal events, at `t`.
     fn say_steps(&mut self, t: Time) {
-        while let Some(step) = self.board.game.poll_step() {
+        while let Some(step) = self.board.game_mut().poll_step() {
             self.outputs.push_back(SessionOutput::Board {
                 t_ms: t.as_ms(),
                 step,
@@ -155,10 +157,10 @@ impl Session {
         t_ms: u64,
         step: &chessclock_game::Step,
     ) -> Result<(), chessclock_game::StepError> {
-        self.board.game.replay(t_ms, step)?;
-        while self.board.game.poll_change().is_some() {}
+        self.board.game_mut().replay(t_ms, step)?;
+        while self.board.game_mut().poll_change().is_some() {}
         self.board.changed();
-        self.published.changed = true;
+        self.published.mark_changed();
         Ok(())
     }
 
@@ -186,7 +188,7 @@ impl Session {
     /// the board's game is journaled, and a rebuilt game is reconciled with the pieces at
     /// the first board dump. The rebuilt position is judged as any change of the game is.
     fn board_resumed(&mut self) {
-        self.board.game.set_journaling(true);
+        self.board.game_mut().set_journaling(true);
         if !self.board_game_is_empty() {
             self.board.reconcile_at_next_dump();
             self.judge_board(self.time.now());
@@ -197,17 +199,19 @@ impl Session {
     /// waits for its move.
     pub(super) fn board_timeout(&mut self, now: Instant) {
         if self.board.take_unmoved_due(now) {
-            self.published.changed = true;
+            self.published.mark_changed();
         }
         let t = self.time_at(now);
         if self
             .board
-            .game
+            .game()
             .poll_timeout()
             .is_some_and(|d| d <= t.as_ms())
         {
             let clocks = self.clocks(t);
-            self.board.game.handle_timeout(t.as_ms(), Some(clocks));
+            self.board
+                .game_mut()
+                .handle_timeout(t.as_ms(), Some(clocks));
             self.drain_board(now);
         }
     }
@@ -218,9 +222,9 @@ impl Session {
     /// or a press without a move).
     pub(super) fn board_press(&mut self, t: Time, side: Side, remaining_ms: u64, move_ms: u64) {
         self.board
-            .game
+            .game_mut()
             .on_press(color(side), remaining_ms, Some(move_ms));
-        if self.board.game.press_waiting(color(side)) {
+        if self.board.game().press_waiting(color(side)) {
             let due = self.time.instant_of(t) + UNMOVED_PRESS_GRACE;
             self.board.press_unmoved(side, due);
         }
@@ -238,7 +242,7 @@ impl Session {
     /// press still waits for its move.
     fn unmoved_press_problem(&self, me: &str) -> Option<String> {
         let pressed = self.board.unmoved_said_of()?;
-        let waiting = self.board.game.press_waiting(color(pressed))
+        let waiting = self.board.game().press_waiting(color(pressed))
             && self.has_board_moves()
             && self.status() == Status::Running;
         let side = pressed.as_str();
@@ -263,7 +267,7 @@ impl Session {
         let clocks = self.clocks(t);
         let clock = self.cfg.clock;
         self.board
-            .game
+            .game_mut()
             .correct(t.as_ms(), correction, Some(clocks))
             .map_err(|e| {
                 let text = format!("clock {clock}: {e}");
@@ -277,7 +281,7 @@ impl Session {
                 }
             })?;
         self.drain_board(now);
-        let fen = self.board.game.fen();
+        let fen = self.board.game().fen();
         self.note(
             now,
             Note::Correction {
@@ -286,7 +290,7 @@ impl Session {
             },
             true,
         );
-        let problem = match self.board.game.tracker().state() {
+        let problem = match self.board.game().tracker().state() {
             chessclock_game::BoardState::Synced => String::new(),
             _ => PIECES_PENDING.to_owned(),
         };
@@ -294,7 +298,7 @@ impl Session {
             "the board's game was corrected ({correction}): now {fen}{problem}"
         ));
         self.board.changed();
-        self.published.changed = true;
+        self.published.mark_changed();
         Ok(Reply::Done)
     }
 
@@ -304,12 +308,12 @@ impl Session {
     pub(super) fn board_moves_of(&self, side: Side) -> usize {
         let recorded = self
             .board
-            .game
+            .game()
             .moves()
             .iter()
             .filter(|m| m.event.color == color(side))
             .count();
-        let before = match &self.board.game.record().setup {
+        let before = match &self.board.game().record().setup {
             Some((fen, _)) if recorded > 0 => moves_before(fen, color(side)),
             _ => 0,
         };
@@ -322,7 +326,7 @@ impl Session {
     fn drain_board(&mut self, at: Instant) {
         let t = self.time_at(at);
         self.say_steps(t);
-        while let Some(change) = self.board.game.poll_change() {
+        while let Some(change) = self.board.game_mut().poll_change() {
             match &change {
                 RecordChange::Move(_) | RecordChange::Rewound => self.judge_board(at),
                 RecordChange::Result(result) => self.board_signal(at, *result),
@@ -335,22 +339,22 @@ impl Session {
                 tracing::warn!(clock = self.cfg.clock, "{p}");
             }
             self.board.changed();
-            self.published.changed = true;
+            self.published.mark_changed();
         }
         // A correction's "not shown yet" is true no longer once the pieces show the game.
-        if self.board.game.tracker().state() == &chessclock_game::BoardState::Synced
+        if self.board.game().tracker().state() == &chessclock_game::BoardState::Synced
             && self
                 .published
-                .state
+                .state()
                 .notices
                 .iter()
                 .any(|n| n.ends_with(PIECES_PENDING))
         {
             self.published
-                .state
+                .state_mut()
                 .notices
                 .retain(|n| !n.ends_with(PIECES_PENDING));
-            self.published.changed = true;
+            self.published.mark_changed();
         }
     }
 
@@ -362,7 +366,7 @@ impl Session {
             Some((_, board)) if board > 0 => format!("board:{board}"),
             _ => self.cfg.clock.to_string(),
         };
-        let pieces = self.board.game.problem().map(str::to_owned);
+        let pieces = self.board.game().problem().map(str::to_owned);
         let unmoved = self.unmoved_press_problem(&me);
         let clock = match &self.declared {
             Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
@@ -382,21 +386,24 @@ impl Session {
     /// an e-board does not show the start position as if it were read.
     pub(crate) fn set_board_fields(&mut self) {
         let problem = self.board_problem();
-        let moves = self.board.game.moves();
-        let st = &mut self.published.state.clock;
-        st.fen = self.board.game.tracker().fen().unwrap_or_default();
+        let moves = self.board.game().moves();
+        let st = &mut self.published.state_mut().clock;
+        st.fen = self.board.game().tracker().fen().unwrap_or_default();
         st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
         st.last_move = moves.last().map(|m| last_move(&m.event));
-        st.game_info = self.board.game.info().tags().iter().cloned().collect();
+        st.game_info = self.board.game().info().tags().iter().cloned().collect();
         st.board_problem = problem;
     }
 
     /// Set game information tags; a bad tag changes nothing.
     pub(crate) fn set_game_info(&mut self, tags: &[(String, String)]) -> Result<(), String> {
-        self.board.game.set_info(tags).map_err(|e| e.to_string())?;
+        self.board
+            .game_mut()
+            .set_info(tags)
+            .map_err(|e| e.to_string())?;
         self.say_steps(self.time_at(self.time.now()));
         self.board.changed();
-        self.published.changed = true;
+        self.published.mark_changed();
         Ok(())
     }
 
@@ -406,7 +413,7 @@ impl Session {
         let mut defaults = self.board.tag_defaults().clone();
         defaults.set_all(tags).map_err(|e| e.to_string())?;
         if self.board.set_tag_defaults(defaults) {
-            self.published.changed = true;
+            self.published.mark_changed();
         }
         Ok(())
     }
@@ -414,7 +421,7 @@ impl Session {
     /// The clock is board `board` of round `round` (the default `Round`/`Board` tags).
     pub(crate) fn set_place(&mut self, round: u32, board: u32) {
         if self.board.set_place(round, board) {
-            self.published.changed = true;
+            self.published.mark_changed();
         }
     }
 
@@ -438,12 +445,12 @@ impl Session {
         if let Some((round, board)) = self.board.place() {
             let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
-        self.board.game.info().or(&defaults)
+        self.board.game().info().or(&defaults)
     }
 
     /// Whether moves were read from the pieces.
     pub fn has_board_moves(&self) -> bool {
-        !self.board.game.moves().is_empty()
+        !self.board.game().moves().is_empty()
     }
 
     /// The board's game so far as a PGN game, clocks at `now`.
@@ -471,7 +478,7 @@ impl Session {
                 notation::canonical(self.engine.control()),
             )
         };
-        let mut game = self.board.game.pgn(Some(PgnClocks {
+        let mut game = self.board.game().pgn(Some(PgnClocks {
             time_control,
             control_notation,
             white_ms: snap.white_ms,

@@ -39,7 +39,7 @@ pub(super) fn first_state(cfg: &SessionConfig, engine: &Engine, offset_ms: u64) 
 impl Session {
     /// The clock's name.
     pub fn name(&self) -> &str {
-        &self.published.state.name
+        &self.published.state().name
     }
 
     /// The port's label.
@@ -60,7 +60,7 @@ impl Session {
     /// The state at `now`, with the engine (drive mode) for live snapshots.
     pub fn published(&mut self, now: Instant) -> ClockState {
         self.update_state(now);
-        let mut state = self.published.state.clone();
+        let mut state = self.published.state().clone();
         state.engine = self.engine_at();
         state
     }
@@ -77,9 +77,9 @@ impl Session {
         }
         let changed = self.published.take_changed();
         self.update_state(now);
-        let publish = changed || !same_except_time(cur, &self.published.state);
+        let publish = changed || !same_except_time(cur, self.published.state());
         if publish {
-            cur.clone_from(&self.published.state);
+            cur.clone_from(self.published.state());
             cur.engine = self.engine_at();
         }
         self.live_file(now);
@@ -97,7 +97,7 @@ impl Session {
         let Some(at) = self.place() else {
             return;
         };
-        if !self.live.written_at(at) && !broadcastable(&self.published.state) {
+        if !self.live.written_at(at) && !broadcastable(self.published.state()) {
             return;
         }
         let replaces = self.live.write_at(at);
@@ -130,31 +130,21 @@ impl Session {
             let claimable = self.claimable_now();
             self.board.set_claimable(claimable);
         }
-        let (info, state) = (&self.published.info, &mut self.published.state);
-        if state.model != info.model {
-            state.model.clone_from(&info.model);
-        }
-        if state.firmware != info.firmware {
-            state.firmware.clone_from(&info.firmware);
-        }
-        if state.board_serial != info.board_serial {
-            state.board_serial.clone_from(&info.board_serial);
-        }
-        state.battery_low = info.battery_low;
-        state.board = self.board.place().map_or(0, |(_, board)| board);
-        self.published.state.device_state = self.device_state();
-        self.published.state.mode = self.mode();
-        self.published.state.white_side = self.white_side();
+        self.published.sync_info();
+        self.published.state_mut().board = self.board.place().map_or(0, |(_, board)| board);
+        self.published.state_mut().device_state = self.device_state();
+        self.published.state_mut().mode = self.mode();
+        self.published.state_mut().white_side = self.white_side();
         let snap = self.snapshot(now);
         let open = matches!(snap.status, Status::Running | Status::Paused);
         let claimable: &[BoardClaim] = if open { self.board.claimable() } else { &[] };
-        if self.published.state.draw_claimable != claimable {
-            self.published.state.draw_claimable = claimable.to_vec();
+        if self.published.state().draw_claimable != claimable {
+            self.published.state_mut().draw_claimable = claimable.to_vec();
         }
-        self.published.state.game_state = snap.status;
-        self.published.state.snapshot = snap;
+        self.published.state_mut().game_state = snap.status;
+        self.published.state_mut().snapshot = snap;
         let since_epoch_us = u64::try_from(now.since_epoch().as_micros()).unwrap_or(u64::MAX);
-        self.published.state.as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
+        self.published.state_mut().as_of_us = self.cfg.epoch_us.saturating_add(since_epoch_us);
     }
 }
 

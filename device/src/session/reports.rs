@@ -35,7 +35,7 @@ impl Session {
                     }
                 }
                 DriverEvent::ClockReport { report, at } => {
-                    self.published.info.battery_low = report.battery_low;
+                    self.published.set_battery_low(report.battery_low);
                     if self.observing() {
                         if self.observed.check.is_fresh() && self.has_board_moves() {
                             // A game under way (a restart, observe mode after moves).
@@ -61,19 +61,12 @@ impl Session {
                     firmware,
                     changed,
                 } => {
-                    let model = model.to_string();
-                    if self.published.info.model != model
-                        || self.published.info.firmware != firmware
-                    {
-                        self.published.info.model = model;
-                        self.published.info.firmware = firmware;
-                        self.published.changed = true;
-                    }
+                    self.published.set_device(model.to_string(), firmware);
                     if changed {
                         self.state_changed();
                     }
                 }
-                DriverEvent::DeviceState { .. } => self.published.changed = true,
+                DriverEvent::DeviceState { .. } => self.published.mark_changed(),
                 DriverEvent::RefreshDisplay => self.display.refresh(),
                 DriverEvent::LinkDead => self.outputs.push_back(SessionOutput::LinkDead),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
@@ -242,7 +235,7 @@ impl Session {
         };
         self.board_press(self.time_at(at), side, remaining, p.move_ms);
         self.say(self.time_at(at).as_ms(), ClockEvent::Pressed(p));
-        self.published.changed = true;
+        self.published.mark_changed();
     }
 
     /// The run button pauses a running game and resumes a paused one, where the options
@@ -266,14 +259,11 @@ impl Session {
     /// a game under way that was played on another board goes on, but the operator is told
     /// (a notice): it may be another game, which only they can tell.
     fn board_identified(&mut self, now: Instant, serial: String) {
-        if self.published.info.board_serial != serial {
-            self.published.info.board_serial.clone_from(&serial);
-            self.published.changed = true;
-        }
-        if serial.is_empty() || self.published.journal_serial.as_deref() == Some(serial.as_str()) {
+        self.published.set_board_serial(&serial);
+        if serial.is_empty() || self.published.journal_serial() == Some(serial.as_str()) {
             return;
         }
-        if let Some(before) = self.published.journal_serial.as_deref()
+        if let Some(before) = self.published.journal_serial()
             && self.status() != Status::Ready
         {
             let notice = format!(
@@ -284,7 +274,7 @@ impl Session {
             );
             self.notify(notice);
         }
-        self.published.journal_serial = Some(serial.clone());
+        self.published.played_on(serial.clone());
         self.note(now, Note::BoardSerial(serial), false);
     }
 }

@@ -148,8 +148,8 @@ impl Session {
         self.apply(now, input).map_err(DeviceError::Refused)?;
         // A reconfiguration, or a ruling that put a delay on the clock.
         let time_control = notation::canonical(self.engine.control());
-        if time_control != self.published.state.time_control {
-            self.published.state.time_control = time_control;
+        if time_control != self.published.state().time_control {
+            self.published.state_mut().time_control = time_control;
         }
         Ok(Reply::Done)
     }
@@ -179,15 +179,15 @@ impl Session {
             Request::SetTimeControl(control) | Request::SetControlBeforeStart(control) => {
                 // The clock runs its own control: the operator declares which, for the
                 // record.
-                self.published.state.time_control = notation::canonical(control);
+                self.published.state_mut().time_control = notation::canonical(control);
                 self.declared = Some((**control).clone());
                 self.note(
                     now,
-                    Note::Declared(self.published.state.time_control.clone()),
+                    Note::Declared(self.published.state().time_control.clone()),
                     true,
                 );
                 self.board.changed();
-                self.published.changed = true;
+                self.published.mark_changed();
                 Some(Ok(Reply::Done))
             }
             Request::Start(_) | Request::Pause | Request::Resume => {
@@ -256,24 +256,24 @@ impl Session {
                 chessclock_engine::words::quote(&name)
             )));
         }
-        if name == self.published.state.name {
+        if name == self.published.state().name {
             return Ok(Reply::Done);
         }
-        let old = std::mem::replace(&mut self.published.state.name, name);
+        let old = std::mem::replace(&mut self.published.state_mut().name, name);
         tracing::info!(
             clock = self.cfg.clock,
             "renamed {old:?} to {:?}",
-            self.published.state.name
+            self.published.state().name
         );
         self.note(
             now,
             Note::Renamed {
                 old,
-                new: self.published.state.name.clone(),
+                new: self.published.state().name.clone(),
             },
             true,
         );
-        self.published.changed = true;
+        self.published.mark_changed();
         Ok(Reply::Done)
     }
 
@@ -300,7 +300,7 @@ impl Session {
     /// The control an observed clock runs, as the operator declared it before a restart.
     pub(crate) fn declare(&mut self, control: TimeControl) {
         if self.observing() {
-            self.published.state.time_control = notation::canonical(&control);
+            self.published.state_mut().time_control = notation::canonical(&control);
         }
         self.declared = Some(control);
         self.board.changed();
@@ -315,7 +315,7 @@ impl Session {
             (Some(declared), Mode::Observe) => declared,
             _ => self.engine.control(),
         };
-        self.published.state.time_control = chessclock_engine::notation::canonical(shown);
+        self.published.state_mut().time_control = chessclock_engine::notation::canonical(shown);
         self.board.changed();
         self.driver.set_observe(mode == Mode::Observe);
         self.note(now, Note::Mode(mode), true);

@@ -91,7 +91,7 @@ impl Session {
         if self.engine.awaiting_verdict().is_some() && self.verdicts.asked.is_some() {
             return;
         }
-        let Some(position) = self.board.game.tracker().positions().last().cloned() else {
+        let Some(position) = self.board.game().tracker().positions().last().cloned() else {
             return;
         };
         let rulebook = self.rulebook();
@@ -166,9 +166,9 @@ impl Session {
     /// result the search did not decide.
     fn take_judgement(&mut self, at: Instant, judgement: &Judgement) {
         self.verdicts.current = Some(*judgement);
-        if self.published.state.can_mate != Some(judgement.who) {
-            self.published.state.can_mate = Some(judgement.who);
-            self.published.changed = true;
+        if self.published.state().can_mate != Some(judgement.who) {
+            self.published.state_mut().can_mate = Some(judgement.who);
+            self.published.mark_changed();
         }
         if self.observing() {
             return;

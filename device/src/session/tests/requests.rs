@@ -157,7 +157,7 @@ fn another_board_on_the_port_of_a_game_under_way_is_a_notice() {
         .add_notice("on resuming the game: a restart gap".into());
     assert_eq!(rig.published().notices.len(), 1, "the restore's notice");
     until(&mut rig, 30_000, "a notice about the board", |r| {
-        r.session.published.state.notices.len() == 2
+        r.session.published.state().notices.len() == 2
     });
     let st = rig.published();
     assert_eq!(st.board_serial, "24680");
