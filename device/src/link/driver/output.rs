@@ -11,6 +11,10 @@ use super::time::{Instant, Timer};
 use super::{Driver, MAX_TEXT, wire};
 use crate::link::display::{Face, Pushed, next_device_tick, predicted};
 
+/// How long after the engine's whole second a push may come and still count as on it: the
+/// device's seconds then fall at most this much after the engine's.
+pub(crate) const RESYNC_TOLERANCE_MS: u64 = 50;
+
 impl Driver {
     /// Text is on the display (until its timer ends it).
     pub(crate) fn text_showing(&self) -> bool {
@@ -35,9 +39,12 @@ impl Driver {
         // The device starts its own second with this push; the engine's next whole second may
         // be sooner: push again then, so that the device's seconds fall on the engine's. The
         // latest push decides (a second push at the same instant used to cancel the re-sync
-        // the first had set, leaving Fischer and double-flag clocks a second high).
+        // the first had set, leaving Fischer and double-flag clocks a second high). A push
+        // just after the engine's second (a re-sync woken a little late) is taken as on it:
+        // re-syncing it would come as late and arm another, a push a second until the next
+        // press.
         match ms_to_next_second {
-            Some(ms) if ms > 0 && ms < 1000 => {
+            Some(ms) if ms > 0 && ms < 1000 - RESYNC_TOLERANCE_MS => {
                 self.timers
                     .set(Timer::Resync, now + Duration::from_millis(ms));
             }

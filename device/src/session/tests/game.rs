@@ -480,3 +480,46 @@ fn no_position_is_published_until_the_pieces_are_read() {
     let mut read = Rig::ready("G/5", EmuConfig::default());
     assert_eq!(read.published().clock.fen, START_FEN, "the pieces read");
 }
+
+/// Ten presses 3.1 s apart, the session woken `late_ms` after each of its deadlines (a
+/// loaded host): the set-and-runs the board received from the start on.
+fn pushes_of_ten_presses(control: &str, late_ms: u64) -> Vec<(u64, RunSide)> {
+    let mut rig = Rig::ready(control, EmuConfig::default());
+    rig.start();
+    let since = rig.now;
+    let mut next_press = rig.now + 3_100;
+    let mut presses = 0;
+    while presses < 10 {
+        let session = rig.session.poll_timeout().map(|at| at.as_ms() + late_ms);
+        let wake = [session, rig.emu.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        rig.now = wake.unwrap_or(next_press).min(next_press).max(rig.now);
+        rig.step();
+        if rig.now == next_press {
+            rig.press();
+            presses += 1;
+            next_press += 3_100;
+        }
+    }
+    pushes_since(&mut rig, since)
+}
+
+/// At most two set-and-runs a press (spec §7: one at the press, one at the engine's next
+/// whole second), however late the host wakes: a re-sync that comes a little late is taken
+/// as on the second and arms no other (it did, a second later, until the next press).
+#[test]
+fn a_press_costs_at_most_two_set_and_runs_even_when_the_host_wakes_late() {
+    for control in ["G/10 inc/5", "G/5 d/3", "G/5"] {
+        for late_ms in [0, 3, 20] {
+            let pushes = pushes_of_ten_presses(control, late_ms);
+            // The start's push, then at most two for each of the ten presses.
+            assert!(
+                pushes.len() <= 1 + 2 * 10,
+                "{control}, woken {late_ms} ms late: {} set-and-runs: {pushes:?}",
+                pushes.len()
+            );
+        }
+    }
+}
