@@ -64,7 +64,12 @@ tmp=$(mktemp -d)
 cleanup() {
   if [ -e /run/chessclockd.pid ] || [ -e /run/chessclock-bridge.pid ]; then
     stop_services >/dev/null 2>&1 || true
+    for pidfile in /run/chessclock-bridge.pid /run/chessclockd.pid; do
+      as_root start-stop-daemon --stop --quiet --oknodo --retry TERM/15/KILL/5 --pidfile "$pidfile" \
+        --remove-pidfile >/dev/null 2>&1 || true
+    done
   fi
+  as_root rm -f /etc/chessclockd/chessclockd.toml.d/50-retries.toml /etc/default/chessclockd
   if dpkg-query -W -f='${Status}' chessclockd 2>/dev/null | grep -q installed; then
     as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null || true
   fi
@@ -126,10 +131,11 @@ DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recom
 [ "$(dpkg-query -W -f='${Version}' chessclockd)" = "$version" ] || fail "version $version not installed"
 ok "installed $version"
 if [ ! -d /run/systemd/system ]; then
-  grep -q 'systemd is not running here, so chessclockd and chessclock-bridge' "$tmp/install.log" &&
-    grep -q 'install.md says ("Without systemd")' "$tmp/install.log" ||
+  grep -q 'systemd is not running here and chessclockd and chessclock-bridge did not start' "$tmp/install.log" &&
+    grep -q 'service chessclockd start; service chessclock-bridge start' "$tmp/install.log" &&
+    grep -q 'install.md, "Without systemd")' "$tmp/install.log" ||
     fail "without systemd, the install did not say the services were not started: $(cat "$tmp/install.log")"
-  ok "without systemd, the install says the services were not started and where the commands are"
+  ok "without systemd, the install says the services did not start and how to start them"
 fi
 
 # Every path the package promises (docs/install.md), and only files of this package there.
@@ -153,15 +159,20 @@ for path in \
   /usr/bin/chessclock-emu /usr/share/man/man1/chessclock-emu.1.gz /usr/share/man/man7/chessclock-relay.7.gz \
   /usr/share/doc/chessclockd/copyright /usr/share/doc/chessclockd/install.md \
   /usr/share/doc/chessclockd/bridge.md /usr/share/doc/chessclockd/relay.md \
-  /usr/share/doc/chessclockd/emulator.md /usr/share/doc/chessclockd/board-game.md; do
+  /usr/share/doc/chessclockd/emulator.md /usr/share/doc/chessclockd/board-game.md \
+  /usr/share/doc/chessclockd/README.md /usr/share/doc/chessclockd/schema/clock-status.json \
+  /usr/share/doc/chessclockd/schema/clock-list.json /usr/share/doc/chessclockd/schema/event.json \
+  /etc/init.d/chessclockd /etc/init.d/chessclock-bridge /usr/lib/chessclockd/init-common.sh \
+  /etc/logrotate.d/chessclockd; do
   [ -f "$path" ] || fail "$path is missing"
   dpkg -S "$path" >/dev/null 2>&1 || fail "$path is not owned by the package"
 done
 ok "every promised file is installed"
-for conf in /etc/chessclockd/chessclockd.toml /etc/chessclockd/bridge.toml; do
+for conf in /etc/chessclockd/chessclockd.toml /etc/chessclockd/bridge.toml /etc/init.d/chessclockd \
+  /etc/init.d/chessclock-bridge /etc/logrotate.d/chessclockd; do
   dpkg-query -W -f='${Conffiles}\n' chessclockd | grep -q " $conf " || fail "$conf is not a conffile"
 done
-ok "/etc/chessclockd/chessclockd.toml and bridge.toml are conffiles"
+ok "the settings, the init scripts and the logrotate file are conffiles"
 # The packaged settings are valid as shipped (everything commented out: the defaults).
 /usr/bin/chessclockd --check-config >/dev/null || fail "chessclockd --check-config on the packaged file"
 /usr/bin/chessclock-bridge --check-config >/dev/null || fail "chessclock-bridge --check-config on the packaged file"
@@ -211,11 +222,13 @@ done
 ok "man pages and binaries"
 
 # Every doc page that the programs' messages (read from the installed binaries), the installed
-# man pages, the units or the README name (docs/NAME.md, or its installed path) is installed.
-named=$( { cat /usr/bin/chessclockd /usr/bin/chessclockctl /usr/bin/chessclock-bridge /usr/bin/chessclock-emu
+# man pages, the units, the init scripts or the README name (docs/NAME.md, or its installed
+# path; the installed README, which sits beside them, names them as NAME.md) is installed.
+named=$( { { cat /usr/bin/chessclockd /usr/bin/chessclockctl /usr/bin/chessclock-bridge /usr/bin/chessclock-emu
   zcat /usr/share/man/man*/chessclock*.gz /usr/share/man/man5/bridge.toml.5.gz | sed 's/\\-/-/g'
-  cat /usr/share/doc/chessclockd/README.md /usr/lib/systemd/system/chessclock*.service; } |
-  grep -aoE '(docs|/usr/share/doc/chessclockd)/[A-Za-z0-9_-]+\.md' | sed 's|.*/||' | sort -u)
+  cat /usr/lib/systemd/system/chessclock*.service /etc/init.d/chessclock* /usr/lib/chessclockd/init-common.sh; } |
+  grep -aoE '(docs|/usr/share/doc/chessclockd)/[A-Za-z0-9_-]+\.md'
+  grep -oE '[A-Za-z0-9_-]+\.md' /usr/share/doc/chessclockd/README.md; } | sed 's|.*/||' | sort -u)
 [ -n "$named" ] || fail "no doc page named in messages, man pages or the README: the search is broken"
 for page in $named; do
   [ -f "/usr/share/doc/chessclockd/$page" ] ||
@@ -230,6 +243,11 @@ id -nG chessclockd | tr ' ' '\n' | grep -qx dialout || fail "chessclockd is not 
 ok "user chessclockd (in dialout) and group chessclock exist"
 [ -L /etc/systemd/system/multi-user.target.wants/chessclockd.service ] || fail "chessclockd.service is not enabled"
 ok "chessclockd.service is enabled"
+for script in chessclockd chessclock-bridge; do
+  ls /etc/rc2.d/S[0-9][0-9]"$script" >/dev/null 2>&1 || fail "/etc/init.d/$script is not registered for runlevel 2"
+  ls /etc/rc0.d/K[0-9][0-9]"$script" >/dev/null 2>&1 || fail "/etc/init.d/$script is not stopped in runlevel 0"
+done
+ok "the init scripts are registered for the boot (update-rc.d)"
 
 # systemd-analyze verify against the installed paths (a template is verified as an instance).
 cp /usr/lib/systemd/system/chessclock-attach@.service "$tmp/chessclock-attach@ttyACM0.service"
@@ -307,6 +325,90 @@ emu_quit() {
   echo quit >&7
   exec 7>&-
   wait "$emu_pid" || true
+}
+
+# What the init scripts made (logs, the run-time directory, pid files, boot links) is gone
+# after purge; called after the purge, when the services had run by them.
+purge_leaves_nothing_of_the_init_scripts() {
+  [ -d /run/systemd/system ] && return 0
+  local left
+  left=$(ls -d /var/log/chessclock* /run/chessclockd /run/chessclockd.pid /run/chessclock-bridge.pid \
+    /etc/rc?.d/*chessclock* 2>/dev/null || true)
+  [ -z "$left" ] || fail "purge left what the init scripts made: $left"
+  ok "purge removes the init scripts' logs, /run/chessclockd, pid files and boot links"
+}
+
+# The init scripts (no systemd here), with the services running: status as root and as
+# anyone; stop; a bad drop-in that fails `start` with the daemon's own words (exit 1),
+# `status` then 3, `doctor` naming the file and line; a start past START_TIMEOUT stopped; a
+# good start after which the daemon answers at once (start waited for its bus name); a
+# reload that refuses a bad file and keeps the daemon; restarts. Leaves both running.
+init_scripts_check() {
+  [ -d /run/systemd/system ] && return 0
+  local out dropin=/etc/chessclockd/chessclockd.toml.d/50-retries.toml made_dir=no
+  [ -d /etc/chessclockd/chessclockd.toml.d ] || made_dir=yes
+  out=$(as_root service chessclockd status) || fail "service chessclockd status: $out"
+  grep -q 'is running (pid [0-9]*) and owns org.chessclockd.ChessClock1' <<<"$out" || fail "status: $out"
+  out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups /etc/init.d/chessclock-bridge status) ||
+    fail "/etc/init.d/chessclock-bridge status as nobody: $out"
+  grep -q 'owns org.chessclockd.Bridge1' <<<"$out" || fail "bridge status: $out"
+  out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups /etc/init.d/chessclockd stop 2>&1) &&
+    fail "nobody stopped chessclockd: $out"
+  ok "init scripts: status says running and owning the bus name, for root and for anyone; only root stops"
+
+  as_root service chessclockd stop >/dev/null || fail "service chessclockd stop"
+  out=$(as_root service chessclockd status 2>&1) && fail "status after stop: $out"
+  as_root service chessclockd status >/dev/null 2>&1 || [ $? = 3 ] || fail "status after stop is not 3: $out"
+  [ ! -e /run/chessclockd ] || fail "stop left /run/chessclockd (RuntimeDirectory= is removed on stop)"
+  ok "init scripts: stop (status 3 after it, /run/chessclockd removed)"
+
+  as_root install -d /etc/chessclockd/chessclockd.toml.d
+  echo 'command_retries = 99' | as_root tee "$dropin" >/dev/null
+  out=$(as_root service chessclockd start 2>&1) && fail "start with a bad drop-in succeeded: $out"
+  grep -q 'exited as it started' <<<"$out" && grep -q "command_retries: 99 is out of range" <<<"$out" &&
+    grep -q "$dropin, line 1" <<<"$out" || fail "start with a bad drop-in does not say why: $out"
+  as_root service chessclockd status >/dev/null 2>&1 || [ $? = 3 ] || fail "status after a failed start is not 3"
+  chessclockctl doctor -J >"$tmp/doctor-bad.json" && fail "doctor passed with a bad drop-in"
+  python3 - "$tmp/doctor-bad.json" "$dropin" <<'PY' || fail "doctor with a bad drop-in: $(cat "$tmp/doctor-bad.json")"
+import json, sys
+checks = {c["check"]: c for c in json.load(open(sys.argv[1]))}
+c = checks["config"]
+assert not c["ok"] and not c["skipped"], c
+assert sys.argv[2] + ", line 1" in c["detail"] and "command_retries" in c["detail"], c
+PY
+  ok "init scripts: a bad drop-in fails start (exit 1) with: $(grep 'command_retries' <<<"$out" | head -n 1)"
+
+  # A daemon that never takes its name on the system bus (here: DAEMON_ARGS puts it on a
+  # private bus of its own) is stopped after START_TIMEOUT, with its last lines.
+  printf 'DAEMON_ARGS=--demo\nSTART_TIMEOUT=2\n' | as_root tee /etc/default/chessclockd >/dev/null
+  out=$(as_root service chessclockd start 2>&1) && fail "a start that never took the bus name succeeded: $out"
+  as_root rm -f /etc/default/chessclockd
+  grep -q 'did not take org.chessclockd.ChessClock1 on the system bus within 2 s, so it was stopped' <<<"$out" ||
+    fail "a start past START_TIMEOUT does not say so: $out"
+  ! pgrep -u chessclockd >/dev/null || fail "a start past START_TIMEOUT left $(pgrep -a -u chessclockd)"
+  ok "init scripts: a daemon that does not take its bus name within START_TIMEOUT is stopped, and start says so"
+
+  as_root rm -f "$dropin"
+  out=$(as_root service chessclockd start 2>&1) || fail "start: $out"
+  chessclockctl list >/dev/null || fail "chessclockctl list right after start: start did not wait for the daemon"
+  [ "$(stat -c %U:%G:%a /run/chessclockd)" = chessclockd:chessclock:750 ] || fail "runtime directory: $(stat -c %U:%G:%a /run/chessclockd)"
+  [ "$(stat -c %U:%G:%a /var/log/chessclockd.log)" = root:adm:640 ] || fail "log: $(stat -c %U:%G:%a /var/log/chessclockd.log)"
+  ok "init scripts: start returns once the daemon answers; /run/chessclockd and the log as the unit's"
+
+  echo 'command_retries = 99' | as_root tee "$dropin" >/dev/null
+  out=$(as_root service chessclockd reload 2>&1) && fail "reload with a bad drop-in succeeded: $out"
+  grep -q "$dropin, line 1" <<<"$out" || fail "reload does not name the file: $out"
+  as_root service chessclockd status >/dev/null || fail "a refused reload stopped the daemon"
+  as_root rm -f "$dropin"
+  # The folder is the operator's (purge leaves it): gone again if this check made it.
+  [ "$made_dir" = no ] || as_root rmdir /etc/chessclockd/chessclockd.toml.d
+  as_root service chessclockd reload >/dev/null || fail "reload"
+  as_root service chessclockd restart >/dev/null || fail "restart"
+  as_root service chessclock-bridge restart >/dev/null || fail "bridge restart"
+  out=$(as_root service chessclock-bridge reload 2>&1) && fail "the bridge reloaded: $out"
+  chessclockctl list >/dev/null && as_root service chessclock-bridge status >/dev/null ||
+    fail "not running after the restarts"
+  ok "init scripts: reload refuses a bad file and keeps the daemon, reload, restart (the bridge: restart only)"
 }
 
 start_services
@@ -442,6 +544,7 @@ assert len(games) == 1 and games[0]["uci"] == ["e2e4", "e7e5"], games
 assert games[0]["headers"]["White"] == "Carlsen, Magnus", games[0]["headers"]
 PY
 ok "the game under way came through the upgrade: the same moves and players, the waiting clock unchanged, the live PGN written again"
+init_scripts_check
 stop_services
 
 # --- remove, purge -------------------------------------------------------------------------
@@ -462,6 +565,8 @@ as_root env CHESSCLOCKD_PURGE_STATE=yes dpkg --purge chessclockd >/dev/null 2>&1
 leftover=$(find /usr /etc -name '*chessclock*' -not -path '/usr/share/lintian/*' 2>/dev/null | grep -v "^$PWD" || true)
 [ -z "$leftover" ] || fail "purge left: $leftover"
 ok "purge with CHESSCLOCKD_PURGE_STATE=yes leaves nothing"
+purge_leaves_nothing_of_the_init_scripts
+
 
 # --- an apt repository with all three architectures, installed from with apt-get ------------
 PI_BINARIES_RAN=$tmp/pi-ran.sha256 ./scripts/apt-repo-test.sh || fail "the apt repository (scripts/apt-repo-test.sh)"

@@ -60,8 +60,9 @@ impl DeviceState {
 }
 
 impl std::fmt::Display for DeviceState {
+    /// The snake_case name, padded as the format asks (`{:<14}` in a table).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -98,8 +99,9 @@ impl Mode {
 }
 
 impl std::fmt::Display for Mode {
+    /// `drive` or `observe`, padded as the format asks.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

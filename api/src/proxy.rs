@@ -28,6 +28,8 @@ pub trait Manager {
     fn detach(&self, clock: &zbus::ObjectPath<'_>) -> zbus::Result<()>;
     /// Detach a clock: `keep`, `archive` or `forget` its game (and board number).
     fn detach_with(&self, clock: &zbus::ObjectPath<'_>, what: &str) -> zbus::Result<()>;
+    /// Move a clock's game to another board (a port or a board's serial number).
+    fn replace(&self, clock: &zbus::ObjectPath<'_>, with: &str) -> zbus::Result<String>;
     /// Give a clock's board a board number.
     fn set_board(&self, clock: &zbus::ObjectPath<'_>, board: u32) -> zbus::Result<String>;
     /// Every clock's Clock properties but `Snapshot`, by path (`LiveSnapshot` computed now).

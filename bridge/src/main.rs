@@ -106,7 +106,8 @@ async fn connect(args: &Args) -> Result<zbus::Connection> {
 }
 
 /// Serve `org.freedesktop.LogControl1` and own the bridge's bus name, so that
-/// `systemctl service-log-level chessclock-bridge debug` (the unit's `BusName=`) reaches it.
+/// `systemctl service-log-level chessclock-bridge debug` (the unit's `BusName=`) reaches it,
+/// and `/etc/init.d/chessclock-bridge start` knows the bridge is listening.
 /// Not fatal: without the name (a bus policy without the bridge's file) the bridge does its
 /// work and says how to change its level otherwise. While another bridge owns the name on the
 /// same bus, this one waits in the bus's queue and takes the name when that one stops.
@@ -133,7 +134,6 @@ async fn serve_log_control(conn: &zbus::Connection, log: LogControl) {
 async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     let listen = settings.listen_addr()?;
     let conn = connect(&args).await?;
-    serve_log_control(&conn, log).await;
     // The follower feeds `live`; every output reads `hub`: the same, or with a broadcast
     // delay, `live` replayed that much later (delay.rs).
     let live = Arc::new(hub::Hub::new(settings.replay));
@@ -157,6 +157,9 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
+    // The bus name last, once the port is ours: whoever sees it owned (the init script's
+    // `start`, which waits for it) knows the bridge is up, not about to fail to listen.
+    serve_log_control(&conn, log).await;
     // A `source = "fleet"` round reads every machine's boards from the broker (the settings
     // have checked that there is one).
     let fleet = settings

@@ -4,8 +4,9 @@
 //! MQTT broker when none is set, ...) is skipped, says why, and fails nothing. Exit 0 when no
 //! check failed.
 //!
-//! Owns the checks and their wording; it reads the bus, a few files and `timedatectl`, and
-//! changes nothing (the permission probe asks to detach a clock that cannot exist).
+//! Owns the checks and their wording; it reads the bus, a few files and `timedatectl`, runs
+//! the programs' own `--check-config` (`settings.rs`), and changes nothing (the permission
+//! probe asks to detach a clock that cannot exist).
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -20,20 +21,28 @@ use serde::Serialize;
 
 use crate::client::{BusArgs, Failure, bus_label, connect};
 
+mod settings;
+
 /// Free space the state directory should have at least (journals and games of a day).
 const MIN_FREE_BYTES: u64 = 100 * 1024 * 1024;
 /// How long a network check waits.
 const NET_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Check this machine: daemon, permissions, boards, udev rules, state directory, clock
-/// synchronisation, bridge, MQTT broker, Bluetooth.
+/// Check this machine: daemon, permissions, boards, the daemon's and the bridge's settings,
+/// udev rules, state directory, clock synchronisation, bridge, MQTT broker, Bluetooth.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The daemon's configuration, checked as `chessclockd --check-config --config FILE`
+    /// does [default: the daemon's own, /etc/chessclockd/chessclockd.toml if it exists, and
+    /// its drop-ins].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// The daemon's state directory.
     #[arg(long, value_name = "DIR", default_value = "/var/lib/chessclockd")]
     state_dir: PathBuf,
-    /// The bridge's configuration (its HTTP address and MQTT broker); the bridge checks
-    /// are skipped when it does not exist.
+    /// The bridge's configuration (checked as `chessclock-bridge --check-config` does; its
+    /// HTTP address and MQTT broker, with its drop-ins); the bridge checks are skipped when it
+    /// does not exist.
     #[arg(
         long,
         value_name = "FILE",
@@ -48,8 +57,8 @@ pub(crate) struct Args {
 /// One check's outcome (the JSON schema of `doctor -J`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Check {
-    /// Its name: `daemon`, `permission`, `boards`, `udev`, `state`, `time`, `bridge`,
-    /// `mqtt`, `bluetooth`.
+    /// Its name: `daemon`, `permission`, `boards`, `config`, `bridge_config`, `udev`,
+    /// `state`, `time`, `bridge`, `mqtt`, `bluetooth`.
     check: &'static str,
     /// False only for a failed check (a skipped one failed nothing).
     ok: bool,
@@ -82,8 +91,9 @@ fn skip(check: &'static str, detail: impl Into<String>) -> Check {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Host {
     /// systemd is PID 1 (`/run/systemd/system` exists, as `sd_booted(3)` asks): units,
-    /// `systemctl` and `timedatectl` work. Without it (a container, a chroot, some CI) the
-    /// daemon and the bridge are started by hand (docs/install.md, "Without systemd").
+    /// `systemctl` and `timedatectl` work. Without it (a container, a chroot, sysvinit) the
+    /// package's init scripts run the daemon and the bridge (docs/install.md, "Without
+    /// systemd").
     systemd: bool,
 }
 
@@ -100,9 +110,27 @@ impl Host {
             format!("`sudo systemctl enable --now {unit}`")
         } else {
             format!(
-                "systemd is not running here, so start it by hand as \
-                 /usr/share/doc/chessclockd/install.md says (\"Without systemd\"; {unit})"
+                "systemd is not running here, so start it with `sudo service {unit} start` \
+                 (/usr/share/doc/chessclockd/install.md, \"Without systemd\")"
             )
+        }
+    }
+
+    /// How to make the running `unit` read its changed settings on this host.
+    fn reload(self, unit: &str) -> String {
+        if self.systemd {
+            format!("`sudo systemctl reload {unit}`")
+        } else {
+            format!("`sudo service {unit} reload`")
+        }
+    }
+
+    /// How to restart `unit` on this host.
+    fn restart(self, unit: &str) -> String {
+        if self.systemd {
+            format!("`sudo systemctl restart {unit}`")
+        } else {
+            format!("`sudo service {unit} restart`")
         }
     }
 }
@@ -115,6 +143,8 @@ pub(crate) fn run(bus: &BusArgs, args: &Args, json: bool) -> anyhow::Result<Exit
         .build()?;
     let host = Host::this();
     let (mut checks, clocks) = rt.block_on(bus_checks(bus, host));
+    checks.push(settings::daemon_config(args.config.as_deref(), host));
+    checks.push(settings::bridge_config(&args.bridge_config, host));
     checks.push(udev(&args.udev_dir));
     checks.push(state(&args.state_dir));
     checks.push(time(host));
@@ -130,7 +160,7 @@ pub(crate) fn run(bus: &BusArgs, args: &Args, json: bool) -> anyhow::Result<Exit
                 (true, false) => "ok  ",
                 (false, false) => "FAIL",
             };
-            writeln!(out, "{mark} {:<10} {}", c.check, c.detail)?;
+            writeln!(out, "{mark} {:<13} {}", c.check, c.detail)?;
         }
         let skipped: Vec<&str> = checks
             .iter()
@@ -369,28 +399,25 @@ fn time(host: Host) -> Check {
 }
 
 /// The bridge's HTTP server answering, and its MQTT broker reachable, from its
-/// configuration file; both skipped without one, the broker when none is set.
+/// configuration file and its drop-ins; both skipped without the file, the broker when none
+/// is set.
 fn bridge(config: &Path, host: Host) -> Vec<Check> {
-    let Ok(text) = std::fs::read_to_string(config) else {
-        let shown = config.display();
-        return vec![
-            skip(
-                "bridge",
-                format!("no {shown}: the bridge is not set up (skipped)"),
-            ),
-            skip(
-                "mqtt",
-                format!("no {shown}, so no MQTT broker to check (skipped)"),
-            ),
-        ];
-    };
-    let table: toml::Table = match text.parse() {
-        Ok(t) => t,
-        Err(e) => {
-            let detail = format!(
-                "{}: {e}; check it with `chessclock-bridge --check-config`",
-                config.display()
-            );
+    let table = match settings::bridge_table(config) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            let shown = config.display();
+            return vec![
+                skip(
+                    "bridge",
+                    format!("no {shown}: the bridge is not set up (skipped)"),
+                ),
+                skip(
+                    "mqtt",
+                    format!("no {shown}, so no MQTT broker to check (skipped)"),
+                ),
+            ];
+        }
+        Err(detail) => {
             return vec![
                 check("bridge", false, detail),
                 skip("mqtt", "the bridge's settings do not load (skipped)"),

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use chessclock_api::names::{BUS_NAME, LOG_CONTROL_PATH};
 
+use crate::client::said::Voice;
 use crate::client::{BusArgs, Failure, bus_failure, connect};
 
 /// Arguments of `log-level`.
@@ -33,11 +34,12 @@ trait LogControl {
 }
 
 /// Run the verb on its own runtime; returns the exit code.
-pub(crate) fn run(bus: &BusArgs, args: Args, json: bool) -> ExitCode {
-    crate::client::block_on(log_level(bus, args, json))
+pub(crate) fn run(bus: &BusArgs, args: Args, voice: Voice) -> ExitCode {
+    crate::client::block_on(log_level(bus, args, voice))
 }
 
-async fn log_level(bus: &BusArgs, args: Args, json: bool) -> Result<(), Failure> {
+async fn log_level(bus: &BusArgs, args: Args, voice: Voice) -> Result<(), Failure> {
+    let json = voice.json;
     let conn = connect(bus).await?;
     let failure = |e: zbus::Error| match e {
         zbus::Error::FDO(fdo) => match *fdo {
@@ -58,9 +60,14 @@ async fn log_level(bus: &BusArgs, args: Args, json: bool) -> Result<(), Failure>
         .build()
         .await
         .map_err(failure)?;
-    if let Some(level) = &args.level {
-        proxy.set_log_level(level).await.map_err(failure)?;
-    }
+    let was = match &args.level {
+        Some(level) => {
+            let was = proxy.log_level().await.map_err(failure)?;
+            proxy.set_log_level(level).await.map_err(failure)?;
+            Some(was)
+        }
+        None => None,
+    };
     let level = proxy.log_level().await.map_err(failure)?;
     if json {
         let target = proxy.log_target().await.map_err(failure)?;
@@ -71,6 +78,10 @@ async fn log_level(bus: &BusArgs, args: Args, json: bool) -> Result<(), Failure>
             "syslog_identifier": ident,
         });
         println!("{doc}");
+    } else if let Some(was) = was {
+        if voice.says() {
+            println!("chessclockd's log level is now {level} (was {was})");
+        }
     } else {
         println!("{level}");
     }

@@ -27,6 +27,11 @@ struct Cli {
     /// subcommand.
     #[arg(short = 'J', long, global = true)]
     json: bool,
+    /// Print nothing on success: a command that changes something (set, start, result,
+    /// attach, round load, ...) leaves out the line that says what it did; errors still go
+    /// to stderr, and reading commands print what they read.
+    #[arg(short = 'q', long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -51,10 +56,10 @@ enum Command {
     Games(games::Command),
     /// Show or change the daemon's log level (org.freedesktop.LogControl1).
     LogLevel(logctl::Args),
-    /// Check that this machine is ready to run games: daemon, permission, boards, udev
-    /// rules, state directory, clock synchronisation, bridge, MQTT, Bluetooth. A check that
-    /// cannot be made here (no systemd, no broker set) is skipped and named; exit 0 when
-    /// none failed.
+    /// Check that this machine is ready to run games: daemon, permission, boards, the
+    /// daemon's and the bridge's settings, udev rules, state directory, clock
+    /// synchronisation, bridge, MQTT, Bluetooth. A check that cannot be made here (no
+    /// systemd, no broker set) is skipped and named; exit 0 when none failed.
     Doctor(doctor::Args),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(hide = true)]
@@ -90,6 +95,10 @@ fn main() -> ExitCode {
             };
         }
     };
+    let voice = client::said::Voice {
+        json: cli.json,
+        quiet: cli.quiet,
+    };
     let result = match cli.command {
         Command::Timecontrol(TimecontrolCommand::Parse(args)) => {
             offline::parse::run(args, cli.json)
@@ -104,10 +113,10 @@ fn main() -> ExitCode {
         Command::Replay(args) => offline::replay::run(args, cli.json),
         Command::Fleet(args) => fleet::run(args, cli.json),
         Command::Bus(cmd) => {
-            return client::block_on(client::commands::run(&cli.bus, cmd, cli.json));
+            return client::block_on(client::commands::run(&cli.bus, cmd, voice));
         }
         Command::Games(command) => return games::run(command, cli.json),
-        Command::LogLevel(args) => return logctl::run(&cli.bus, args, cli.json),
+        Command::LogLevel(args) => return logctl::run(&cli.bus, args, voice),
         Command::Doctor(args) => doctor::run(&cli.bus, &args, cli.json),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -224,6 +224,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "replace",
+        &[(
+            "chessclockctl replace board:12 --with /dev/ttyACM5",
+            "board 12's game goes on on the spare board plugged into ttyACM5",
+        )],
+    ),
+    (
         "renumber",
         &[(
             "chessclockctl renumber ttyACM3 37",

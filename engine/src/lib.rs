@@ -11,12 +11,12 @@
 //! [`Engine::handle_timeout`], arm a timer for [`Engine::poll_timeout`], drain
 //! [`Engine::poll_event`], read [`Engine::snapshot`] and [`Engine::display`].
 
-/// `Display` of each type as its `as_str` name.
+/// `Display` of each type as its `as_str` name (padded as the format asks: `{:<8}`).
 macro_rules! display_as_str {
     ($($t:ty),+) => {$(
         impl std::fmt::Display for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
     )+};

@@ -384,6 +384,12 @@ impl BoardGame {
         &self.tracker
     }
 
+    /// The board is a spare swapped in mid-game: nothing it shows is read until it shows the
+    /// game's position ([`Tracker::await_position`]).
+    pub fn await_position(&mut self) {
+        self.tracker.await_position();
+    }
+
     /// The game information (tags); it stays from game to game.
     pub fn info(&self) -> &GameInfo {
         &self.info

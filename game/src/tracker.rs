@@ -77,6 +77,9 @@ pub struct Tracker {
     /// it, it is not read as a move, takeback or new game (it is what the correction
     /// corrected), until the board is in step with the game again.
     held: Option<Board>,
+    /// The board is not the one the game was played on (a spare swapped in mid-game): until
+    /// it shows the game's position, nothing it shows is read (no move, takeback or new game).
+    awaiting: bool,
 }
 
 impl Tracker {
@@ -95,7 +98,21 @@ impl Tracker {
             reported: false,
             reported_diff: Vec::new(),
             held: None,
+            awaiting: false,
         }
+    }
+
+    /// The board is another than the one the game was played on (a spare swapped in
+    /// mid-game): nothing it shows is read as a move, a takeback or a new game until it shows
+    /// the game's current position; until then it is reported as any board that does not.
+    pub fn await_position(&mut self) {
+        self.awaiting = true;
+        self.held = None;
+    }
+
+    /// Whether the board has yet to show the game's position ([`Tracker::await_position`]).
+    pub fn awaits_position(&self) -> bool {
+        self.awaiting
     }
 
     /// A full board dump arrived at `now_ms` (fields in the board's own order). A dump is a
@@ -219,7 +236,9 @@ impl Tracker {
             }
             return;
         };
-        if let Some((result, signal)) = signalled_result(&self.raw, o) {
+        if !self.awaiting
+            && let Some((result, signal)) = signalled_result(&self.raw, o)
+        {
             match (&self.state, signal) {
                 (BoardState::Finished(shown), _) if *shown == result => {}
                 // Both kings in the centre may also be a king set down on its way beside the
@@ -245,11 +264,12 @@ impl Tracker {
         let board = placement(&self.raw, o);
         if board == *cur.board() {
             self.held = None;
+            self.awaiting = false;
             self.explained(now);
             self.state = BoardState::Synced;
             return;
         }
-        if self.held.as_ref() == Some(&board) {
+        if self.awaiting || self.held.as_ref() == Some(&board) {
             self.state = BoardState::Unexplained {
                 differences: differences(cur.board(), &board),
             };
@@ -306,6 +326,7 @@ impl Tracker {
     /// `force`: the input has ended, a waiting new game or takeback is accepted now.
     fn settle(&mut self, now: u64, force: bool) {
         if let Some(o) = self.orientation
+            && !self.awaiting
             && !matches!(self.state, BoardState::Finished(_))
             && let Some((result, signal)) = signalled_result(&self.raw, o)
         {
@@ -324,8 +345,9 @@ impl Tracker {
         let differences = differences.clone();
         let board = placement(&self.raw, o);
         let start = self.start();
-        // The board a correction left is reported, never read as a move or a jump.
-        let held = self.held.as_ref() == Some(&board);
+        // The board a correction left is reported, never read as a move or a jump; nor is a
+        // board that has yet to show the game's position.
+        let held = self.awaiting || self.held.as_ref() == Some(&board);
         if !held && let Some(jump) = self.jump_target(start, &board) {
             // Only time tells a jump from a move half made (a dump comes 0.25 s after a move).
             if force || now >= self.last_change.saturating_add(self.cfg.settle_ms) {

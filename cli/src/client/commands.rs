@@ -2,14 +2,15 @@
 
 use std::io::Write;
 
-use chessclock_api::ClockStatus;
 use chessclock_api::error::ErrorName;
 use chessclock_api::proxy::{ClockProxy, ManagerProxy};
+use chessclock_api::{ClockStatus, read};
 use chessclock_engine::{AdjustOp, ClaimKind, GameResult, Ruling, Side};
 use zbus::Connection;
 
 use super::render::{list_header, list_line, status_text};
 use super::resolve::{all_clocks, resolve};
+use super::said::{self, Voice};
 use super::{BusArgs, Failure, Result, bus_failure, connect};
 
 /// A clock: `board:N` (board N of the round), index, name, object path, tty path or board
@@ -177,6 +178,16 @@ pub(crate) enum BusCommand {
         #[arg(long)]
         forget: bool,
     },
+    /// Move a clock's game mid-game to other hardware (a spare board or clock): its moves,
+    /// times, control, players, board number and mode go on there; the old board is let go.
+    Replace {
+        /// Clock.
+        clock: ClockName,
+        /// The other board: its port (/dev/ttyACM1; attached first if it is not) or the
+        /// serial number of an attached board.
+        #[arg(long = "with", value_name = "PORT|SERIAL")]
+        with: String,
+    },
     /// Give a clock's board its board number (kept for that board: its serial number, else
     /// its port, or a virtual clock's name), e.g. `chessclockctl renumber ttyACM0 37`.
     Renumber {
@@ -198,8 +209,10 @@ pub(crate) enum BusCommand {
     Round(super::round::RoundCommand),
 }
 
-/// Run a bus subcommand; `json` prints JSON for scripts (stable schemas, docs/cli.md).
-pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()> {
+/// Run a bus subcommand; `voice.json` prints JSON for scripts (stable schemas, docs/cli.md),
+/// `voice.quiet` leaves out the line a command that changes something prints.
+pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, voice: Voice) -> Result<()> {
+    let json = voice.json;
     // The live verbs connect (and reconnect) themselves.
     match cmd {
         BusCommand::Watch => return super::watch::run(bus, json).await,
@@ -215,7 +228,21 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             match mgr.attach(&port).await {
                 Ok(path) => {
-                    println!("{}", path.as_str());
+                    if json {
+                        return out_line(path.as_str());
+                    }
+                    if voice.says() {
+                        let line = match read::clock(&conn, &path).await {
+                            Ok(c) => format!(
+                                "attached {port} as {}, board {} ({})",
+                                said::who(&c),
+                                c.board,
+                                path.as_str()
+                            ),
+                            Err(_) => format!("attached {port} as {}", path.as_str()),
+                        };
+                        out_line(&line)?;
+                    }
                     Ok(())
                 }
                 Err(zbus::Error::MethodError(name, msg, _))
@@ -228,12 +255,28 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
                 Err(e) => Err(f(e)),
             }
         }
-        BusCommand::Game(cmd) => super::game::run(&conn, bus, cmd).await,
-        BusCommand::Round(cmd) => super::round::run(&conn, bus, cmd, json).await,
+        BusCommand::Game(cmd) => super::game::run(&conn, bus, cmd, voice).await,
+        BusCommand::Round(cmd) => super::round::run(&conn, bus, cmd, voice).await,
         BusCommand::AddVirtual { name } => {
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
             let path = mgr.add_virtual(&name).await.map_err(f)?;
-            println!("{}", path.as_str());
+            if json {
+                return out_line(path.as_str());
+            }
+            if voice.says() {
+                let line = match read::clock(&conn, &path).await {
+                    Ok(c) => format!(
+                        "added {}, board {}: an emulated DGT board and DGT 3000 in the \
+                         daemon, port {} ({})",
+                        said::who(&c),
+                        c.board,
+                        c.port,
+                        path.as_str()
+                    ),
+                    Err(_) => format!("added virtual clock {name:?} as {}", path.as_str()),
+                };
+                out_line(&line)?;
+            }
             Ok(())
         }
         BusCommand::Detach {
@@ -241,14 +284,35 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
             archive,
             forget,
         } => {
+            let (path, before) = resolve(&conn, bus, &clock).await?;
+            let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
+            let (what, game) = match (archive, forget) {
+                (_, true) => ("forget", "its game archived, its board number free"),
+                (true, false) => ("archive", "its game archived"),
+                (false, false) => ("keep", "its game kept for when it comes back"),
+            };
+            mgr.detach_with(&path.as_ref(), what).await.map_err(f)?;
+            if voice.says() {
+                out_line(&format!(
+                    "detached {}, board {} ({}): {game}",
+                    said::who(&before),
+                    before.board,
+                    before.port
+                ))?;
+            }
+            Ok(())
+        }
+        BusCommand::Replace { clock, with } => {
             let (path, _) = resolve(&conn, bus, &clock).await?;
             let mgr = ManagerProxy::new(&conn).await.map_err(f)?;
-            let what = match (archive, forget) {
-                (_, true) => "forget",
-                (true, false) => "archive",
-                (false, false) => "keep",
-            };
-            mgr.detach_with(&path.as_ref(), what).await.map_err(f)
+            let done = mgr.replace(&path.as_ref(), &with).await.map_err(f)?;
+            if json {
+                out_line(&serde_json::json!({ "clock": path.as_str(), "done": done }).to_string())
+            } else if voice.says() {
+                out_line(&done)
+            } else {
+                Ok(())
+            }
         }
         BusCommand::Renumber { clock, number } => {
             let (path, _) = resolve(&conn, bus, &clock).await?;
@@ -256,41 +320,54 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, json: bool) -> Result<()
             let done = mgr.set_board(&path.as_ref(), number).await.map_err(f)?;
             if json {
                 out_line(&serde_json::json!({ "board": number, "done": done }).to_string())
-            } else {
+            } else if voice.says() {
                 out_line(&done)
+            } else {
+                Ok(())
             }
         }
         control => {
             let (name, action) = split_control(control);
-            let (path, _) = resolve(&conn, bus, &name).await?;
+            let (path, before) = resolve(&conn, bus, &name).await?;
             let clock = ClockProxy::builder(&conn)
-                .path(path)
+                .path(path.clone())
                 .cache_properties(zbus::proxy::CacheProperties::No)
                 .build()
                 .await
                 .map_err(f)?;
-            let r = match action {
-                Action::Set(tc) => clock.set_time_control(&tc).await,
-                Action::Start(side) => clock.start(&side).await,
+            let r = match &action {
+                Action::Set(tc) => clock.set_time_control(tc).await,
+                Action::Start(side) => clock.start(side).await,
                 Action::Pause => clock.pause().await,
                 Action::Resume => clock.resume().await,
-                Action::Press(side) => clock.press(&side).await,
-                Action::Adjust(side, field, op, ms) => clock.adjust(&side, &field, &op, ms).await,
-                Action::Moves(side, n) => clock.set_moves(&side, n).await,
-                Action::Claim(side, kind) => clock.claim(&side, &kind).await,
-                Action::Ruling(ruling, seconds) => clock.rule(&ruling, seconds).await,
-                Action::Result(r) => clock.set_result(&r).await,
+                Action::Press(side) => clock.press(side).await,
+                Action::Adjust(side, field, op, ms) => clock.adjust(side, field, op, *ms).await,
+                Action::Moves(side, n) => clock.set_moves(side, *n).await,
+                Action::Claim(side, kind) => clock.claim(side, kind).await,
+                Action::Ruling(ruling, seconds) => clock.rule(ruling, *seconds).await,
+                Action::Result(r) => clock.set_result(r).await,
                 Action::NewGame => clock.new_game().await,
-                Action::Text(t, ms) => clock.show_text(&t, ms).await,
-                Action::Beep(ms) => clock.beep(ms).await,
-                Action::Mode(mode) => clock.set_mode(&mode).await,
+                Action::Text(t, ms) => clock.show_text(t, *ms).await,
+                Action::Beep(ms) => clock.beep(*ms).await,
+                Action::Mode(mode) => clock.set_mode(mode).await,
             };
-            r.map_err(f)
+            r.map_err(f)?;
+            if voice.says() {
+                let after = read::clock(&conn, &path).await.ok();
+                out_line(&said::control(&before, after.as_ref(), &action))?;
+                if let Action::Set(typed) = &action
+                    && let Some(hint) = said::set_hint(typed)
+                {
+                    eprintln!("hint: {hint}");
+                }
+            }
+            Ok(())
         }
     }
 }
 
-enum Action {
+/// A control verb on one clock, with its arguments.
+pub(crate) enum Action {
     Set(String),
     Start(String),
     Pause,
@@ -341,6 +418,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Attach { .. }
         | BusCommand::Detach { .. }
         | BusCommand::Renumber { .. }
+        | BusCommand::Replace { .. }
         | BusCommand::AddVirtual { .. }
         | BusCommand::Game(_)
         | BusCommand::Round(_) => (String::new(), Action::Pause),

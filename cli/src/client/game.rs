@@ -9,7 +9,9 @@ use chessclock_api::proxy::ClockProxy;
 use chessclock_api::read;
 use zbus::Connection;
 
+use super::commands::out_line;
 use super::resolve::resolve;
+use super::said::{self, Voice};
 use super::{BusArgs, Failure, Result, bus_failure, read_failure};
 
 /// Subcommands about the game on the board's pieces.
@@ -100,8 +102,14 @@ fn parse_tag(text: &str) -> Result<(String, String)> {
     Ok((name.trim().to_owned(), value.to_owned()))
 }
 
-/// Run a game subcommand.
-pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> Result<()> {
+/// Run a game subcommand; the corrections and a change of game information say what they
+/// did unless `voice` is quiet (or JSON).
+pub(crate) async fn run(
+    conn: &Connection,
+    bus: &BusArgs,
+    cmd: GameCommand,
+    voice: Voice,
+) -> Result<()> {
     let name = match &cmd {
         GameCommand::Pgn { clock }
         | GameCommand::Board { clock }
@@ -161,17 +169,58 @@ pub(crate) async fn run(conn: &Connection, bus: &BusArgs, cmd: GameCommand) -> R
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect();
-            clock.set_game_info(map).await.map_err(f)
+            clock.set_game_info(map).await.map_err(f)?;
+            if voice.says() {
+                let after = read::clock(conn, &path)
+                    .await
+                    .map_err(|e| read_failure(bus, e))?;
+                out_line(&said::game_info(&after, &parsed))?;
+            }
+            Ok(())
         }
-        GameCommand::Move { action, .. } => match action {
-            MoveAction::Undo { plies } => clock.undo_moves(plies).await.map_err(f),
-            MoveAction::Force { uci } => clock.force_move(&uci).await.map_err(f),
-        },
-        GameCommand::Position { position, turn, .. } => clock
-            .set_position(&position.join(" "), turn.as_deref().unwrap_or_default())
-            .await
-            .map_err(f),
+        GameCommand::Move { action, .. } => {
+            let done = match action {
+                MoveAction::Undo { plies } => {
+                    clock.undo_moves(plies).await.map_err(f)?;
+                    format!("took back {plies} ply{}", if plies == 1 { "" } else { "s" })
+                }
+                MoveAction::Force { uci } => {
+                    clock.force_move(&uci).await.map_err(f)?;
+                    format!("played {uci}")
+                }
+            };
+            said_moves(conn, bus, &path, &done, voice).await
+        }
+        GameCommand::Position { position, turn, .. } => {
+            let position = position.join(" ");
+            clock
+                .set_position(&position, turn.as_deref().unwrap_or_default())
+                .await
+                .map_err(f)?;
+            let done = match position.trim() {
+                "board" => "the game begins anew from the pieces as they stand".to_owned(),
+                fen => format!("the game begins anew from {fen}"),
+            };
+            said_moves(conn, bus, &path, &done, voice).await
+        }
     }
+}
+
+/// After a correction: what was done and the game's last move, unless quiet.
+async fn said_moves(
+    conn: &Connection,
+    bus: &BusArgs,
+    path: &zbus::OwnedObjectPath,
+    done: &str,
+    voice: Voice,
+) -> Result<()> {
+    if !voice.says() {
+        return Ok(());
+    }
+    let after = read::clock(conn, path)
+        .await
+        .map_err(|e| read_failure(bus, e))?;
+    out_line(&said::moves(&after, done))
 }
 
 /// The board of `fen` as 8 lines of letters (White upper case) with ranks and files, White

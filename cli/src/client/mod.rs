@@ -9,6 +9,7 @@ mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
 mod round;
+pub(crate) mod said;
 pub(crate) mod watch;
 
 use std::process::ExitCode;
@@ -107,16 +108,44 @@ pub(crate) fn read_failure(args: &BusArgs, e: ReadError) -> Failure {
     }
 }
 
+/// That nobody owns the daemon's name on the bus, and how to start it on this host: with
+/// systemd (PID 1) its unit, else the package's init script.
+fn not_running(args: &BusArgs) -> String {
+    let start = if std::path::Path::new("/run/systemd/system").is_dir() {
+        "`sudo systemctl start chessclockd`"
+    } else {
+        "`sudo service chessclockd start`"
+    };
+    format!(
+        "chessclockd is not running: nobody owns {BUS_NAME} on {}; start it with {start} (or \
+         `chessclockd --session` for a test)",
+        bus_label(args)
+    )
+}
+
 /// Turn a bus error into one sentence and an exit code.
 pub(crate) fn bus_failure(args: &BusArgs, e: zbus::Error) -> Failure {
+    use zbus::DBusError;
     use zbus::fdo::Error as Fdo;
     match e {
         zbus::Error::FDO(fdo) => match *fdo {
-            Fdo::ServiceUnknown(_) | Fdo::NameHasNoOwner(_) => Failure::NotRunning(format!(
-                "chessclockd is not running: nobody owns {BUS_NAME} on {}; start it with \
-                 `systemctl start chessclockd` (or `chessclockd --session` for a test)",
-                bus_label(args)
-            )),
+            Fdo::ServiceUnknown(_) | Fdo::NameHasNoOwner(_) => {
+                Failure::NotRunning(not_running(args))
+            }
+            // The bus tried to start it (the activation file hands that to systemd, which
+            // is not there, or whose unit failed).
+            spawn
+                if spawn
+                    .name()
+                    .as_str()
+                    .starts_with("org.freedesktop.DBus.Error.Spawn.") =>
+            {
+                Failure::NotRunning(format!(
+                    "{}; the bus could not start it ({})",
+                    not_running(args),
+                    spawn.description().unwrap_or_default()
+                ))
+            }
             Fdo::AccessDenied(_) => Failure::Action(
                 "permission denied: controlling clocks needs membership of group chessclock \
                  (`sudo usermod -aG chessclock $USER`, then log in again)"
@@ -143,5 +172,34 @@ pub(crate) fn bus_failure(args: &BusArgs, e: zbus::Error) -> Failure {
             Failure::NotRunning(format!("lost the connection to {} ({io})", bus_label(args)))
         }
         other => Failure::Action(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_daemon_the_bus_could_not_start_is_not_running_with_how_to_start_it() {
+        let args = BusArgs::default();
+        let spawn =
+            zbus::fdo::Error::SpawnChildExited("Process /bin/false exited with status 1".into());
+        let Failure::NotRunning(msg) = bus_failure(&args, zbus::Error::FDO(Box::new(spawn))) else {
+            panic!("exit code 3")
+        };
+        assert!(
+            msg.starts_with("chessclockd is not running: nobody owns org.chessclockd.ChessClock1")
+                && (msg.contains("`sudo service chessclockd start`")
+                    || msg.contains("`sudo systemctl start chessclockd`"))
+                && msg.ends_with(
+                    "the bus could not start it (Process /bin/false exited with status 1)"
+                ),
+            "{msg}"
+        );
+        let unknown = zbus::fdo::Error::ServiceUnknown("x".into());
+        assert!(matches!(
+            bus_failure(&args, zbus::Error::FDO(Box::new(unknown))),
+            Failure::NotRunning(_)
+        ));
     }
 }

@@ -259,6 +259,31 @@ mod tests {
     }
 
     #[test]
+    fn list_lines_keep_every_column_under_its_heading() {
+        let v: ClockStatus = serde_json::from_value(serde_json::json!({
+            "clock": "/c/0", "index": 0, "board": 1, "name": "Table 1", "port": "virtual:Table 1",
+            "model": "DGT 3000", "firmware": "2.0", "board_serial": "", "connected": true,
+            "device_state": "ready", "white_side": "left", "time_control": "G/15 inc/10",
+            "game_state": "ready", "status": "ready", "as_of_us": 1, "t_ms": 1,
+            "white_ms": 900_000, "black_ms": 900_000, "running": null,
+            "text": {"white": "15:10", "black": "15:10"},
+            "phase": {"white": "main", "black": "main"}, "moves": {"white": 0, "black": 0},
+            "detail": {"white": {}, "black": {}}, "result": null}))
+        .expect("status");
+        let header = list_header();
+        let line = list_line(&v);
+        let at = |text: &str, word: &str, from: usize| {
+            text[from..].find(word).map(|i| i + from).expect(word)
+        };
+        let device = at(&header, "DEVICE", 0);
+        let game = at(&header, "GAME", 0);
+        let control = at(&header, "CONTROL", 0);
+        assert_eq!(at(&line, "ready", device - 1), device, "{header}\n{line}");
+        assert_eq!(at(&line, "ready", device + 1), game, "{header}\n{line}");
+        assert_eq!(at(&line, "G/15", 0), control, "{header}\n{line}");
+    }
+
+    #[test]
     fn status_text_says_a_pending_claim_and_the_draws_claimable() {
         let mut v: ClockStatus = serde_json::from_value(serde_json::json!({
             "clock": "/c/4", "index": 4, "name": "b4", "port": "/dev/x", "model": "DGT 3000",

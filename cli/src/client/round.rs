@@ -11,6 +11,7 @@ use chessclock_api::proxy::ManagerProxy;
 use zbus::Connection;
 
 use super::commands::out_line;
+use super::said::Voice;
 use super::{BusArgs, Failure, Result, bus_failure};
 
 /// The round and its pairings.
@@ -40,8 +41,9 @@ pub(crate) enum RoundCommand {
     /// Load a round's pairings: each board's clock gets its players (names, FIDE ids, Elo,
     /// titles, teams) and Round "R.B"; the round becomes current. The next round's, once a
     /// game of the current round has started, are kept for `round next` instead (the games
-    /// under way keep their players). A bad line or a board two clocks share changes
-    /// nothing and is named by its line. The same file again changes nothing; one that
+    /// under way keep their players). A board without a clock is a paper board. A malformed
+    /// line, a board paired twice or a board two clocks share changes nothing; every such
+    /// line is named, all in one answer. The same file again changes nothing; one that
     /// gives a begun game other players is refused without --force.
     Load {
         /// The pairings file: CSV with a header (board,white,black,...), tags-only PGN or FIDE
@@ -103,13 +105,15 @@ fn read(file: &std::path::Path) -> Result<String> {
     })
 }
 
-/// Run a round subcommand.
+/// Run a round subcommand; what `load`, `next` and `result` did is printed unless `voice`
+/// is quiet (with `--json`, as JSON).
 pub(crate) async fn run(
     conn: &Connection,
     bus: &BusArgs,
     cmd: RoundCommand,
-    json: bool,
+    voice: Voice,
 ) -> Result<()> {
+    let json = voice.json;
     let f = |e| bus_failure(bus, e);
     let mgr = ManagerProxy::new(conn).await.map_err(f)?;
     match cmd {
@@ -120,7 +124,9 @@ pub(crate) async fn run(
         }
         RoundCommand::Result { board, result } => {
             let done = mgr.set_board_result(board, &result).await.map_err(f)?;
-            if json {
+            if voice.quiet && !json {
+                Ok(())
+            } else if json {
                 out_line(&serde_json::json!({ "board": board, "done": done }).to_string())
             } else {
                 out_line(&done)
@@ -145,6 +151,9 @@ pub(crate) async fn run(
                 .load_pairings_with(&content, &format, round.unwrap_or(0), force)
                 .await
                 .map_err(f)?;
+            if voice.quiet && !json {
+                return Ok(());
+            }
             let round = mgr.round().await.map_err(f)?;
             print_report(round, &report, json)
         }
@@ -157,6 +166,9 @@ pub(crate) async fn run(
                 None => mgr.next_round(force).await,
             }
             .map_err(f)?;
+            if voice.quiet && !json {
+                return Ok(());
+            }
             let round = mgr.round().await.map_err(f)?;
             print_report(round, &report, json)
         }

@@ -109,6 +109,46 @@ fn the_bridge_and_its_broker_are_skipped_without_its_file_and_asked_with_it() {
 }
 
 #[test]
+fn the_bridge_is_asked_where_its_drop_ins_make_it_listen() {
+    let dir = tempdir("bridge-drop-in");
+    let file = dir.join("bridge.toml");
+    let free = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr");
+    std::fs::write(
+        &file,
+        format!("listen = \"{free}\"\n[mqtt]\nurl = \"mqtt://x\"\n"),
+    )
+    .expect("write");
+    let d = dir.join("bridge.toml.d");
+    std::fs::create_dir_all(&d).expect("drop-in dir");
+    let up = http_server(200);
+    std::fs::write(d.join("50-lan.toml"), format!("listen = \"{up}\"\n")).expect("write");
+    // Not drop-ins: a backup and a hidden file.
+    std::fs::write(d.join("60-old.toml~"), "listen = \"x\"\n").expect("write");
+    std::fs::write(d.join(".70-hidden.toml"), "listen = \"x\"\n").expect("write");
+    let broker = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let mqtt = broker.local_addr().expect("addr");
+    // A table's keys merge: the drop-in sets the broker's url, the file's table had one.
+    std::fs::write(
+        d.join("80-broker.toml"),
+        format!("[mqtt]\nurl = \"mqtt://{mqtt}\"\n"),
+    )
+    .expect("write");
+    let c = bridge(&file, SYSTEMD);
+    assert!(c[0].ok && c[0].detail.contains(&up), "{c:?}");
+    assert!(
+        c[1].ok && !c[1].skipped && c[1].detail.contains(&mqtt.to_string()),
+        "{c:?}"
+    );
+
+    std::fs::write(d.join("90-bad.toml"), "listen = [\n").expect("write");
+    let c = bridge(&file, SYSTEMD);
+    assert!(!c[0].ok && c[0].detail.contains("90-bad.toml"), "{c:?}");
+}
+
+#[test]
 fn a_bridge_that_does_not_answer_is_started_as_this_host_starts_services() {
     let dir = tempdir("bridge-down");
     let file = dir.join("bridge.toml");

@@ -55,7 +55,7 @@ pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         (Ok(p), false) => {
-            print_human(&mut out, &p)?;
+            print_human(&mut out, &input, &p)?;
             Ok(ExitCode::SUCCESS)
         }
         (Err(e), true) => {
@@ -74,9 +74,10 @@ pub(crate) fn run(args: Args, json: bool) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn print_human(out: &mut impl Write, p: &Parsed) -> io::Result<()> {
+fn print_human(out: &mut impl Write, input: &str, p: &Parsed) -> io::Result<()> {
     writeln!(out, "method:    {}", p.control.method)?;
     writeln!(out, "canonical: {}", p.canonical)?;
+    writeln!(out, "meaning:   {}", notation::summary(&p.control))?;
     writeln!(out)?;
     for line in notation::explain(&p.control) {
         writeln!(out, "  {line}")?;
@@ -92,6 +93,9 @@ fn print_human(out: &mut impl Write, p: &Parsed) -> io::Result<()> {
         for w in &p.warnings {
             writeln!(out, "warning: {w}")?;
         }
+    }
+    if let Some(hint) = notation::likely_slip(input, p) {
+        writeln!(out, "hint: {hint}")?;
     }
     Ok(())
 }

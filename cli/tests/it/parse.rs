@@ -70,6 +70,27 @@ fn human_output_explains_and_names_the_method() {
 }
 
 #[test]
+fn human_output_says_the_meaning_in_a_line_and_hints_at_a_likely_slip() {
+    let out = run(&["90/30"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("meaning:   90 moves in 30 min, repeating\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hint: 90/30 means 90 moves in 30 min, repeating; for 90 min + 30 s a move write 90+30 (or G/90 inc/30)"),
+        "{text}"
+    );
+    let text = String::from_utf8_lossy(&run(&["90+30"]).stdout).into_owned();
+    assert!(
+        text.contains("meaning:   1 h 30 min + 30 s a move\n"),
+        "{text}"
+    );
+    assert!(!text.contains("hint:"), "{text}");
+}
+
+#[test]
 fn human_error_has_a_caret_under_the_position() {
     let out = run(&["G/30 foo"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");

@@ -303,6 +303,21 @@ impl ManagerIface {
         self.detach_how(clock, how).await
     }
 
+    /// Move a clock's game to other hardware mid-game (a failed board or clock swapped for
+    /// a spare): `with` is a port (attached first if it is not) or the serial number of an
+    /// attached board. The game goes on there with its moves, times, control, players, board
+    /// number and mode, as the same clock object; its journal moves with it, so a restart in
+    /// between keeps one game; the old hardware is detached. The new board must answer within
+    /// 10 s and must not have a game of its own under way (`NotAllowed`); its pieces are
+    /// checked against the game like any resumed game's. Returns what was done.
+    async fn replace(&self, clock: ObjectPath<'_>, with: &str) -> Result<String, BusError> {
+        let index = clock_index(clock.as_str()).ok_or_else(|| no_such(&clock))?;
+        match self.sup.replace(index, with).await {
+            Err(SupervisorError::NoSuchClock(_)) => Err(no_such(&clock)),
+            other => Ok(other?),
+        }
+    }
+
     /// Make a clock's board board number `board`, kept for that board (its serial number,
     /// else its port; a virtual clock's name) across restarts; refused while another clock
     /// is that board or a [[clock]] table gives the number. Returns what was done.

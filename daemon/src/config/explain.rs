@@ -1,4 +1,5 @@
-//! Serde's errors on the merged configuration turned into [`ConfigError`]s a person can act
+//! Serde's errors on the merged configuration (and a checked value that does not hold, such
+//! as a notation that does not parse) turned into [`ConfigError`]s a person can act
 //! on: the key (or the environment variable) that set the value, the file and line of the
 //! last layer that has it, a suggestion for an unknown key from the known ones.
 //!
@@ -84,6 +85,27 @@ pub(super) fn explain(
         } else {
             message
         };
+        return invalid(var, message);
+    }
+    match conffile::where_set(layers, &key) {
+        Some(place) => invalid(key, format!("{message} ({place})")),
+        None => invalid(key, message),
+    }
+}
+
+/// A checked setting's error (`default_time_control: "x" is not a valid time control ...`)
+/// with where the value came from: the environment variable that set it, else the file and
+/// line of the last layer that has its key. Other errors are returned as they are.
+pub(super) fn place(
+    err: ConfigError,
+    layers: &[Layer],
+    env: &BTreeMap<String, String>,
+) -> ConfigError {
+    let ConfigError::Invalid { key, message } = err else {
+        return err;
+    };
+    let top = key.split(['.', '[']).next().unwrap_or_default();
+    if let Some(var) = env_var_for(top, env).filter(|_| !key.starts_with("clock")) {
         return invalid(var, message);
     }
     match conffile::where_set(layers, &key) {

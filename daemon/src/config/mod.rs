@@ -201,11 +201,19 @@ pub enum ConfigError {
     },
 }
 
+/// The `CHESSCLOCKD_*` variables of `env` that are settings (not our own variables, such as
+/// the configuration's path and the log filter); they map to keys by name.
+fn settings_env(env: impl IntoIterator<Item = (String, String)>) -> BTreeMap<String, String> {
+    env.into_iter()
+        .filter(|(k, _)| k.starts_with(ENV_PREFIX) && k != CONFIG_PATH_ENV && k != LOG_ENV)
+        .collect()
+}
+
 /// The setting `key`'s notation `text` as a control: the configuration's one notation parse.
 fn control(key: &str, text: &str) -> Result<TimeControl, ConfigError> {
     crate::engine::notation::parse(text)
         .map(|p| p.control)
-        .map_err(|e| bad_control(key.to_owned(), text, e.to_string()))
+        .map_err(|e| bad_control(key.to_owned(), text, e.message))
 }
 
 /// The error of a setting whose notation does not parse.
@@ -251,7 +259,13 @@ impl Config {
             path: e.path,
             source: e.source,
         })?;
-        let config = Self::merge(&layers, env)?;
+        let env = settings_env(env);
+        let config = Self::merge(&layers, env.clone())?;
+        // A value that reads but does not hold (a notation that does not parse) is named
+        // with the file and line that set it, as serde's errors are.
+        config
+            .validate()
+            .map_err(|e| explain::place(e, &layers, &env))?;
         Ok((config, layers.into_iter().map(|l| l.path).collect()))
     }
 
@@ -276,11 +290,7 @@ impl Config {
         layers: &[Layer],
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
-        // Our own variables that are not settings; the rest map to keys by name.
-        let env: BTreeMap<String, String> = env
-            .into_iter()
-            .filter(|(k, _)| k.starts_with(ENV_PREFIX) && k != CONFIG_PATH_ENV && k != LOG_ENV)
-            .collect();
+        let env = settings_env(env);
         for (i, layer) in layers.iter().enumerate() {
             let text = layer.text.as_str();
             let Some(detail) = locate::syntax_error(text) else {
@@ -473,7 +483,7 @@ impl Config {
         self.validate_with(&|text| {
             crate::engine::notation::parse(text)
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.message)
         })
     }
 }

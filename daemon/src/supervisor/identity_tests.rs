@@ -11,7 +11,7 @@ use crate::engine::{Side, Status};
 use crate::virtual_board::{VirtualBoard, VirtualOptions};
 
 /// An emulated board on a pty whose board reports `serial`.
-fn board(serial: &str) -> VirtualBoard {
+pub(super) fn board(serial: &str) -> VirtualBoard {
     let mut opts = VirtualOptions::default();
     opts.emu.board.serial_number = serial.to_owned();
     VirtualBoard::start(opts).expect("emulated board")
@@ -29,7 +29,7 @@ async fn by_name(sup: &SupervisorHandle) -> BTreeMap<String, (u32, u32)> {
         .collect()
 }
 
-async fn handle_of(sup: &SupervisorHandle, index: u32) -> DeviceHandle {
+pub(super) async fn handle_of(sup: &SupervisorHandle, index: u32) -> DeviceHandle {
     sup.handles()
         .await
         .into_iter()
@@ -38,7 +38,7 @@ async fn handle_of(sup: &SupervisorHandle, index: u32) -> DeviceHandle {
 }
 
 /// Start clock `h`'s game and press once for White: Black's clock runs.
-async fn begin(h: &DeviceHandle) {
+pub(super) async fn begin(h: &DeviceHandle) {
     h.request(Request::Start(Side::White)).await.expect("start");
     h.request(Request::Press(Side::White)).await.expect("press");
 }
@@ -227,6 +227,7 @@ async fn a_board_replugged_on_another_port_takes_its_game_number_and_name_there(
         .expect("again");
     let st = handle_of(&sup, k).await.state();
     assert_eq!((st.board, st.game_state), (2, Status::Running), "{st:?}");
+    assert_eq!(st.name, "Table 2", "{st:?}");
     assert_eq!(st.snapshot.moves.white, 1, "{st:?}");
     sup.shutdown().await;
     drop(new);

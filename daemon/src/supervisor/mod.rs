@@ -9,7 +9,8 @@
 //! (`known.rs`: each board's number and name by its identity, persisted; `numbering.rs`: the
 //! numbers applied to the clocks, and a board's game following it to another port) and the
 //! current round (`round.rs`: persisted, and a round's pairings applied to the boards;
-//! `reload.rs`: what loading pairings again would change; `round_boards.rs`: the current
+//! `reload.rs`: what loading pairings again would change; `replace.rs`: a board swapped
+//! mid-game; `round_boards.rs`: the current
 //! round's boards, its paper boards and their results; `pending.rs`: the next round's
 //! pairings kept for the roll-over; `next_round.rs`: the roll-over to the next round;
 //! `broadcast.rs`: the Lichess round id given per round).
@@ -23,6 +24,9 @@ mod numbering;
 mod pending;
 mod registry;
 mod reload;
+mod replace;
+#[cfg(test)]
+mod replace_tests;
 pub mod round;
 pub mod round_boards;
 mod table;
@@ -190,6 +194,11 @@ pub(crate) enum Msg {
         index: u32,
         board: u32,
         reply: oneshot::Sender<Result<String, SupervisorError>>,
+    },
+    MoveGame {
+        from: u32,
+        to: u32,
+        reply: oneshot::Sender<Result<(), SupervisorError>>,
     },
     Handles {
         reply: oneshot::Sender<Vec<DeviceHandle>>,

@@ -58,7 +58,7 @@ impl Supervisor {
         if !entry.configured
             && let Some(from) = self.waiting_game(index, serial)
         {
-            match self.move_game(from, index).await {
+            match self.move_game(from, index, Moved::Replugged).await {
                 Ok(()) => return,
                 Err(e) => tracing::warn!(
                     clock = index,
@@ -209,80 +209,136 @@ impl Supervisor {
     }
 
     /// Move clock `from`'s game to clock `to`'s port: both actors stop (their journals
-    /// closed), `to`'s unbegun game gives way, `from`'s journal becomes `to`'s port's, and
-    /// the game resumes there as clock `from`, with its board number and settings; the
-    /// remembered ports follow. A crash in between leaves one game: the journal moves in one
-    /// step (`store::move_store`).
-    pub(super) async fn move_game(&mut self, from: u32, to: u32) -> Result<(), SupervisorError> {
-        let missing = |i: u32| SupervisorError::NoSuchClock(format!("no clock {i}"));
+    /// closed), `to`'s unbegun game gives way, `from`'s journal becomes `to`'s port's, the
+    /// remembered ports follow, and the game resumes there as clock `from`, with its board
+    /// number, name and settings; the board that played it before gives the number up (it is
+    /// numbered anew when it comes back). A crash in between leaves one game: the journal moves
+    /// in one step (`store::move_store`) before anything else changes.
+    pub(super) async fn move_game(
+        &mut self,
+        from: u32,
+        to: u32,
+        why: Moved,
+    ) -> Result<(), SupervisorError> {
+        let missing = |i: u32| {
+            SupervisorError::NoSuchClock(format!(
+                "no clock {i}; `chessclockctl list` shows the attached clocks"
+            ))
+        };
+        let no_journals = || {
+            SupervisorError::NotAllowed(
+                "the daemon keeps no journals (no state directory): a game cannot move".into(),
+            )
+        };
         let source = self.clocks.get(&from).ok_or_else(|| missing(from))?;
         let target = self.clocks.get(&to).ok_or_else(|| missing(to))?;
+        if source.configured {
+            return Err(SupervisorError::NotAllowed(format!(
+                "clock {from} is the [[clock]] table of {}: give the table the new port in the \
+                 configuration and reload (`systemctl reload chessclockd`)",
+                source.port.display()
+            )));
+        }
+        if target.virtual_name.is_some() {
+            return Err(SupervisorError::InvalidArgument(
+                "a game moves to a board on a port, not to a virtual clock".into(),
+            ));
+        }
+        if !is_fresh(&target.handle.borrow_state()) {
+            return Err(SupervisorError::NotAllowed(format!(
+                "clock {to} on {} has a game of its own; end it first (`chessclockctl detach {to} \
+                 --archive`, then attach the port again)",
+                target.port.display()
+            )));
+        }
         let (Some(from_store), Some(to_store)) = (source.journal.clone(), target.journal.clone())
         else {
-            return Err(SupervisorError::NotAllowed(
-                "the daemon keeps no journals (no state directory): a game cannot move".into(),
-            ));
+            return Err(no_journals());
         };
-        let Some(dir) = self.defaults.device.state_dir.clone() else {
-            return Err(SupervisorError::NotAllowed(
-                "the daemon keeps no journals (no state directory): a game cannot move".into(),
-            ));
-        };
+        let dir = self
+            .defaults
+            .device
+            .state_dir
+            .clone()
+            .ok_or_else(no_journals)?;
         let old_port = source.port.clone();
+        let old_virtual = source.virtual_name.clone();
+        let old_serial = source.handle.borrow_state().board_serial.clone();
         let new_port = target.port.clone();
         let serial = target.handle.borrow_state().board_serial.clone();
         let board = source.board;
         let name = source.handle.borrow_state().name.clone();
         let spec = ClockSpec {
             port: new_port.clone(),
-            name: Some(name),
-            board: source.spec.board,
-            remember: source.spec.remember || target.spec.remember,
+            name: Some(name.clone()),
+            white_side: source.spec.white_side,
+            time_control: source.spec.time_control.clone(),
+            game_info: source.spec.game_info.clone(),
+            move_source: source.spec.move_source,
+            mode: source.spec.mode,
+            draw_rules: source.spec.draw_rules,
+            remember: true,
             wait_for_port: true,
-            ..source.spec.clone()
+            ..ClockSpec::default()
         };
+        let stable = device::stable_port(&new_port);
         let identity = Identity::Tty {
-            port: device::stable_port(&new_port),
-            serial: Some(serial.clone()),
+            port: stable.clone(),
+            serial: (!serial.is_empty()).then(|| serial.clone()),
         };
         self.remove(to, Request::Shutdown).await;
         self.remove(from, Request::Shutdown).await;
-        // The board is known on its new port, with its game's number.
-        let Identity::Tty { port: stable, .. } = &identity else {
-            return Err(missing(from));
-        };
-        let reserved = self.reserved(None);
-        self.known.serial_seen(stable, &serial, board, &reserved);
-        self.known.set_number(&identity, board);
         let moved = self
             .sinks
             .journals
             .move_store(&dir, &from_store, &to_store)
             .await;
-        if let Err(e) = &moved {
+        if let Err(e) = moved {
             tracing::error!(
-                "board {serial}'s game stays on {}: its journal did not move: {e}",
+                "the game of clock {from} stays on {}: its journal did not move: {e}",
                 old_port.display()
             );
+            return Err(SupervisorError::PortFailed(format!(
+                "the game did not move (its journal stays with {}): {e}; attach the old port \
+                 again to go on there",
+                old_port.display()
+            )));
         }
-        let attached = self
-            .attach_at(Some(from), PortSpec::Tty(new_port.clone()), spec)
-            .await;
-        if self.remembered.ports.contains(&old_port) {
-            self.remembered.ports.remove(&old_port);
-            self.remembered.ports.insert(new_port.clone());
-            self.save_remembered();
+        // What a restart must find: the new port attached, the old one not.
+        match &old_virtual {
+            Some(v) => self.remembered.virtual_clocks.remove(v),
+            None => self.remembered.ports.remove(&old_port),
+        };
+        self.remembered.ports.insert(new_port.clone());
+        self.save_remembered();
+        // The board is known on its new port, with its game's number.
+        if !serial.is_empty() {
+            let reserved = self.reserved(None);
+            self.known.serial_seen(&stable, &serial, board, &reserved);
         }
-        moved.map_err(|e| SupervisorError::PortFailed(e.to_string()))?;
-        attached?;
+        self.known.set_number(&identity, board);
+        self.known.set_name(&identity, &name);
+        self.attach_at(Some(from), PortSpec::Tty(new_port.clone()), spec)
+            .await?;
         if let Some(entry) = self.clocks.get_mut(&from) {
             entry.identity = identity;
         }
-        let text = format!(
-            "board {serial} came back on {} (it was on {}): its game goes on here",
-            new_port.display(),
-            old_port.display()
-        );
+        let on = |port: &std::path::Path, serial: &str| match serial {
+            "" => port.display().to_string(),
+            s => format!("{} (board {s})", port.display()),
+        };
+        let text = match why {
+            Moved::Replugged => format!(
+                "board {serial} came back on {} (it was on {}): its game goes on here",
+                new_port.display(),
+                old_port.display()
+            ),
+            Moved::Replaced => format!(
+                "the game moved from {} to {}: it goes on here as board {board}",
+                on(&old_port, &old_serial),
+                on(&new_port, &serial)
+            ),
+        };
         tracing::info!(clock = from, "{text}");
         self.notice(from, text);
         Ok(())
@@ -297,6 +353,15 @@ impl Supervisor {
             });
         }
     }
+}
+
+/// Why a game moves to another port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Moved {
+    /// Its board came back on another port (known by its serial number).
+    Replugged,
+    /// An operator moved it to other hardware (`Replace`).
+    Replaced,
 }
 
 /// Whether a clock's game has not begun: nothing a board number would lose.

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::known::{Identity, Known};
+use super::numbering::Moved;
 use super::same_port;
 use super::table::{self, Match};
 use super::{Change, ClockSpec, Defaults, DetachHow, Msg, Published, Seen, SupervisorError};
@@ -132,6 +133,10 @@ pub(super) async fn run(
                 reply,
             } => {
                 let _ = reply.send(sup.set_board(index, board));
+            }
+            Msg::MoveGame { from, to, reply } => {
+                let moved = sup.move_game(from, to, Moved::Replaced).await;
+                let _ = reply.send(moved);
             }
             Msg::SetDefaults { defaults, reply } => {
                 sup.set_defaults(*defaults);

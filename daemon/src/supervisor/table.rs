@@ -12,12 +12,14 @@ use tokio::sync::{mpsc, watch};
 
 use super::{BoardTable, Seen};
 use crate::device::observe::Mode;
-use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
+use crate::device::{ClockState, DeviceError, DeviceHandle, DeviceState, Request};
 use crate::engine::params::TimeControl;
 
 /// Follow `state` and tell the supervisor each serial number the board reports and each
-/// name the clock is given (once per change; no empty serial number). Ends when the clock's
-/// actor stops.
+/// name the clock is given (once per change; no empty serial number). A serial number is
+/// told once the board has answered: before, the clock shows its journal's, which is the
+/// board the game was played on, not always the one on the port (a spare swapped in). Ends
+/// when the clock's actor stops.
 pub(super) async fn watch_serial(
     index: u32,
     mut state: watch::Receiver<ClockState>,
@@ -29,7 +31,11 @@ pub(super) async fn watch_serial(
         let mut said = Vec::new();
         {
             let now = state.borrow_and_update();
-            if now.board_serial != serial {
+            let answered = !matches!(
+                now.device_state,
+                DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
+            );
+            if answered && now.board_serial != serial {
                 serial.clone_from(&now.board_serial);
                 if !serial.is_empty() {
                     said.push(Seen::Serial {

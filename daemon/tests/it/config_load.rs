@@ -372,6 +372,45 @@ fn bad_scan_ports_name_the_entry_and_the_fix() {
 }
 
 #[test]
+fn a_bad_time_control_in_a_file_names_the_file_and_line_in_the_notations_words() {
+    let dir = TempDir::new("cfg-control");
+    let file = dir.path().join("chessclockd.toml");
+    std::fs::write(&file, "default_time_control = \"G/15 inc/10\"\n").expect("write");
+    let d = dir.path().join("chessclockd.toml.d");
+    std::fs::create_dir(&d).expect("drop-in dir");
+    std::fs::write(
+        d.join("50-event.toml"),
+        "# the club's control\ndefault_time_control = \"G/90 incc/10\"\n",
+    )
+    .expect("write");
+    let msg = err_text(Config::load(Some(&file)));
+    assert!(
+        msg.starts_with(
+            "default_time_control: \"G/90 incc/10\" is not a valid time control: `incc/10` is \
+             not a time-control item; write "
+        ),
+        "{msg}"
+    );
+    let place = format!("({}, line 2)", d.join("50-event.toml").display());
+    assert!(msg.ends_with(&place), "{msg}");
+    assert!(
+        !msg.contains("unknown_item") && !msg.contains("at byte"),
+        "the parser's words, not its code: {msg}"
+    );
+
+    // A clock's own control names its table's line.
+    std::fs::write(
+        d.join("50-event.toml"),
+        "[[clock]]\nport = \"/dev/a\"\n\ntime_control = \"40/90 SD/30 inc/3o\"\n",
+    )
+    .expect("write");
+    let msg = err_text(Config::load(Some(&file)));
+    assert!(msg.starts_with("clock[0].time_control: "), "{msg}");
+    let place = format!("({}, line 4)", d.join("50-event.toml").display());
+    assert!(msg.ends_with(&place), "{msg}");
+}
+
+#[test]
 fn validate_names_the_key_of_a_bad_time_control() {
     let cfg = Config::from_sources(
         Some("[[clock]]\nport = \"/dev/ttyACM0\"\ntime_control = \"G/5 bogus/3\"\n"),

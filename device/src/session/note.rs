@@ -22,6 +22,8 @@ const LEVER_IN_STEP: &str = "lever in step";
 const LEVER_OUT_OF_STEP: &str = "lever out of step";
 const MODE: &str = "mode ";
 const DECLARED: &str = "declared control ";
+const PIECES_AWAITED: &str = "pieces awaited";
+const PIECES_SHOWN: &str = "pieces show the game";
 
 /// Something the journal keeps that is not replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +58,10 @@ pub enum Note {
     /// e7e5`, `correction: position <FEN>`, `correction: position board`), and the position
     /// it left (`... -> <FEN>`).
     Correction { what: String, fen: String },
+    /// The board on the port is another than the one the game was played on (a spare
+    /// swapped in): nothing it shows is read until it shows the game's position (`pieces
+    /// awaited`), or it does now (`pieces show the game`).
+    PiecesAwaited(bool),
 }
 
 impl Note {
@@ -75,6 +81,8 @@ impl Note {
         match what {
             LEVER_IN_STEP => return Some(Note::Lever(true)),
             LEVER_OUT_OF_STEP => return Some(Note::Lever(false)),
+            PIECES_AWAITED => return Some(Note::PiecesAwaited(true)),
+            PIECES_SHOWN => return Some(Note::PiecesAwaited(false)),
             _ => {}
         }
         what.strip_prefix(BOARD_SERIAL)
@@ -112,6 +120,8 @@ impl fmt::Display for Note {
             Note::Lever(false) => f.write_str(LEVER_OUT_OF_STEP),
             Note::Correction { what, fen } => write!(f, "correction: {what} -> {fen}"),
             Note::Detached => f.write_str("detached: the game was archived as it stood"),
+            Note::PiecesAwaited(true) => f.write_str(PIECES_AWAITED),
+            Note::PiecesAwaited(false) => f.write_str(PIECES_SHOWN),
         }
     }
 }
@@ -179,6 +189,10 @@ mod tests {
             Note::read("declared control G/90 inc/30"),
             Some(Note::Declared("G/90 inc/30".into()))
         );
+        for awaited in [true, false] {
+            let note = Note::PiecesAwaited(awaited);
+            assert_eq!(Note::read(&note.to_string()), Some(note));
+        }
         assert_eq!(Note::read("white_side up"), None);
         assert_eq!(Note::read("reconnected"), None);
     }

@@ -78,6 +78,9 @@ pub(crate) struct BoardPart {
     /// board report is reconciled with it (moves made while the daemon was down are read
     /// as moves, and said).
     reconciling: bool,
+    /// The board on the port is not the one the game was played on (a spare swapped in):
+    /// its pieces are not read until they show the game's position.
+    awaiting: bool,
     /// The game (moves, information, result) changed since the live file last heard
     /// ([`LiveFeed`]).
     pgn_changed: bool,
@@ -166,6 +169,30 @@ impl BoardPart {
     /// The rebuilt game is reconciled with the pieces at the next board dump.
     pub(crate) fn reconcile_at_next_dump(&mut self) {
         self.reconciling = true;
+    }
+
+    /// The board on the port is another than the game's (a spare): nothing it shows is
+    /// read until its pieces show the game's position; no reconciling meanwhile.
+    pub(crate) fn await_pieces(&mut self) {
+        self.reconciling = false;
+        self.awaiting = true;
+        self.game.await_position();
+        self.changed();
+    }
+
+    /// Whether the board's pieces are awaited.
+    pub(crate) fn awaiting(&self) -> bool {
+        self.awaiting
+    }
+
+    /// Whether the awaited pieces show the game's position now (once): the board is the
+    /// game's from then on.
+    pub(crate) fn take_pieces_shown(&mut self) -> bool {
+        let shown = self.awaiting && !self.game.tracker().awaits_position();
+        if shown {
+            self.awaiting = false;
+        }
+        shown
     }
 
     /// Whether a board dump now is the one to reconcile the rebuilt game with (once).

@@ -128,6 +128,34 @@ impl Session {
         }
     }
 
+    /// The board on the port is another than the one this game was played on (a spare
+    /// swapped in mid-game): its pieces and its lever say nothing of the game. Nothing it
+    /// shows is read until its pieces show the game's position (a board problem until
+    /// then); `journal`: the journal says so, so that a restart in between still waits.
+    pub(crate) fn await_pieces(&mut self, now: Instant, journal: bool) {
+        self.lever_of_a_new_board();
+        if self.board_game_is_empty() {
+            return;
+        }
+        self.board.await_pieces();
+        self.published.mark_changed();
+        if journal {
+            self.note(now, Note::PiecesAwaited(true), false);
+        }
+    }
+
+    /// The awaited pieces show the game's position now: the board is the game's.
+    fn pieces_shown(&mut self, at: Instant) {
+        if !self.board.take_pieces_shown() {
+            return;
+        }
+        self.note(at, Note::PiecesAwaited(false), false);
+        self.notify(format!(
+            "clock {}: the pieces on {} show the game's position: its moves are read from now on",
+            self.cfg.clock, self.cfg.port
+        ));
+    }
+
     /// Whether the board's game has no position yet (no start seen, no position set).
     pub(crate) fn board_game_is_empty(&self) -> bool {
         self.board.game().tracker().positions().is_empty()
@@ -341,6 +369,7 @@ impl Session {
             self.board.changed();
             self.published.mark_changed();
         }
+        self.pieces_shown(at);
         // A correction's "not shown yet" is true no longer once the pieces show the game.
         if self.board.game().tracker().state() == &chessclock_game::BoardState::Synced
             && self

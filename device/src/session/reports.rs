@@ -266,13 +266,25 @@ impl Session {
         if let Some(before) = self.published.journal_serial()
             && self.status() != Status::Ready
         {
+            // Other hardware: its pieces and lever are not the game's (a spare swapped in).
+            let position = self
+                .board
+                .game()
+                .tracker()
+                .fen()
+                .map_or_else(String::new, |fen| format!(" ({fen})"));
             let notice = format!(
                 "board {serial} is on {}, but this game was played on board {before}: the game \
-                 goes on; if this is another game, end it and start anew (`chessclockctl \
-                 new-game {}`)",
+                 goes on here; nothing the board shows is read until its pieces show the \
+                 game's position{position}, so set them so, and its clock's lever to the side \
+                 whose time runs; if this is another game, end it and start anew \
+                 (`chessclockctl new-game {}`)",
                 self.cfg.port, self.cfg.clock
             );
             self.notify(notice);
+            if !self.board.awaiting() {
+                self.await_pieces(now, true);
+            }
         }
         self.published.played_on(serial.clone());
         self.note(now, Note::BoardSerial(serial), false);

@@ -32,6 +32,8 @@ pub struct Restored {
     /// What the journal last said of the lever: `Some(true)`, in step (`None` for a journal
     /// cut at a damaged tail, which may have lost a press).
     pub lever_in_step: Option<bool>,
+    /// The board on the port has yet to show the game's position (a spare swapped in).
+    pub pieces_awaited: bool,
     /// The port is open at the start.
     pub port_open: bool,
     /// The board is made anew with the daemon (a virtual clock's): its lever says nothing of
@@ -58,6 +60,7 @@ impl Restored {
             declared: None,
             notices: Vec::new(),
             lever_in_step: None,
+            pieces_awaited: false,
             port_open: false,
             new_board: false,
             replayed: false,
@@ -102,6 +105,9 @@ impl Session {
             session.declare(control);
         }
         session.resume_board(restored.steps);
+        if restored.pieces_awaited {
+            session.await_pieces(Instant::ZERO, false);
+        }
         if let Err(e) = session.set_tag_defaults(&restored.tag_defaults) {
             tracing::warn!(clock, "default tags not taken: {e}");
         }

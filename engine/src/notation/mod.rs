@@ -4,7 +4,7 @@
 //! Owns text <-> [`TimeControl`] only. It must not do IO or know about the engine's state.
 //! Roles: `lexer` (numbers, units, durations; nom), `grammar` (items and chunks), `semantics`
 //! (scoping, methods, validation), `sided` (`W{..} B{..}`), `pgn`, `printer`, `explain`,
-//! `errors` (codes and wording).
+//! `summary` (one line, and the hint for a likely slip), `errors` (codes and wording).
 
 mod errors;
 mod explain;
@@ -16,11 +16,13 @@ mod pgn_tag;
 mod printer;
 mod semantics;
 mod sided;
+mod summary;
 
 pub use explain::explain;
 pub use pgn::Sandclock;
 pub use pgn_tag::pgn_time_control;
 pub use printer::canonical;
+pub use summary::{likely_slip, summary};
 
 use super::params::{Method, TimeControl};
 

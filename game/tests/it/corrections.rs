@@ -282,3 +282,37 @@ fn a_position_set_from_a_fen_is_a_game_python_chess_reads_from_there() {
         .expect("chess960");
     assert_eq!(rec.record().setup.as_ref().map(|s| s.1), Some(true));
 }
+
+#[test]
+fn a_spare_board_is_read_only_once_it_shows_the_game_s_position() {
+    let mut h = Hand::start(Orientation::Normal);
+    h.play(&[("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6")]);
+    assert_eq!(h.sans(), ["e4", "e5", "Nf3", "Nc6"]);
+    // A spare swapped in shows the start position: not a new game, not a takeback, a board
+    // that does not show the game's position.
+    h.tracker.await_position();
+    h.dump_start();
+    h.wait(SETTLE);
+    assert_eq!(h.sans(), ["e4", "e5", "Nf3", "Nc6"]);
+    assert!(h.tracker.awaits_position());
+    assert!(
+        h.events
+            .iter()
+            .any(|e| matches!(e, GameEvent::Unexplained { ply: 4, .. })),
+        "{:?}",
+        h.events
+    );
+    // The arbiter plays the game's moves again on the spare: the positions on the way are the
+    // game's earlier ones, never read as takebacks.
+    for slide in [("e2", "e4"), ("e7", "e5"), ("g1", "f3")] {
+        h.play(&[slide]);
+        h.wait(SETTLE);
+        assert_eq!(h.sans().len(), 4, "after {slide:?}: {:?}", h.sans());
+    }
+    h.play(&[("b8", "c6")]);
+    assert!(!h.tracker.awaits_position());
+    assert_eq!(h.tracker.state(), &BoardState::Synced);
+    // From there on the spare is read as the game's board.
+    h.play(&[("f1", "c4")]);
+    assert_eq!(h.sans(), ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
+}

@@ -3,13 +3,14 @@
 //! number, pairing and live file across a restart, whatever order the boards come back in;
 //! a board replugged on another port keeps its number, players and game; the same pairings
 //! loaded twice change nothing; a file that gives a begun game other players is refused, and
-//! `--force` keeps the results entered for the same players.
+//! `--force` keeps the results entered for the same players; a board swapped for a spare
+//! mid-game goes on there as one game, through a restart (issue 44 item 4).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
-use chessclock_tests::e2e::{Shown, ctl_ok, emu, shown, text};
+use chessclock_tests::e2e::{Shown, ctl_ok, emu, files_below, shown, text};
 use chessclock_tests::json::s;
 use chessclock_tests::pgn::{python_reads, sans};
 use chessclock_tests::rig::{Daemon, Emu, write_config};
@@ -279,6 +280,92 @@ fn the_same_pairings_twice_change_nothing_and_other_players_need_force() -> Resu
     ensure!(
         boards[3] == (4, "Ito".into(), "Kim".into(), "*".into(), true),
         "{boards:?}"
+    );
+    Ok(())
+}
+
+/// The records of board `board` in `games/` as python-chess reads them.
+fn records_of(state: &Path, board: &str) -> Result<Vec<Value>> {
+    let games = state.join("games");
+    let mut found = Vec::new();
+    for p in files_below(&games) {
+        if p.extension().is_some_and(|e| e == "pgn") {
+            for g in python_reads(&games.join(p))? {
+                if s(&g, "/headers/Board") == board {
+                    found.push(g);
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+#[test]
+fn a_board_swapped_for_a_spare_mid_game_goes_on_there_through_a_restart_as_one_game() -> Result<()>
+{
+    let (r, d) = Round::start()?;
+    let failing = r.emu.path.clone();
+    let mut spare = emu(&["--board-serial", "24601"])?;
+    let said = ctl_ok(&d, &["replace", "board:3", "--with", &spare.path]);
+    ensure!(
+        said.contains("board 3") && said.contains(&spare.path),
+        "{said}"
+    );
+    let st = wait(&d, "board:3", "board 3 on the spare", |v| {
+        s(v, "/port") == spare.path && s(v, "/board_serial") == "24601" && moves(v) == ["e4"]
+    })?;
+    ensure!(s(&st, "/game_info/White") == "Okafor", "{st}");
+    ensure!(s(&st, "/running") == "black", "{st}");
+    let list = d.ctl_json(&["list", "--json"])?;
+    ensure!(
+        list.as_array()
+            .is_some_and(|a| a.len() == 3 && !a.iter().any(|c| s(c, "/port") == failing)),
+        "the failing board is let go: {list}"
+    );
+
+    // A restart in between: the game is on the spare, still board 3 with its players.
+    let mut d = d;
+    ensure!(d.terminate()?, "the daemon stopped cleanly");
+    let d = Daemon::spawn(r.bus.address(), &r.config, &[])?;
+    // Its pieces (the start position) are not the game's: a board problem, never a takeback.
+    let st = wait(
+        &d,
+        "board:3",
+        "board 3 on the spare again, its pieces awaited",
+        |v| {
+            s(v, "/port") == spare.path
+                && s(v, "/device_state") == "ready"
+                && s(v, "/board_problem").contains("position")
+        },
+    )?;
+    ensure!(moves(&st) == ["e4"], "{st}");
+    ensure!(shown(&d)?[2].1 == "Okafor");
+
+    // The arbiter sets the spare's pieces to the game's position; play goes on there.
+    spare.send("move e2e4")?;
+    spare.send("move e7e5")?;
+    spare.send("lever")?;
+    wait(&d, "board:3", "e5 read on the spare", |v| {
+        moves(v) == ["e4", "e5"]
+    })?;
+    ensure!(live_game(&r.live(), 3, 2)?.3 == ["e4", "e5"]);
+    ctl_ok(&d, &["result", "board:3", "1-0"]);
+    let state = r.dir.path().join("state");
+    let until = Instant::now() + WAIT;
+    let records = loop {
+        let found = records_of(&state, "3")?;
+        if !found.is_empty() {
+            break found;
+        }
+        ensure!(Instant::now() < until, "no record of board 3 in games/");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    ensure!(records.len() == 1, "one game: {records:?}");
+    let g = &records[0];
+    ensure!(sans(g) == ["e4", "e5"], "{g}");
+    ensure!(
+        s(g, "/headers/White") == "Okafor" && s(g, "/headers/Result") == "1-0",
+        "{g}"
     );
     Ok(())
 }

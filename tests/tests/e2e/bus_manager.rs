@@ -181,12 +181,18 @@ fn attach_detach_clocks_and_the_object_manager() -> Result<()> {
         typed("NoSuchClock")
     );
 
-    // The same through the CLI: attach prints the new path (indices are not reused),
-    // detach takes any clock name (here the tty path).
+    // The same through the CLI: attach says what it attached as which clock, with its path
+    // (indices are not reused); with --json the path alone, as before; detach takes any
+    // clock name (here the tty path).
     let mark = c.mark();
     let out = r.ctl_ok(&["attach", &emu2.path]);
     let c2 = clock_path(2);
-    assert_eq!(out.trim(), c2);
+    assert!(
+        out.trim()
+            .starts_with(&format!("attached {} as clock 2 (", emu2.path))
+            && out.trim().ends_with(&format!("({c2})")),
+        "{out}"
+    );
     c.wait_signal(mark, "InterfacesAdded for the CLI's attach", |m| {
         manager_signal_about(m, "InterfacesAdded", &c2)
     })?;

@@ -1,7 +1,8 @@
 //! `chessclockctl doctor` against the real daemon on a private bus: every check in its JSON,
 //! the exit status 0 only when none failed, the checks it cannot make here skipped and named
 //! (the broker without one set, the clock's synchronisation without systemd), a daemon that
-//! is not there named with what to do on this host.
+//! is not there named with what to do on this host, and the daemon's and the bridge's
+//! settings checked by the real programs: a bad drop-in fails, naming its file and line.
 
 use std::time::Duration;
 
@@ -176,6 +177,84 @@ fn doctor_checks_the_daemon_the_boards_and_the_files_and_exits_by_them() -> Resu
     assert!(
         last.starts_with("skipped: ") && last.contains("mqtt") && last.ends_with("(not failed)"),
         "{shown}"
+    );
+    Ok(())
+}
+
+/// The doctor's settings checks run the built `chessclockd` and `chessclock-bridge` (beside
+/// the built `chessclockctl`), as a start would read the files: a drop-in waiting for the next
+/// start with a bad value fails `doctor`, naming its file, line and key; fixed, it passes.
+#[test]
+fn a_bad_drop_in_fails_doctor_naming_its_file_and_line() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("doctor-settings")?;
+    let config = write_config(dir.path(), &[], "")?;
+    let config_arg = config.display().to_string();
+    let extra = ["--config", config_arg.as_str()];
+    let find_ok = |checks: &[Value], name: &str| find(checks, name)["ok"] == true;
+
+    let (_, checks) = doctor(bus.address(), dir.path(), &extra)?;
+    let c = find(&checks, "config");
+    assert!(find_ok(&checks, "config"), "{c}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("configuration OK (") && d.contains(&config_arg)),
+        "{c}"
+    );
+    // No bridge.toml: its settings are skipped, as its other checks are.
+    assert_eq!(
+        find(&checks, "bridge_config")["skipped"],
+        true,
+        "{checks:?}"
+    );
+
+    let drop_in = dir.path().join("chessclockd.toml.d/50-retries.toml");
+    std::fs::create_dir_all(drop_in.parent().context("parent")?)?;
+    std::fs::write(&drop_in, "# more retries\ncommand_retries = 99\n")?;
+    let (code, checks) = doctor(bus.address(), dir.path(), &extra)?;
+    assert_eq!(code, 1, "{checks:?}");
+    let c = find(&checks, "config");
+    let detail = c["detail"].as_str().unwrap_or_default();
+    assert_eq!(
+        (&c["ok"], &c["skipped"]),
+        (&false.into(), &false.into()),
+        "{c}"
+    );
+    assert!(
+        detail.contains("command_retries: 99 is out of range")
+            && detail.contains(&format!("{}, line 2", drop_in.display()))
+            && (detail.contains("`sudo systemctl reload chessclockd`")
+                || detail.contains("`sudo service chessclockd reload`")),
+        "{c}"
+    );
+    std::fs::write(&drop_in, "command_retries = 9\n")?;
+    let (_, checks) = doctor(bus.address(), dir.path(), &extra)?;
+    assert!(find_ok(&checks, "config"), "{checks:?}");
+    assert!(
+        find(&checks, "config")["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("50-retries.toml")),
+        "the drop-in is among the files read: {checks:?}"
+    );
+
+    // The bridge's: its file passes, a bad drop-in of it fails naming it.
+    let bridge = dir.path().join("bridge.toml");
+    std::fs::write(&bridge, "listen = \"127.0.0.1:1\"\n")?;
+    let (_, checks) = doctor(bus.address(), dir.path(), &extra)?;
+    assert!(find_ok(&checks, "bridge_config"), "{checks:?}");
+    let bad = dir.path().join("bridge.toml.d/50-replay.toml");
+    std::fs::create_dir_all(bad.parent().context("parent")?)?;
+    std::fs::write(&bad, "replay = \"many\"\n")?;
+    let (code, checks) = doctor(bus.address(), dir.path(), &extra)?;
+    assert_eq!(code, 1);
+    let c = find(&checks, "bridge_config");
+    assert!(
+        c["ok"] == false
+            && c["detail"].as_str().is_some_and(
+                |d| d.contains("replay") && d.contains(&format!("{}, line 1", bad.display()))
+            ),
+        "{c}"
     );
     Ok(())
 }

@@ -150,7 +150,10 @@ fn the_log_level_changes_at_run_time_and_takes_effect() -> Result<()> {
 
     let out = ctl(&a, None, &["log-level", "info"])?;
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "info");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "chessclockd's log level is now info (was warning)"
+    );
     let out = ctl(&a, None, &["add-virtual", "loud"])?;
     assert!(out.status.success(), "{}", text(&out));
     daemon.wait_log("attached clock 1")?;
@@ -260,7 +263,16 @@ fn only_root_and_operators_may_set_the_log_level() -> Result<()> {
     assert!(out.status.success(), "an operator may: {}", text(&out));
     let out = ctl(&a, None, &["log-level", "warning"])?;
     assert!(out.status.success(), "root may: {}", text(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "warning");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "chessclockd's log level is now warning (was debug)"
+    );
+    let out = ctl(&a, None, &["--quiet", "log-level", "info"])?;
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "{}",
+        text(&out)
+    );
     Ok(())
 }
 

@@ -28,6 +28,7 @@ mod cli_doctor;
 mod cli_games;
 mod cli_live;
 mod cli_names;
+mod cli_said;
 mod cli_watch;
 mod controls;
 mod daemon_bus;

@@ -3,8 +3,9 @@
 //! (chessclockd.toml, bridge.toml) run on the defaults and document every key; the man pages
 //! agree with the references; `--check-config` of both binaries passes the packaged files and
 //! names the drop-in, line and key of an error; every `docs/NAME.md` that a message, a man
-//! page or the README names is packaged; chessclock-emu's man page describes every option and
-//! stdin command. scripts/package-test.sh checks the built packages themselves.
+//! page or the README names is packaged, and every section of one they name by its title
+//! exists; chessclock-emu's man page describes every option and stdin command.
+//! scripts/package-test.sh checks the built packages themselves.
 
 use std::collections::BTreeSet;
 
@@ -59,7 +60,7 @@ fn every_asset_exists_and_every_system_file_is_packaged() {
         "systemd/chessclockd.service",
         "systemd/chessclockd.sysusers",
     ];
-    for dir in ["systemd", "udev", "dbus"] {
+    for dir in ["systemd", "udev", "dbus", "packaging/init.d"] {
         for entry in std::fs::read_dir(repo_path(dir)).expect("read dir") {
             let name = entry.expect("entry").file_name();
             let rel = format!("{dir}/{}", name.to_string_lossy());
@@ -119,6 +120,63 @@ fn packaged_docs() -> BTreeSet<String> {
         .filter(|(_, dest)| dest.starts_with("usr/share/doc/chessclockd/"))
         .flat_map(|(src, _)| expand(&src))
         .collect()
+}
+
+/// Every file the assets put in `usr/share/doc/chessclockd/`, by its path there
+/// (`install.md`, `schema/event.json`), with the source of each page.
+fn packaged_doc_files() -> Vec<(String, String)> {
+    let root = "usr/share/doc/chessclockd/";
+    let mut out = Vec::new();
+    for (src, dest) in deb_assets() {
+        let Some(place) = dest.strip_prefix(root) else {
+            continue;
+        };
+        if place.is_empty() || place.ends_with('/') {
+            let folder = Path::new(&src)
+                .parent()
+                .expect("a folder")
+                .display()
+                .to_string();
+            for name in expand(&src) {
+                out.push((format!("{place}{name}"), format!("{folder}/{name}")));
+            }
+        } else {
+            out.push((place.to_owned(), src));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_link_of_an_installed_page_leads_to_an_installed_file() {
+    let files = packaged_doc_files();
+    let installed: BTreeSet<&str> = files.iter().map(|(place, _)| place.as_str()).collect();
+    assert!(installed.contains("README.md") && installed.contains("schema/event.json"));
+    let mut links = 0;
+    for (place, src) in files.iter().filter(|(p, _)| p.ends_with(".md")) {
+        let page = read(src);
+        for part in page.split("](").skip(1) {
+            let Some((target, _)) = part.split_once(')') else {
+                continue;
+            };
+            let target = target.split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            links += 1;
+            let found = if target.ends_with('/') {
+                installed.iter().any(|f| f.starts_with(target))
+            } else {
+                installed.contains(target)
+            };
+            assert!(
+                found,
+                "{place} (from {src}) links to {target}, which the package does not install \
+                 beside it (add it to the assets in daemon/Cargo.toml)"
+            );
+        }
+    }
+    assert!(links >= 20, "{links} links found: the search is broken");
 }
 
 /// Every `docs/NAME.md` and `/usr/share/doc/chessclockd/NAME.md` in `text`, as `NAME.md`.
@@ -210,11 +268,26 @@ fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
         ("the programs' messages", message_text()),
         ("the man pages", man_page_text(dir.path())),
         ("README.md", read("README.md")),
+        // The package's README sits beside the pages it names: every `NAME.md` in it.
         (
-            "the units",
-            ["chessclockd.service", "chessclock-bridge.service"]
-                .map(|u| read(&format!("systemd/{u}")))
-                .join("\n"),
+            "packaging/README.package.md",
+            read("packaging/README.package.md")
+                .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                .filter(|w| w.ends_with(".md") && *w != "README.md")
+                .map(|w| format!("docs/{w} "))
+                .collect(),
+        ),
+        (
+            "the units and the init scripts",
+            [
+                "systemd/chessclockd.service",
+                "systemd/chessclock-bridge.service",
+                "packaging/init.d/chessclockd",
+                "packaging/init.d/chessclock-bridge",
+                "packaging/init.d/init-common.sh",
+            ]
+            .map(read)
+            .join("\n"),
         ),
     ] {
         let named = named_docs(&text);
@@ -234,6 +307,177 @@ fn every_doc_a_message_a_man_page_or_the_readme_names_is_packaged() {
             );
         }
     }
+}
+
+/// Every `NAME.md` followed by a quoted section title (`install.md, "A round without a
+/// board"`, `install.md ("Without systemd")`, roff's `\(dq` and Rust's `\"` read as quotes), as
+/// (`NAME.md`, title).
+fn named_sections(text: &str) -> Vec<(String, String)> {
+    let text = text.replace("\\(dq", "\"").replace("\\\"", "\"");
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(pos) = rest.find(".md") {
+        let before: String = rest[..pos]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .collect();
+        let name = format!("{}.md", before.chars().rev().collect::<String>());
+        let after = rest[pos + 3..].trim_start_matches([' ', ',', '(', '\n', '\t']);
+        if let Some(quoted) = after.strip_prefix('"')
+            && let Some((title, _)) = quoted.split_once('"')
+            && !title.is_empty()
+            && !title.contains('\n')
+        {
+            out.push((name, title.to_owned()));
+        }
+        rest = &rest[pos + 3..];
+    }
+    out
+}
+
+#[test]
+fn every_doc_section_a_man_page_a_message_or_a_script_names_exists() {
+    assert_eq!(
+        named_sections("see\n.IR /usr/share/doc/chessclockd/install.md ,\n\"A round\")"),
+        [("install.md".to_owned(), "A round".to_owned())]
+    );
+    assert_eq!(
+        named_sections("install.md (\\\"Without systemd\\\"; x) and docs/a.md lists"),
+        [("install.md".to_owned(), "Without systemd".to_owned())]
+    );
+    let dir = TempDir::new("named-sections").expect("temp dir");
+    let mut text = man_page_text(dir.path()) + &message_text();
+    for folder in ["packaging/debian", "packaging/init.d", "systemd"] {
+        for entry in std::fs::read_dir(repo_path(folder)).expect(folder) {
+            text.push_str(
+                &std::fs::read_to_string(entry.expect("entry").path()).unwrap_or_default(),
+            );
+        }
+    }
+    let named = named_sections(&text);
+    assert!(
+        named.iter().any(|(doc, _)| doc == "install.md"),
+        "no section named: the search is broken"
+    );
+    for (doc, title) in named {
+        let page = read(&format!("docs/{doc}"));
+        assert!(
+            page.lines()
+                .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == title),
+            "docs/{doc} has no section \"{title}\", which a man page, a message, a unit or a \
+             maintainer script names"
+        );
+    }
+}
+
+/// `KEY=VALUE` lines of `text` (a unit's `[Service]` settings, an init script's variables),
+/// the last of each key, with an init script's quotes taken off.
+fn assignments(text: &str) -> std::collections::BTreeMap<String, String> {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .map(|(k, v)| (k.to_owned(), v.trim().trim_matches('"').to_owned()))
+        .collect()
+}
+
+/// The init scripts for hosts without systemd do what their units do: the same user, group,
+/// umask, bus name, stop timeout and run-time directory; they are POSIX shell that `sh -n`
+/// reads; they source the LSB functions (which hand over to systemctl under systemd) before
+/// doing anything.
+#[test]
+fn the_init_scripts_do_what_their_units_do() {
+    for (script, unit) in [
+        ("chessclockd", "chessclockd.service"),
+        ("chessclock-bridge", "chessclock-bridge.service"),
+    ] {
+        let path = repo_path(&format!("packaging/init.d/{script}"));
+        let text = read(&format!("packaging/init.d/{script}"));
+        let out = Command::new("sh")
+            .arg("-n")
+            .arg(&path)
+            .output()
+            .expect("sh -n");
+        assert!(out.status.success(), "{script}: {out:?}");
+        assert!(
+            text.starts_with("#!/bin/sh\n### BEGIN INIT INFO\n"),
+            "{script}"
+        );
+        assert!(
+            text.contains(&format!("# Provides:          {script}\n")),
+            "{script}"
+        );
+        let lsb = text
+            .find(". /lib/lsb/init-functions")
+            .expect("sources the LSB functions");
+        let case = text.find("case \"$1\" in").expect("a case of actions");
+        assert!(
+            lsb < case,
+            "{script}: the LSB functions (systemctl under systemd) come first"
+        );
+        for action in ["start)", "stop)", "restart", "force-reload", "status)"] {
+            assert!(text.contains(action), "{script} has no {action}");
+        }
+        let vars = assignments(&text);
+        let unit = assignments(&read(&format!("systemd/{unit}")));
+        assert_eq!(vars["NAME"], script);
+        assert_eq!(vars["DAEMON"], unit["ExecStart"], "{script}: the program");
+        assert_eq!(vars["RUN_USER"], unit["User"], "{script}: User=");
+        assert_eq!(vars["RUN_GROUP"], unit["Group"], "{script}: Group=");
+        assert_eq!(vars["RUN_UMASK"], unit["UMask"], "{script}: UMask=");
+        assert_eq!(vars["BUS_NAME"], unit["BusName"], "{script}: BusName=");
+        let stop = unit["TimeoutStopSec"].trim_end_matches('s');
+        assert_eq!(
+            vars["STOP_SCHEDULE"],
+            format!("TERM/{stop}/KILL/5"),
+            "{script}: TimeoutStopSec="
+        );
+        match unit.get("RuntimeDirectory") {
+            Some(dir) => {
+                assert_eq!(
+                    vars["RUNTIME_DIR"],
+                    format!("/run/{dir}"),
+                    "{script}: RuntimeDirectory="
+                );
+                assert_eq!(
+                    vars["RUN_ENV"], "RUNTIME_DIRECTORY=$RUNTIME_DIR",
+                    "{script}"
+                );
+                let mode = &unit["RuntimeDirectoryMode"];
+                assert!(
+                    text.contains(&format!("-m {mode} ")),
+                    "{script}: RuntimeDirectoryMode="
+                );
+            }
+            None => assert_eq!(vars["RUN_ENV"], "", "{script}"),
+        }
+        if let Some(dir) = unit.get("StateDirectory") {
+            assert_eq!(
+                vars["STATE_DIR"],
+                format!("/var/lib/{dir}"),
+                "{script}: StateDirectory="
+            );
+            assert_eq!(unit["StateDirectoryMode"], unit["RuntimeDirectoryMode"]);
+        }
+        // A unit that can reload: the script too, through the same check; one that cannot
+        // says so.
+        if unit.contains_key("ExecReload") {
+            assert!(
+                text.contains("--check-config") && text.contains("--signal HUP"),
+                "{script}"
+            );
+        } else {
+            assert!(text.contains("use restart"), "{script}");
+        }
+    }
+    let common = repo_path("packaging/init.d/init-common.sh");
+    let out = Command::new("sh")
+        .arg("-n")
+        .arg(&common)
+        .output()
+        .expect("sh -n");
+    assert!(out.status.success(), "init-common.sh: {out:?}");
 }
 
 #[test]

@@ -83,11 +83,12 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
     );
     assert_eq!(round(&d)?, 1, "round 1 before any pairings");
 
-    // A board paired twice and a malformed line: refused, both named in one answer.
+    // A board paired twice (twice over) and a malformed line: refused, all named in one
+    // answer.
     let csv = dir.path().join("round4.csv");
     std::fs::write(
         &csv,
-        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n3,A,B,\n7,C,D,2.1k\n",
+        "board,white,black,white_elo\n3,\"Carlsen, Magnus\",Ding,2830\n3,A,B,\n7,C,D,2.1k\n3,E,F,\n",
     )?;
     let out = d.ctl(&["round", "load", &csv.display().to_string(), "--round", "4"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -99,6 +100,10 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
     );
     assert!(
         err.contains("line 4: white_elo \"2.1k\" is not a rating"),
+        "{err}"
+    );
+    assert!(
+        err.contains("line 5: board 3 is paired already on line 2"),
         "{err}"
     );
     assert_eq!(

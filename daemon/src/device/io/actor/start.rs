@@ -150,6 +150,7 @@ fn resume(
         started_wall_ms: r.fold.started_wall_ms(),
         offset_ms: r.now_ms,
         board_serial: r.fold.board_serial,
+        pieces_awaited: r.fold.pieces_awaited,
         declared,
         notices,
         // A journal cut at a damaged tail may have lost a press and the lever notes after

@@ -145,6 +145,8 @@ pub(crate) struct Replay {
     pub white_side: Option<BoardSide>,
     pub lever_in_step: Option<bool>,
     pub board_serial: Option<String>,
+    /// The board on the port has yet to show the game's position (a spare swapped in).
+    pub pieces_awaited: bool,
     pub mode: Option<Mode>,
     pub declared: Option<String>,
     /// Inputs the engine refused, kept aside by the caller.
@@ -172,6 +174,7 @@ pub(crate) fn replay(
         white_side: None,
         lever_in_step: None,
         board_serial: None,
+        pieces_awaited: false,
         mode: None,
         declared: None,
         rejected: Vec::new(),
@@ -222,6 +225,7 @@ pub(crate) fn replay(
                     }
                     Some(Note::Lever(in_step)) => fold.lever_in_step = Some(in_step),
                     Some(Note::BoardSerial(serial)) => fold.board_serial = Some(serial),
+                    Some(Note::PiecesAwaited(awaited)) => fold.pieces_awaited = awaited,
                     Some(Note::Mode(m)) => {
                         fold.mode = Some(m);
                         // The session counts an observed clock's presses from the switch.
