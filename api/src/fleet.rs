@@ -155,6 +155,20 @@ impl Topics {
         format!("{}/paper/{board}/pgn", self.prefix)
     }
 
+    /// The pushing bridge's problems of the boards it pushes, retained (JSON: a list of
+    /// `[board, problem]`; `[]`: none).
+    pub fn push_problems(&self) -> String {
+        format!("{}/push/problems", self.prefix)
+    }
+
+    /// The host of a push problems topic (`chessclockd/<host>/push/problems`).
+    pub fn parse_push_problems(topic: &str) -> Option<&str> {
+        topic
+            .strip_prefix("chessclockd/")?
+            .strip_suffix("/push/problems")
+            .filter(|h| !h.contains('/'))
+    }
+
     /// The host and board number of a PGN topic (`chessclockd/<host>/board/<B>/pgn`).
     pub fn parse_pgn(topic: &str) -> Option<(&str, u32)> {
         let rest = topic.strip_prefix("chessclockd/")?;
@@ -194,6 +208,9 @@ pub const FLEET_PGN: &str = "chessclockd/+/board/+/pgn";
 
 /// The subscription that sees every machine's paper boards' PGN (a fleet round).
 pub const FLEET_PAPER: &str = "chessclockd/+/paper/+/pgn";
+
+/// The subscription that sees what every machine's pushing bridge says of its boards.
+pub const FLEET_PUSH_PROBLEMS: &str = "chessclockd/+/push/problems";
 
 #[cfg(test)]
 mod tests {
@@ -254,5 +271,11 @@ mod tests {
         assert_eq!(Topics::parse_pgn(&t.pgn(12)), Some(("pi-4", 12)));
         assert_eq!(Topics::parse_pgn(&t.state(12)), None);
         assert_eq!(Topics::parse_pgn("chessclockd/pi-4/board/x/pgn"), None);
+        assert_eq!(t.push_problems(), "chessclockd/pi-4/push/problems");
+        assert_eq!(
+            Topics::parse_push_problems(&t.push_problems()),
+            Some("pi-4")
+        );
+        assert_eq!(Topics::parse_push_problems(&t.pgn(1)), None);
     }
 }

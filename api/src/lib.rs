@@ -2,7 +2,7 @@
 //! ([`clock`]), the fixed names and paths ([`names`]), the
 //! zbus proxies ([`proxy`]), the error names ([`error`]), the conversions between `a{sv}` and
 //! JSON ([`variant`]), typed values straight to `a{sv}` ([`to_variant`]) and one typed [`ClockStatus`] built from a clock's properties, read for
-//! every clock in one round trip ([`read`]), what a Lichess round id is ([`broadcast`]), how a clock is named ([`select`]), what needs
+//! every clock in one round trip ([`read`]), what a Lichess round id is ([`broadcast`]), the bridge's push problems ([`push`]), how a clock is named ([`select`]), what needs
 //! the operator at a board ([`attention`]) and its last move ([`last_move`]).
 //!
 //! Shared by the daemon's bus service (names, variant conversions), `chessclockctl` and
@@ -22,7 +22,9 @@ pub mod last_move;
 pub mod monotonic;
 pub mod names;
 pub mod proxy;
+pub mod push;
 pub mod read;
+pub mod round_check;
 pub mod schema;
 pub mod select;
 pub mod status;

@@ -55,7 +55,9 @@ impl ClockSource for Bus {
         if self.hub.pgns().is_some() {
             return Ok(self.hub.clocks().iter().map(|c| (**c).clone()).collect());
         }
-        Ok(read_live(&self.conn).await?)
+        let mut clocks = read_live(&self.conn).await?;
+        self.hub.add_push_problems(&mut clocks);
+        Ok(clocks)
     }
 
     async fn games(&self, clocks: &[Arc<ClockStatus>]) -> anyhow::Result<String> {

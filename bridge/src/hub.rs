@@ -74,6 +74,15 @@ struct Inner {
     /// When the daemon last answered the follower (CLOCK_MONOTONIC µs; `None`: never, or a
     /// delayed hub, which is not told).
     answered_us: Option<u64>,
+    /// The Lichess push's problems by board number, added to each clock's `problems`
+    /// ([`crate::push::problems`]).
+    push_problems: Vec<(u32, chessclock_api::Problem)>,
+}
+
+/// `st` with the push's problems of its board added.
+fn with_push(push: &[(u32, chessclock_api::Problem)], mut st: ClockStatus) -> ClockStatus {
+    chessclock_api::push::merge(std::slice::from_mut(&mut st), push);
+    st
 }
 
 /// How long an output that starts with the hub's state (an event stream's first snapshot, a
@@ -142,6 +151,7 @@ impl Hub {
                 },
                 ever_up: false,
                 answered_us: None,
+                push_problems: Vec::new(),
             }),
             tx,
         }
@@ -201,7 +211,12 @@ impl Hub {
         } else {
             "connected to chessclockd".into()
         };
-        g.clocks = clocks.into_iter().map(|c| (c.index, Arc::new(c))).collect();
+        let push = std::mem::take(&mut g.push_problems);
+        g.clocks = clocks
+            .into_iter()
+            .map(|c| (c.index, Arc::new(with_push(&push, c))))
+            .collect();
+        g.push_problems = push;
         let v = Self::snapshot_value(&g);
         self.push(&mut g, "snapshot", None, v, None);
         self.answered.send_replace(true);
@@ -226,6 +241,7 @@ impl Hub {
     /// A clock's state is now `st` (added or changed); no event when nothing changed.
     pub(crate) fn clock(&self, st: ClockStatus) {
         let mut g = self.lock();
+        let st = with_push(&g.push_problems, st);
         if g.clocks.get(&st.index).is_some_and(|old| **old == st) {
             return;
         }
@@ -274,6 +290,34 @@ impl Hub {
         );
     }
 
+    /// The Lichess push's problems are now `push` (by board number): each clock whose list
+    /// changes has it in a `clock` event. The daemon's own problems of a clock are derived
+    /// from its state again ([`ClockStatus::derive`]).
+    pub(crate) fn set_push_problems(&self, push: Vec<(u32, chessclock_api::Problem)>) {
+        let mut g = self.lock();
+        if g.push_problems == push {
+            return;
+        }
+        g.push_problems = push;
+        let clocks: Vec<Arc<ClockStatus>> = g.clocks.values().cloned().collect();
+        for old in clocks {
+            let mut st = (*old).clone();
+            st.derive();
+            let st = with_push(&g.push_problems, st);
+            if st.problems != old.problems {
+                let st = Arc::new(st);
+                g.clocks.insert(st.index, st.clone());
+                let v = json!({"now_us": monotonic_us(), "clock": &*st});
+                self.push(&mut g, "clock", Some(st.index), v, Some(st));
+            }
+        }
+    }
+
+    /// Clocks read from the daemon (not through the hub) with the push's problems added.
+    pub(crate) fn add_push_problems(&self, clocks: &mut [ClockStatus]) {
+        chessclock_api::push::merge(clocks, &self.lock().push_problems);
+    }
+
     /// The daemon answered the follower just now (its periodic ping).
     pub(crate) fn answered(&self) {
         self.lock().answered_us = Some(monotonic_us());
@@ -302,15 +346,17 @@ impl Hub {
     /// `as_of_us` is moved on by `shift_us`: a running clock counts as it did then).
     pub(crate) fn replay(&self, ev: &Event, frame: Frame, shift_us: u64) {
         let mut g = self.lock();
+        let push = std::mem::take(&mut g.push_problems);
         g.clocks = frame
             .clocks
             .into_iter()
             .map(|c| {
                 let mut c = (*c).clone();
                 c.as_of_us = c.as_of_us.saturating_add(shift_us);
-                (c.index, Arc::new(c))
+                (c.index, Arc::new(with_push(&push, c)))
             })
             .collect();
+        g.push_problems = push;
         g.paper = frame.paper;
         g.pgns = Some(frame.pgns);
         g.ever_up |= frame.daemon.running;

@@ -9,6 +9,7 @@
 //! push. See docs/bridge.md.
 
 mod alert;
+mod broadcast;
 mod delay;
 mod follow;
 mod http;
@@ -18,6 +19,7 @@ mod pgn;
 mod push;
 mod secrets;
 mod settings;
+mod settle;
 mod tls;
 
 use std::process::ExitCode;
@@ -55,6 +57,23 @@ fn main() -> ExitCode {
         };
         println!("chessclock-bridge: settings OK ({read}{unseen})");
         return ExitCode::SUCCESS;
+    }
+    if args.make_broadcast.is_some() {
+        let made = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| rt.block_on(broadcast::make(&args, &settings)));
+        return match made {
+            Ok(out) => {
+                print!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("chessclock-bridge: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
     }
     // Settings::load has checked the filter: this fails only if logging cannot be set up.
     let log = match LOG
@@ -167,6 +186,19 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         .iter()
         .any(|r| r.source == push::Source::Fleet)
         .then(|| tokio::sync::watch::channel(push::union::Union::default()));
+    // The push's problems by board: on every clock's `problems` (through the hub) and on
+    // the bus for `chessclockctl status` and `watch`.
+    let problems = Arc::new(push::problems::Problems::default());
+    let object = push::problems::PushObject {
+        problems: problems.clone(),
+    };
+    if let Err(e) = conn
+        .object_server()
+        .at(chessclock_api::push::BRIDGE_PATH, object)
+        .await
+    {
+        tracing::warn!("cannot serve the push's problems on the bus: {e}");
+    }
     if let Some(target) = settings.mqtt_target.clone() {
         tokio::spawn(mqtt::run(
             target,
@@ -174,6 +206,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             hub.clone(),
             conn.clone(),
             fleet.as_ref().map(|(tx, _)| tx.clone()),
+            problems.clone(),
         ));
     }
     for alert in &settings.alert {
@@ -183,7 +216,19 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             settings.alert_tls.clone(),
         ));
     }
-    for (round, token) in settings.lichess.iter().zip(&settings.lichess_tokens) {
+    tokio::spawn(push::problems::run(
+        hub.clone(),
+        problems.clone(),
+        settings.lichess.clone(),
+        fleet.as_ref().map(|(_, rx)| rx.clone()),
+        conn.clone(),
+    ));
+    for (table, (round, token)) in settings
+        .lichess
+        .iter()
+        .zip(&settings.lichess_tokens)
+        .enumerate()
+    {
         tracing::info!(round = %round.round, source = ?round.source, "pushing to {}", round.server);
         let boards = match round.source {
             push::Source::Fleet => fleet.as_ref().map(|(_, rx)| rx.clone()),
@@ -192,10 +237,13 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         tokio::spawn(push::run(
             conn.clone(),
             hub.clone(),
+            table,
             round.clone(),
             token.clone(),
             settings.lichess_tls.clone(),
             boards,
+            problems.clone(),
+            settings.settle_for,
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), live));

@@ -3,14 +3,17 @@
 //! `chessclockd/<host>/status`. The same JSON as the HTTP API. Each board's PGN, retained, on
 //! `chessclockd/<host>/board/<B>/pgn` and each paper board's (a board without an e-board) on
 //! `chessclockd/<host>/paper/<B>/pgn` ([`games`]); for a fleet round, the bridge also reads
-//! every machine's boards' PGN into the round's [`Union`].
+//! every machine's boards' PGN into the round's [`Union`]. What this bridge's Lichess push
+//! says of its boards, retained, on `chessclockd/<host>/push/problems` (JSON `[[board,
+//! problem], ...]`), and what the other machines' pushing bridges say, read into
+//! [`Problems`], so an operator sees a refusal of a board on the machine that drives it.
 //!
 //! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
 //! the retained state of every clock. The broker may want TLS (`mqtts://`) and a password:
 //! [`settings`] resolves both when the settings load; here a refusal (a bad password, an
 //! untrusted certificate) is logged as what to fix, never with the password.
 
-mod games;
+pub(crate) mod games;
 pub(crate) mod settings;
 
 use std::sync::Arc;
@@ -24,18 +27,21 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{Notify, watch};
 
 use crate::hub::Hub;
+use crate::push::problems::Problems;
 use crate::push::union::Union;
-use chessclock_api::fleet::{FLEET_PAPER, FLEET_PGN, Topics};
+use chessclock_api::fleet::{FLEET_PAPER, FLEET_PGN, FLEET_PUSH_PROBLEMS, Topics};
 use settings::Target;
 
 /// Publish the hub and its boards' PGN (read from the daemon on `conn`) to the broker of
-/// `target` until the process ends; with `fleet`, read every machine's boards' PGN into it.
+/// `target` until the process ends; with `fleet`, read every machine's boards' PGN into it;
+/// publish this bridge's push `problems` and read the other machines' into them.
 pub(crate) async fn run(
     target: Target,
     host: String,
     hub: Arc<Hub>,
     conn: zbus::Connection,
     fleet: Option<watch::Sender<Union>>,
+    problems: Arc<Problems>,
 ) {
     let Target { broker, tls } = target;
     let topics = Topics::new(&host);
@@ -83,6 +89,24 @@ pub(crate) async fn run(
             }
         }
     };
+    let push_problems = {
+        let (client, topic, problems) = (client.clone(), topics.push_problems(), problems.clone());
+        let mut changed = problems.changed();
+        let mut last: Option<String> = None;
+        async move {
+            loop {
+                let now = serde_json::to_string(&problems.local()).unwrap_or_default();
+                if last.as_deref() != Some(now.as_str()) && (last.is_some() || now != "[]") {
+                    send(&client, topic.clone(), true, now.clone().into_bytes()).await;
+                    last = Some(now);
+                }
+                if changed.changed().await.is_err() {
+                    return;
+                }
+            }
+        }
+    };
+    let own = Topics::new(&host).push_problems();
     let connection = async {
         loop {
             match eventloop.poll().await {
@@ -90,6 +114,12 @@ pub(crate) async fn run(
                     tracing::info!("connected to MQTT broker {name}");
                     republish(&client, &topics, &hub).await;
                     reconnected.notify_one();
+                    if let Err(e) = client
+                        .subscribe(FLEET_PUSH_PROBLEMS, QoS::AtLeastOnce)
+                        .await
+                    {
+                        tracing::warn!("cannot subscribe to {FLEET_PUSH_PROBLEMS}: {e}");
+                    }
                     for sub in [FLEET_PGN, FLEET_PAPER] {
                         if fleet.is_some()
                             && let Err(e) = client.subscribe(sub, QoS::AtLeastOnce).await
@@ -100,7 +130,13 @@ pub(crate) async fn run(
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
                     let pgn = String::from_utf8_lossy(&p.payload);
-                    if let (Some(fleet), Some((host, board))) =
+                    if let Some(other) = Topics::parse_push_problems(&p.topic) {
+                        if p.topic != own {
+                            let said: Vec<(u32, chessclock_api::Problem)> =
+                                serde_json::from_slice(&p.payload).unwrap_or_default();
+                            problems.set_remote(other, said);
+                        }
+                    } else if let (Some(fleet), Some((host, board))) =
                         (&fleet, Topics::parse_pgn(&p.topic))
                     {
                         fleet.send_if_modified(|u| u.set(host, board, &pgn));
@@ -121,7 +157,7 @@ pub(crate) async fn run(
             }
         }
     };
-    tokio::join!(publisher, connection, boards);
+    tokio::join!(publisher, connection, boards, push_problems);
 }
 
 /// What to fix when the broker refused us, if it did (rather than being away).

@@ -5,7 +5,7 @@
 //! while nothing changed.
 //!
 //! Owns reading and joining the games and the validators; the push to Lichess reuses
-//! [`round`]. Never writes anything to the daemon.
+//! [`games`]. Never writes anything to the daemon.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -86,20 +86,6 @@ pub(crate) fn in_board_order(
         }
     }
     all
-}
-
-/// The round's games in board order, the paper boards' with them: each clock's read as
-/// [`games`] reads it (the daemon now, or a delayed hub's), for `/pgn/all.pgn` and the push.
-pub(crate) async fn round(
-    conn: &zbus::Connection,
-    hub: &crate::hub::Hub,
-    clocks: &[Arc<ClockStatus>],
-) -> Result<String> {
-    let mut each = Vec::with_capacity(clocks.len());
-    for c in clocks {
-        each.push((c.clone(), games(conn, hub, std::slice::from_ref(c)).await?));
-    }
-    Ok(in_board_order(&each, &hub.paper_games()))
 }
 
 /// When each served body was first seen, by URL path (for Last-Modified).

@@ -25,7 +25,7 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
 const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
-     delay, [[lichess]], [[alert]]";
+     delay, settle, [[lichess]], [[alert]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -68,6 +68,19 @@ pub(crate) struct Args {
     /// if they are valid, 2 and the key, the problem and where it was set if not.
     #[arg(long)]
     pub(crate) check_config: bool,
+    /// Create the Lichess broadcast NAME (a tour) and one round per --pairings file (in
+    /// round order, status new: not started), with the token and server of the first
+    /// [[lichess]] table; print the broadcast's URL, each round's id and the `rounds` line for
+    /// bridge.toml, then exit.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) make_broadcast: Option<String>,
+    /// A round's pairings for --make-broadcast (CSV, tags-only PGN or TRF, as `chessclockctl
+    /// round load` reads them); once per round, in order.
+    #[arg(long, value_name = "FILE", requires = "make_broadcast")]
+    pub(crate) pairings: Vec<PathBuf>,
+    /// The broadcast's time control for --make-broadcast, as Lichess shows it (e.g. "90+30").
+    #[arg(long, value_name = "TC", requires = "make_broadcast")]
+    pub(crate) time_control: Option<String>,
     /// Print the manual page chessclock-bridge(8) (roff) to stdout and exit; packaging uses it.
     #[arg(long, hide = true)]
     pub(crate) man: bool,
@@ -99,6 +112,13 @@ pub(crate) struct Settings {
     /// `delay` read when the settings are loaded (zero: none).
     #[serde(skip)]
     pub(crate) delay_for: std::time::Duration,
+    /// The settle time of the Lichess push (`"3s"`, `"0"`: none): a half-move is pushed
+    /// once it stood this long ([`crate::settle`]).
+    #[serde(default)]
+    pub(crate) settle: Option<String>,
+    /// `settle` read when the settings are loaded (3 s when not set).
+    #[serde(skip)]
+    pub(crate) settle_for: std::time::Duration,
     /// Lichess broadcast rounds to push the live PGN to (`[[lichess]]` tables).
     #[serde(default)]
     pub(crate) lichess: Vec<RoundSettings>,
@@ -198,6 +218,9 @@ impl Settings {
             r.check_source(s.mqtt.is_some())
                 .map_err(|e| origin.at(&format!("lichess[{i}].source"), e))?;
         }
+        let sets: Vec<_> = s.lichess.iter().map(|r| r.boards.as_ref()).collect();
+        crate::push::boards::check(&sets)
+            .map_err(|(i, e)| origin.at(&format!("lichess[{i}].boards"), anyhow!(e)))?;
         if s.lichess.iter().any(|r| r.server.starts_with("https://")) {
             let tls = crate::tls::client_config(None, "SSL_CERT_FILE")
                 .map_err(|e| origin.at("lichess", e))?;
@@ -223,6 +246,10 @@ impl Settings {
         if let Some(d) = &s.delay {
             s.delay_for = crate::delay::parse(d).map_err(|e| origin.at("delay", anyhow!(e)))?;
         }
+        s.settle_for = match &s.settle {
+            Some(d) => crate::delay::parse(d).map_err(|e| origin.at("settle", anyhow!(e)))?,
+            None => std::time::Duration::from_secs(3),
+        };
         if s.replay == 0 {
             return Err(origin.at(
                 "replay",

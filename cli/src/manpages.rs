@@ -356,6 +356,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "round-check",
+        &[
+            (
+                "chessclockctl round check --control \"G/90 inc/30\"",
+                "every board of the round, each check that fails with its fix; exit 1 unless all are ready",
+            ),
+            (
+                "chessclockctl round check --wait",
+                "prints each board as it changes and ends (exit 0) once every board is ready",
+            ),
+        ],
+    ),
+    (
         "round-result",
         &[
             (

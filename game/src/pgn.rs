@@ -28,14 +28,16 @@ pub mod read;
 /// The Seven Tag Roster, in export order.
 pub const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
 
-/// Tags this writer produces itself (not accepted as game info).
-pub const GENERATED: [&str; 6] = [
+/// Tags this writer produces itself (not accepted as game info). `GameId` is the game's own
+/// id, given by its recorder ([`GameInfo::set_game_id`]), never typed in.
+pub const GENERATED: [&str; 7] = [
     "Result",
     "TimeControl",
     "ChessclockdControl",
     "WhiteClock",
     "BlackClock",
     "Termination",
+    "GameId",
 ];
 
 /// A tag name or value that cannot go into a PGN.
@@ -129,6 +131,16 @@ impl GameInfo {
         }
         *self = info;
         Ok(())
+    }
+
+    /// The game's id, its `GameId` tag: what a broadcast matches the game by, whatever else
+    /// of its tags changes (docs/relay.md). Set by the game's recorder, not as game
+    /// information (which refuses it); an empty or multi-line id is left out.
+    pub fn set_game_id(&mut self, id: &str) {
+        self.tags.retain(|(n, _)| n != "GameId");
+        if !id.is_empty() && !id.contains(['\n', '\r']) {
+            self.tags.push(("GameId".to_owned(), id.to_owned()));
+        }
     }
 
     /// A tag's value.

@@ -12,6 +12,7 @@ pub mod chromium;
 pub mod clock_fields;
 pub mod e2e;
 pub mod json;
+pub mod lichess;
 pub mod notify;
 pub mod paths;
 pub mod pgn;

@@ -33,7 +33,7 @@ fn board(c: &ClockStatus) -> u32 {
 }
 
 /// What of a clock's state shows in its PGN (a `clock` event without a change here is a tick).
-fn pgn_facts(c: &ClockStatus) -> String {
+pub(crate) fn pgn_facts(c: &ClockStatus) -> String {
     serde_json::to_string(&(
         board(c),
         &c.game_info,

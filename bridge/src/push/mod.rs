@@ -13,31 +13,38 @@
 //! what a fleet round holds the pure [`union`] (fed by [`crate::mqtt`]). It never controls a
 //! clock and never logs the token.
 
+pub(crate) mod answer;
+pub(crate) mod boards;
+pub(crate) mod body;
+pub(crate) mod client;
+pub(crate) mod problems;
 pub(crate) mod schedule;
+mod task;
 #[cfg(test)]
 mod tests;
 pub(crate) mod union;
 
+pub(crate) use task::run;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Result, bail};
 use chessclock_api::ClockStatus;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::hub::Hub;
 use crate::secrets::{self, Credentials};
 use crate::settings::shorten;
-use schedule::{Outcome, Schedule};
+use boards::BoardSet;
+use body::Body;
 use union::Union;
 
-/// Lichess limits a broadcast round to this many games.
-pub(crate) const MAX_GAMES: usize = 64;
+/// Lichess keeps this many games of a pushed round (`RelayFetch.maxChaptersToShow`, 100
+/// since July 2025; more are dropped without a word).
+pub(crate) const MAX_GAMES: usize = 100;
 /// How long to wait after a 429 (Lichess asks clients to wait a full minute).
 const RATE_LIMITED_MS: u64 = 60_000;
 /// How long to wait after a refusal a retry will not fix soon (bad token, unknown round).
@@ -60,6 +67,10 @@ pub(crate) struct RoundSettings {
     /// The clocks whose games make up the round, by name or index; all clocks when empty.
     #[serde(default)]
     pub(crate) clocks: Vec<String>,
+    /// The board numbers whose games make up the round (`"1-100"`, `"101-150"`); every
+    /// board when left out. No board may be in two tables' `boards`.
+    #[serde(default)]
+    pub(crate) boards: Option<BoardSet>,
     /// The Lichess server.
     #[serde(default = "default_server")]
     pub(crate) server: String,
@@ -185,13 +196,20 @@ impl RoundSettings {
         Ok(())
     }
 
-    /// Whether `clock` belongs to this round.
+    /// Whether `clock` belongs to this round (its name or index in `clocks`, its board in
+    /// `boards`).
     fn has(&self, clock: &ClockStatus) -> bool {
-        self.clocks.is_empty()
+        let picked = self.clocks.is_empty()
             || self
                 .clocks
                 .iter()
-                .any(|c| *c == clock.name || *c == clock.index.to_string())
+                .any(|c| *c == clock.name || *c == clock.index.to_string());
+        picked && self.takes(board_of(clock))
+    }
+
+    /// Whether board number `board` is one of this table's `boards`.
+    pub(crate) fn takes(&self, board: u32) -> bool {
+        self.boards.as_ref().is_none_or(|s| s.contains(board))
     }
 
     /// The Lichess round id of the daemon's round `current`: the one `rounds` names, else
@@ -206,11 +224,20 @@ impl RoundSettings {
             .unwrap_or(self.round.as_str())
     }
 
-    fn url(&self, id: &str) -> String {
+    pub(crate) fn url(&self, id: &str) -> String {
         format!(
             "{}/api/broadcast/round/{id}/push",
             self.server.trim_end_matches('/'),
         )
+    }
+}
+
+/// The board number a clock's game is pushed under (index + 1 from a daemon without board
+/// numbers, as MQTT publishes it).
+pub(crate) fn board_of(c: &ClockStatus) -> u32 {
+    match c.board {
+        0 => c.index + 1,
+        b => b,
     }
 }
 
@@ -229,102 +256,15 @@ pub(crate) fn changes_pgn(kind: &str) -> bool {
     )
 }
 
-/// Push `round` for as long as the bridge runs; `tls` for an https server; `fleet`, the
-/// boards of every machine, for a `source = "fleet"` round.
-pub(crate) async fn run(
-    conn: zbus::Connection,
-    hub: Arc<Hub>,
-    round: RoundSettings,
-    token: String,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    mut fleet: Option<watch::Receiver<Union>>,
-) {
-    // The Lichess round pushed to: the one of the daemon's round.
-    let mut id = round.round.clone();
-    let client = match crate::tls::http_client(Duration::from_secs(20), tls) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::error!(round = %round.round, "cannot make an HTTP client: {e}");
-            return;
-        }
-    };
-    let base = Instant::now();
-    let now_ms = || u64::try_from(base.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut live = hub.attach(None).live;
-    let mut schedule = Schedule::default();
-    let mut last_sent = String::new();
-    let mut warned = BTreeSet::new();
-    schedule.changed(now_ms());
-    loop {
-        let wake = schedule
-            .poll_timeout()
-            .map(|t| base + Duration::from_millis(t));
-        tokio::select! {
-            ev = live.recv() => match ev {
-                Ok(ev) if changes_pgn(ev.kind) => schedule.changed(now_ms()),
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => schedule.changed(now_ms()),
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            },
-            Some(changed) = fleet_changed(&mut fleet) => match changed {
-                Ok(()) => schedule.changed(now_ms()),
-                Err(_) => return,
-            },
-            () = sleep_until(wake) => {}
-        }
-        if !schedule.start(now_ms()) {
-            continue;
-        }
-        // The current round picks the Lichess round (unknown: the last one pushed to).
-        let (pgn, fleet_round) = match &fleet {
-            Some(fleet) => {
-                let (pgn, current) = fleet_pgn(&fleet.borrow(), &round, &mut warned);
-                (Ok(pgn), current)
-            }
-            None => (round_pgn(&conn, &hub, &round).await, None),
-        };
-        let current = match fleet_round {
-            Some(r) => Ok(r),
-            None => current_round(&conn).await,
-        };
-        let daemon = daemon_rounds(&conn).await;
-        if let Ok(current) = current
-            && round.id_for(current, &daemon) != id
-        {
-            round.id_for(current, &daemon).clone_into(&mut id);
-            tracing::info!(round = %id, "the round is {current}: pushing to Lichess round {id}");
-            last_sent.clear();
-        }
-        let outcome = match pgn {
-            Ok(pgn) if pgn == last_sent || pgn.is_empty() => Outcome::Done,
-            Ok(pgn) => {
-                let outcome = push(&client, &round, &id, &token, &pgn).await;
-                if outcome == Outcome::Done {
-                    last_sent = pgn;
-                }
-                outcome
-            }
-            Err(e) => {
-                tracing::warn!(round = %id, "cannot read the round's PGN: {e:#}");
-                Outcome::Failed
-            }
-        };
-        if outcome == Outcome::Done && schedule.failures() > 0 {
-            tracing::info!(round = %id, "pushing works again after {} failures", schedule.failures());
-        }
-        schedule.done(now_ms(), outcome);
-    }
-}
-
 /// The daemon's current round (its Manager's `Round`).
-async fn current_round(conn: &zbus::Connection) -> Result<u32> {
+pub(crate) async fn current_round(conn: &zbus::Connection) -> Result<u32> {
     let mgr = chessclock_api::proxy::ManagerProxy::new(conn).await?;
     Ok(mgr.round().await?)
 }
 
 /// The Lichess round ids the daemon keeps by round (its Manager's `BroadcastRounds`; none
 /// from a daemon that cannot say).
-async fn daemon_rounds(conn: &zbus::Connection) -> BTreeMap<u32, String> {
+pub(crate) async fn daemon_rounds(conn: &zbus::Connection) -> BTreeMap<u32, String> {
     let ids = async {
         let mgr = chessclock_api::proxy::ManagerProxy::new(conn).await?;
         mgr.broadcast_rounds().await
@@ -346,7 +286,7 @@ pub(crate) async fn sleep_until(at: Option<Instant>) {
 }
 
 /// The next change of the fleet's boards (`None` without a fleet: never).
-async fn fleet_changed(
+pub(crate) async fn fleet_changed(
     fleet: &mut Option<watch::Receiver<Union>>,
 ) -> Option<Result<(), watch::error::RecvError>> {
     match fleet {
@@ -355,108 +295,42 @@ async fn fleet_changed(
     }
 }
 
-/// The PGN of a fleet round and the round of its games; each conflict and the limit warned
-/// about once.
-fn fleet_pgn(
+/// A fleet round's body and the round of its games; each conflict warned about once.
+pub(crate) fn fleet_body(
     fleet: &Union,
     round: &RoundSettings,
     warned: &mut BTreeSet<String>,
-) -> (String, Option<u32>) {
-    let body = fleet.body(MAX_GAMES);
-    for what in fleet.news(&body, MAX_GAMES, warned) {
+) -> (Body, Option<u32>) {
+    let games = fleet.round_games();
+    for what in Union::news(&games, warned) {
         tracing::warn!(round = %round.round, "{what}");
     }
-    (body.pgn, body.round)
+    (Body::pick(games.games, round.boards.as_ref()), games.round)
 }
 
-/// The PGN of every game of the round, one after the other in board order.
-async fn round_pgn(conn: &zbus::Connection, hub: &Hub, round: &RoundSettings) -> Result<String> {
-    let mut clocks: Vec<Arc<ClockStatus>> =
-        hub.clocks().into_iter().filter(|c| round.has(c)).collect();
-    if clocks.len() > MAX_GAMES {
-        tracing::warn!(
-            round = %round.round,
-            "{} boards in the round; Lichess takes {MAX_GAMES}: the first {MAX_GAMES} in board order are pushed",
-            clocks.len()
-        );
-        clocks.truncate(MAX_GAMES);
-    }
-    crate::pgn::round(conn, hub, &clocks).await
-}
-
-/// One push; what its answer means for the schedule.
-async fn push(
-    client: &reqwest::Client,
+/// The round's body from this machine's clocks and paper boards: the games the table takes,
+/// read from the daemon (or the delayed hub), in board order. Of two clocks with one board
+/// number the first by index is pushed.
+pub(crate) async fn local_body(
+    conn: &zbus::Connection,
+    hub: &Hub,
     round: &RoundSettings,
-    id: &str,
-    token: &str,
-    pgn: &str,
-) -> Outcome {
-    let sent = client
-        .post(round.url(id))
-        .bearer_auth(token)
-        .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .body(pgn.to_owned())
-        .send()
-        .await;
-    let resp = match sent {
-        Ok(r) => r,
-        Err(e) => {
-            match crate::tls::explain(&e, "SSL_CERT_FILE") {
-                Some(why) => {
-                    tracing::error!(round = %id, "push failed, will retry: {why}")
-                }
-                None => tracing::warn!(round = %id, "push failed, will retry: {e}"),
-            }
-            return Outcome::Failed;
+) -> Result<Body> {
+    let mut candidates: Vec<(u32, String)> = Vec::new();
+    for c in hub.clocks().into_iter().filter(|c| round.has(c)) {
+        let board = board_of(&c);
+        if candidates.iter().any(|(b, _)| *b == board) {
+            continue;
         }
-    };
-    let status = resp.status();
-    let body = resp.text().await.unwrap_or_default();
-    match status.as_u16() {
-        200..=299 => {
-            report_games(id, &body);
-            Outcome::Done
-        }
-        429 => {
-            tracing::warn!(round = %id, "Lichess asks to slow down (429): next push in a minute");
-            Outcome::WaitFor(RATE_LIMITED_MS)
-        }
-        401 | 403 => {
-            tracing::error!(
-                round = %id,
-                "Lichess refused the token ({status}): it needs the study:write scope and its owner must be a contributor of the broadcast; retrying in 5 minutes"
-            );
-            Outcome::WaitFor(REFUSED_MS)
-        }
-        404 => {
-            tracing::error!(round = %id, "Lichess has no round {} (404); check `round` in the settings; retrying in 5 minutes", id);
-            Outcome::WaitFor(REFUSED_MS)
-        }
-        _ => {
-            tracing::warn!(round = %id, "push answered {status}, will retry: {}", shorten(&body));
-            Outcome::Failed
+        let pgn = crate::pgn::games(conn, hub, std::slice::from_ref(&c)).await?;
+        if !pgn.trim().is_empty() {
+            candidates.push((board, pgn));
         }
     }
-}
-
-/// Log what Lichess made of each game (`{"games":[{"tags":..,"moves":n}|{"tags":..,"error":..}]}`).
-fn report_games(round: &str, body: &str) {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        tracing::info!(round, "pushed");
-        return;
-    };
-    let games = v["games"].as_array().map(Vec::as_slice).unwrap_or_default();
-    for g in games {
-        let who = format!(
-            "{} - {}",
-            g["tags"]["White"].as_str().unwrap_or("?"),
-            g["tags"]["Black"].as_str().unwrap_or("?")
-        );
-        match g["error"].as_str() {
-            Some(err) => tracing::warn!(round, "Lichess refused the game {who}: {err}"),
-            None => tracing::debug!(round, "pushed {who}: {} moves", g["moves"]),
+    for (board, pgn) in hub.paper_games() {
+        if round.takes(board) && !candidates.iter().any(|(b, _)| *b == board) {
+            candidates.push((board, pgn));
         }
     }
-    tracing::info!(round, games = games.len(), "pushed");
+    Ok(Body::pick(candidates, round.boards.as_ref()))
 }

@@ -13,6 +13,7 @@ fn settings(rounds: &[(&str, &str)]) -> RoundSettings {
             .collect(),
         token_file: None,
         clocks: Vec::new(),
+        boards: None,
         server: "https://lichess.org".into(),
         source: super::Source::Local,
     }

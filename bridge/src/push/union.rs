@@ -44,15 +44,14 @@ impl std::fmt::Display for Conflict {
     }
 }
 
-/// The round's body to push and its conflicts.
+/// The current round's games on the broker, one per board number, and its conflicts.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Body {
-    /// The games, by board number, each ending in a blank line (empty: nothing to push).
-    pub(crate) pgn: String,
-    /// The round the games are of (`None`: no game has a round number; all are pushed).
+pub(crate) struct RoundGames {
+    /// Board number and PGN of each board's game, in board order: the e-board game of the
+    /// first host (by name) that drives the board, else its paper game.
+    pub(crate) games: Vec<(u32, String)>,
+    /// The round the games are of (`None`: no game has a round number; all are taken).
     pub(crate) round: Option<u32>,
-    /// How many games `pgn` holds.
-    pub(crate) games: usize,
     /// Board numbers two machines share.
     pub(crate) conflicts: Vec<Conflict>,
 }
@@ -112,16 +111,17 @@ impl Union {
             .or_else(|| of_board().next())
     }
 
-    /// The current round's games, at most `max`, by board number.
-    pub(crate) fn body(&self, max: usize) -> Body {
+    /// The current round's games, one per board number, in board order.
+    pub(crate) fn round_games(&self) -> RoundGames {
         let round = self.round();
-        let mut body = Body {
+        let mut out = RoundGames {
             round,
-            ..Body::default()
+            ..RoundGames::default()
         };
         // BTreeMap order: by board number, then host name; the first host of a board wins.
+        let mut games: std::collections::BTreeMap<u32, String> = std::collections::BTreeMap::new();
         for ((board, host), game) in self.current(round) {
-            match body.conflicts.last_mut() {
+            match out.conflicts.last_mut() {
                 Some(c) if c.board == *board => {
                     c.left_out.push(host.clone());
                     continue;
@@ -132,58 +132,38 @@ impl Union {
                 .current(round)
                 .any(|((b, h), _)| b == board && h != host);
             if shared {
-                body.conflicts.push(Conflict {
+                out.conflicts.push(Conflict {
                     board: *board,
                     pushed: host.clone(),
                     left_out: Vec::new(),
                 });
             }
-            if body.games == max {
+            games.entry(*board).or_insert_with(|| game.pgn.clone());
+        }
+        // The boards no machine drives: their paper game, once.
+        let paper: BTreeSet<u32> = self.paper.keys().map(|(b, _)| *b).collect();
+        for board in paper {
+            if games.contains_key(&board) {
                 continue;
             }
-            body.pgn.push_str(&game.pgn);
-            body.pgn.push_str("\n\n");
-            body.games += 1;
-        }
-        // The boards no machine drives: their paper game, once, in board order after the
-        // e-boards' (Lichess keeps the order of first appearance).
-        let driven: BTreeSet<u32> = self.current(round).map(|((b, _), _)| *b).collect();
-        let paper: BTreeSet<u32> = self.paper.keys().map(|(b, _)| *b).collect();
-        for board in paper.difference(&driven) {
-            if body.games == max {
-                break;
-            }
-            if let Some(game) = self.paper_of(*board, round) {
-                body.pgn.push_str(&game.pgn);
-                body.pgn.push_str("\n\n");
-                body.games += 1;
+            if let Some(game) = self.paper_of(board, round) {
+                games.insert(board, game.pgn.clone());
             }
         }
-        body
+        out.games = games.into_iter().collect();
+        out
     }
 
-    /// What to warn about in `body` (made with limit `max`) that is not in `warned` yet:
-    /// each conflict and the limit, once; `warned` remembers them.
-    pub(crate) fn news(
-        &self,
-        body: &Body,
-        max: usize,
-        warned: &mut BTreeSet<String>,
-    ) -> Vec<String> {
-        let mut news: Vec<String> = body.conflicts.iter().map(ToString::to_string).collect();
-        let boards = self.boards();
-        if boards > max {
-            news.push(format!(
-                "{boards} boards in the round; Lichess takes {max}: the first {max} by board \
-                 number are pushed"
-            ));
-        }
+    /// What to warn about in `games` that is not in `warned` yet: each conflict, once;
+    /// `warned` remembers them.
+    pub(crate) fn news(games: &RoundGames, warned: &mut BTreeSet<String>) -> Vec<String> {
+        let mut news: Vec<String> = games.conflicts.iter().map(ToString::to_string).collect();
         news.retain(|what| warned.insert(what.clone()));
         news
     }
 
-    /// How many boards the current round has (before any limit).
-    pub(crate) fn boards(&self) -> usize {
+    /// The board numbers of the current round, driven or on paper.
+    pub(crate) fn round_boards(&self) -> BTreeSet<u32> {
         let round = self.round();
         let mut boards: BTreeSet<u32> = self.current(round).map(|((b, _), _)| *b).collect();
         boards.extend(
@@ -192,7 +172,7 @@ impl Union {
                 .filter(|(_, g)| round.is_none() || g.round == round)
                 .map(|((b, _), _)| *b),
         );
-        boards.len()
+        boards
     }
 
     /// The current round: the highest of the games' round numbers.

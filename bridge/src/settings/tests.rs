@@ -212,3 +212,62 @@ fn a_fleet_round_needs_a_broker_and_no_clocks_and_an_unknown_source_is_named() {
     .expect("a fleet round with a broker");
     assert_eq!(s.lichess[0].source, crate::push::Source::Fleet);
 }
+
+#[test]
+fn boards_in_two_tables_or_past_lichess_s_limit_stop_the_start_naming_the_tables() {
+    let creds = Credentials::new(None, true);
+    let table = |id: &str, boards: &str| {
+        format!(
+            "[[lichess]]\nround = \"{id}\"\nserver = \"http://127.0.0.1:1\"\nboards = \"{boards}\"\n\n"
+        )
+    };
+    let err =
+        |tag, text: &str| format!("{:#}", load_in(tag, text, &[], &[], &creds).expect_err(tag));
+    let e = err(
+        "boards-overlap",
+        &format!(
+            "{}{}",
+            table("AbCd1234", "1-100"),
+            table("EfGh5678", "90-150")
+        ),
+    );
+    assert!(
+        e.contains(
+            "board 90 is in both lichess[0].boards = \"1-100\" and lichess[1].boards = \"90-150\""
+        ),
+        "{e}"
+    );
+    assert!(
+        e.ends_with("bridge.toml, line 9)"),
+        "where the second table's boards are: {e}"
+    );
+    let e = err("boards-many", &table("AbCd1234", "1-150"));
+    assert!(
+        e.contains("takes 150 boards") && e.contains("split them over two [[lichess]] tables"),
+        "{e}"
+    );
+    let e = err("boards-bad", &table("AbCd1234", "1-x"));
+    assert!(
+        e.starts_with("lichess[0].boards: \"1-x\" is not a set of boards"),
+        "{e}"
+    );
+    let s = load_in(
+        "boards-ok",
+        &format!(
+            "{}{}",
+            table("AbCd1234", "1-100"),
+            table("EfGh5678", "101-150")
+        ),
+        &[],
+        &[],
+        &creds,
+    )
+    .expect("two ranges");
+    assert_eq!(
+        s.lichess
+            .iter()
+            .map(|r| r.boards.as_ref().map(ToString::to_string))
+            .collect::<Vec<_>>(),
+        [Some("1-100".to_owned()), Some("101-150".to_owned())]
+    );
+}

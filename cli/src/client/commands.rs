@@ -435,7 +435,7 @@ pub(crate) fn out_line(line: &str) -> Result<()> {
 }
 
 /// Clocks as JSON text (the stable schema of `ClockStatus`).
-fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<String> {
+pub(crate) fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| Failure::Action(format!("cannot print JSON: {e}")))
 }
 

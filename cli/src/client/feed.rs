@@ -1,8 +1,9 @@
 //! The daemon as a stream of happenings for the live verbs (`watch`, `monitor`): its signals,
-//! and its going away and coming back on the bus (`NameOwnerChanged`). No rendering: callers
-//! decide what a happening means to them.
+//! its going away and coming back on the bus (`NameOwnerChanged`), and a change of the
+//! bridge's Lichess push problems (its `PropertiesChanged`). No rendering: callers decide
+//! what a happening means to them.
 
-use chessclock_api::names::{BUS_NAME, MANAGER_PATH};
+use chessclock_api::names::{BRIDGE_BUS_NAME, BUS_NAME, MANAGER_PATH};
 use zbus::fdo::{DBusProxy, NameOwnerChangedStream};
 use zbus::{Connection, MatchRule, Message, MessageStream};
 
@@ -11,6 +12,8 @@ use zbus::{Connection, MatchRule, Message, MessageStream};
 pub(crate) enum Happening {
     /// A signal of the daemon (of the manager or of a clock).
     Signal(Message),
+    /// The bridge's push problems changed.
+    Push,
     /// The daemon left the bus (stopped, crashed, restarting).
     Gone,
     /// The daemon is on the bus again.
@@ -24,6 +27,7 @@ pub(crate) enum Happening {
 pub(crate) struct Feed {
     signals: MessageStream,
     owners: NameOwnerChangedStream,
+    bridge: MessageStream,
 }
 
 impl Feed {
@@ -38,13 +42,26 @@ impl Feed {
             .path_namespace(MANAGER_PATH)
             .build()?;
         let signals = MessageStream::for_match_rule(rule, conn, None).await?;
+        let rule = MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .sender(BRIDGE_BUS_NAME)
+            .path(chessclock_api::push::BRIDGE_PATH)
+            .build()?;
+        let bridge = MessageStream::for_match_rule(rule, conn, None).await?;
         let dbus = DBusProxy::new(conn).await?;
         let owners = dbus
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;
         let name = BUS_NAME.try_into()?;
         let present = dbus.name_has_owner(name).await?;
-        Ok((Feed { signals, owners }, present))
+        Ok((
+            Feed {
+                signals,
+                owners,
+                bridge,
+            },
+            present,
+        ))
     }
 
     /// The next happening.
@@ -53,6 +70,11 @@ impl Feed {
             tokio::select! {
                 msg = next_item(&mut self.signals) => match msg {
                     Some(Ok(m)) => return Happening::Signal(m),
+                    Some(Err(e)) => return Happening::Lost(e.to_string()),
+                    None => return Happening::Lost("the bus connection closed".into()),
+                },
+                msg = next_item(&mut self.bridge) => match msg {
+                    Some(Ok(_)) => return Happening::Push,
                     Some(Err(e)) => return Happening::Lost(e.to_string()),
                     None => return Happening::Lost("the bus connection closed".into()),
                 },

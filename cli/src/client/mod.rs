@@ -9,6 +9,7 @@ mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;
 mod round;
+mod round_check;
 pub(crate) mod said;
 pub(crate) mod watch;
 

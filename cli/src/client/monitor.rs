@@ -34,6 +34,7 @@ pub(crate) async fn run(bus: &BusArgs, json: bool) -> Result<()> {
             _ = tokio::signal::ctrl_c() => return Ok(()),
         };
         let ev = match happening {
+            Happening::Push => continue,
             Happening::Signal(msg) => {
                 let Some(ev) = describe(&msg) else { continue };
                 name_event(&conn, &mut names, ev).await

@@ -8,12 +8,13 @@ use zbus::{Connection, OwnedObjectPath};
 
 use super::{BusArgs, Failure, Result, read_failure};
 
-/// Every attached clock, in index order, read in one round trip.
-/// Every clock, in board order (`render::board_order`).
+/// Every clock, in board order (`render::board_order`), read in one round trip, with the
+/// bridge's Lichess push problems of their boards (none without a bridge on this bus).
 pub(crate) async fn all_clocks(conn: &Connection, args: &BusArgs) -> Result<Vec<ClockStatus>> {
     let mut clocks = read::all_clocks(conn)
         .await
         .map_err(|e| read_failure(args, e))?;
+    chessclock_api::push::merge(&mut clocks, &chessclock_api::push::read(conn).await);
     clocks.sort_by_key(super::render::board_order);
     Ok(clocks)
 }

@@ -20,6 +20,19 @@ pub(crate) enum RoundCommand {
     /// Print the current round and every board of it: its players, its result, and its
     /// clock or "paper" (a board without an e-board).
     Show,
+    /// The round's go/no-go: every board of the current round (paper boards included) with
+    /// each check (answering, clock, pieces in the start position, control, battery, players)
+    /// and what fixes it. Exit 0 only when every board is ready, else 1.
+    Check {
+        /// The round's control (e.g. "G/90 inc/30"); default: the control most of the round's
+        /// clocks are set to, so that the odd one out is named.
+        #[arg(long, value_name = "NOTATION")]
+        control: Option<String>,
+        /// Check again on every change until every board is ready (each board's line is
+        /// printed when it changes), then exit 0.
+        #[arg(long)]
+        wait: bool,
+    },
     /// Set a board's result by its board number: a paper board's (kept, and written to the
     /// live feed and the broadcast), or for an e-board the arbiter's result of its game.
     Result {
@@ -121,6 +134,9 @@ pub(crate) async fn run(
             let round = mgr.round().await.map_err(f)?;
             let boards = mgr.get_round_boards().await.map_err(f)?;
             print_boards(round, &boards, json)
+        }
+        RoundCommand::Check { control, wait } => {
+            super::round_check::run(conn, bus, &mgr, control.as_deref(), wait, voice).await
         }
         RoundCommand::Result { board, result } => {
             let done = mgr.set_board_result(board, &result).await.map_err(f)?;

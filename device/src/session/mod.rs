@@ -114,6 +114,8 @@ pub enum SessionOutput {
     NewGame {
         control: Box<chessclock_engine::params::TimeControl>,
         t_ms: u64,
+        /// The id the new journal's start keeps.
+        game_id: String,
     },
     /// The game's record is due ([`record`]): write it, folded from the journal so far.
     RecordDue(Box<RecordDue>),
@@ -460,6 +462,7 @@ impl Session {
     fn new_game(&mut self, now: Instant, engine: Engine) {
         self.time.advance(now);
         let replaced = self.under_way(now).then(|| self.record_due(now, true));
+        let begun = self.status() != Status::Ready || self.has_board_moves();
         self.engine = engine;
         self.observed.reset();
         self.published.state_mut().time_control =
@@ -467,9 +470,11 @@ impl Session {
         self.published.state_mut().notices.clear();
         self.state_changed();
         self.outputs.extend(replaced);
+        self.renew_game_id(begun);
         self.outputs.push_back(SessionOutput::NewGame {
             control: Box::new(self.engine.control().clone()),
             t_ms: self.time_at(now).as_ms(),
+            game_id: self.journal_game_id().to_owned(),
         });
         self.clear_record();
         self.lever.new_journal();

@@ -503,7 +503,7 @@ pub(crate) struct Published {
 /// it is due. Invariant: a record starts only with the wall time passed in (a clock that
 /// keeps no record is given none), `played_round` is the clock's round at that start, and a
 /// result makes the record due once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct GameRecordPart {
     /// Wall time (Unix ms) of the latest wake-up, passed in by a caller that keeps the
     /// game's record (a journaled clock); `None`: no record is kept.
@@ -516,6 +516,8 @@ pub(crate) struct GameRecordPart {
     /// The game ended (a result, an observed game's too): its record is due once the
     /// events said with the result are out.
     ended: bool,
+    /// The game's id (its PGN `GameId`) and how the next is made (`record.rs`).
+    ids: super::record::GameIds,
 }
 
 impl GameRecordPart {
@@ -527,6 +529,15 @@ impl GameRecordPart {
     /// When the game's clock started (wall time), if it did.
     pub(crate) fn started_wall_ms(&self) -> Option<u64> {
         self.started_wall_ms
+    }
+
+    /// The game's ids.
+    pub(crate) fn ids(&self) -> &super::record::GameIds {
+        &self.ids
+    }
+
+    pub(crate) fn ids_mut(&mut self) -> &mut super::record::GameIds {
+        &mut self.ids
     }
 
     /// The round the game was played in, if its record started.

@@ -94,6 +94,11 @@ impl Session {
         self.board
             .game_mut()
             .on_message(t.as_ms(), message, Some(clocks));
+        if self.status() == Status::Ready && self.board.game().moves().is_empty() {
+            // A board being set up: what it lacks is shown as it changes.
+            self.board.view_changed();
+            self.published.mark_changed();
+        }
         self.drain_board(at);
         if matches!(message, Message::BoardDump(_)) && self.board.take_reconciling() {
             let read: Vec<String> = self
@@ -395,7 +400,12 @@ impl Session {
             Some((_, board)) if board > 0 => format!("board:{board}"),
             _ => self.cfg.clock.to_string(),
         };
-        let pieces = self.board.game().problem().map(str::to_owned);
+        let pieces = self
+            .board
+            .game()
+            .problem()
+            .map(str::to_owned)
+            .or_else(|| self.missing_before_start());
         let unmoved = self.unmoved_press_problem(&me);
         let clock = match &self.declared {
             Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
@@ -407,6 +417,25 @@ impl Session {
             .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
             .join("; ")
+    }
+
+    /// Before the game begins, pieces lifted from the start position and not put back (a
+    /// piece missing at a board being set up): a problem then, as the round's check needs;
+    /// in play a lifted piece is a move being made.
+    fn missing_before_start(&self) -> Option<String> {
+        if self.status() != Status::Ready || !self.board.game().moves().is_empty() {
+            return None;
+        }
+        let chessclock_game::BoardState::PiecesInAir { lifted } =
+            self.board.game().tracker().state()
+        else {
+            return None;
+        };
+        let squares: Vec<String> = lifted.iter().map(ToString::to_string).collect();
+        Some(format!(
+            "the start position lacks the pieces of {}: put them back",
+            squares.join(", ")
+        ))
     }
 
     /// Write what the bus shows of the board's game into the published state (the draws
@@ -464,7 +493,8 @@ impl Session {
         self.board.set_date(date);
     }
 
-    /// The tags the game's PGN carries: its information, then the defaults and the date.
+    /// The tags the game's PGN carries: its information, then the defaults and the date, and
+    /// its `GameId` (`record.rs`).
     pub fn pgn_info(&self) -> GameInfo {
         let mut defaults = self.board.tag_defaults().clone();
         // A date is one line of digits and dots, Round/Board numbers: none can be refused.
@@ -474,7 +504,9 @@ impl Session {
         if let Some((round, board)) = self.board.place() {
             let _ = defaults.set_all(&chessclock_game::pairings::board_tags(round, board));
         }
-        self.board.game().info().or(&defaults)
+        let mut info = self.board.game().info().or(&defaults);
+        info.set_game_id(&self.game_id());
+        info
     }
 
     /// Whether moves were read from the pieces.

@@ -32,6 +32,9 @@ pub struct Restored {
     /// What the journal last said of the lever: `Some(true)`, in step (`None` for a journal
     /// cut at a damaged tail, which may have lost a press).
     pub lever_in_step: Option<bool>,
+    /// The game's id (its journal's start's, or a fresh one) and the seed of the next ones.
+    pub game_id: String,
+    pub id_seed: u64,
     /// The board on the port has yet to show the game's position (a spare swapped in).
     pub pieces_awaited: bool,
     /// The port is open at the start.
@@ -60,6 +63,8 @@ impl Restored {
             declared: None,
             notices: Vec::new(),
             lever_in_step: None,
+            game_id: String::new(),
+            id_seed: 0,
             pieces_awaited: false,
             port_open: false,
             new_board: false,
@@ -86,6 +91,9 @@ impl Session {
             restored.offset_ms,
             restored.board_serial,
         );
+        // Before the board's steps are replayed: a new game on the pieces since the journal's
+        // start is told apart from it (record.rs).
+        session.set_game_id(restored.game_id, restored.id_seed);
         match (restored.new_board, restored.lever_in_step) {
             (true, _) => session.lever_of_a_new_board(),
             (false, Some(true)) => session.resume_lever_in_step(),

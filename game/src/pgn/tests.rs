@@ -196,6 +196,36 @@ fn bad_tags_are_refused_with_reasons() {
 }
 
 #[test]
+fn the_game_id_is_the_recorder_s_not_game_information_and_is_written_as_a_tag() {
+    let mut info = GameInfo::new();
+    assert_eq!(
+        info.set("GameId", "x"),
+        Err(TagError::Generated("GameId".into())),
+        "typed in, it is refused"
+    );
+    info.set("White", "Ann").expect("ok");
+    info.set_game_id("5f3a9c0d12e4b678");
+    info.set_game_id("5f3a9c0d12e4b679");
+    assert_eq!(
+        info.get("GameId"),
+        Some("5f3a9c0d12e4b679"),
+        "replaced, once"
+    );
+    let text = write(&PgnGame {
+        info,
+        ..PgnGame::default()
+    });
+    assert_eq!(
+        text.matches("[GameId \"5f3a9c0d12e4b679\"]").count(),
+        1,
+        "{text}"
+    );
+    let mut info = GameInfo::new();
+    info.set_game_id("");
+    assert!(info.tags().is_empty());
+}
+
+#[test]
 fn clock_values_round_like_the_display() {
     assert_eq!(clock_hms(0), "0:00:00");
     assert_eq!(clock_hms(1), "0:00:01");

@@ -5,7 +5,6 @@
 //! by `--check-config`, naming the setting. No timing is asserted: the delayed bridge is
 //! seen behind the undelayed one, then catching up (waited for).
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -14,7 +13,7 @@ use chessclock_tests::e2e::{ctl_ok, text};
 use chessclock_tests::rig::{Daemon, WAIT, check_config, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 
-use crate::bridge_pgn::{Request, stand_in};
+use chessclock_tests::lichess::StandIn;
 
 /// The delay of the test's bridge: long enough that the undelayed bridge is seen first.
 const DELAY: &str = "6s";
@@ -35,8 +34,8 @@ fn wait_body(bridge: &Bridge, path: &str, done: impl Fn(&str) -> bool) -> Result
 }
 
 /// Every push the stand-in has received so far.
-fn pushed(requests: &mpsc::Receiver<Request>) -> Vec<String> {
-    requests.try_iter().map(|r| r.body).collect()
+fn pushed(lichess: &StandIn) -> Vec<String> {
+    lichess.requests.try_iter().map(|r| r.body).collect()
 }
 
 #[test]
@@ -45,7 +44,8 @@ fn a_delayed_bridge_shows_the_boards_as_they_stood_and_catches_up() -> Result<()
     let dir = TempDir::new("bridge-delay")?;
     let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
     ctl_ok(&d, &["add-virtual", "one"]);
-    let (server, requests) = stand_in(Vec::new())?;
+    let lichess = StandIn::with_rounds(&["DeLay123"])?;
+    let server = &lichess.base;
     let token = dir.path().join("lichess.token");
     std::fs::write(&token, "lip_delaytoken\n")?;
     let cfg = dir.path().join("bridge.toml");
@@ -77,7 +77,7 @@ fn a_delayed_bridge_shows_the_boards_as_they_stood_and_catches_up() -> Result<()
         "the delayed JSON is behind: {clocks}"
     );
     assert!(
-        pushed(&requests).iter().all(|b| !b.contains("Alpha")),
+        pushed(&lichess).iter().all(|b| !b.contains("Alpha")),
         "nothing of the pairings pushed yet"
     );
     // ... then catches up, on every output.
@@ -98,7 +98,7 @@ fn a_delayed_bridge_shows_the_boards_as_they_stood_and_catches_up() -> Result<()
         "the result is not shown before its delay: {pgn}"
     );
     assert!(
-        pushed(&requests)
+        pushed(&lichess)
             .iter()
             .all(|b| !b.contains("[Result \"1-0\"]")),
         "the result is not pushed before its delay"
@@ -106,7 +106,7 @@ fn a_delayed_bridge_shows_the_boards_as_they_stood_and_catches_up() -> Result<()
     wait_body(&delayed, "/pgn/all.pgn", |b| b.contains("[Result \"1-0\"]"))?;
     wait_body(&delayed, "/api/v1/clocks", |b| b.contains("\"1-0\""))?;
     let until = Instant::now() + WAIT * 3;
-    while !pushed(&requests)
+    while !pushed(&lichess)
         .iter()
         .any(|b| b.contains("[Result \"1-0\"]") && b.contains("[White \"Alpha\"]"))
     {

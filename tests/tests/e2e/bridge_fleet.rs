@@ -7,7 +7,6 @@
 //! A fleet round without a broker is refused by `--check-config`, naming the setting.
 
 use std::path::Path;
-use std::sync::mpsc;
 
 use anyhow::{Context, Result, bail};
 use chessclock_tests::bridge::{Bridge, have};
@@ -18,7 +17,7 @@ use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
 
 use crate::bridge_mqtt::{Broker, Sub};
-use crate::bridge_pgn::{Request, stand_in};
+use chessclock_tests::lichess::StandIn;
 
 /// A daemon on its own bus with clocks (on absent ports: no play is needed for game
 /// information) numbered `boards`, and the pairings of `round` loaded from `csv` lines.
@@ -59,15 +58,11 @@ fn load(d: &Daemon, dir: &Path, round: u32, lines: &str) -> Result<()> {
 
 /// The first push whose body python-chess reads as `want` `(Round, White)`, in order; the
 /// games it read.
-fn wait_push(
-    requests: &mpsc::Receiver<Request>,
-    dir: &TempDir,
-    want: &[(&str, &str)],
-) -> Result<Vec<Value>> {
+fn wait_push(lichess: &StandIn, dir: &TempDir, want: &[(&str, &str)]) -> Result<Vec<Value>> {
     let deadline = std::time::Instant::now() + WAIT * 2;
     let mut last = String::new();
     while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
-        let Ok(r) = requests.recv_timeout(left) else {
+        let Ok(r) = lichess.requests.recv_timeout(left) else {
             break;
         };
         assert_eq!(r.method, "POST");
@@ -90,8 +85,9 @@ fn wait_push(
 
 /// A bridge's settings in `dir` to push the fleet on the broker at `url` to Lichess round
 /// FLeet123 of a stand-in server: the requests it receives, and the settings file.
-fn fleet_push(dir: &TempDir, url: &str) -> Result<(mpsc::Receiver<Request>, String)> {
-    let (server, requests) = stand_in(vec![])?;
+fn fleet_push(dir: &TempDir, url: &str) -> Result<(StandIn, String)> {
+    let lichess = StandIn::with_rounds(&["FLeet123"])?;
+    let server = &lichess.base;
     let token = dir.path().join("lichess.token");
     std::fs::write(&token, "lip_fleettoken\n")?;
     let cfg = dir.path().join("bridge.toml");
@@ -103,7 +99,8 @@ fn fleet_push(dir: &TempDir, url: &str) -> Result<(mpsc::Receiver<Request>, Stri
             token.display().to_string()
         ),
     )?;
-    Ok((requests, cfg.to_str().context("utf-8")?.to_owned()))
+    let cfg = cfg.to_str().context("utf-8")?.to_owned();
+    Ok((lichess, cfg))
 }
 
 #[test]
@@ -123,7 +120,7 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     let dir_b = TempDir::new("fleet-round-b")?;
     let (bus_b, db) = machine(&dir_b, &[2, 4], 5, "2,Epsilon,Zeta\n4,Eta,Theta\n")?;
 
-    let (requests, cfg) = fleet_push(&dir, &url)?;
+    let (lichess, cfg) = fleet_push(&dir, &url)?;
     let cfg = cfg.as_str();
     let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
     let mut bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
@@ -136,7 +133,7 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     })?;
 
     let games = wait_push(
-        &requests,
+        &lichess,
         &dir,
         &[
             ("5.1", "Alpha"),
@@ -153,14 +150,14 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     // A board detached on B leaves the broker (an empty retained message) and the round.
     anyhow::ensure!(db.ctl(&["detach", "1"]).status.success());
     wait_push(
-        &requests,
+        &lichess,
         &dir,
         &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
     )?;
 
     // Machine A starts round 6: the fleet round is round 6's boards, not B's old games.
     load(&da, dir_a.path(), 6, "1,Iota,Kappa\n3,Lambda,Mu\n")?;
-    wait_push(&requests, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
+    wait_push(&lichess, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
 
     // A third machine numbers a board 1 too: a conflict, said once; pi-a's game stays.
     let dir_c = TempDir::new("fleet-round-c")?;
@@ -169,7 +166,7 @@ fn a_fleet_bridge_pushes_every_board_of_both_machines_once_by_board_number() -> 
     let said = "board 1 is published by pi-a and pi-c: pi-a's game is pushed, not pi-c's";
     let at = bridge_a.wait_log(0, said)?;
     load(&da, dir_a.path(), 6, "1,Iota,Omicron\n3,Lambda,Mu\n")?;
-    let games = wait_push(&requests, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
+    let games = wait_push(&lichess, &dir, &[("6.1", "Iota"), ("6.3", "Lambda")])?;
     assert_eq!(
         s(&games[0], "/headers/Black"),
         "Omicron",
@@ -222,14 +219,14 @@ fn each_machine_loads_the_whole_round_and_a_paper_board_is_pushed_once() -> Resu
     let (bus_a, _da) = machine(&dir_a, &[1], 5, whole)?;
     let dir_b = TempDir::new("fleet-paper-b")?;
     let (bus_b, db) = machine(&dir_b, &[2], 5, whole)?;
-    let (requests, cfg) = fleet_push(&dir, &url)?;
+    let (lichess, cfg) = fleet_push(&dir, &url)?;
     let cfg = cfg.as_str();
     let _bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
     let _bridge_a = Bridge::spawn(bus_a.address(), &["--config", cfg, "--host", "pi-a"])?;
 
     // Every board once: each driven board's game, board 3's paper game.
     wait_push(
-        &requests,
+        &lichess,
         &dir,
         &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
     )?;
@@ -238,7 +235,7 @@ fn each_machine_loads_the_whole_round_and_a_paper_board_is_pushed_once() -> Resu
     let deadline = std::time::Instant::now() + WAIT * 2;
     loop {
         let games = wait_push(
-            &requests,
+            &lichess,
             &dir,
             &[("5.1", "Alpha"), ("5.2", "Epsilon"), ("5.3", "Gamma")],
         )?;

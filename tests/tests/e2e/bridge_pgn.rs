@@ -6,102 +6,15 @@
 //! the daemon's round (`rounds`, or the id given with `round next --lichess-round`) after
 //! `round next`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::process::Command;
-use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::json::s;
+use chessclock_tests::lichess::{Request, StandIn};
 use chessclock_tests::rig::{Daemon, WAIT, workspace_bin, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
-
-/// One request the stand-in server received.
-#[derive(Debug)]
-pub(crate) struct Request {
-    pub(crate) method: String,
-    pub(crate) path: String,
-    headers: Vec<(String, String)>,
-    pub(crate) body: String,
-}
-
-impl Request {
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A one-request-per-connection HTTP/1.1 server on a free port that answers with the
-/// statuses of `answers` in turn (then 200), and reports each request it got.
-pub(crate) fn stand_in(answers: Vec<u16>) -> Result<(String, mpsc::Receiver<Request>)> {
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut answers = answers.into_iter();
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let Ok(req) = read_request(&mut stream) else {
-                continue;
-            };
-            let status = answers.next().unwrap_or(200);
-            let body = if status == 200 {
-                r#"{"games":[]}"#
-            } else {
-                "{}"
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            if tx.send(req).is_err() {
-                return;
-            }
-        }
-    });
-    Ok((base, rx))
-}
-
-fn read_request(stream: &mut std::net::TcpStream) -> Result<Request> {
-    stream.set_read_timeout(Some(WAIT))?;
-    let mut r = BufReader::new(stream);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().context("method")?.to_owned();
-    let path = parts.next().context("path")?.to_owned();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h)?;
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.push((k.trim().to_owned(), v.trim().to_owned()));
-        }
-    }
-    let len: usize = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    r.read_exact(&mut body)?;
-    Ok(Request {
-        method,
-        path,
-        headers,
-        body: String::from_utf8(body)?,
-    })
-}
 
 /// The games python-chess reads from `pgn` (written to a file in `dir`).
 fn python_reads(dir: &TempDir, pgn: &str) -> Result<Vec<Value>> {
@@ -155,16 +68,20 @@ fn the_round_is_pushed_with_the_token_and_retried_after_a_failure() -> Result<()
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    // The first push fails (503): the bridge retries with the same round.
-    let (server, requests) = stand_in(vec![503])?;
-    let cfg = settings(&dir, &server, "AbCd1234", "\"board1\", \"1\"")?;
+    // The first push fails (a 503 from the network): the bridge retries with the same round.
+    let lichess = StandIn::with_rounds(&["AbCd1234"])?;
+    lichess.fail_next(&[503]);
+    let cfg = settings(&dir, &lichess.base, "AbCd1234", "\"board1\", \"1\"")?;
     let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
-    let first = requests
+    let first = lichess
+        .requests
         .recv_timeout(WAIT)
         .context("no push reached the server")?;
-    let second = requests
+    let second = lichess
+        .requests
         .recv_timeout(WAIT)
         .context("no retry after the 503")?;
+    assert_eq!((first.status, second.status), (503, 200));
     for r in [&first, &second] {
         assert_eq!(r.method, "POST");
         assert_eq!(r.path, "/api/broadcast/round/AbCd1234/push");
@@ -224,13 +141,14 @@ fn a_paper_board_is_pushed_once_with_its_result_and_served_in_all_pgn_and_by_its
             .status
             .success()
     );
-    let (server, requests) = stand_in(Vec::new())?;
-    let cfg = settings(&dir, &server, "PaPer123", "")?;
+    let lichess = StandIn::with_rounds(&["PaPer123"])?;
+    let cfg = settings(&dir, &lichess.base, "PaPer123", "")?;
     let bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
     anyhow::ensure!(d.ctl(&["round", "result", "2", "1/2-1/2"]).status.success());
     let deadline = std::time::Instant::now() + WAIT * 2;
     let body = loop {
-        let r = requests
+        let r = lichess
+            .requests
             .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
             .context("no push with board 2's result")?;
         if r.body.contains("[Result \"1/2-1/2\"]") {
@@ -301,7 +219,7 @@ struct Rounds {
     _bus: PrivateBus,
     d: Daemon,
     _bridge: Bridge,
-    requests: mpsc::Receiver<Request>,
+    lichess: StandIn,
 }
 
 impl Rounds {
@@ -311,7 +229,8 @@ impl Rounds {
         let dir = TempDir::new(tag)?;
         let d = Daemon::spawn(bus.address(), &write_config(dir.path(), &[], "")?, &[])?;
         anyhow::ensure!(d.ctl(&["add-virtual", "board1"]).status.success());
-        let (server, requests) = stand_in(Vec::new())?;
+        let lichess = StandIn::with_rounds(&["AbCd1234", "EfGh5678", "XyZw1234", "QrSt7890"])?;
+        let server = &lichess.base;
         let token = dir.path().join("lichess.token");
         std::fs::write(&token, "lip_testtoken123\n")?;
         let cfg = dir.path().join("bridge.toml");
@@ -324,7 +243,10 @@ impl Rounds {
             ),
         )?;
         let bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
-        let first = requests.recv_timeout(WAIT).context("no push in round 1")?;
+        let first = lichess
+            .requests
+            .recv_timeout(WAIT)
+            .context("no push in round 1")?;
         assert_eq!(first.path, "/api/broadcast/round/AbCd1234/push");
         assert!(first.body.contains("[Round \"1.1\"]"), "{}", first.body);
         Ok(Rounds {
@@ -332,7 +254,7 @@ impl Rounds {
             _bus: bus,
             d,
             _bridge: bridge,
-            requests,
+            lichess,
         })
     }
 
@@ -342,6 +264,7 @@ impl Rounds {
         loop {
             let left = until.saturating_duration_since(std::time::Instant::now());
             let r = self
+                .lichess
                 .requests
                 .recv_timeout(left)
                 .context(format!("no {what}"))?;

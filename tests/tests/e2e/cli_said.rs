@@ -147,7 +147,7 @@ fn each_command_that_changes_something_says_what_it_did_unless_quiet() -> Result
     let line = said(&d, &["detach", "2"]);
     assert!(
         line.starts_with("detached clock 2 (\"Table 3\"), board ")
-            && line.ends_with("(virtual:Table 3)"),
+            && line.ends_with("(virtual:Table 3): its game kept for when it comes back"),
         "{line}"
     );
     let out = d.ctl(&["list", "--json"]);

@@ -764,6 +764,7 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
         "round",
         "token_file",
         "clocks",
+        "boards",
         "server",
         "source",
     ] {

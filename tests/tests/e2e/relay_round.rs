@@ -103,7 +103,7 @@ fn a_round_from_pairings_to_the_boards_and_its_errors() -> Result<()> {
         "{err}"
     );
     assert!(
-        err.contains("line 5: board 3 is paired already on line 2"),
+        err.contains("line 5: board 3 is paired already on line 3"),
         "{err}"
     );
     assert_eq!(

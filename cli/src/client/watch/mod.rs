@@ -13,6 +13,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use chessclock_api::ClockStatus;
+use chessclock_api::push;
 use chessclock_api::read::{self, ReadError};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -82,6 +83,7 @@ impl Screen {
     async fn reread(&mut self, conn: &zbus::Connection, bus: &BusArgs) -> Result<()> {
         match read::all_clocks(conn).await {
             Ok(mut clocks) => {
+                push::merge(&mut clocks, &push::read(conn).await);
                 // In board order, as the venue numbers them.
                 clocks.sort_by_key(board_order);
                 self.clocks = clocks;
@@ -149,7 +151,7 @@ async fn venue(
             let settled = settle.map(|t| tokio::time::Instant::from_std(t + SETTLE));
             tokio::select! {
                 h = feed.next() => match h {
-                    Happening::Signal(_) | Happening::Back => {
+                    Happening::Signal(_) | Happening::Push | Happening::Back => {
                         settle.get_or_insert_with(Instant::now);
                     }
                     Happening::Gone => screen.down(bus),
@@ -244,7 +246,7 @@ async fn json_lines(bus: &BusArgs) -> Result<()> {
         let settled = settle.map(|t| tokio::time::Instant::from_std(t + SETTLE));
         tokio::select! {
             h = feed.next() => match h {
-                Happening::Signal(_) | Happening::Back => {
+                Happening::Signal(_) | Happening::Push | Happening::Back => {
                     settle.get_or_insert_with(Instant::now);
                 }
                 Happening::Gone => {
@@ -257,7 +259,10 @@ async fn json_lines(bus: &BusArgs) -> Result<()> {
             () = sleep_until(settled) => {
                 settle = None;
                 let clocks = match read::all_clocks(&conn).await {
-                    Ok(c) => c,
+                    Ok(mut c) => {
+                        push::merge(&mut c, &push::read(&conn).await);
+                        c
+                    }
                     Err(ReadError::Bus(e)) => match bus_failure(bus, e) {
                         Failure::NotRunning(_) => continue,
                         other => return Err(other),

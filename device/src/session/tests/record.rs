@@ -174,3 +174,136 @@ fn a_clock_that_keeps_no_record_says_none_due_and_its_game_has_no_date() {
     rig.run_until(rig.now + 1_000);
     assert!(dues(&rig).is_empty());
 }
+
+/// The game's `GameId` in its PGN now.
+fn game_id(rig: &Rig) -> String {
+    rig.session
+        .pgn_info()
+        .get("GameId")
+        .expect("every game has its id")
+        .to_owned()
+}
+
+/// The steps of the board's game the journal holds now (those since it last started anew),
+/// with their engine time.
+fn steps(rig: &Rig) -> Vec<(u64, chessclock_game::Step)> {
+    let from = rig
+        .events
+        .iter()
+        .rposition(|(_, ev)| matches!(ev, SessionOutput::NewGame { .. }))
+        .map_or(0, |i| i + 1);
+    rig.events[from..]
+        .iter()
+        .filter_map(|(_, ev)| match ev {
+            SessionOutput::Board { t_ms, step } => Some((*t_ms, step.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The id of the game a restart rebuilds from `rig`'s journal, whose start keeps `base`: a
+/// new session, its id set before the steps are replayed (as the actor starts one).
+fn restarted_id(rig: &Rig, base: &str) -> String {
+    let mut session = crate::session::Session::new(
+        super::config(),
+        crate::link::driver::DriverConfig::default(),
+        super::engine("G/5"),
+        0,
+        None,
+    );
+    session.set_game_id(base.to_owned(), 7);
+    session.resume_board(steps(rig));
+    session
+        .pgn_info()
+        .get("GameId")
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn play(rig: &mut Rig, uci: &str) {
+    rig.move_piece(uci);
+    rig.run_until(rig.now + 500);
+    rig.press();
+    rig.run_until(rig.now + 500);
+}
+
+/// A game's id stays what it is whatever its tags become, through corrections and a
+/// restart (the journal's steps replayed under the journal start's id), and a new game gets
+/// another: a new game on the clock once the game had begun, a new game set up on the pieces.
+#[test]
+fn a_game_keeps_its_id_through_renames_swaps_renumbering_corrections_and_restarts() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    rig.session.set_game_id("00000000000000aa".into(), 99);
+    rig.request(Request::Place { round: 1, board: 3 })
+        .expect("placed");
+    let first = game_id(&rig);
+    assert_eq!(first, "00000000000000aa");
+    // A new game on a clock that never started keeps the id (an empty game never changes it).
+    rig.request(Request::NewGame).expect("new game");
+    assert_eq!(game_id(&rig), first);
+    assert_eq!(rig.session.journal_game_id(), first);
+    rig.start();
+    play(&mut rig, "e2e4");
+    play(&mut rig, "e7e5");
+    let info = |pairs: &[(&str, &str)]| {
+        Request::SetGameInfo(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    };
+    rig.request(info(&[("White", "Ann"), ("Black", "Bo")]))
+        .expect("info");
+    rig.request(info(&[("White", "Bo"), ("Black", "Ann")]))
+        .expect("colours swapped");
+    rig.request(info(&[("White", "Cy")])).expect("a substitute");
+    rig.request(Request::Rename("table 9".into()))
+        .expect("renamed");
+    rig.request(Request::Place {
+        round: 1,
+        board: 12,
+    })
+    .expect("renumbered");
+    rig.request(Request::Correct(chessclock_game::Correction::Undo(1)))
+        .expect("undo");
+    rig.request(Request::Correct(chessclock_game::Correction::Force(
+        "c7c5".into(),
+    )))
+    .expect("force");
+    assert_eq!(game_id(&rig), first, "one game");
+    let pgn = rig.session.pgn(rig.at());
+    assert_eq!(
+        pgn.matches("[GameId \"00000000000000aa\"]").count(),
+        1,
+        "{pgn}"
+    );
+
+    // A restart: the journal's steps replayed over a new session with the start's id.
+    assert_eq!(
+        restarted_id(&rig, &first),
+        first,
+        "the same id after a restart"
+    );
+
+    // A new game set up on the pieces: another id, the same after a restart.
+    rig.emu
+        .piece_action(rig.now, chessclock_protocol::emulator::PieceAction::Setup)
+        .expect("set up");
+    rig.run_until(rig.now + 2_000);
+    let second = game_id(&rig);
+    assert_ne!(second, first, "a new game on the pieces");
+    assert_eq!(restarted_id(&rig, &first), second);
+
+    // A new game on the clock after a begun game: another id, kept by the journal's start.
+    rig.request(Request::NewGame).expect("new game");
+    let third = game_id(&rig);
+    assert!(
+        third != first && third != second,
+        "{first} {second} {third}"
+    );
+    assert_eq!(rig.session.journal_game_id(), third);
+    assert_eq!(third.len(), 16);
+    // The board's game goes on into the new journal: a restart gives it the new id too.
+    assert_eq!(restarted_id(&rig, &third), third);
+}

@@ -79,12 +79,18 @@ impl<P: BoardIo> Actor<P> {
     /// The session started a new game on `control` at engine time `t_ms`: the journal is
     /// compacted to the new game's start (the notes it must keep follow as the session's
     /// events).
-    fn started_new_game(&mut self, control: crate::engine::params::TimeControl, t_ms: u64) {
+    fn started_new_game(
+        &mut self,
+        control: crate::engine::params::TimeControl,
+        t_ms: u64,
+        game_id: String,
+    ) {
         if let Some(p) = &self.persist {
             p.new_game(GameStart {
                 control,
                 t_ms,
                 wall_ms: persist::wall_ms(),
+                game_id: Some(game_id),
             });
         }
     }

@@ -44,7 +44,11 @@ impl<P: BoardIo> Actor<P> {
                 SessionOutput::Clock { event, .. } | SessionOutput::Signal(event) => {
                     self.emit(event)
                 }
-                SessionOutput::NewGame { control, t_ms } => self.started_new_game(*control, t_ms),
+                SessionOutput::NewGame {
+                    control,
+                    t_ms,
+                    game_id,
+                } => self.started_new_game(*control, t_ms, game_id),
                 SessionOutput::RecordDue(due) => self.write_record(*due),
                 SessionOutput::LinkDead => self.lost(now, "the board stopped answering"),
                 SessionOutput::Search(request) => self.search(request),

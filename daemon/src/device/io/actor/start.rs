@@ -89,9 +89,18 @@ fn resume(
     options: &mut DeviceOptions,
     sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
+    let store_name = store.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+    let seed = persist::game_id::seed(&store_name, persist::wall_ms());
+    // A new journal's game gets a fresh id; a journaled game keeps its start's.
+    let fresh_id = persist::game_id::text(seed);
+    let fresh = |engine| Restored {
+        game_id: fresh_id.clone(),
+        id_seed: seed,
+        ..Restored::fresh(engine)
+    };
     let Some((dir, store)) = store else {
         return Ok(Game {
-            restored: Restored::fresh(engine),
+            restored: fresh(engine),
             persist: None,
         });
     };
@@ -99,6 +108,7 @@ fn resume(
         control: engine.control().clone(),
         t_ms: 0,
         wall_ms: persist::wall_ms(),
+        game_id: None,
     };
     let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
         .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
@@ -112,15 +122,22 @@ fn resume(
             control: engine.control().clone(),
             t_ms: 0,
             wall_ms: persist::wall_ms(),
+            game_id: Some(fresh_id.clone()),
         });
-        let mut fresh = Restored::fresh(engine);
-        fresh.notices = notices;
+        let restored = Restored {
+            notices,
+            ..fresh(engine)
+        };
         return Ok(Game {
-            restored: fresh,
+            restored,
             persist: Some(persist),
         });
     };
     tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+    let game_id = match &r.start.rec {
+        persist::Journaled::Start(start) => persist::game_id::of_start(&store, start),
+        _ => fresh_id.clone(),
+    };
     if let Some(side) = r.fold.white_side {
         options.white_side = side;
     }
@@ -156,6 +173,8 @@ fn resume(
         // A journal cut at a damaged tail may have lost a press and the lever notes after
         // it: what it says of the lever is then not known.
         lever_in_step: r.fold.lever_in_step.filter(|_| persist.damage().is_empty()),
+        game_id,
+        id_seed: seed,
         ..Restored::fresh(r.fold.engine)
     };
     Ok(Game {

@@ -31,6 +31,7 @@ fn start() -> GameStart {
         control: notation::parse("G/5").expect("notation").control,
         t_ms: 0,
         wall_ms: wall_ms(),
+        game_id: None,
     }
 }
 

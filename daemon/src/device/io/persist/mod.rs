@@ -14,6 +14,7 @@
 
 #[cfg(test)]
 mod durability_tests;
+pub(crate) mod game_id;
 mod record;
 mod restore;
 mod stamp;
@@ -42,12 +43,15 @@ pub(crate) use restore::restore;
 pub(crate) use stamp::Now;
 pub(crate) use stamp::wall_ms;
 
-/// How a game starts: its control and when (engine and wall time).
+/// How a game starts: its control and when (engine and wall time), and its id (the PGN
+/// `GameId`, [`game_id`]; journals written before ids have none).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GameStart {
     pub control: TimeControl,
     pub t_ms: u64,
     pub wall_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
 }
 
 /// What a journal entry holds: an input, a note, a board step or a game's start.
@@ -395,6 +399,7 @@ mod tests {
             control,
             t_ms: 1,
             wall_ms: 2,
+            game_id: None,
         };
         let old = store::to_json(&start).expect("serialise");
         let Ok(SnapshotFile::Legacy(back)) = store::from_json::<SnapshotFile>(&old) else {

@@ -126,6 +126,7 @@ mod tests {
             control: notation::parse("G/5").expect("notation").control,
             t_ms: 0,
             wall_ms: 1_000_000,
+            game_id: None,
         })));
         let input = |t_ms, input| {
             entry(Journaled::Input {

@@ -75,6 +75,7 @@ impl Run {
                 control: rig.session.engine().control().clone(),
                 t_ms: 0,
                 wall_ms: WALL0,
+                game_id: None,
             })),
             boot: None,
         };
@@ -96,13 +97,14 @@ impl Run {
     fn journal(&mut self) {
         for (now, ev) in std::mem::take(&mut self.rig.events) {
             let wall_ms = WALL0 + now;
-            if let SessionOutput::NewGame { control, t_ms } = &ev {
+            if let SessionOutput::NewGame { control, t_ms, .. } = &ev {
                 self.records.clear();
                 self.start = Entry {
                     rec: Journaled::Start(Box::new(GameStart {
                         control: (**control).clone(),
                         t_ms: *t_ms,
                         wall_ms,
+                        game_id: None,
                     })),
                     boot: None,
                 };
@@ -248,6 +250,7 @@ impl Run {
             control: self.rig.session.engine().control().clone(),
             t_ms: 0,
             wall_ms: WALL0,
+            game_id: None,
         };
         let now = Now {
             wall_ms: WALL0 + self.rig.now,

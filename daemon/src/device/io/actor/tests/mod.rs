@@ -119,7 +119,11 @@ fn start_actor_with(
 fn new_game(control: &str) -> Game {
     let parsed = notation::parse(control).expect("valid notation");
     Game {
-        restored: Restored::fresh(Engine::new(parsed.control).expect("valid control")),
+        restored: Restored {
+            game_id: "00000000000000a1".into(),
+            id_seed: 1,
+            ..Restored::fresh(Engine::new(parsed.control).expect("valid control"))
+        },
         persist: None,
     }
 }

@@ -14,6 +14,7 @@ fn start_at(wall_ms: u64, boot_ms: Option<u64>) -> Entry {
             control: notation::parse("G/5").expect("notation").control,
             t_ms: 0,
             wall_ms,
+            game_id: None,
         })),
         boot: boot_ms.map(|ms| Boot {
             id: BOOT.into(),
@@ -59,6 +60,7 @@ fn fallback() -> GameStart {
         control: notation::parse("G/90 inc/30").expect("notation").control,
         t_ms: 0,
         wall_ms: 0,
+        game_id: None,
     }
 }
 

@@ -1,0 +1,123 @@
+use super::*;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Clock `index`, board `board`, ready for the round: answering, a DGT 3000, the start
+/// position, `G/90 inc/30`, its players loaded.
+fn clock(index: u32, board: u32) -> ClockStatus {
+    serde_json::from_value(serde_json::json!({
+        "clock": crate::names::clock_path(index), "index": index, "board": board,
+        "name": format!("t{index}"), "port": format!("/dev/ttyACM{index}"),
+        "model": "DGT 3000", "firmware": "", "board_serial": "", "connected": true,
+        "device_state": "ready", "white_side": "left", "time_control": "G/90 inc/30",
+        "game_state": "ready", "status": "ready", "as_of_us": 1, "t_ms": 0, "fen": START,
+        "game_info": {"White": "A", "Black": "B"},
+        "white_ms": 1, "black_ms": 1, "running": null, "text": {"white": "", "black": ""},
+        "phase": {"white": "", "black": ""}, "moves": {"white": 0, "black": 0},
+        "detail": {"white": {}, "black": {}}, "result": null}))
+    .expect("status")
+}
+
+fn board(board: u32, clock: Option<u32>) -> RoundBoard {
+    RoundBoard {
+        board,
+        white: "W".into(),
+        black: "K".into(),
+        clock,
+    }
+}
+
+/// The checks that failed, by board: (board, check names).
+fn failures(r: &[BoardReadiness]) -> Vec<(u32, Vec<String>)> {
+    r.iter()
+        .filter(|b| !b.ready)
+        .map(|b| {
+            (
+                b.board,
+                b.checks
+                    .iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| c.check.clone())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_board_ready_passes_and_a_paper_board_is_ready_with_its_players() {
+    let clocks = [clock(0, 1), clock(1, 2)];
+    let boards = [board(1, Some(0)), board(2, Some(1)), board(3, None)];
+    let r = check(&boards, &clocks, None);
+    assert!(r.iter().all(|b| b.ready), "{r:?}");
+    assert_eq!(r[2].checks[0].check, "paper");
+    assert_eq!(r.iter().map(|b| b.board).collect::<Vec<_>>(), [1, 2, 3]);
+}
+
+#[test]
+fn each_thing_wrong_fails_its_own_check_with_its_fix() {
+    let mut misplaced = clock(0, 1);
+    misplaced.fen = String::new();
+    misplaced.board_problem = "a white pawn on e4 where the start position has none".into();
+    let mut wrong_control = clock(1, 2);
+    wrong_control.time_control = "G/5".into();
+    let mut silent = clock(2, 3);
+    silent.device_state = crate::DeviceState::NotResponding;
+    silent.battery_low = true;
+    let mut no_players = clock(3, 4);
+    no_players.game_info.clear();
+    let mut begun = clock(4, 5);
+    begun.status = "running".into();
+    begun.moves_san = vec!["e4".into()];
+    let clocks = [
+        misplaced,
+        wrong_control,
+        silent,
+        no_players,
+        begun,
+        clock(5, 6),
+    ];
+    let boards: Vec<RoundBoard> = (0..6).map(|i| board(i + 1, Some(i))).collect();
+    let r = check(&boards, &clocks, None);
+    assert_eq!(
+        failures(&r),
+        [
+            (1, vec!["pieces".to_owned()]),
+            (2, vec!["control".to_owned()]),
+            (3, vec!["answering".to_owned(), "battery".to_owned()]),
+            (4, vec!["players".to_owned()]),
+            (5, vec!["pieces".to_owned()]),
+        ]
+    );
+    let control = r[1]
+        .checks
+        .iter()
+        .find(|c| c.check == "control")
+        .expect("control");
+    assert_eq!(control.fix, "chessclockctl set board:2 \"G/90 inc/30\"");
+    let pieces = &r[0]
+        .checks
+        .iter()
+        .find(|c| c.check == "pieces")
+        .expect("pieces");
+    assert!(pieces.text.contains("e4"), "{pieces:?}");
+    assert!(
+        r[4].checks
+            .iter()
+            .any(|c| c.fix.contains("new-game board:5"))
+    );
+}
+
+#[test]
+fn the_round_s_control_given_names_every_clock_set_otherwise() {
+    let clocks = [clock(0, 1), clock(1, 2)];
+    let boards = [board(1, Some(0)), board(2, Some(1))];
+    let r = check(&boards, &clocks, Some("G/90 inc/30 40/90"));
+    assert_eq!(
+        failures(&r),
+        [
+            (1, vec!["control".to_owned()]),
+            (2, vec!["control".to_owned()])
+        ]
+    );
+}
