@@ -111,6 +111,9 @@ pub struct SizeReport {
     pub presses_seen: u64,
     /// Presses that got no set-and-run for the expected half before the next press.
     pub presses_unanswered: u64,
+    /// Set-and-runs the boards read over the run (the design: one at a press, one at the
+    /// engine's next whole second; spec §7).
+    pub set_and_runs: u64,
     /// Games with a conservation figure.
     pub games: usize,
     /// Largest |time charged − time elapsed| of a game, ms.
@@ -251,6 +254,12 @@ pub fn render(r: &Report) -> String {
             "{} / {} / {}",
             s.presses_made, s.presses_seen, s.presses_unanswered
         )
+    });
+    row("set-and-runs per press", &|s| {
+        if s.presses_made == 0 {
+            return "-".into();
+        }
+        format!("{:.2}", s.set_and_runs as f64 / s.presses_made as f64)
     });
     row("conservation max |charged−elapsed| ms", &|s| {
         format!("{} ({} games)", ms(s.conservation_max_abs_ms), s.games)

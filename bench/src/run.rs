@@ -248,6 +248,7 @@ pub fn run_size(cfg: &RunConfig) -> Result<SizeReport> {
             .flat_map(|l| press_latencies(&l.presses, &l.set_and_runs))
             .filter(|(_, lat)| lat.is_none())
             .count() as u64,
+        set_and_runs: logs.iter().map(|l| l.set_and_runs.len() as u64).sum(),
         games: signals.values().filter_map(conservation_ms).count(),
         conservation_max_abs_ms: signals
             .values()

@@ -255,7 +255,7 @@ impl ClockIface {
 
     /// Which half of the display shows White: "left" or "right".
     async fn set_white_side(&self, side: &str) -> Result<(), BusError> {
-        let side = crate::device::link::display::parse_board_side(side)
+        let side = chessclock_device::link::display::parse_board_side(side)
             .map_err(|e| BusError::InvalidArgument(e.to_string()))?;
         self.ask(Request::SetWhiteSide(side)).await
     }

@@ -232,7 +232,7 @@ pub(super) fn mode<'de, D: Deserializer<'de>>(
 /// `"left"` or `"right"`: [`WhiteSide`]'s own parser, as on D-Bus.
 pub(super) fn white_side<'de, D: Deserializer<'de>>(d: D) -> Result<WhiteSide, D::Error> {
     match raw(d)? {
-        Value::String(s) => crate::device::link::display::parse_board_side(&s)
+        Value::String(s) => chessclock_device::link::display::parse_board_side(&s)
             .map_err(|e| D::Error::custom(format!("{e}"))),
         other => Err(D::Error::custom(format!(
             "expected \"left\" or \"right\", found {}",

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use chessclock_device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
 
 /// A request with its reply channel.
 #[derive(Debug)]

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::device::link::display::BoardSide;
-use crate::device::session::interface::ReloadSettings;
-use crate::device::session::observe;
-use crate::device::session::{DrawRules, MoveSource};
 use crate::engine::params::TimeControl;
+use chessclock_device::link::display::BoardSide;
+use chessclock_device::session::interface::ReloadSettings;
+use chessclock_device::session::observe;
+use chessclock_device::session::{DrawRules, MoveSource};
 
 /// Where a device actor gets its bytes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

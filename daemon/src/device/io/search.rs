@@ -9,7 +9,7 @@
 //! (`defer_to_devices`), started on first use, and ends when the last handle is gone. It
 //! must not know games or clocks beyond the job: a position in, a verdict out.
 //!
-//! [`Session::handle_verdict`]: crate::device::session::Session::handle_verdict
+//! [`Session::handle_verdict`]: chessclock_device::session::Session::handle_verdict
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, OnceLock};
@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use chessclock_game::Judgement;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::device::session::SearchRequest;
+use chessclock_device::session::SearchRequest;
 
 /// A verdict for the search `id` asked.
 pub(crate) type Answer = (u64, Judgement);

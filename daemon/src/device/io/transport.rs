@@ -34,7 +34,8 @@ pub(crate) struct Transport<P: BoardIo> {
 
 /// What a line does with the clock's published state.
 pub(crate) type Follow = Box<
-    dyn FnOnce(tokio::sync::watch::Receiver<crate::device::session::interface::ClockState>) + Send,
+    dyn FnOnce(tokio::sync::watch::Receiver<chessclock_device::session::interface::ClockState>)
+        + Send,
 >;
 
 impl Transport<Tty> {

@@ -1,23 +1,14 @@
 //! The device actor loop: serial reads, operator requests and timers in one `select!`.
 //!
-//! A thin IO shell around the pure [`Session`] (the game over the board link: the driver,
-//! the engine, the display, the board's game, the requests' rules, the published state). It
-//! owns the port (any [`BoardIo`]: a tty, or an in-memory stream to the virtual board), reads
-//! bytes and stamps them with the time they arrived, hands them, requests and wake-ups to the
-//! session (`handle_input`, `handle_request`, `handle_timeout`), then writes what it polls
-//! out, acts on its events and sleeps until the earliest deadline. It is the only place where
-//! wall time (tokio's monotonic clock, and the wall clock for a journaled game's record)
-//! meets the pure layers: `now` is read once per wake-up and passed down. It journals what
-//! the session says to (the journal is the game's record: the archived record is folded
-//! from it, see `persist::record`), forwards a record the session says is due to the
-//! journal writer, sends the state the session publishes and the bus events, and answers a
-//! request once the journal has what it did. It must not hold game, link, request or record
-//! rules itself: a request is forwarded as it is (only `Shutdown` and `Detach`, which stop
-//! the loop, are its own: the session says whether a detached clock's game is due in
-//! `games/`, then its journal is removed). Its work is
-//! split by direction: [`start`] (opening the port, resuming the journal), [`reconnect`] (a
-//! port that vanished and came back), [`output`] (the session's events, the published
-//! state, the live PGN, writes, the searches handed to the worker).
+//! A thin IO shell around the pure [`Session`], quinn's way: it owns the port (any
+//! [`BoardIo`]), the journal, the live files and the search worker; it feeds the session
+//! bytes stamped with the time they arrived, requests, wake-ups and what happened to the
+//! port ([`Session::handle_event`]), then writes, journals, publishes and files what it polls
+//! out, and sleeps until the earliest deadline. `now` (and the wall time of a journaled game)
+//! is read once per wake-up and passed down. It decides nothing about the game: only
+//! `Shutdown` and `Detach`, which stop the loop, are its own. [`start`]: the journal read
+//! and the session resumed; [`reconnect`]: a port lost and reopened; [`output`]: what the
+//! session says.
 
 pub(crate) mod output;
 mod reconnect;
@@ -35,13 +26,15 @@ use super::live::LiveFiles;
 use super::persist::{self, Archive, GameStart, Persist};
 use super::port::{BoardIo, Opener};
 use crate::device::client::Envelope;
-use crate::device::link::driver;
 use crate::device::options::DeviceOptions;
-use crate::device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
-use crate::device::session::{RecordDue, Session};
-use crate::engine::Time;
+use chessclock_device::link::driver;
+use chessclock_device::session::interface::{ClockEvent, ClockState, DeviceError, Reply, Request};
+use chessclock_device::session::{RecordDue, Session, ShellEvent};
 
 struct Actor<P> {
+    /// The clock's index and port label, for log lines.
+    clock: u32,
+    label: String,
     /// The options it was started with; of these the actor reads the state directory and
     /// the reopen interval (the game's settings live in the session).
     options: DeviceOptions,
@@ -66,10 +59,6 @@ struct Actor<P> {
     rx: mpsc::Receiver<Envelope>,
     /// When to try to reopen a vanished port (the one deadline the IO shell keeps itself).
     reopen_at: Option<Instant>,
-    /// The live PGN must be rewritten.
-    pgn_dirty: bool,
-    /// Where the live PGN was last written (its round's folder, its file).
-    live_at: Option<(std::path::PathBuf, String)>,
     /// Kept alive as long as the actor (a virtual clock's in-memory board).
     _keep: Option<Box<dyn Send>>,
 }
@@ -87,22 +76,21 @@ impl<P: BoardIo> Actor<P> {
         driver::Instant::from_epoch(now.saturating_duration_since(self.epoch))
     }
 
-    /// Engine time at `now`.
-    fn time(&self, now: Instant) -> Time {
-        self.session.time_at(self.at(now))
-    }
-
-    /// The session started a new game on its control: the journal is compacted to the new
-    /// game's start (the notes it must keep follow as the session's events).
-    fn started_new_game(&mut self, now: Instant) {
-        let control = self.session.engine().control().clone();
-        let t_ms = self.time(now).as_ms();
+    /// The session started a new game on `control` at engine time `t_ms`: the journal is
+    /// compacted to the new game's start (the notes it must keep follow as the session's
+    /// events).
+    fn started_new_game(
+        &mut self,
+        control: crate::engine::params::TimeControl,
+        t_ms: u64,
+        game_id: String,
+    ) {
         if let Some(p) = &self.persist {
             p.new_game(GameStart {
                 control,
                 t_ms,
                 wall_ms: persist::wall_ms(),
-                game_id: Some(self.session.journal_game_id().to_owned()),
+                game_id: Some(game_id),
             });
         }
     }
@@ -112,8 +100,8 @@ impl<P: BoardIo> Actor<P> {
     fn write_record(&self, due: RecordDue) {
         if let Some(p) = &self.persist {
             let archive = Archive {
-                name: self.session.name().to_owned(),
-                port: self.session.port().to_owned(),
+                name: due.name,
+                port: due.port,
                 snapshot: due.snapshot,
                 board: due.board,
                 info: due.info,
@@ -124,7 +112,7 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// The clock is detached: its game goes to `games/` (one under way as it stood, with a
-    /// note saying so: the session's [`Session::detach`]), then its journal and snapshot are
+    /// note saying so: the session's answer to [`Request::Detach`]), then its journal and snapshot are
     /// removed, and `reply` is answered once they are gone. A daemon that stops
     /// ([`Request::Shutdown`]) keeps them.
     fn retire(
@@ -132,7 +120,7 @@ impl<P: BoardIo> Actor<P> {
         now: Instant,
         reply: tokio::sync::oneshot::Sender<Result<Reply, DeviceError>>,
     ) {
-        self.session.detach(self.at(now));
+        let _ = self.session.handle_request(self.at(now), Request::Detach);
         self.drain_session(now);
         match self.persist.take() {
             Some(p) => p.retire(reply, Ok(Reply::Done)),
@@ -174,8 +162,9 @@ impl<P: BoardIo> Actor<P> {
             };
             let now = Instant::now();
             // The wall time the game's record needs (its date), for a journaled game only.
+            let wall_ms = self.persist.is_some().then(persist::wall_ms);
             self.session
-                .set_wall_ms(self.persist.is_some().then(persist::wall_ms));
+                .handle_event(self.at(now), ShellEvent::Wall(wall_ms));
             match wake {
                 Wake::Request(None) => break,
                 Wake::Request(Some(env)) => {
@@ -202,14 +191,15 @@ impl<P: BoardIo> Actor<P> {
                 Wake::Read(Ok(n)) => self.session.handle_input(self.at(now), &buf[..n]),
                 Wake::Read(Err(e)) => self.lost(now, &e.to_string()),
                 Wake::Verdict(Some((id, judgement))) => {
-                    self.session.handle_verdict(self.at(now), id, judgement);
+                    let event = ShellEvent::Verdict { id, judgement };
+                    self.session.handle_event(self.at(now), event);
                 }
                 // The actor holds a sender itself: never closed while it runs.
                 Wake::Verdict(None) | Wake::Timer => {}
             }
             self.service(now).await;
         }
-        tracing::info!(clock = self.session.clock(), "actor stopped");
+        tracing::info!(clock = self.clock, "actor stopped");
     }
 
     /// The earliest deadline of the session and of reopening the port.

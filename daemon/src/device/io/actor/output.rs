@@ -1,9 +1,6 @@
-//! After every wake-up: the session's timeouts and events (journal, a game's record the
-//! session says is due, bus events, a new game, a dead link), the writes to the port, the state the session publishes and
-//! the live PGN.
-//!
-//! Owns the IO side of what the session decided: it must not decide what the clock shows,
-//! what an event means or what the published state holds (the session's).
+//! After every wake-up: the session's timeout, then what it says (the journal, a record due,
+//! bus events, a new game, a dead link, a search, the live file), the writes to the port and
+//! the state it publishes. The IO side of what the session decided; it decides nothing.
 
 use std::time::Duration;
 
@@ -14,8 +11,8 @@ use super::Actor;
 
 use crate::device::io::persist::{self, Journaled};
 use crate::device::io::port::BoardIo;
-use crate::device::session::SessionOutput;
-use crate::device::session::interface::ClockEvent;
+use chessclock_device::session::SessionOutput;
+use chessclock_device::session::interface::ClockEvent;
 
 /// How long a write may take before the port is taken as gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -32,7 +29,8 @@ impl<P: BoardIo> Actor<P> {
         // A failed write is a lost port; its events (the note) go to the journal.
         self.drain_session(now);
         self.publish(now);
-        self.write_live_pgn(now);
+        // The live file the publish found due.
+        self.drain_session(now);
     }
 
     /// Act on everything the session said since the last call: what the journal keeps goes
@@ -46,10 +44,20 @@ impl<P: BoardIo> Actor<P> {
                 SessionOutput::Clock { event, .. } | SessionOutput::Signal(event) => {
                     self.emit(event)
                 }
-                SessionOutput::NewGame => self.started_new_game(now),
+                SessionOutput::NewGame {
+                    control,
+                    t_ms,
+                    game_id,
+                } => self.started_new_game(*control, t_ms, game_id),
                 SessionOutput::RecordDue(due) => self.write_record(*due),
                 SessionOutput::LinkDead => self.lost(now, "the board stopped answering"),
                 SessionOutput::Search(request) => self.search(request),
+                SessionOutput::LiveFile {
+                    round,
+                    board,
+                    pgn,
+                    replaces,
+                } => self.write_live(round, board, pgn, replaces),
                 // Journaled above; in the published notices already (the session logged it).
                 SessionOutput::Input { .. }
                 | SessionOutput::Board { .. }
@@ -60,63 +68,34 @@ impl<P: BoardIo> Actor<P> {
     }
 
     /// Hand a search to the worker; its answer wakes the actor.
-    fn search(&self, request: crate::device::session::SearchRequest) {
+    fn search(&self, request: chessclock_device::session::SearchRequest) {
         self.searcher.search(request, self.answers_tx.clone());
     }
 
     pub(super) fn emit(&self, ev: ClockEvent) {
-        tracing::debug!(clock = self.session.clock(), ?ev, "event");
+        tracing::debug!(clock = self.clock, ?ev, "event");
         let _ = self.events.send(ev);
     }
 
     /// Send the state the session publishes, if it says so.
     fn publish(&mut self, now: Instant) {
         let at = self.at(now);
-        if self.session.take_pgn_changed() {
-            self.pgn_dirty = true;
-        }
         let session = &mut self.session;
         self.state_tx
             .send_if_modified(|cur| session.publish(at, cur));
     }
 
-    /// Rewrite the live PGN files if the game changed (off the loop; errors are logged):
-    /// `round-R/game-B.pgn` of the clock's place, once the game has players or a move
-    /// ([`broadcastable`]: a folder watcher uploads every file, and a game of `?` against `?`
-    /// is no game). A board renumbered within the round leaves
-    /// no file under its old number (a folder watcher would upload the game twice); the file
-    /// of an earlier round stays as it was last written (that round's feed).
-    fn write_live_pgn(&mut self, now: Instant) {
-        if !std::mem::take(&mut self.pgn_dirty) {
-            return;
-        }
-        let Some(live) = self.live_dir() else {
+    /// Write the live file the session says is due (off the loop; errors are logged), in
+    /// the live folder (the configured one, else `live/` in the state directory).
+    fn write_live(&self, round: u32, board: u32, pgn: String, replaces: Option<u32>) {
+        let Some(live) = self.options.live_folder() else {
             return;
         };
-        let (round, board) = self
-            .session
-            .place()
-            .unwrap_or((1, self.session.clock().saturating_add(1)));
-        let at = (live.join(round_dir(round)), game_file(board));
-        // A file written once follows its game (a move taken back stays a game).
-        if self.live_at.as_ref() != Some(&at) && !broadcastable(&self.state_tx.borrow()) {
-            return;
+        let dir = live.join(round_dir(round));
+        if let Some(old) = replaces {
+            self.live.remove(dir.clone(), game_file(old));
         }
-        if let Some((dir, file)) = self.live_at.take()
-            && dir == at.0
-            && file != at.1
-        {
-            self.live.remove(dir, file);
-        }
-        let text = self.session.pgn(self.at(now));
-        self.live.update(at.0.clone(), at.1.clone(), text);
-        self.live_at = Some(at);
-    }
-
-    /// The live feed's folder: the configured one, else `live/` in the state directory;
-    /// `None` for a clock kept in memory only.
-    fn live_dir(&self) -> Option<std::path::PathBuf> {
-        self.options.live_folder()
+        self.live.update(dir, game_file(board), pgn);
     }
 
     /// Write everything the session has to send; a failed or stuck write is a lost port.
@@ -141,19 +120,6 @@ impl<P: BoardIo> Actor<P> {
             Err(_) => self.lost(now, "write timed out"),
         }
     }
-}
-
-/// Whether a clock's game belongs in the live folder: it has a player (a pairing, game
-/// information), a move (on the board or a press of the clock) or a result.
-fn broadcastable(st: &crate::device::session::interface::ClockState) -> bool {
-    let named = st
-        .game_info
-        .iter()
-        .any(|(n, v)| (n == "White" || n == "Black") && !v.is_empty() && v != "?");
-    named
-        || !st.moves_san.is_empty()
-        || st.snapshot.moves.white + st.snapshot.moves.black > 0
-        || st.snapshot.result.is_some()
 }
 
 /// The live feed's folder of round `round` (LiveChess's and the Broadcaster's layout).

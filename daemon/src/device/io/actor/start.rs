@@ -19,12 +19,12 @@ use crate::device::io::persist::{self, GameStart, Persist};
 use crate::device::io::port::{BoardIo, Opener};
 use crate::device::io::sinks::Sinks;
 use crate::device::io::transport::{Follow, Transport};
-use crate::device::link::driver::{self, DriverConfig};
 use crate::device::options::{DeviceOptions, SpawnError};
-use crate::device::session::{Session, SessionConfig};
 use crate::engine::Engine;
 use crate::engine::notation;
 use crate::monotonic::monotonic_us;
+use chessclock_device::link::driver::DriverConfig;
+use chessclock_device::session::{Restored, Session, SessionConfig};
 
 /// A started actor: its handle and task, the port it uses (the tty's path, or for a virtual
 /// clock its label `virtual:NAME`) and the store its game is journaled in.
@@ -81,134 +81,112 @@ pub(crate) async fn spawn<P: BoardIo>(
 /// The game the clock starts with: resumed from the journal `store` (state directory and
 /// store name, on the journal writer of `sinks`) if it holds one, else a new game on
 /// `engine` (journaled if there is a store).
-/// A resumed game may set `options.white_side`.
+/// A resumed game may set `options.white_side` and `options.mode`.
 fn resume(
     port: &str,
-    mut engine: Engine,
+    engine: Engine,
     store: Option<(PathBuf, String)>,
     options: &mut DeviceOptions,
     sinks: &Sinks,
 ) -> Result<Game, SpawnError> {
-    let mut offset_ms = 0;
-    let mut resumed = false;
-    let mut steps = Vec::new();
-    let mut started_wall_ms = None;
-    let mut notices = Vec::new();
-    let mut board_serial = None;
-    let mut lever_in_step = None;
-    let mut pieces_awaited = false;
-    let mut declared = None;
     let store_name = store.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
     let seed = persist::game_id::seed(&store_name, persist::wall_ms());
     // A new journal's game gets a fresh id; a journaled game keeps its start's.
-    let mut game_id = persist::game_id::text(seed);
-    let persist = match store {
-        Some((dir, store)) => {
-            let fallback = GameStart {
-                control: engine.control().clone(),
-                t_ms: 0,
-                wall_ms: persist::wall_ms(),
-                game_id: None,
-            };
-            let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
-                .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
-            notices.extend(
-                persist
-                    .damage()
-                    .iter()
-                    .map(|d| format!("on resuming the game: {d}")),
-            );
-            match restored {
-                Some(r) => {
-                    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
-                    if let persist::Journaled::Start(start) = &r.start.rec {
-                        game_id = persist::game_id::of_start(&store, start);
-                    }
-                    resumed = !r.fold.replayed.is_empty();
-                    steps = r.fold.board_steps();
-                    started_wall_ms = r.fold.started_wall_ms();
-                    engine = r.fold.engine;
-                    offset_ms = r.now_ms;
-                    if let Some(side) = r.fold.white_side {
-                        options.white_side = side;
-                    }
-                    board_serial = r.fold.board_serial;
-                    pieces_awaited = r.fold.pieces_awaited;
-                    if let Some(mode) = r.fold.mode {
-                        options.mode = mode;
-                    }
-                    match r.fold.declared.as_deref().map(notation::parse) {
-                        Some(Ok(parsed)) => declared = Some(parsed.control),
-                        Some(Err(e)) => notices.push(format!(
-                            "on resuming the game: the declared control {:?} cannot be read \
-                             ({e}); declare it again with `chessclockctl set`",
-                            r.fold.declared.unwrap_or_default()
-                        )),
-                        None => {}
-                    }
-                    // A journal cut at a damaged tail may have lost a press and the lever
-                    // notes after it: what it says of the lever is then not known.
-                    lever_in_step = r.fold.lever_in_step.filter(|_| persist.damage().is_empty());
-                    notices.extend(
-                        r.problems
-                            .iter()
-                            .map(|p| format!("on resuming the game: {p}")),
-                    );
-                }
-                None => persist.new_game(GameStart {
-                    control: engine.control().clone(),
-                    t_ms: 0,
-                    wall_ms: persist::wall_ms(),
-                    game_id: Some(game_id.clone()),
-                }),
-            }
-            Some(persist)
+    let fresh_id = persist::game_id::text(seed);
+    let fresh = |engine| Restored {
+        game_id: fresh_id.clone(),
+        id_seed: seed,
+        ..Restored::fresh(engine)
+    };
+    let Some((dir, store)) = store else {
+        return Ok(Game {
+            restored: fresh(engine),
+            persist: None,
+        });
+    };
+    let fallback = GameStart {
+        control: engine.control().clone(),
+        t_ms: 0,
+        wall_ms: persist::wall_ms(),
+        game_id: None,
+    };
+    let (persist, restored) = Persist::open(&sinks.journals, &dir, &store, fallback)
+        .map_err(|e| SpawnError::Port(std::io::Error::other(e.to_string())))?;
+    let mut notices: Vec<String> = persist
+        .damage()
+        .iter()
+        .map(|d| format!("on resuming the game: {d}"))
+        .collect();
+    let Some(r) = restored else {
+        persist.new_game(GameStart {
+            control: engine.control().clone(),
+            t_ms: 0,
+            wall_ms: persist::wall_ms(),
+            game_id: Some(fresh_id.clone()),
+        });
+        let restored = Restored {
+            notices,
+            ..fresh(engine)
+        };
+        return Ok(Game {
+            restored,
+            persist: Some(persist),
+        });
+    };
+    tracing::info!("{port}: resuming the journaled game at {} ms", r.now_ms);
+    let game_id = match &r.start.rec {
+        persist::Journaled::Start(start) => persist::game_id::of_start(&store, start),
+        _ => fresh_id.clone(),
+    };
+    if let Some(side) = r.fold.white_side {
+        options.white_side = side;
+    }
+    if let Some(mode) = r.fold.mode {
+        options.mode = mode;
+    }
+    let declared = match r.fold.declared.as_deref().map(notation::parse) {
+        Some(Ok(parsed)) => Some(parsed.control),
+        Some(Err(e)) => {
+            notices.push(format!(
+                "on resuming the game: the declared control {:?} cannot be read ({e}); \
+                 declare it again with `chessclockctl set`",
+                r.fold.declared.clone().unwrap_or_default()
+            ));
+            None
         }
         None => None,
     };
-    Ok(Game {
-        engine,
-        offset_ms,
-        game_id,
-        id_seed: seed,
-        persist,
-        resumed,
-        steps,
-        started_wall_ms,
+    notices.extend(
+        r.problems
+            .iter()
+            .map(|p| format!("on resuming the game: {p}")),
+    );
+    let restored = Restored {
+        replayed: !r.fold.replayed.is_empty(),
+        steps: r.fold.board_steps(),
+        started_wall_ms: r.fold.started_wall_ms(),
+        offset_ms: r.now_ms,
+        board_serial: r.fold.board_serial,
+        pieces_awaited: r.fold.pieces_awaited,
         declared,
         notices,
-        board_serial,
-        lever_in_step,
-        pieces_awaited,
+        // A journal cut at a damaged tail may have lost a press and the lever notes after
+        // it: what it says of the lever is then not known.
+        lever_in_step: r.fold.lever_in_step.filter(|_| persist.damage().is_empty()),
+        game_id,
+        id_seed: seed,
+        ..Restored::fresh(r.fold.engine)
+    };
+    Ok(Game {
+        restored,
+        persist: Some(persist),
     })
 }
 
-/// The game an actor starts with (fresh, or resumed from the journal).
+/// The game an actor starts with (fresh, or resumed from the journal) and its journal.
 pub(super) struct Game {
-    pub(super) engine: Engine,
-    /// Engine time at the actor's start.
-    pub(super) offset_ms: u64,
-    /// The game's id (its journal's start's, or a fresh one) and the seed of the next ones.
-    pub(super) game_id: String,
-    pub(super) id_seed: u64,
+    pub(super) restored: Restored,
     pub(super) persist: Option<Persist>,
-    /// A game came back from the journal with something to replay (its live file is
-    /// written again at once).
-    pub(super) resumed: bool,
-    /// The board's steps of the journal, with their engine time, in order.
-    pub(super) steps: Vec<(u64, chessclock_game::Step)>,
-    /// When the journaled game's clock started (wall time), if it did.
-    pub(super) started_wall_ms: Option<u64>,
-    /// The control the operator declared for the observed clock, as the journal said.
-    pub(super) declared: Option<crate::engine::params::TimeControl>,
-    /// What the operator should know about the resumed game (problems of the restore).
-    pub(super) notices: Vec<String>,
-    /// The serial number of the board the journaled game was played on, if it said.
-    pub(super) board_serial: Option<String>,
-    /// Whether the journal last said the lever was in step.
-    pub(super) lever_in_step: Option<bool>,
-    /// The board on the port has yet to show the game's position (a spare swapped in).
-    pub(super) pieces_awaited: bool,
 }
 
 /// Start an actor on an open `stream` (`None`: the port is not there yet, the actor starts
@@ -240,57 +218,27 @@ pub(super) fn launch<P: BoardIo>(
     let cfg = SessionConfig {
         clock: index,
         name,
-        port,
+        port: port.clone(),
         epoch_us: monotonic_us(),
         white_side: options.white_side,
         move_source: options.move_source,
         pause_button: options.pause_button,
         mode: options.mode,
         draw_rules: options.draw_rules,
+        live: options.live_folder().is_some(),
     };
     let waiting = stream.is_none();
-    let mut session = Session::new(cfg, link, game.engine, game.offset_ms, game.board_serial);
-    // Before the board's steps are replayed: a new game on the pieces since the journal's
-    // start is told apart from it (session/record.rs).
-    session.set_game_id(game.game_id, game.id_seed);
-    // A board that outlived the daemon kept its lever; a virtual clock's board (`keep`) is
-    // made anew with the daemon, so its lever says nothing of a press while it was down.
-    match (keep.is_some(), game.lever_in_step) {
-        (true, _) => session.lever_of_a_new_board(),
-        (false, Some(true)) => session.resume_lever_in_step(),
-        (false, _) => {}
-    }
-    if !waiting {
-        session.connect_first(driver::Instant::ZERO);
-    }
-    for notice in game.notices {
-        session.add_notice(notice);
-    }
-    if let Err(e) = session.set_game_info(&options.game_info) {
-        tracing::warn!(clock = index, "game information not taken: {e}");
-    }
-    if let Some(control) = game.declared {
-        session.declare(control);
-    }
-    // A game resumed from the journal is written to the live feed again at once (after a
-    // reboot the feed's tmpfs is empty; the board's dump may change nothing).
-    let resumed = game.resumed;
-    session.resume_board(game.steps);
-    if game.pieces_awaited {
-        session.await_pieces(driver::Instant::ZERO, false);
-    }
-    if let Err(e) = session.set_tag_defaults(&options.tag_defaults) {
-        tracing::warn!(clock = index, "default tags not taken: {e}");
-    }
-    let (round, board) = options.place.unwrap_or((1, index.saturating_add(1)));
-    session.set_place(round, board);
-    // Only a journaled game has a start to resume.
-    if let Some(started_wall_ms) = game.started_wall_ms {
-        session.resume_record(started_wall_ms);
-    }
-    // The configured information is shown from the start; the live file waits for a move.
-    let _ = session.take_pgn_changed();
-    let (state_tx, state_rx) = watch::channel(session.published(driver::Instant::ZERO));
+    let restored = Restored {
+        port_open: !waiting,
+        // A virtual clock's board (`keep`) is made anew with the daemon.
+        new_board: keep.is_some(),
+        game_info: options.game_info.clone(),
+        tag_defaults: options.tag_defaults.clone(),
+        place: Some(options.place.unwrap_or((1, index.saturating_add(1)))),
+        ..game.restored
+    };
+    let (session, first) = Session::resume(cfg, link, restored);
+    let (state_tx, state_rx) = watch::channel(first);
     if let Some(follow) = follow {
         follow(state_rx.clone());
     }
@@ -299,6 +247,8 @@ pub(super) fn launch<P: BoardIo>(
     let reopen_interval = options.reopen_interval;
     let (answers_tx, answers) = tokio::sync::mpsc::unbounded_channel();
     let mut actor = Actor {
+        clock: index,
+        label: port,
         options,
         port: stream,
         open,
@@ -313,8 +263,6 @@ pub(super) fn launch<P: BoardIo>(
         events,
         rx,
         reopen_at: waiting.then(|| epoch + reopen_interval),
-        pgn_dirty: resumed,
-        live_at: None,
         _keep: keep,
     };
     let task = tokio::spawn(async move { actor.run().await });

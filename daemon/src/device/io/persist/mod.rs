@@ -27,14 +27,14 @@ use std::sync::mpsc as std_mpsc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::device::session::interface::{DeviceError, Reply};
 use crate::engine::Input;
 use crate::engine::params::TimeControl;
+use chessclock_device::session::interface::{DeviceError, Reply};
 use writer::Job;
 pub(crate) use writer::Journals;
 
-use crate::device::session::SessionOutput;
-use crate::device::session::note::Note;
+use chessclock_device::session::SessionOutput;
+use chessclock_device::session::note::Note;
 pub(crate) use record::Archive;
 pub(crate) use restore::Restored;
 #[cfg(test)]

@@ -11,9 +11,9 @@ use chessclock_game::{BoardGame, ClockEvent, GameLog, RecordChange, Rendered};
 
 use super::restore::{Replayed, replay};
 use super::{Entry, Journaled};
-use crate::device::session::{clock_event, move_event};
 use crate::engine::Snapshot;
 use crate::engine::notation;
+use chessclock_device::session::{clock_event, move_event};
 
 /// A game's record to write: what the session says of the game as it stands (the journal
 /// writer has its records).

@@ -10,12 +10,12 @@
 
 use super::stamp::Now;
 use super::{Entry, GameStart, Journaled, Note};
-use crate::device::link::display::BoardSide;
-use crate::device::session::clock_event;
-use crate::device::session::note::lever_noted_after;
-use crate::device::session::observe::Mode;
 use crate::engine::params::TimeControl;
 use crate::engine::{Engine, Event, Press, Side, Time};
+use chessclock_device::link::display::BoardSide;
+use chessclock_device::session::clock_event;
+use chessclock_device::session::note::lever_noted_after;
+use chessclock_device::session::observe::Mode;
 use chessclock_game::GameLog;
 
 /// A wall clock that disagrees with the boot clock by more than this across a restart was

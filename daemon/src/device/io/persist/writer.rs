@@ -27,8 +27,8 @@ use tokio::sync::oneshot;
 use super::restore::{Restored, restore};
 use super::stamp::{Now, wall_ms};
 use super::{Archive, Entry, GameStart, Journaled, SnapshotFile};
-use crate::device::session::interface::{DeviceError, Reply};
 use crate::store::{self, Journal, StoreError};
+use chessclock_device::session::interface::{DeviceError, Reply};
 
 /// Messages (each a clock's jobs of one wake-up) handled in one batch at most (then the
 /// batch is synced and answered).

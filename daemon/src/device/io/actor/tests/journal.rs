@@ -14,10 +14,10 @@ use chessclock_protocol::emulator::{EmuConfig, MoveOrder, PieceAction, PieceMove
 use proptest::prelude::*;
 
 use crate::device::io::persist::{Archive, Entry, GameStart, Journaled, Now, restore};
-use crate::device::link::driver::{DriverConfig, Instant};
-use crate::device::session::interface::Request;
-use crate::device::session::tests::{Rig, config};
-use crate::device::session::{Session, SessionOutput};
+use chessclock_device::link::driver::DriverConfig;
+use chessclock_device::session::interface::Request;
+use chessclock_device::session::testing::{Rig, config};
+use chessclock_device::session::{Restored, Session, SessionOutput, ShellEvent};
 
 /// Wall time of virtual time 0.
 const WALL0: u64 = 1_795_428_000_000;
@@ -97,12 +97,12 @@ impl Run {
     fn journal(&mut self) {
         for (now, ev) in std::mem::take(&mut self.rig.events) {
             let wall_ms = WALL0 + now;
-            if let SessionOutput::NewGame = ev {
+            if let SessionOutput::NewGame { control, t_ms, .. } = &ev {
                 self.records.clear();
                 self.start = Entry {
                     rec: Journaled::Start(Box::new(GameStart {
-                        control: self.rig.session.engine().control().clone(),
-                        t_ms: self.rig.session.time_at(Instant::from_ms(now)).as_ms(),
+                        control: (**control).clone(),
+                        t_ms: *t_ms,
                         wall_ms,
                         game_id: None,
                     })),
@@ -263,19 +263,15 @@ impl Run {
         self.start = r.start.clone();
         self.records = r.fold.records.clone();
         let offset = r.now_ms - self.rig.now;
-        let steps = r.fold.board_steps();
         self.rig.plugged = false;
-        let mut session = Session::new(
-            config(),
-            DriverConfig::default(),
-            r.fold.engine,
-            offset,
-            r.fold.board_serial,
-        );
-        if r.fold.lever_in_step == Some(true) {
-            session.resume_lever_in_step();
-        }
-        session.resume_board(steps);
+        let restored = Restored {
+            offset_ms: offset,
+            steps: r.fold.board_steps(),
+            board_serial: r.fold.board_serial,
+            lever_in_step: r.fold.lever_in_step,
+            ..Restored::fresh(r.fold.engine)
+        };
+        let (session, _) = Session::resume(config(), DriverConfig::default(), restored);
         assert_eq!(
             session.pgn(self.rig.at()),
             before,
@@ -286,7 +282,8 @@ impl Run {
         self.rig.events.clear();
         self.rig.plugged = true;
         self.rig.emu.reset_board(self.rig.now);
-        self.rig.session.connect_first(self.rig.at());
+        let at = self.rig.at();
+        self.rig.session.handle_event(at, ShellEvent::PortOpen);
         self.wait(3_000);
     }
 

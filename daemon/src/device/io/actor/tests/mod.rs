@@ -23,10 +23,11 @@ use crate::device::client::DeviceHandle;
 use crate::device::io::live::{Job, LiveFiles, Update};
 use crate::device::io::port::Opener;
 use crate::device::io::sinks::Sinks;
-use crate::device::link::state::DeviceState;
 use crate::device::options::DeviceOptions;
-use crate::device::session::interface::{ClockEvent, Request};
 use crate::engine::{Engine, Side, notation};
+use chessclock_device::link::state::DeviceState;
+use chessclock_device::session::Restored;
+use chessclock_device::session::interface::{ClockEvent, Request};
 
 /// What a test does to the emulated board.
 enum Action {
@@ -118,19 +119,12 @@ fn start_actor_with(
 fn new_game(control: &str) -> Game {
     let parsed = notation::parse(control).expect("valid notation");
     Game {
-        engine: Engine::new(parsed.control).expect("valid control"),
-        offset_ms: 0,
-        game_id: "00000000000000a1".into(),
-        id_seed: 1,
+        restored: Restored {
+            game_id: "00000000000000a1".into(),
+            id_seed: 1,
+            ..Restored::fresh(Engine::new(parsed.control).expect("valid control"))
+        },
         persist: None,
-        resumed: false,
-        steps: Vec::new(),
-        started_wall_ms: None,
-        declared: None,
-        notices: Vec::new(),
-        board_serial: None,
-        lever_in_step: None,
-        pieces_awaited: false,
     }
 }
 

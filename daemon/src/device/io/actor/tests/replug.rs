@@ -15,9 +15,9 @@ use tokio::time::Instant;
 
 use super::{Action, plug_with, start_actor_with, until_state, until_view};
 use crate::device::io::port::Opener;
-use crate::device::link::state::DeviceState;
-use crate::device::session::interface::ClockEvent;
 use crate::engine::{Side, Status};
+use chessclock_device::link::state::DeviceState;
+use chessclock_device::session::interface::ClockEvent;
 
 const CYCLES: usize = 50;
 
@@ -48,7 +48,7 @@ async fn fifty_unplug_replug_cycles_keep_the_game_where_the_rules_say() {
     let handle = start_actor_with(stream, open, "G/60 inc/2");
     until_state(&handle, "ready", |s| s == DeviceState::Ready).await;
     handle
-        .request(crate::device::session::interface::Request::Start(
+        .request(chessclock_device::session::interface::Request::Start(
             Side::White,
         ))
         .await

@@ -230,12 +230,12 @@ fn the_last_board_serial_the_journal_names_is_the_game_s_board() {
         1,
         note(
             5,
-            crate::device::session::note::Note::BoardSerial("11111".into()).to_string(),
+            chessclock_device::session::note::Note::BoardSerial("11111".into()).to_string(),
         ),
     );
     entries.push(note(
         11_000,
-        crate::device::session::note::Note::BoardSerial("22222".into()).to_string(),
+        chessclock_device::session::note::Note::BoardSerial("22222".into()).to_string(),
     ));
     let r = restore(
         Some(start_at(1_000_000, Some(500_000))),
