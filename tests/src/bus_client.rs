@@ -264,7 +264,7 @@ impl BusRig {
         let daemon = Daemon::spawn(
             bus.address(),
             &config,
-            &[("CHESSCLOCKD_LOG", "chessclockd=warn")],
+            &[("CHESSCLOCKD_LOG", "chessclockd=warn,chessclock_device=warn")],
         )?;
         let client = Client::connect(bus.address())?;
         Ok(BusRig {

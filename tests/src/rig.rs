@@ -449,7 +449,7 @@ impl Daemon {
         };
         cmd.args(["--address", address, "--config"])
             .arg(config)
-            .env("CHESSCLOCKD_LOG", "chessclockd=debug")
+            .env("CHESSCLOCKD_LOG", "chessclockd=debug,chessclock_device=debug")
             .stdin(Stdio::null())
             .stderr(stderr);
         for (k, v) in env {

@@ -438,7 +438,7 @@ fn lichess_over_https_trusts_the_system_store_and_takes_the_token_from_the_crede
     )?;
     bridge.wait_log(
         0,
-        "push failed, will retry: the server's TLS certificate is not signed",
+        "push failed, will retry: cannot reach Lichess: the server's TLS certificate is not signed",
     )?;
     assert_not_logged(&mut bridge, token);
     drop(bridge);
