@@ -449,7 +449,10 @@ impl Daemon {
         };
         cmd.args(["--address", address, "--config"])
             .arg(config)
-            .env("CHESSCLOCKD_LOG", "chessclockd=debug,chessclock_device=debug")
+            .env(
+                "CHESSCLOCKD_LOG",
+                "chessclockd=debug,chessclock_device=debug",
+            )
             .stdin(Stdio::null())
             .stderr(stderr);
         for (k, v) in env {
