@@ -13,6 +13,7 @@
 pub mod forms;
 pub mod pgn;
 pub mod relay;
+pub mod rig;
 #[cfg(test)]
 mod tests;
 

@@ -7,11 +7,11 @@
 
 use anyhow::{Context, Result};
 use chessclock_tests::bridge::Bridge;
-use chessclock_tests::e2e::{board_read, ctl_ok, emu, wait_moves};
+use chessclock_tests::e2e::{ctl_ok, wait_moves};
 use chessclock_tests::lichess::StandIn;
 use chessclock_tests::lichess::relay::Round;
-use chessclock_tests::rig::{Daemon, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::lichess::rig::PushRig;
+use chessclock_tests::rig::Daemon;
 
 /// The `GameId` tag of the daemon's live PGN of clock 0.
 fn live_game_id(d: &Daemon) -> String {
@@ -34,24 +34,14 @@ fn one_game<'a>(
 
 #[test]
 fn a_rename_a_colour_swap_and_a_renumbering_keep_one_chapter() -> Result<()> {
-    let dir = TempDir::new("bridge-game-id")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = emu(&[])?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-    board_read(&d, |f| !f.is_empty())?;
     let lichess = StandIn::with_rounds(&["GmId1234"])?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[[lichess]]\nround = \"GmId1234\"\ntoken_file = \"{}\"\nserver = \"{}\"\n",
-            token.display(),
-            lichess.base
-        ),
-    )?;
+    let PushRig {
+        dir: _dir,
+        bus,
+        mut emu,
+        daemon: d,
+        bridge_toml: cfg,
+    } = PushRig::start("bridge-game-id", &lichess, "GmId1234", "")?;
     let _bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
     ctl_ok(
         &d,

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::chromium::Page;
-use chessclock_tests::e2e::{board_read, ctl_ok, emu, wait_moves};
+use chessclock_tests::e2e::{ctl_ok, wait_moves};
 use chessclock_tests::lichess::StandIn;
-use chessclock_tests::rig::{Daemon, WAIT, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::lichess::rig::PushRig;
+use chessclock_tests::rig::WAIT;
 use serde_json::Value;
 
 /// The problems of `kind` in a clock's JSON.
@@ -44,26 +44,16 @@ fn wait_api(bridge: &Bridge, what: &str, pred: impl Fn(&Value) -> bool) -> Resul
 
 #[test]
 fn a_refused_game_is_a_board_problem_until_a_later_push_is_taken() -> Result<()> {
-    let dir = TempDir::new("bridge-push-problems")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = emu(&[])?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-    board_read(&d, |f| !f.is_empty())?;
     // The round takes its games from a URL: Lichess refuses every pushed game.
     let lichess = StandIn::start()?;
     lichess.add_upstream_round("UpStrm12");
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[[lichess]]\nround = \"UpStrm12\"\ntoken_file = \"{}\"\nserver = \"{}\"\n",
-            token.display(),
-            lichess.base
-        ),
-    )?;
+    let PushRig {
+        dir,
+        bus,
+        mut emu,
+        daemon: d,
+        bridge_toml: cfg,
+    } = PushRig::start("bridge-push-problems", &lichess, "UpStrm12", "")?;
     let mut bridge = Bridge::spawn(bus.address(), &["--config", cfg.to_str().context("utf-8")?])?;
     ctl_ok(
         &d,

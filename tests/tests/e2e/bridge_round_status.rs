@@ -9,10 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chessclock_tests::bridge::Bridge;
-use chessclock_tests::e2e::{board_read, ctl_ok, emu, wait_moves};
+use chessclock_tests::e2e::{ctl_ok, wait_moves};
+use chessclock_tests::lichess::rig::PushRig;
 use chessclock_tests::lichess::{Request, StandIn};
-use chessclock_tests::rig::{Daemon, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
 
 fn is_status(r: &Request, status: &str) -> bool {
     r.path == "/broadcast/round/StAt1234/edit?patch=1" && r.body == format!("status={status}")
@@ -21,24 +20,14 @@ fn is_status(r: &Request, status: &str) -> bool {
 #[test]
 fn the_round_is_started_at_its_first_move_and_finished_once_every_board_has_a_result() -> Result<()>
 {
-    let dir = TempDir::new("bridge-round-status")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = emu(&[])?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-    board_read(&d, |f| !f.is_empty())?;
     let lichess = StandIn::with_rounds(&["StAt1234"])?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[[lichess]]\nround = \"StAt1234\"\ntoken_file = \"{}\"\nserver = \"{}\"\n",
-            token.display(),
-            lichess.base
-        ),
-    )?;
+    let PushRig {
+        dir: _dir,
+        bus,
+        mut emu,
+        daemon: d,
+        bridge_toml: cfg,
+    } = PushRig::start("bridge-round-status", &lichess, "StAt1234", "")?;
     ctl_ok(
         &d,
         &[

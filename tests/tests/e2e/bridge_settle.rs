@@ -6,32 +6,21 @@
 
 use anyhow::{Context, Result};
 use chessclock_tests::bridge::Bridge;
-use chessclock_tests::e2e::{board_read, ctl_ok, emu, wait_moves};
+use chessclock_tests::e2e::{ctl_ok, wait_moves};
 use chessclock_tests::lichess::StandIn;
-use chessclock_tests::rig::{Daemon, write_config};
-use chessclock_tests::{PrivateBus, TempDir};
+use chessclock_tests::lichess::rig::PushRig;
 
 #[test]
 fn a_misread_move_taken_back_within_the_settle_time_never_reaches_lichess() -> Result<()> {
-    let dir = TempDir::new("bridge-settle")?;
-    let bus = PrivateBus::start_session()?;
-    let mut emu = emu(&[])?;
-    let config = write_config(dir.path(), &[(&emu.path, "G/5 inc/3")], "")?;
-    let d = Daemon::spawn(bus.address(), &config, &[])?;
-    board_read(&d, |f| !f.is_empty())?;
     let lichess = StandIn::with_rounds(&["SeTl1234"])?;
-    let token = dir.path().join("lichess.token");
-    std::fs::write(&token, "lip_testtoken123\n")?;
-    let cfg = dir.path().join("bridge.toml");
     // A settle time long enough for the undo below on a loaded test machine.
-    std::fs::write(
-        &cfg,
-        format!(
-            "settle = \"8s\"\n[[lichess]]\nround = \"SeTl1234\"\ntoken_file = \"{}\"\nserver = \"{}\"\n",
-            token.display(),
-            lichess.base
-        ),
-    )?;
+    let PushRig {
+        dir: _dir,
+        bus,
+        mut emu,
+        daemon: d,
+        bridge_toml: cfg,
+    } = PushRig::start("bridge-settle", &lichess, "SeTl1234", "settle = \"8s\"\n")?;
     ctl_ok(
         &d,
         &[
