@@ -37,6 +37,24 @@ pub(super) async fn handle_of(sup: &SupervisorHandle, index: u32) -> DeviceHandl
         .expect("the clock")
 }
 
+/// Attach the emulated board on `port` and wait until it has reported `serial`.
+pub(super) async fn ready(
+    sup: &SupervisorHandle,
+    port: &std::path::Path,
+    serial: &str,
+) -> DeviceHandle {
+    let i = sup
+        .attach(&port.display().to_string())
+        .await
+        .expect("the board");
+    let clock = handle_of(sup, i).await;
+    wait_state(&clock, "the board ready", |s| {
+        s.device_state == DeviceState::Ready && s.board_serial == serial
+    })
+    .await;
+    clock
+}
+
 /// Start clock `h`'s game and press once for White: Black's clock runs.
 pub(super) async fn begin(h: &DeviceHandle) {
     h.request(Request::Start(Side::White)).await.expect("start");
@@ -146,15 +164,8 @@ async fn a_board_replugged_on_another_port_takes_its_game_number_and_name_there(
     sup.add_virtual("first").await.expect("a virtual clock");
     let old = board("22222");
     let old_path = old.path().to_path_buf();
-    let i = sup
-        .attach(&old_path.display().to_string())
-        .await
-        .expect("the board");
-    let clock = handle_of(&sup, i).await;
-    wait_state(&clock, "the board ready", |s| {
-        s.device_state == DeviceState::Ready && s.board_serial == "22222"
-    })
-    .await;
+    let clock = ready(&sup, &old_path, "22222").await;
+    let i = clock.state().index;
     clock
         .request(Request::Rename("Table 2".into()))
         .await

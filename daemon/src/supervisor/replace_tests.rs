@@ -2,25 +2,11 @@
 //! its moves, times, board number and name, across a restart; what the swap refuses. Real
 //! actors, emulated boards on real ptys; waits are on the clocks' state.
 
-use super::identity_tests::{begin, board, handle_of};
+use super::identity_tests::{begin, board, handle_of, ready};
 use super::tests::{defaults, serve, state_dir, wait_state};
-use super::{SupervisorError, SupervisorHandle, start};
-use crate::device::{DeviceHandle, DeviceState, Request};
+use super::{SupervisorError, start};
+use crate::device::{DeviceState, Request};
 use crate::engine::Status;
-
-/// Attach the emulated board on `port` and wait until it has reported `serial`.
-async fn ready(sup: &SupervisorHandle, port: &std::path::Path, serial: &str) -> DeviceHandle {
-    let i = sup
-        .attach(&port.display().to_string())
-        .await
-        .expect("the board");
-    let clock = handle_of(sup, i).await;
-    wait_state(&clock, "the board ready", |s| {
-        s.device_state == DeviceState::Ready && s.board_serial == serial
-    })
-    .await;
-    clock
-}
 
 #[tokio::test]
 async fn a_game_swapped_to_a_spare_goes_on_there_with_its_number_and_survives_a_restart() {
