@@ -45,6 +45,14 @@ pub enum DeviceState {
 }
 
 impl DeviceState {
+    /// Whether the board on the port has answered (not still opening or probing, not gone).
+    pub fn board_answered(self) -> bool {
+        !matches!(
+            self,
+            DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
+        )
+    }
+
     /// snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -12,7 +12,6 @@ use zbus::{Connection, ObjectPath, ObjectServer, OwnedObjectPath};
 use super::clock::{ClockServed, Clocks};
 use super::error::BusError;
 use super::names::{clock_index, clock_path};
-use crate::device::DeviceState;
 use crate::supervisor::{DetachHow, SupervisorError, SupervisorHandle};
 
 /// How long `AddVirtual` waits for the emulated board to answer its probe before it answers
@@ -345,14 +344,7 @@ impl ManagerIface {
             .into_iter()
             .find(|h| h.borrow_state().clock.index == index)
         {
-            let mut state = clock.watch_state();
-            let probed = state.wait_for(|s| {
-                !matches!(
-                    s.clock.device_state,
-                    DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
-                )
-            });
-            let _ = tokio::time::timeout(VIRTUAL_PROBE_WAIT, probed).await;
+            clock.answered(VIRTUAL_PROBE_WAIT).await;
         }
         path_of(index)
     }

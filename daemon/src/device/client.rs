@@ -101,6 +101,15 @@ impl DeviceHandle {
         self.state.clone()
     }
 
+    /// Wait, at most `within`, until the board on the port has answered
+    /// ([`DeviceState::board_answered`](chessclock_api::DeviceState::board_answered)); whether
+    /// it did.
+    pub async fn answered(&self, within: Duration) -> bool {
+        let mut state = self.watch_state();
+        let probed = state.wait_for(|s| s.device_state.board_answered());
+        matches!(tokio::time::timeout(within, probed).await, Ok(Ok(_)))
+    }
+
     /// A receiver of events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ClockEvent> {
         self.events.subscribe()

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{ClockSpec, Msg, SupervisorError, SupervisorHandle};
-use crate::device::{DeviceHandle, DeviceState};
+use crate::device::DeviceHandle;
 
 /// How long a board named for a swap may take to answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
@@ -116,21 +116,15 @@ fn serial_target(
 
 /// Wait (bounded) until the board of `clock` has answered the probe.
 async fn answered(clock: &DeviceHandle) -> Result<(), SupervisorError> {
-    let mut state = clock.watch_state();
-    let probed = state.wait_for(|s| {
-        !matches!(
-            s.device_state,
-            DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
-        )
-    });
-    match tokio::time::timeout(ANSWER_WAIT, probed).await {
-        Ok(Ok(_)) => Ok(()),
-        _ => Err(SupervisorError::PortFailed(format!(
+    if clock.answered(ANSWER_WAIT).await {
+        Ok(())
+    } else {
+        Err(SupervisorError::PortFailed(format!(
             "the board on {} did not answer within {} s (it is {}); check its cable and that it \
              is switched on, then try again",
             clock.borrow_state().port,
             ANSWER_WAIT.as_secs(),
             clock.borrow_state().device_state
-        ))),
+        )))
     }
 }

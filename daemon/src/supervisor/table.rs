@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::{BoardTable, Seen};
 use crate::device::observe::Mode;
-use crate::device::{ClockState, DeviceError, DeviceHandle, DeviceState, Request};
+use crate::device::{ClockState, DeviceError, DeviceHandle, Request};
 use crate::engine::params::TimeControl;
 
 /// Follow `state` and tell the supervisor each serial number the board reports and each
@@ -31,11 +31,7 @@ pub(super) async fn watch_serial(
         let mut said = Vec::new();
         {
             let now = state.borrow_and_update();
-            let answered = !matches!(
-                now.device_state,
-                DeviceState::Opening | DeviceState::Probing | DeviceState::Disconnected
-            );
-            if answered && now.board_serial != serial {
+            if now.device_state.board_answered() && now.board_serial != serial {
                 serial.clone_from(&now.board_serial);
                 if !serial.is_empty() {
                     said.push(Seen::Serial {
