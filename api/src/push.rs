@@ -125,27 +125,51 @@ pub fn from_bus(b: BusProblem) -> (u32, Problem) {
     )
 }
 
-/// The push problems the bridge on `conn`'s bus serves; none when no bridge is there (or it
-/// is one without them).
-pub async fn read(conn: &Connection) -> Vec<(u32, Problem)> {
+/// What the bridge on the bus says of its push ([`pushing`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pushing {
+    /// How many `[[lichess]]` tables it pushes (0: it pushes nothing to Lichess itself; its
+    /// `problems` are then the other machines' bridges' words of this machine's boards).
+    pub tables: u32,
+    /// The Lichess round each board's game went to at its table's last push, by board.
+    pub pushed: std::collections::BTreeMap<u32, String>,
+    /// Each board's push problems.
+    pub problems: Vec<(u32, Problem)>,
+}
+
+/// What the bridge on `conn`'s bus serves of its push (one `GetAll`); `None` when no bridge
+/// is there. A bridge older than a property has it empty.
+pub async fn pushing(conn: &Connection) -> Option<Pushing> {
     let reply = conn
         .call_method(
             Some(BRIDGE_BUS_NAME),
             BRIDGE_PATH,
             Some("org.freedesktop.DBus.Properties"),
-            "Get",
-            &(PUSH_INTERFACE, "Problems"),
+            "GetAll",
+            &(PUSH_INTERFACE,),
         )
-        .await;
-    let Ok(reply) = reply else {
-        return Vec::new();
-    };
-    let Ok(value) = reply.body().deserialize::<zbus::OwnedVariant>() else {
-        return Vec::new();
-    };
-    Vec::<BusProblem>::try_from(value)
-        .map(|v| v.into_iter().map(from_bus).collect())
-        .unwrap_or_default()
+        .await
+        .ok()?;
+    let mut all: std::collections::HashMap<String, zbus::OwnedVariant> =
+        reply.body().deserialize().ok()?;
+    let mut take = |name: &str| all.remove(name);
+    Some(Pushing {
+        tables: take("Tables")
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(0),
+        pushed: take("Pushed")
+            .and_then(|v| std::collections::BTreeMap::<u32, String>::try_from(v).ok())
+            .unwrap_or_default(),
+        problems: take("Problems")
+            .and_then(|v| Vec::<BusProblem>::try_from(v).ok())
+            .map(|v| v.into_iter().map(from_bus).collect())
+            .unwrap_or_default(),
+    })
+}
+
+/// The push problems the bridge on `conn`'s bus serves; none when no bridge is there.
+pub async fn read(conn: &Connection) -> Vec<(u32, Problem)> {
+    pushing(conn).await.map(|p| p.problems).unwrap_or_default()
 }
 
 /// Add `push` (problems by board number) to the problems of the clocks of those boards, most

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ClockStatus;
 use crate::attention;
+use crate::push::Pushing;
 
 /// The pieces of the start position, as a FEN's first field.
 const START_PIECES: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
@@ -27,7 +28,7 @@ pub struct RoundBoard {
 /// One check of one board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
-    /// `answering`, `clock`, `pieces`, `control`, `battery`, `players`, `paper`.
+    /// `answering`, `clock`, `pieces`, `control`, `battery`, `players`, `paper`, `lichess`.
     pub check: String,
     pub ok: bool,
     /// What was found, in words.
@@ -48,11 +49,14 @@ pub struct BoardReadiness {
 
 /// Every board of the round checked, in board order. `control`: the round's control
 /// (canonical notation); `None`: the control most of the round's clocks are set to (the
-/// first in board order on a tie), so that the odd one out is named.
+/// first in board order on a tie), so that the odd one out is named. `push`: what the bridge
+/// says of its Lichess push (`None`: no bridge); where it pushes, or says a board's push has
+/// a problem, each board has a `lichess` check.
 pub fn check(
     boards: &[RoundBoard],
     clocks: &[ClockStatus],
     control: Option<&str>,
+    push: Option<&Pushing>,
 ) -> Vec<BoardReadiness> {
     let of = |b: &RoundBoard| b.clock.and_then(|i| clocks.iter().find(|c| c.index == i));
     let round_control = control.map(str::to_owned).or_else(|| {
@@ -72,10 +76,11 @@ pub fn check(
     boards
         .iter()
         .map(|b| {
-            let checks = match of(b) {
+            let mut checks = match of(b) {
                 Some(c) => clock_checks(b, c, round_control.as_deref()),
                 None => paper_checks(b),
             };
+            checks.extend(push.and_then(|p| lichess(b.board, p)));
             BoardReadiness {
                 board: b.board,
                 clock: b.clock,
@@ -180,6 +185,33 @@ fn clock_checks(b: &RoundBoard, c: &ClockStatus, control: Option<&str>) -> Vec<C
     let tag = |k: &str| c.game_info.get(k).map(String::as_str);
     checks.push(players(b, tag("White"), tag("Black")));
     checks
+}
+
+/// Board `board`'s Lichess push: its most urgent push problem, else the round its game went
+/// to; `None` where the bridge pushes nothing and says nothing of the board.
+fn lichess(board: u32, push: &Pushing) -> Option<Check> {
+    let problem = push
+        .problems
+        .iter()
+        .filter(|(b, _)| *b == board)
+        .map(|(_, p)| p)
+        .min_by_key(|p| p.rank);
+    if let Some(p) = problem {
+        return Some(failed("lichess", p.text.clone(), p.fix.clone()));
+    }
+    if push.tables == 0 {
+        return None;
+    }
+    Some(match push.pushed.get(&board) {
+        Some(round) => passed("lichess", format!("pushed to Lichess round {round}")),
+        None => failed(
+            "lichess",
+            "not pushed to Lichess yet".into(),
+            "wait for the bridge's next push; if it stays so, read `journalctl -u \
+             chessclock-bridge`"
+                .into(),
+        ),
+    })
 }
 
 /// The pieces: the start position on a board whose game has not begun.

@@ -191,6 +191,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     let problems = Arc::new(push::problems::Problems::default());
     let object = push::problems::PushObject {
         problems: problems.clone(),
+        tables: u32::try_from(settings.lichess.len()).unwrap_or(u32::MAX),
     };
     if let Err(e) = conn
         .object_server()

@@ -48,7 +48,7 @@ fn failures(r: &[BoardReadiness]) -> Vec<(u32, Vec<String>)> {
 fn every_board_ready_passes_and_a_paper_board_is_ready_with_its_players() {
     let clocks = [clock(0, 1), clock(1, 2)];
     let boards = [board(1, Some(0)), board(2, Some(1)), board(3, None)];
-    let r = check(&boards, &clocks, None);
+    let r = check(&boards, &clocks, None, None);
     assert!(r.iter().all(|b| b.ready), "{r:?}");
     assert_eq!(r[2].checks[0].check, "paper");
     assert_eq!(r.iter().map(|b| b.board).collect::<Vec<_>>(), [1, 2, 3]);
@@ -78,7 +78,7 @@ fn each_thing_wrong_fails_its_own_check_with_its_fix() {
         clock(5, 6),
     ];
     let boards: Vec<RoundBoard> = (0..6).map(|i| board(i + 1, Some(i))).collect();
-    let r = check(&boards, &clocks, None);
+    let r = check(&boards, &clocks, None, None);
     assert_eq!(
         failures(&r),
         [
@@ -112,7 +112,7 @@ fn each_thing_wrong_fails_its_own_check_with_its_fix() {
 fn the_round_s_control_given_names_every_clock_set_otherwise() {
     let clocks = [clock(0, 1), clock(1, 2)];
     let boards = [board(1, Some(0)), board(2, Some(1))];
-    let r = check(&boards, &clocks, Some("G/90 inc/30 40/90"));
+    let r = check(&boards, &clocks, Some("G/90 inc/30 40/90"), None);
     assert_eq!(
         failures(&r),
         [
@@ -120,4 +120,59 @@ fn the_round_s_control_given_names_every_clock_set_otherwise() {
             (2, vec!["control".to_owned()])
         ]
     );
+}
+
+#[test]
+fn where_a_bridge_pushes_each_board_names_its_lichess_round_or_what_keeps_it_off() {
+    let clocks = [clock(0, 1), clock(1, 2), clock(2, 3)];
+    let boards = [
+        board(1, Some(0)),
+        board(2, Some(1)),
+        board(3, Some(2)),
+        board(4, None),
+    ];
+    let push = Pushing {
+        tables: 1,
+        pushed: [(1, "AbCd1234".to_owned()), (2, "AbCd1234".to_owned())].into(),
+        problems: vec![
+            (
+                2,
+                crate::push::refused(2, "AbCd1234", "PGN Error: No move found"),
+            ),
+            (4, crate::push::in_no_table(4)),
+        ],
+    };
+    let r = check(&boards, &clocks, None, Some(&push));
+    assert_eq!(
+        failures(&r),
+        [
+            (2, vec!["lichess".to_owned()]),
+            (3, vec!["lichess".to_owned()]),
+            (4, vec!["lichess".to_owned()]),
+        ]
+    );
+    let lichess = |i: usize| {
+        r[i].checks
+            .iter()
+            .find(|c| c.check == "lichess")
+            .expect("lichess")
+    };
+    assert_eq!(lichess(0).text, "pushed to Lichess round AbCd1234");
+    assert!(
+        lichess(1).text.contains("No move found"),
+        "{:?}",
+        lichess(1)
+    );
+    assert_eq!(lichess(2).text, "not pushed to Lichess yet");
+    assert!(lichess(3).fix.contains("boards"), "{:?}", lichess(3));
+
+    // A bridge that pushes nothing itself has no lichess check, but says the fleet's words.
+    let quiet = Pushing {
+        tables: 0,
+        pushed: Default::default(),
+        problems: vec![(4, crate::push::in_no_table(4))],
+    };
+    let r = check(&boards, &clocks, None, Some(&quiet));
+    assert_eq!(failures(&r), [(4, vec!["lichess".to_owned()])]);
+    assert!(r[0].checks.iter().all(|c| c.check != "lichess"));
 }

@@ -2,7 +2,8 @@
 //! of each board's game at its table's last push (refused, fewer moves kept), the boards a
 //! table leaves out past the 100 games of a round, the boards of the round no table takes,
 //! and what the other machines' pushing bridges said of this machine's boards (MQTT,
-//! `chessclockd/<host>/push/problems`).
+//! `chessclockd/<host>/push/problems`); and which Lichess round each board's game went to at
+//! its table's last push (the round check's `lichess`).
 //!
 //! Owns that state ([`Problems`], shared by the push tasks, MQTT and the outputs), its D-Bus
 //! object (`org.chessclockd.Bridge1.Push` at `/org/chessclockd/Bridge1`: `chessclockctl status`
@@ -30,6 +31,8 @@ struct Inner {
     unassigned: BTreeSet<u32>,
     /// What other machines' bridges said, by host.
     remote: BTreeMap<String, Vec<(u32, Problem)>>,
+    /// Table `i`'s last push: the Lichess round and the boards whose games it sent.
+    sent: BTreeMap<usize, (String, BTreeSet<u32>)>,
 }
 
 /// The push's problems, shared; every change is told on [`Problems::changed`].
@@ -84,9 +87,18 @@ impl Problems {
         for board in over {
             now.insert(*board, words::past_limit(*board, round, MAX_GAMES));
         }
+        let sent = (round.to_owned(), verdicts.iter().map(|(b, _)| *b).collect());
         let mut g = self.lock();
+        let resent = g.sent.get(&table) == Some(&sent);
+        if !resent {
+            g.sent.insert(table, sent);
+        }
         let old = g.tables.get(&table);
         if old == Some(&now) || (old.is_none() && now.is_empty()) {
+            drop(g);
+            if !resent {
+                self.bump();
+            }
             return;
         }
         for (board, p) in &now {
@@ -102,14 +114,26 @@ impl Problems {
     /// Table `table` pushes to another round now: what Lichess said of the last one's games
     /// is no longer news.
     pub(crate) fn clear_table(&self, table: usize) {
-        if self
-            .lock()
-            .tables
-            .remove(&table)
-            .is_some_and(|t| !t.is_empty())
-        {
+        let mut g = self.lock();
+        let news = g.tables.remove(&table).is_some_and(|t| !t.is_empty());
+        let sent = g.sent.remove(&table).is_some();
+        drop(g);
+        if news || sent {
             self.bump();
         }
+    }
+
+    /// Each board whose game a table of this bridge sent at its last push, with the Lichess
+    /// round it went to.
+    pub(crate) fn sent(&self) -> BTreeMap<u32, String> {
+        let g = self.lock();
+        let mut out = BTreeMap::new();
+        for (round, boards) in g.sent.values() {
+            for b in boards {
+                out.insert(*b, round.clone());
+            }
+        }
+        out
     }
 
     /// The boards no table takes are now `boards`.
@@ -206,6 +230,8 @@ pub(crate) fn unassigned(
 #[derive(Debug)]
 pub(crate) struct PushObject {
     pub(crate) problems: Arc<Problems>,
+    /// How many `[[lichess]]` tables this bridge pushes.
+    pub(crate) tables: u32,
 }
 
 #[zbus::interface(name = "org.chessclockd.Bridge1.Push")]
@@ -218,6 +244,19 @@ impl PushObject {
             .iter()
             .map(|(b, p)| words::to_bus(*b, p))
             .collect()
+    }
+
+    /// The Lichess round each board's game went to at its table's last push, by board
+    /// number (a board no push has sent yet is not in it).
+    #[zbus(property)]
+    fn pushed(&self) -> BTreeMap<u32, String> {
+        self.problems.sent()
+    }
+
+    /// How many `[[lichess]]` tables this bridge pushes (0: it pushes nothing to Lichess).
+    #[zbus(property)]
+    fn tables(&self) -> u32 {
+        self.tables
     }
 }
 
@@ -251,11 +290,9 @@ pub(crate) async fn run(
                 .interface::<_, PushObject>(words::BRIDGE_PATH)
                 .await
             {
-                let _ = iface
-                    .get()
-                    .await
-                    .problems_changed(iface.signal_emitter())
-                    .await;
+                let object = iface.get().await;
+                let _ = object.problems_changed(iface.signal_emitter()).await;
+                let _ = object.pushed_changed(iface.signal_emitter()).await;
             }
         }
         tokio::select! {
@@ -319,6 +356,48 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert_eq!((all[0].0, all[0].1.kind.as_str()), (3, words::LEFT_OUT));
         assert!(all[0].1.fix.contains("boards = "), "{:?}", all[0].1);
+    }
+
+    #[test]
+    fn each_board_sent_is_known_with_its_lichess_round_until_its_table_moves_on() {
+        let p = Problems::default();
+        let mut rx = p.changed();
+        p.pushed(
+            0,
+            "AbCd1234",
+            &[(1, Verdict::Taken), (2, Verdict::Taken)],
+            &[],
+        );
+        p.pushed(1, "EfGh5678", &[(101, Verdict::Taken)], &[]);
+        assert!(rx.has_changed().expect("open"), "a first push is news");
+        rx.mark_unchanged();
+        let sent = p.sent();
+        assert_eq!(
+            sent.into_iter().collect::<Vec<_>>(),
+            [
+                (1, "AbCd1234".to_owned()),
+                (2, "AbCd1234".to_owned()),
+                (101, "EfGh5678".to_owned())
+            ]
+        );
+        p.pushed(
+            0,
+            "AbCd1234",
+            &[(1, Verdict::Taken), (2, Verdict::Taken)],
+            &[],
+        );
+        assert!(
+            !rx.has_changed().expect("open"),
+            "the same push again is no news"
+        );
+        p.pushed(0, "AbCd1234", &[(1, Verdict::Taken)], &[]);
+        assert!(
+            rx.has_changed().expect("open"),
+            "a board no longer sent is news"
+        );
+        assert!(!p.sent().contains_key(&2));
+        p.clear_table(1);
+        assert_eq!(p.sent().keys().copied().collect::<Vec<_>>(), [1]);
     }
 
     #[test]

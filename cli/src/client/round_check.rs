@@ -1,6 +1,6 @@
 //! `chessclockctl round check`: the round's go/no-go, printed one line per board (each
 //! failed check with its fix), or as JSON; `--wait` checks again on every signal of the
-//! daemon until every board is ready.
+//! daemon (and of the bridge's push) until every board is ready.
 //!
 //! Owns the printing and the waiting; the checks are `chessclock_api::round_check`'s. It must
 //! not decide what a board needs.
@@ -59,7 +59,8 @@ pub(super) async fn run(
             })
             .collect();
         let clocks = all_clocks(conn, bus).await?;
-        let checked = round_check::check(&boards, &clocks, control.as_deref());
+        let push = chessclock_api::push::pushing(conn).await;
+        let checked = round_check::check(&boards, &clocks, control.as_deref(), push.as_ref());
         let ready = checked.iter().filter(|b| b.ready).count();
         let all = ready == checked.len();
         if voice.json {

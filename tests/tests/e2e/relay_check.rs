@@ -1,13 +1,19 @@
 //! End to end: the round's go/no-go (`chessclockctl round check`, issue 44 item 2). The real
 //! daemon, CLI and emulator: two emulated boards and a paper board; a missing piece and a
 //! clock set to another control fail their checks with their fixes (exit 1), `--wait` follows
-//! the fixes and ends when every board is ready, and then the check passes (exit 0).
+//! the fixes and ends when every board is ready, and then the check passes (exit 0). With a
+//! real bridge pushing to the Lichess stand-in, each board names the Lichess round its game
+//! went to, or the board problem that keeps it off (a paper board no `[[lichess]]` table
+//! takes).
 
 use std::time::Duration;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
+use chessclock_tests::bridge::Bridge;
 use chessclock_tests::e2e::{ctl_ok, emu, text};
 use chessclock_tests::json::s;
+use chessclock_tests::lichess::StandIn;
+use chessclock_tests::lichess::rig::PushRig;
 use chessclock_tests::rig::{Daemon, Spawned, write_config};
 use chessclock_tests::{PrivateBus, TempDir};
 use serde_json::Value;
@@ -93,5 +99,71 @@ fn a_round_check_names_each_board_s_fault_with_its_fix_and_waits_until_all_are_r
     })?;
     let out = d.ctl(&args);
     ensure!(out.status.success(), "{}", text(&out));
+    Ok(())
+}
+
+/// The `lichess` check of `board` in a `round check --json` report.
+fn lichess(report: &Value, board: u64) -> Option<Value> {
+    report["boards"]
+        .as_array()?
+        .iter()
+        .find(|b| b["board"] == board)?["checks"]
+        .as_array()?
+        .iter()
+        .find(|c| c["check"] == "lichess")
+        .cloned()
+}
+
+#[test]
+fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off() -> Result<()> {
+    let lichess_api = StandIn::with_rounds(&["RndChk12"])?;
+    let rig = PushRig::start("relay-check-lichess", &lichess_api, "RndChk12", "")?;
+    // The table takes board 1 only: board 2, a paper board, is in no table.
+    let mut toml = std::fs::read_to_string(&rig.bridge_toml)?;
+    toml.push_str("boards = \"1\"\n");
+    std::fs::write(&rig.bridge_toml, toml)?;
+    let d = &rig.daemon;
+    let csv = rig.dir.path().join("round1.csv");
+    std::fs::write(&csv, "board,white,black\n1,Tanaka,Moreau\n2,Ito,Berg\n")?;
+    ctl_ok(d, &["round", "load", &csv.display().to_string()]);
+    let _bridge = Bridge::spawn(
+        rig.bus.address(),
+        &["--config", rig.bridge_toml.to_str().context("utf-8")?],
+    )?;
+    let args = ["round", "check", "--json"];
+    let deadline = std::time::Instant::now() + WAIT * 3;
+    let report = loop {
+        let out = d.ctl(&args);
+        let report: Value = serde_json::from_slice(&out.stdout).context(text(&out))?;
+        let pushed = lichess(&report, 1).is_some_and(|c| c["ok"] == true);
+        let left_out = lichess(&report, 2).is_some_and(|c| c["ok"] == false);
+        if pushed && left_out {
+            ensure!(out.status.code() == Some(1), "{}", text(&out));
+            break report;
+        }
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "board 1 never pushed, or board 2 never named as left out: {report}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let one = lichess(&report, 1).context("board 1's lichess check")?;
+    ensure!(
+        s(&one, "/text") == "pushed to Lichess round RndChk12",
+        "{one}"
+    );
+    let two = lichess(&report, 2).context("board 2's lichess check")?;
+    ensure!(
+        s(&two, "/text").contains("board 2") && s(&two, "/fix").contains("boards"),
+        "{two}"
+    );
+    ensure!(failed(&report, 1).is_empty(), "{report}");
+    ensure!(failed(&report, 2) == ["lichess"], "{report}");
+    let said = String::from_utf8_lossy(&d.ctl(&["round", "check"]).stdout).into_owned();
+    ensure!(
+        said.contains("board 1 (clock 0): ready")
+            && said.contains("board 2 (paper): NOT READY: lichess:"),
+        "{said}"
+    );
     Ok(())
 }
