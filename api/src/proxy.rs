@@ -129,6 +129,8 @@ pub trait Clock {
     fn show_text(&self, text: &str, ms: u32) -> zbus::Result<()>;
     /// Beep.
     fn beep(&self, ms: u32) -> zbus::Result<()>;
+    /// Show the board number and beep, to find the board.
+    fn identify(&self, seconds: u32) -> zbus::Result<()>;
     /// Set White's half.
     fn set_white_side(&self, side: &str) -> zbus::Result<()>;
     /// Drive the clock, or observe it running its own mode.

@@ -204,6 +204,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("beep", &[("chessclockctl beep 0", "a short beep")]),
     (
+        "identify",
+        &[
+            (
+                "chessclockctl identify board:12",
+                "board 12's clock shows \"bd 12\" and beeps for 5 s: find it in the hall",
+            ),
+            (
+                "chessclockctl identify --all --seconds 10",
+                "every clock shows its board number for 10 s, to check the numbering",
+            ),
+        ],
+    ),
+    (
         "attach",
         &[(
             "chessclockctl attach /dev/ttyACM0",

@@ -15,7 +15,7 @@ use super::{BusArgs, Failure, Result, bus_failure, connect};
 
 /// A clock: `board:N` (board N of the round), index, name, object path, tty path or board
 /// serial (`chessclock_api::select`).
-type ClockName = String;
+pub(crate) type ClockName = String;
 
 /// Subcommands that talk to the daemon.
 #[derive(Debug, clap::Subcommand)]
@@ -156,6 +156,21 @@ pub(crate) enum BusCommand {
         #[arg(long, default_value_t = 500)]
         ms: u32,
     },
+    /// Find a board in the hall: its clock shows the board number (`bd 137`) and beeps for a
+    /// few seconds, then its times again. Refused while the clock's game runs.
+    Identify {
+        /// Clock.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        clock: Option<ClockName>,
+        /// Every clock of the round, one after another (those whose game runs are named and
+        /// left alone).
+        #[arg(long)]
+        all: bool,
+        /// How long the number stays on the display, in seconds (at most 10; a start or a
+        /// press ends it sooner).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10))]
+        seconds: u32,
+    },
     /// Attach a DGT board by its tty path.
     Attach {
         /// e.g. /dev/ttyACM0
@@ -255,6 +270,11 @@ pub(crate) async fn run(bus: &BusArgs, cmd: BusCommand, voice: Voice) -> Result<
                 Err(e) => Err(f(e)),
             }
         }
+        BusCommand::Identify {
+            clock,
+            all: _,
+            seconds,
+        } => super::identify::run(&conn, bus, clock, seconds, voice).await,
         BusCommand::Game(cmd) => super::game::run(&conn, bus, cmd, voice).await,
         BusCommand::Round(cmd) => super::round::run(&conn, bus, cmd, voice).await,
         BusCommand::AddVirtual { name } => {
@@ -419,6 +439,7 @@ fn split_control(cmd: BusCommand) -> (ClockName, Action) {
         | BusCommand::Detach { .. }
         | BusCommand::Renumber { .. }
         | BusCommand::Replace { .. }
+        | BusCommand::Identify { .. }
         | BusCommand::AddVirtual { .. }
         | BusCommand::Game(_)
         | BusCommand::Round(_) => (String::new(), Action::Pause),

@@ -5,6 +5,7 @@ pub(crate) mod commands;
 mod events;
 mod feed;
 pub(crate) mod game;
+mod identify;
 mod monitor;
 pub(crate) mod render;
 pub(crate) mod resolve;

@@ -131,6 +131,22 @@ fn seconds(ms: u32) -> String {
     }
 }
 
+/// The line for a clock that was asked to identify its board for `seconds`.
+pub(crate) fn identified(c: &ClockStatus, seconds: u32) -> String {
+    let shows = match c.board {
+        0 => format!(
+            "has no board number, so it shows its index {} (give it one with `chessclockctl \
+             renumber {} N`)",
+            c.index, c.index
+        ),
+        board => format!("shows board {board}"),
+    };
+    format!(
+        "{} {shows} and beeps, for {seconds} s; then its times again",
+        who(c)
+    )
+}
+
 /// The hint for the notation `typed` to `set`, when it reads as something rarely meant.
 pub(crate) fn set_hint(typed: &str) -> Option<String> {
     let parsed = notation::parse(typed).ok()?;
@@ -259,6 +275,21 @@ mod tests {
                 &Action::Adjust("black".into(), "main_ms".into(), "add".into(), 120_000)
             ),
             "clock 1 (\"Table 2\"): black's main_ms +120000 ms: black now shows 32:00"
+        );
+    }
+
+    #[test]
+    fn identify_says_the_board_or_the_missing_number() {
+        let c = status(serde_json::json!({"board": 12}));
+        assert_eq!(
+            identified(&c, 5),
+            "clock 1 (\"Table 2\") shows board 12 and beeps, for 5 s; then its times again"
+        );
+        let c = status(serde_json::json!({"board": 0}));
+        let line = identified(&c, 3);
+        assert!(
+            line.contains("no board number") && line.contains("chessclockctl renumber 1 N"),
+            "{line}"
         );
     }
 

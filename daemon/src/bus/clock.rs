@@ -253,6 +253,14 @@ impl ClockIface {
         self.ask(Request::Beep(ms)).await
     }
 
+    /// Find the board in the hall: the clock shows its board number (`bd 137`; a clock
+    /// without one, its index: `cl 3`) and beeps, for `seconds` (0: 5, at most 10; more is
+    /// InvalidArgument), then its times again. NotAllowed while the game runs, in observe
+    /// mode, or with no clock on the board (the message says what to do).
+    async fn identify(&self, seconds: u32) -> Result<(), BusError> {
+        self.ask(Request::Identify { seconds }).await
+    }
+
     /// Which half of the display shows White: "left" or "right".
     async fn set_white_side(&self, side: &str) -> Result<(), BusError> {
         let side = chessclock_device::link::display::parse_board_side(side)

@@ -151,6 +151,12 @@ pub enum Request {
     },
     /// Beep for `ms` milliseconds.
     Beep(u32),
+    /// Show the clock's board number and beep, for `seconds` (0: five), then the times
+    /// again: to find the board in the hall. Refused while the game runs.
+    Identify {
+        /// How long (at most ten).
+        seconds: u32,
+    },
     /// Which display half is White.
     SetWhiteSide(BoardSide),
     /// New operational settings from a configuration reload (latency, clock command timeout

@@ -1,6 +1,7 @@
 //! Operators' requests (the bus's methods) in the session: what each [`Request`] means and
 //! when it is refused (observe mode, a game already started, a text too long, a bad name),
-//! turned into engine inputs, text, settings, a new game or control.
+//! turned into engine inputs, text, settings, a new game or control (`Identify`'s rules are
+//! in `identify`).
 //!
 //! Owns every rule of a request; it must not do IO: what the IO shell must do about it (the
 //! journal's new game, the record's name or control, the old live file) it says through
@@ -140,6 +141,7 @@ impl Session {
                 self.beep(ms);
                 return Ok(Reply::Done);
             }
+            Request::Identify { seconds } => return self.identify(now, seconds),
             Request::SetWhiteSide(side) => {
                 self.set_white_side(now, side);
                 return Ok(Reply::Done);
@@ -200,7 +202,7 @@ impl Session {
             Request::Claim { .. } | Request::Rule(_) => {
                 refuse("judge claims (the arbiter sets the result with `chessclockctl result`)")
             }
-            Request::ShowText { .. } | Request::Beep(_) => {
+            Request::ShowText { .. } | Request::Beep(_) | Request::Identify { .. } => {
                 refuse("write to its display or beep (it sends the clock nothing)")
             }
             Request::SetResult(result) => {

@@ -31,6 +31,7 @@ mod bus_policy;
 mod bus_words;
 mod cli_doctor;
 mod cli_games;
+mod cli_identify;
 mod cli_live;
 mod cli_names;
 mod cli_said;

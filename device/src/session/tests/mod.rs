@@ -12,6 +12,7 @@ mod dead_positions;
 mod display;
 mod fidelity;
 mod game;
+mod identify;
 mod judging;
 mod observe_checks;
 mod record;
