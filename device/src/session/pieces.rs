@@ -447,6 +447,7 @@ impl Session {
         let moves = self.board.game().moves();
         let st = &mut self.published.state_mut().clock;
         st.fen = self.board.game().tracker().fen().unwrap_or_default();
+        st.board_orientation = self.board.game().orientation();
         st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
         st.last_move = moves.last().map(|m| last_move(&m.event));
         st.game_info = self.board.game().info().tags().iter().cloned().collect();

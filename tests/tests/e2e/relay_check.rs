@@ -167,3 +167,43 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
     );
     Ok(())
 }
+
+#[test]
+fn a_board_turned_round_unlike_the_others_is_named_with_its_fix() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("relay-check-turned")?;
+    let config = write_config(dir.path(), &[], "")?;
+    let boards = [
+        emu(&["--board-serial", "11111"])?,
+        emu(&["--board-serial", "22222", "--rotated"])?,
+        emu(&["--board-serial", "33333"])?,
+    ];
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    for b in &boards {
+        ctl_ok(&d, &["attach", &b.path]);
+    }
+    for (clock, want) in [("0", "normal"), ("1", "rotated"), ("2", "normal")] {
+        d.wait_status(clock, WAIT, "the board's orientation", |v| {
+            s(v, "/board_orientation") == want
+        })?;
+    }
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(
+        &csv,
+        "board,white,black\n1,Tanaka,Moreau\n2,Novak,Lindqvist\n3,Ito,Berg\n",
+    )?;
+    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
+    let out = d.ctl(&["round", "check", "--json"]);
+    ensure!(out.status.code() == Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout)?;
+    ensure!(failed(&report, 1).is_empty(), "{report}");
+    ensure!(failed(&report, 2) == ["orientation"], "{report}");
+    ensure!(failed(&report, 3).is_empty(), "{report}");
+    let said = String::from_utf8_lossy(&d.ctl(&["round", "check"]).stdout).into_owned();
+    ensure!(
+        said.contains("board 2 (clock 1): NOT READY: orientation: turned round")
+            && said.contains("unlike 2 other boards"),
+        "{said}"
+    );
+    Ok(())
+}
