@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use chessclock_tests::bridge::Bridge;
+use chessclock_tests::bus_client::Client;
 use chessclock_tests::e2e::{ctl_ok, emu, text};
 use chessclock_tests::json::s;
 use chessclock_tests::lichess::StandIn;
@@ -86,6 +87,39 @@ fn a_round_check_names_each_board_s_fault_with_its_fix_and_waits_until_all_are_r
     ensure!(failed(&report, 1) == ["pieces"], "{report}");
     ensure!(failed(&report, 2) == ["control"], "{report}");
     ensure!(failed(&report, 3).is_empty(), "{report}");
+
+    // The Manager's CheckRound says the same to a script on the bus.
+    let client = Client::connect(bus.address())?;
+    let mgr = client.manager()?;
+    let on_bus = client.run(mgr.check_round(&control))?;
+    let bus_failed: Vec<(u32, i32, Vec<String>)> = on_bus
+        .iter()
+        .map(|(board, clock, _, checks)| {
+            let names = checks
+                .iter()
+                .filter(|c| !c.1)
+                .map(|c| c.0.clone())
+                .collect();
+            (*board, *clock, names)
+        })
+        .collect();
+    ensure!(
+        bus_failed
+            == [
+                (1, 0, vec!["pieces".to_owned()]),
+                (2, 1, vec!["control".to_owned()]),
+                (3, -1, vec![])
+            ],
+        "{on_bus:?}"
+    );
+    ensure!(on_bus.iter().map(|b| b.2).collect::<Vec<_>>() == [false, false, true]);
+    let bad = client
+        .run(mgr.check_round("G/ninety"))
+        .expect_err("a bad control");
+    ensure!(
+        bad.to_string().contains("InvalidArgument") && bad.to_string().contains("G/ninety"),
+        "{bad}"
+    );
 
     // Waiting: the fixes are followed, and the command ends once every board is ready.
     let mut waiting = Spawned::ctl(bus.address(), &[&args[..], &["--wait"]].concat())?;
