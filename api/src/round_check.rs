@@ -49,6 +49,43 @@ pub struct BoardReadiness {
     pub checks: Vec<Check>,
 }
 
+/// A board's readiness on the bus (the Manager's `CheckRound`): (board, clock number or -1
+/// for a paper board, ready, its checks as (check, ok, text, fix)).
+pub type BusReadiness = (u32, i32, bool, Vec<(String, bool, String, String)>);
+
+impl BoardReadiness {
+    /// As the bus carries it.
+    pub fn to_bus(self) -> BusReadiness {
+        let clock = self
+            .clock
+            .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX));
+        let checks = self
+            .checks
+            .into_iter()
+            .map(|c| (c.check, c.ok, c.text, c.fix))
+            .collect();
+        (self.board, clock, self.ready, checks)
+    }
+
+    /// From the bus.
+    pub fn from_bus((board, clock, ready, checks): BusReadiness) -> BoardReadiness {
+        BoardReadiness {
+            board,
+            clock: u32::try_from(clock).ok(),
+            ready,
+            checks: checks
+                .into_iter()
+                .map(|(check, ok, text, fix)| Check {
+                    check,
+                    ok,
+                    text,
+                    fix,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Every board of the round checked, in board order. `control`: the round's control
 /// (canonical notation); `None`: the control most of the round's clocks are set to (the
 /// first in board order on a tie), so that the odd one out is named. Likewise a board turned
@@ -90,19 +127,31 @@ pub fn check(
     boards
         .iter()
         .map(|b| {
-            let mut checks = match of(b) {
+            let checks = match of(b) {
                 Some(c) => clock_checks(b, c, round_control.as_deref(), most),
                 None => paper_checks(b),
             };
-            checks.extend(push.and_then(|p| lichess(b.board, p)));
-            BoardReadiness {
+            let mut r = BoardReadiness {
                 board: b.board,
                 clock: b.clock,
                 ready: checks.iter().all(|c| c.ok),
                 checks,
+            };
+            if let Some(p) = push {
+                add_push(&mut r, p);
             }
+            r
         })
         .collect()
+}
+
+/// Add the `lichess` check `push` makes of board `b` (none where the bridge pushes nothing
+/// and says nothing of it), and judge it ready again: what a bridge adds to the daemon's
+/// `CheckRound`.
+pub fn add_push(b: &mut BoardReadiness, push: &Pushing) {
+    b.checks.retain(|c| c.check != "lichess");
+    b.checks.extend(lichess(b.board, push));
+    b.ready = b.checks.iter().all(|c| c.ok);
 }
 
 fn passed(check: &str, text: String) -> Check {

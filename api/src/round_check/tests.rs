@@ -207,3 +207,15 @@ fn a_board_turned_round_unlike_the_round_s_others_is_named_and_a_tie_names_none(
     let checked = check(&boards[..2], &clocks[..2], None, None);
     assert!(failures(&checked).is_empty(), "{checked:?}");
 }
+
+#[test]
+fn a_readiness_crosses_the_bus_unchanged_a_paper_board_as_clock_minus_one() {
+    let clocks = [clock(0, 1)];
+    let boards = [board(1, Some(0)), board(2, None)];
+    let r = check(&boards, &clocks, Some("G/5"), None);
+    let bus: Vec<BusReadiness> = r.iter().cloned().map(BoardReadiness::to_bus).collect();
+    assert_eq!((bus[0].1, bus[1].1), (0, -1));
+    assert!(!bus[0].2, "the control differs");
+    let back: Vec<BoardReadiness> = bus.into_iter().map(BoardReadiness::from_bus).collect();
+    assert_eq!(back, r);
+}

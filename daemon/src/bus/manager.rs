@@ -20,10 +20,6 @@ use crate::supervisor::{DetachHow, SupervisorError, SupervisorHandle};
 /// anyway (the clock then shows `probing` for a moment).
 const VIRTUAL_PROBE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// One board's readiness on the bus: (board, clock number or -1, ready, (check, ok, text,
-/// fix) each).
-type RoundReadiness = (u32, i32, bool, Vec<(String, bool, String, String)>);
-
 /// The manager object.
 #[derive(Debug)]
 pub struct ManagerIface {
@@ -284,13 +280,13 @@ impl ManagerIface {
     /// `paper`, `players`); the Lichess push's `lichess` check is the bridge's, which
     /// `round check` adds. `control`: the round's time control (notation); empty, the one
     /// most of the round's clocks are set to. A control that does not parse is
-    /// `InvalidArgument`.
+    /// `InvalidArgument`. Open to everyone, like the property reads: it changes nothing.
     async fn check_round(
         &self,
         control: &str,
         #[zbus(object_server)] server: &ObjectServer,
         #[zbus(connection)] conn: &Connection,
-    ) -> Result<Vec<RoundReadiness>, BusError> {
+    ) -> Result<Vec<round_check::BusReadiness>, BusError> {
         let control = match control.trim() {
             "" => None,
             typed => Some(
@@ -332,15 +328,7 @@ impl ManagerIface {
         Ok(
             round_check::check(&boards, &clocks, control.as_deref(), None)
                 .into_iter()
-                .map(|b| {
-                    let clock = b.clock.map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX));
-                    let checks = b
-                        .checks
-                        .into_iter()
-                        .map(|c| (c.check, c.ok, c.text, c.fix))
-                        .collect();
-                    (b.board, clock, b.ready, checks)
-                })
+                .map(round_check::BoardReadiness::to_bus)
                 .collect(),
         )
     }

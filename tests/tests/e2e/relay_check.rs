@@ -9,8 +9,9 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::bridge::Bridge;
+use chessclock_tests::bridge::{Bridge, have};
 use chessclock_tests::bus_client::Client;
+use chessclock_tests::chromium::Page;
 use chessclock_tests::e2e::{ctl_ok, emu, text};
 use chessclock_tests::json::s;
 use chessclock_tests::lichess::StandIn;
@@ -160,7 +161,7 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
     let csv = rig.dir.path().join("round1.csv");
     std::fs::write(&csv, "board,white,black\n1,Tanaka,Moreau\n2,Ito,Berg\n")?;
     ctl_ok(d, &["round", "load", &csv.display().to_string()]);
-    let _bridge = Bridge::spawn(
+    let bridge = Bridge::spawn(
         rig.bus.address(),
         &["--config", rig.bridge_toml.to_str().context("utf-8")?],
     )?;
@@ -199,6 +200,24 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
             && said.contains("board 2 (paper): NOT READY: lichess:"),
         "{said}"
     );
+
+    // The bridge's screen says the same: its route, and its page in a real browser.
+    let served = bridge.get_json("/api/v1/round/check")?;
+    ensure!(served["boards"] == report["boards"], "{served}\n{report}");
+    if let Some(browser) = have("chromium", "chromium")? {
+        let mut page = Page::open(
+            &browser,
+            &rig.dir.path().join("profile"),
+            &format!("{}/round", bridge.base),
+        )?;
+        page.wait_shown(
+            "JSON.stringify([document.getElementById('summary').textContent, \
+             [...document.querySelectorAll('tr.not-ready')].map((r) => r.dataset.board + ' ' + \
+             r.querySelector('.fix').dataset.check)])",
+            Duration::from_secs(30),
+            |v| *v == serde_json::json!(["1 of 2 boards ready", ["2 lichess"]]),
+        )?;
+    }
     Ok(())
 }
 
