@@ -57,6 +57,9 @@ pub struct BoardConfig {
     /// Payload bytes of the board's move-log dump, the final `0x6B` included
     /// ([`super::ee_ring::EE_LOG_BYTES`] on an 8 KB board; smaller rings wrap sooner).
     pub ee_log_bytes: usize,
+    /// How fast the move-log dump comes out, in bytes per second (960 at 9600 baud: an
+    /// 8 KB dump takes ~8.3 s); 0 sends it at once.
+    pub ee_dump_bytes_per_s: u32,
 }
 
 impl Default for BoardConfig {
@@ -68,6 +71,7 @@ impl Default for BoardConfig {
             trademark: "Digital Game Technology (emulated by chessclockd)".into(),
             orientation: Orientation::Normal,
             ee_log_bytes: super::ee_ring::EE_LOG_BYTES,
+            ee_dump_bytes_per_s: 960,
         }
     }
 }

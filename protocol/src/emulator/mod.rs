@@ -162,6 +162,9 @@ pub struct Emulator {
     pieces: Board,
     /// The board's own move log.
     ee: EeRing,
+    /// A paced message (the move-log dump) holds the line until then: what is due earlier
+    /// waits for it (a UART sends one message after the other).
+    line_busy_until: u64,
 }
 
 impl Emulator {
@@ -188,6 +191,7 @@ impl Emulator {
             now: 0,
             pieces,
             ee,
+            line_busy_until: 0,
         }
     }
 
@@ -318,6 +322,7 @@ impl Emulator {
         self.mode = BoardMode::Idle;
         self.input.clear();
         self.pending.clear();
+        self.line_busy_until = 0;
         self.wire.clear();
         self.last_report = None;
         self.next_periodic = None;
@@ -433,8 +438,29 @@ impl Emulator {
     }
 
     fn schedule(&mut self, at: u64, message: Message) {
+        let at = at.max(self.line_busy_until);
         let i = self.pending.partition_point(|(due, _)| *due <= at);
         self.pending.insert(i, (at, message.encode()));
+    }
+
+    /// `bytes` from `at` on at `rate` bytes per second, a tenth of a second's worth at a time
+    /// (all at once for rate 0): a long message as a 9600-baud line carries it.
+    fn schedule_paced(&mut self, at: u64, bytes: Vec<u8>, rate: u32) {
+        let at = at.max(self.line_busy_until);
+        if rate == 0 {
+            let i = self.pending.partition_point(|(due, _)| *due <= at);
+            self.pending.insert(i, (at, bytes));
+            return;
+        }
+        let chunk = usize::try_from(rate / 10).unwrap_or(1).max(1);
+        let mut sent = 0u64;
+        for piece in bytes.chunks(chunk) {
+            let due = at + sent * 1000 / u64::from(rate);
+            let i = self.pending.partition_point(|(d, _)| *d <= due);
+            self.pending.insert(i, (due, piece.to_vec()));
+            sent += piece.len() as u64;
+            self.line_busy_until = due;
+        }
     }
 
     /// Something on the clock may have changed at `at`: report it when the mode says so.
@@ -479,6 +505,10 @@ impl Emulator {
                     None => Message::ClockReport(self.clock.report()),
                 };
                 self.schedule(now + self.cfg.reply_delay_ms, answer);
+            }
+            BoardAction::Reply(message @ Message::EeMoves(_)) => {
+                let rate = self.cfg.board.ee_dump_bytes_per_s;
+                self.schedule_paced(now + self.cfg.reply_delay_ms, message.encode(), rate);
             }
             BoardAction::Reply(message) => {
                 self.schedule(now + self.cfg.reply_delay_ms, message);

@@ -190,6 +190,37 @@ fn a_power_up_in_the_middle_writes_a_new_inventory_of_the_pieces_standing() {
 }
 
 #[test]
+fn a_full_dump_takes_as_long_as_a_9600_baud_line() {
+    let mut e = emu(Orientation::Normal, EE_LOG_BYTES);
+    let mut now = 0;
+    // Enough moves to fill the ring: knights out and back.
+    while e.ee_log().len() < EE_LOG_BYTES {
+        now += 100;
+        play(&mut e, now, "g1f3");
+        play(&mut e, now + 50, "f3g1");
+    }
+    e.on_host_bytes(now, &Command::SendEeMoves.encode());
+    let mut d = Decoder::new();
+    let mut got = 0;
+    let mut done_at = None;
+    for t in (now..now + 10_000).step_by(100) {
+        let out = e.poll_output(t);
+        got += out.len();
+        d.push(&out);
+        if let Some(Ok(Decoded::Message(Message::EeMoves(p)))) = d.next() {
+            assert_eq!(p.len(), EE_LOG_BYTES);
+            done_at = Some(t - now);
+            break;
+        }
+        if t - now == 4000 {
+            assert!(got > 3000 && got < 4500, "{got} bytes after 4 s");
+        }
+    }
+    let took = done_at.expect("the dump arrives within 10 s");
+    assert!((8000..=8500).contains(&took), "took {took} ms");
+}
+
+#[test]
 fn send_ee_moves_answers_with_the_log() {
     let mut e = emu(Orientation::Normal, EE_LOG_BYTES);
     play(&mut e, 1000, "d2d4");
