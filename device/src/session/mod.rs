@@ -21,6 +21,7 @@
 //! session's methods are spread by role over this folder's files.
 
 mod announce;
+mod board_log;
 pub mod interface;
 mod judging;
 pub mod note;
