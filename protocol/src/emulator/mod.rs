@@ -445,8 +445,10 @@ impl Emulator {
 
     /// `bytes` from `at` on at `rate` bytes per second, a tenth of a second's worth at a time
     /// (all at once for rate 0): a long message as a 9600-baud line carries it.
+    /// It starts after what is already due (the line is a queue).
     fn schedule_paced(&mut self, at: u64, bytes: Vec<u8>, rate: u32) {
-        let at = at.max(self.line_busy_until);
+        let queued = self.pending.last().map_or(0, |(due, _)| *due);
+        let at = at.max(self.line_busy_until).max(queued);
         if rate == 0 {
             let i = self.pending.partition_point(|(due, _)| *due <= at);
             self.pending.insert(i, (at, bytes));

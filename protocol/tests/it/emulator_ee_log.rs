@@ -221,6 +221,48 @@ fn a_full_dump_takes_as_long_as_a_9600_baud_line() {
 }
 
 #[test]
+fn the_dump_is_never_interleaved_with_other_messages() {
+    // A clock command's ack due during the dump (asked just before it), a field update and
+    // a clock request during it: every message comes out whole (the ack and the report are
+    // both BWTIME frames), the dump after the ack.
+    let mut e = emu(Orientation::Normal, EE_LOG_BYTES);
+    // A log of some 500 bytes: its dump takes half a second.
+    for _ in 0..50 {
+        play(&mut e, 0, "g1f3");
+        play(&mut e, 0, "f3g1");
+    }
+    e.on_host_bytes(0, &Command::SendUpdateNice.encode());
+    e.on_host_bytes(
+        10,
+        &Command::Clock(chessclock_protocol::ClockCommand::Version).encode(),
+    );
+    e.on_host_bytes(12, &Command::SendEeMoves.encode());
+    play(&mut e, 20, "e2e4");
+    e.on_host_bytes(30, &Command::SendClock.encode());
+    let mut d = Decoder::new();
+    for t in (0..2000).step_by(10) {
+        d.push(&e.poll_output(t));
+    }
+    d.finish();
+    let names: Vec<&str> = d
+        .map(|item| match item {
+            Ok(Decoded::Message(m)) => m.id().name(),
+            other => panic!("not a whole message: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bwtime",
+            "ee_moves",
+            "field_update",
+            "field_update",
+            "bwtime"
+        ]
+    );
+}
+
+#[test]
 fn send_ee_moves_answers_with_the_log() {
     let mut e = emu(Orientation::Normal, EE_LOG_BYTES);
     play(&mut e, 1000, "d2d4");
