@@ -1,6 +1,6 @@
-//! Moves from the board's own memory: when the first board dump after a resumed game (the
-//! daemon restarted, the port came back) shows pieces the game cannot explain, the board's
-//! move log is asked for (dgt-protocol §8a); when it arrives, the moves it shows from the
+//! Moves from the board's own memory: when a new link's first board dump (the daemon
+//! restarted with a game under way, the port came back after a USB drop or a Bluetooth gap)
+//! shows pieces the game cannot explain, the board's move log is asked for (dgt-protocol §8a); when it arrives, the moves it shows from the
 //! game's last position to the pieces now are played on the board's game, journaled as the
 //! board game's steps with a note that they came from the board's memory, and said. They get
 //! no clock (the log cannot say). Anything else (no log, a log that does not decode, or one
@@ -16,8 +16,8 @@ use super::{Note, Session};
 use crate::link::driver::Instant;
 
 impl Session {
-    /// The resumed game's first board dump was read at `at` and the pieces are not the
-    /// game's position: ask the board what it saw meanwhile.
+    /// A new link's first board dump was read at `at`: if nothing explains the pieces, ask
+    /// the board what it saw meanwhile.
     pub(super) fn ask_board_memory(&mut self, at: Instant) {
         let tracker = self.board.game().tracker();
         let unexplained = tracker.state() != &chessclock_game::BoardState::Synced;

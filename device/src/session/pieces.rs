@@ -101,6 +101,11 @@ impl Session {
             self.published.mark_changed();
         }
         self.drain_board(at);
+        if matches!(message, Message::BoardDump(_)) && self.board.take_memory_due() {
+            // A new link's first dump that nothing explains: the board's own memory may
+            // (board_log.rs).
+            self.ask_board_memory(at);
+        }
         if matches!(message, Message::BoardDump(_)) && self.board.take_reconciling() {
             let read: Vec<String> = self
                 .board
@@ -111,10 +116,6 @@ impl Session {
                 .map(|m| m.event.san.clone())
                 .collect();
             let now_plies = self.board.game().moves().len();
-            if read.is_empty() && now_plies == plies {
-                // Nothing explains the pieces: the board's own memory may (board_log.rs).
-                self.ask_board_memory(at);
-            }
             if !read.is_empty() {
                 self.notify(format!(
                     "clock {}: the pieces show {} played while chessclockd was not running: \
@@ -229,6 +230,7 @@ impl Session {
         self.board.game_mut().set_journaling(true);
         if !self.board_game_is_empty() {
             self.board.reconcile_at_next_dump();
+            self.board.memory_at_next_dump();
             self.judge_board(self.time.now());
         }
     }

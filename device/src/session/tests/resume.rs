@@ -271,3 +271,45 @@ fn moves_the_pieces_cannot_explain_are_read_from_the_board_s_memory() {
     );
     assert_eq!(pgn.matches("[%clk").count(), 4, "{pgn}");
 }
+
+#[test]
+fn moves_made_while_the_cable_was_out_are_read_from_the_board_s_memory() {
+    // A battery board unplugged from the host (or a Bluetooth gap): it keeps logging.
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    opening(&mut rig);
+    rig.unplug();
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        pieces(&mut rig, uci);
+    }
+    rig.replug();
+    rig.run_until(rig.now + 5_000);
+    let live = rig.published();
+    let said = notices(&rig);
+    assert_eq!(
+        live.moves_san,
+        ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"],
+        "{said:?}"
+    );
+    assert!(live.board_problem.is_empty(), "{}", live.board_problem);
+    // The next replug with the pieces as the game has them asks nothing.
+    let asked = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|h| h.command == chessclock_protocol::Command::SendEeMoves)
+        .count();
+    assert_eq!(asked, 1);
+    rig.unplug();
+    rig.replug();
+    rig.run_until(rig.now + 5_000);
+    let again = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|h| h.command == chessclock_protocol::Command::SendEeMoves)
+        .count();
+    assert_eq!(
+        again, 1,
+        "a board that shows the game's position is not asked"
+    );
+}
