@@ -20,7 +20,12 @@ impl Session {
     /// the board what it saw meanwhile.
     pub(super) fn ask_board_memory(&mut self, at: Instant) {
         let tracker = self.board.game().tracker();
-        let unexplained = tracker.state() != &chessclock_game::BoardState::Synced;
+        // Pieces only lifted are a move under way (the live reading ends it), not something
+        // the memory explains: its replay would end in the air too.
+        let unexplained = matches!(
+            tracker.state(),
+            chessclock_game::BoardState::Unexplained { .. }
+        );
         if unexplained && tracker.position().is_some() && tracker.orientation().is_some() {
             self.driver.request_board_log(at);
         }
