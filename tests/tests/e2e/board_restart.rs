@@ -299,3 +299,37 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -
     );
     Ok(())
 }
+
+/// A battery board unplugged from the host mid-game keeps logging what is played: after the
+/// replug the daemon reads those moves from the board's memory (the pieces alone do not
+/// explain three plies), and python-chess reads them in the live PGN.
+#[test]
+fn moves_made_while_the_board_was_unplugged_are_read_from_its_memory() -> Result<()> {
+    let links = chessclock_tests::TempDir::new("board-memory-link")?;
+    let link = links.path().join("board0");
+    let link = link.to_str().context("a UTF-8 temp path")?;
+    let mut t = RuntimeDirRig::with_emu("board-memory-unplug", &["--link", link])?;
+    let d = daemon(&t)?;
+    let before = opening(&mut t, &d)?;
+    t.emu.unplug()?;
+    d.wait_status("0", WAIT, "disconnected", |v| {
+        v.get("connected") == Some(&Value::Bool(false))
+    })?;
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        t.emu.send(&format!("move {uci}"))?;
+    }
+    t.emu
+        .wait_pieces("r.bqkb.r pppp.ppp ..n..n.. ....p... ..B.P... ...P.N.. PPP..PPP RNBQK..R")?;
+    t.emu.replug()?;
+    let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"])?;
+    ensure!(
+        st["notices"].as_array().is_some_and(|n| n.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("the board's memory shows Bc4 Nf6 d3")))),
+        "the moves read are said: {st}"
+    );
+    let g = live_game(&t, 7)?;
+    ensure!(g["errors"] == serde_json::json!([]), "{g}");
+    ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
+    Ok(())
+}
