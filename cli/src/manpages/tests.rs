@@ -4,7 +4,8 @@
 
 use clap::CommandFactory;
 
-use super::{EXAMPLES, pages, run};
+use super::examples::EXAMPLES;
+use super::{pages, run};
 use crate::Cli;
 
 #[test]
