@@ -4,7 +4,8 @@
 
 use clap::CommandFactory;
 
-use super::{EXAMPLES, pages, run};
+use super::examples::EXAMPLES;
+use super::{pages, run};
 use crate::Cli;
 
 #[test]
@@ -39,7 +40,7 @@ fn every_subcommand_has_a_page_with_every_section_and_its_own_examples() {
         let examples = EXAMPLES.iter().find(|(n, _)| n == name);
         assert!(
             examples.is_some_and(|(_, e)| !e.is_empty()),
-            "{name} has no examples: add them to manpages.rs"
+            "{name} has no examples: add them to manpages/examples.rs"
         );
     }
     let status = std::fs::read_to_string(dir.join("chessclockctl-status.1")).expect("status page");

@@ -22,6 +22,7 @@
 
 mod announce;
 mod board_log;
+mod game_pgn;
 mod identify;
 pub mod interface;
 mod judging;

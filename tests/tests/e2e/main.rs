@@ -55,6 +55,8 @@ mod log_control;
 mod log_control_bridge;
 mod observe_checks;
 mod packaging;
+mod packaging_config;
+mod packaging_docs;
 mod relay_check;
 mod relay_next;
 mod relay_paper;
