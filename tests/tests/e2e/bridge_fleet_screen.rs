@@ -1,0 +1,222 @@
+//! One screen for the fleet (docs/bridge.md, "The fleet"): two daemons, each with its bridge
+//! publishing to a real mosquitto, and a third bridge with `fleet = true` and no daemon of
+//! its own. Its `/api/v1/clocks` lists both machines' boards in board order, each with its
+//! host; a board number both machines use is a problem on both; its dashboard in a real
+//! headless Chromium shows the tiles of both hosts in that order, and filters them by the
+//! URL's query (`?host=`, `?boards=`). One machine's bridge killed: its last will (offline)
+//! marks its boards stale, on the API and on the tiles, and they stay listed.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::chromium::{Page, shots_dir};
+use chessclock_tests::json::s;
+use chessclock_tests::rig::WAIT;
+use chessclock_tests::{PrivateBus, TempDir};
+use serde_json::Value;
+
+use crate::bridge_fleet::machine;
+use crate::bridge_mqtt::Broker;
+
+/// `(board, host, stale)` of each board `/api/v1/clocks` lists, in its order.
+fn listed(clocks: &Value) -> Vec<(u64, String, bool)> {
+    clocks
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| {
+                    (
+                        c["board"].as_u64().unwrap_or(0),
+                        s(c, "/host").to_owned(),
+                        c["stale"] == Value::Bool(true),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What each tile shows, in order: board, host, stale, its problems' words.
+const TILES: &str = "JSON.stringify([...document.querySelectorAll('#boards .tile')].map(t => ({\
+    board: t.dataset.board, host: (t.querySelector('.host') || {textContent: ''}).textContent, \
+    stale: t.classList.contains('stale'), white: t.querySelector('.pl.white .who').textContent, \
+    problems: [...t.querySelectorAll('.problem .what')].map(p => p.textContent).join('; ')})))";
+
+/// `(board, host, stale)` of each tile.
+fn tiles(v: &Value) -> Vec<(String, String, bool)> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    (
+                        s(t, "/board").to_owned(),
+                        s(t, "/host").to_owned(),
+                        t["stale"] == Value::Bool(true),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Read the fleet bridge's `/api/v1/clocks` until `pred` accepts it; the last list.
+fn wait_clocks(bridge: &Bridge, what: &str, pred: impl Fn(&Value) -> bool) -> Result<Value> {
+    let deadline = Instant::now() + WAIT * 3;
+    loop {
+        let clocks = bridge.get_json("/api/v1/clocks")?;
+        if pred(&clocks) {
+            return Ok(clocks);
+        }
+        if Instant::now() > deadline {
+            bail!("the fleet bridge never listed {what}; last: {clocks}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn want(rows: &[(u64, &str, bool)]) -> Vec<(u64, String, bool)> {
+    rows.iter()
+        .map(|(b, h, st)| (*b, (*h).to_owned(), *st))
+        .collect()
+}
+
+fn want_tiles(rows: &[(u64, &str, bool)]) -> Vec<(String, String, bool)> {
+    rows.iter()
+        .map(|(b, h, st)| (b.to_string(), (*h).to_owned(), *st))
+        .collect()
+}
+
+#[test]
+fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -> Result<()> {
+    let Some(mosquitto) = have("mosquitto", "mosquitto")? else {
+        return Ok(());
+    };
+    let dir = TempDir::new("bridge-fleet-screen")?;
+    let broker = Broker::start_with(&mosquitto, &dir, "allow_anonymous true\n")?;
+    let url = format!("mqtt://127.0.0.1:{}", broker.port);
+    // Machine A drives boards 1 and 3, machine B boards 2, 3 and 4: board 3 twice.
+    let dir_a = TempDir::new("fleet-screen-a")?;
+    let (bus_a, _da) = machine(&dir_a, &[1, 3], 5, "1,Alpha,Beta\n3,Gamma,Delta\n")?;
+    let dir_b = TempDir::new("fleet-screen-b")?;
+    let (bus_b, _db) = machine(
+        &dir_b,
+        &[2, 3, 4],
+        5,
+        "2,Epsilon,Zeta\n3,Eta,Theta\n4,Iota,Kappa\n",
+    )?;
+    let bridge_a = Bridge::spawn(bus_a.address(), &["--mqtt", &url, "--host", "pi-a"])?;
+    let mut bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
+    // The operator's screen: a bridge on a bus with no daemon, following the broker.
+    let bus_screen = PrivateBus::start_session()?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!("mqtt = \"{url}\"\nhost = \"screen\"\nfleet = true\n"),
+    )?;
+    let cfg = cfg.display().to_string();
+    let screen = Bridge::spawn(bus_screen.address(), &["--config", &cfg])?;
+
+    let fresh = want(&[
+        (1, "pi-a", false),
+        (2, "pi-b", false),
+        (3, "pi-a", false),
+        (3, "pi-b", false),
+        (4, "pi-b", false),
+    ]);
+    let clocks = wait_clocks(&screen, "both machines' boards", |c| listed(c) == fresh)?;
+    assert_eq!(s(&clocks[0], "/game_info/White"), "Alpha", "{clocks}");
+    assert_eq!(s(&clocks[4], "/game_info/White"), "Iota", "{clocks}");
+    let problems = |c: &Value| -> Vec<String> {
+        c["problems"]
+            .as_array()
+            .map(|p| p.iter().map(|x| s(x, "/text").to_owned()).collect())
+            .unwrap_or_default()
+    };
+    assert!(
+        problems(&clocks[2]).contains(&"board 3 is also on pi-b".to_owned()),
+        "{}",
+        clocks[2]
+    );
+    assert!(
+        problems(&clocks[3]).contains(&"board 3 is also on pi-a".to_owned()),
+        "{}",
+        clocks[3]
+    );
+    assert!(problems(&clocks[0]).iter().all(|p| !p.contains("also on")));
+    // A bridge that does not follow the fleet has no fleet to show.
+    assert_eq!(bridge_a.get("/api/v1/fleet")?.0, 404);
+
+    let chromium = have("chromium", "chromium")?;
+    let mut page = match &chromium {
+        Some(exe) => {
+            let mut page = Page::open(
+                exe,
+                &dir.path().join("profile"),
+                &format!("{}/", screen.base),
+            )?;
+            let shown = page.wait_shown(TILES, WAIT * 2, |v| {
+                tiles(v)
+                    == want_tiles(&[
+                        (1, "pi-a", false),
+                        (2, "pi-b", false),
+                        (3, "pi-a", false),
+                        (3, "pi-b", false),
+                        (4, "pi-b", false),
+                    ])
+            })?;
+            assert_eq!(s(&shown[1], "/white"), "Epsilon", "{shown}");
+            assert!(
+                s(&shown[3], "/problems").contains("board 3 is also on pi-a"),
+                "{shown}"
+            );
+            Some(page)
+        }
+        None => None,
+    };
+
+    // Machine B's bridge dies: the broker says its last will, and its boards are stale,
+    // still listed in their places.
+    bridge_b.kill();
+    let stale = want(&[
+        (1, "pi-a", false),
+        (2, "pi-b", true),
+        (3, "pi-a", false),
+        (3, "pi-b", true),
+        (4, "pi-b", true),
+    ]);
+    let clocks = wait_clocks(&screen, "pi-b's boards stale", |c| listed(c) == stale)?;
+    assert_eq!(
+        problems(&clocks[1]).first().map(String::as_str),
+        Some("stale: pi-b's bridge is offline (its last state shown)"),
+        "{}",
+        clocks[1]
+    );
+    if let Some(page) = page.as_mut() {
+        let shown = page.wait_shown(TILES, WAIT * 2, |v| {
+            tiles(v)
+                == want_tiles(&[
+                    (1, "pi-a", false),
+                    (2, "pi-b", true),
+                    (3, "pi-a", false),
+                    (3, "pi-b", true),
+                    (4, "pi-b", true),
+                ])
+        })?;
+        assert!(
+            s(&shown[4], "/problems").starts_with("stale: pi-b's bridge is offline"),
+            "{shown}"
+        );
+        page.screenshot(1280, 400, false, &shots_dir()?.join("fleet.png"))?;
+        // The URL's query picks the tiles: one machine, then a range of boards.
+        page.eval("location.href = '/?host=pi-a'")?;
+        page.wait_shown(TILES, WAIT * 2, |v| {
+            tiles(v) == want_tiles(&[(1, "pi-a", false), (3, "pi-a", false)])
+        })?;
+        page.eval("location.href = '/?boards=2-3'")?;
+        page.wait_shown(TILES, WAIT * 2, |v| {
+            tiles(v) == want_tiles(&[(2, "pi-b", true), (3, "pi-a", false), (3, "pi-b", true)])
+        })?;
+    }
+    Ok(())
+}
