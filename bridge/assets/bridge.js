@@ -212,21 +212,22 @@ const Bridge = {
       team: v("Team") || v("Fed") };
   },
 
-  // The round of the boards: the R of their `Round "R.B"` tags, most common first.
-  round() {
+  // The round of the boards (`list`, statuses: this daemon's clocks by default): the R of
+  // their `Round "R.B"` tags, most common first.
+  round(list) {
     const seen = new Map();
-    for (const c of this.clocks.values()) {
-      const r = ((c.st.game_info || {}).Round || "").split(".")[0];
+    for (const st of list || [...this.clocks.values()].map((c) => c.st)) {
+      const r = ((st.game_info || {}).Round || "").split(".")[0];
       if (/^\d+$/.test(r)) seen.set(r, (seen.get(r) || 0) + 1);
     }
     return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";
   },
 
-  // The event of the boards (their Event tag, most common).
-  event() {
+  // The event of the boards (their Event tag, most common; `list` as for round).
+  event(list) {
     const seen = new Map();
-    for (const c of this.clocks.values()) {
-      const e = ((c.st.game_info || {}).Event || "").trim();
+    for (const st of list || [...this.clocks.values()].map((c) => c.st)) {
+      const e = ((st.game_info || {}).Event || "").trim();
       if (e && e !== "?") seen.set(e, (seen.get(e) || 0) + 1);
     }
     return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";

@@ -166,6 +166,17 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
                     ])
             })?;
             assert_eq!(s(&shown[1], "/white"), "Epsilon", "{shown}");
+            // Its header: the fleet's round, and no alarm for the daemon it has not got.
+            let head = "JSON.stringify([document.getElementById('title').textContent, \
+                        document.getElementById('daemon').className, \
+                        document.getElementById('daemon').textContent])";
+            page.wait_shown(head, WAIT, |v| {
+                *v == serde_json::json!([
+                    "Round 5",
+                    "daemon ok",
+                    "the fleet, from the broker (no chessclockd on screen)"
+                ])
+            })?;
             assert!(
                 s(&shown[3], "/problems").contains("board 3 is also on pi-a"),
                 "{shown}"
