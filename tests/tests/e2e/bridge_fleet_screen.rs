@@ -4,7 +4,8 @@
 //! host; a board number both machines use is a problem on both; its dashboard in a real
 //! headless Chromium shows the tiles of both hosts in that order, and filters them by the
 //! URL's query (`?host=`, `?boards=`). One machine's bridge killed: its last will (offline)
-//! marks its boards stale, on the API and on the tiles, and they stay listed.
+//! marks its boards stale, on the API and on the tiles, and they stay listed. `fleet = true`
+//! without a broker is refused by `--check-config`, naming the setting.
 
 use std::time::{Duration, Instant};
 
@@ -229,5 +230,20 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
             tiles(v) == want_tiles(&[(2, "pi-b", true), (3, "pi-a", false), (3, "pi-b", true)])
         })?;
     }
+    Ok(())
+}
+
+#[test]
+fn a_fleet_screen_without_a_broker_is_refused_naming_the_setting() -> Result<()> {
+    let dir = TempDir::new("bridge-fleet-screen-bad")?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(&cfg, "listen = \"127.0.0.1:7380\"\nfleet = true\n")?;
+    let out = chessclock_tests::rig::check_config("chessclock-bridge", &cfg);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fleet = true") && err.contains("add mqtt = ") && err.contains("line 2"),
+        "{err}"
+    );
     Ok(())
 }
