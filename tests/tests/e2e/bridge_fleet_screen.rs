@@ -5,7 +5,9 @@
 //! headless Chromium shows the tiles of both hosts in that order, and filters them by the
 //! URL's query (`?host=`, `?boards=`). One machine's bridge killed: its last will (offline)
 //! marks its boards stale, on the API and on the tiles, and they stay listed. `fleet = true`
-//! without a broker is refused by `--check-config`, naming the setting.
+//! without a broker is refused by `--check-config`, naming the setting. 200 boards of four
+//! machines (a real clock's status published for each with `mosquitto_pub`) fit a 1920x1080
+//! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`).
 
 use std::time::{Duration, Instant};
 
@@ -244,6 +246,110 @@ fn a_fleet_screen_without_a_broker_is_refused_naming_the_setting() -> Result<()>
     assert!(
         err.contains("fleet = true") && err.contains("add mqtt = ") && err.contains("line 2"),
         "{err}"
+    );
+    Ok(())
+}
+
+/// Publish `payload` retained on `topic` of the broker at `port` with `mosquitto_pub`.
+fn publish(exe: &std::path::Path, port: u16, topic: &str, payload: &str) -> Result<()> {
+    let out = std::process::Command::new(exe)
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-r",
+            "-t",
+            topic,
+            "-m",
+            payload,
+        ])
+        .output()?;
+    anyhow::ensure!(out.status.success(), "mosquitto_pub {topic}: {out:?}");
+    Ok(())
+}
+
+#[test]
+fn two_hundred_boards_of_four_machines_fit_a_1080p_screen() -> Result<()> {
+    let (Some(mosquitto), Some(pub_exe), Some(chromium)) = (
+        have("mosquitto", "mosquitto")?,
+        have("mosquitto_pub", "mosquitto-clients")?,
+        have("chromium", "chromium")?,
+    ) else {
+        return Ok(());
+    };
+    let dir = TempDir::new("bridge-fleet-200")?;
+    let broker = Broker::start_with(&mosquitto, &dir, "allow_anonymous true\n")?;
+    let url = format!("mqtt://127.0.0.1:{}", broker.port);
+    // A real clock's status, as a daemon gives it, ready and with nothing wrong, stands for
+    // each of the 200 boards (50 on each of four machines), with its players.
+    let dir_a = TempDir::new("fleet-200-a")?;
+    let (_bus, d) = machine(&dir_a, &[1], 5, "1,Alpha,Beta\n")?;
+    let one = d.ctl_json(&["list", "--json"])?[0].clone();
+    let screen_bus = PrivateBus::start_session()?;
+    let cfg = dir.path().join("bridge.toml");
+    std::fs::write(
+        &cfg,
+        format!("mqtt = \"{url}\"\nhost = \"screen\"\nfleet = true\n"),
+    )?;
+    let screen = Bridge::spawn(
+        screen_bus.address(),
+        &["--config", &cfg.display().to_string()],
+    )?;
+    for board in 1..=200u32 {
+        let (host, index) = (format!("pi-{}", (board - 1) / 50 + 1), (board - 1) % 50);
+        let mut c = one.clone();
+        c["board"] = board.into();
+        c["index"] = index.into();
+        c["name"] = format!("table {board}").into();
+        c["device_state"] = "ready".into();
+        c["connected"] = true.into();
+        c["problems"] = serde_json::json!([]);
+        c["game_info"]["White"] = format!("White player {board}").into();
+        c["game_info"]["Black"] = format!("Black player {board}").into();
+        let topic = format!("chessclockd/{host}/clock/{index}/state");
+        publish(&pub_exe, broker.port, &topic, &c.to_string())?;
+    }
+    for host in ["pi-1", "pi-2", "pi-3", "pi-4"] {
+        publish(
+            &pub_exe,
+            broker.port,
+            &format!("chessclockd/{host}/status"),
+            "online",
+        )?;
+    }
+    wait_clocks(&screen, "200 boards", |c| {
+        c.as_array().is_some_and(|a| a.len() == 200)
+    })?;
+    let mut page = Page::open(
+        &chromium,
+        &dir.path().join("profile"),
+        &format!("{}/", screen.base),
+    )?;
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false}),
+    )?;
+    let layout = "JSON.stringify((() => { const t = [...document.querySelectorAll('#boards .tile')]; \
+        return {n: t.length, dense: document.getElementById('boards').classList.contains('dense'), \
+        attention: t.filter(x => x.classList.contains('attention')).length, \
+        first: t.length ? t[0].dataset.board + ' ' + t[0].dataset.host : '', \
+        last: t.length ? t[t.length - 1].dataset.board + ' ' + t[t.length - 1].dataset.host : '', \
+        bottom: Math.max(0, ...t.map(x => x.getBoundingClientRect().bottom)), \
+        right: Math.max(0, ...t.map(x => x.getBoundingClientRect().right))}; })())";
+    let shown = page.wait_shown(layout, WAIT * 2, |v| v["n"] == 200)?;
+    page.screenshot(1920, 1080, false, &shots_dir()?.join("fleet-200.png"))?;
+    assert_eq!(shown["dense"], true, "{shown}");
+    assert_eq!(shown["attention"], 0, "nothing wrong: {shown}");
+    assert_eq!(shown["first"], "1 pi-1", "{shown}");
+    assert_eq!(shown["last"], "200 pi-4", "{shown}");
+    let (bottom, right) = (
+        shown["bottom"].as_f64().unwrap_or(f64::MAX),
+        shown["right"].as_f64().unwrap_or(f64::MAX),
+    );
+    assert!(
+        bottom <= 1080.0 && right <= 1920.0,
+        "200 tiles do not fit 1920x1080: {shown}"
     );
     Ok(())
 }
