@@ -1,13 +1,14 @@
 //! One screen for the fleet (docs/bridge.md, "The fleet"): two daemons, each with its bridge
 //! publishing to a real mosquitto, and a third bridge with `fleet = true` and no daemon of
 //! its own. Its `/api/v1/clocks` lists both machines' boards in board order, each with its
-//! host; a board number both machines use is a problem on both; its dashboard in a real
+//! host (and so does A's bridge, following the fleet beside its daemon); a board number both machines use is a problem on both; its dashboard in a real
 //! headless Chromium shows the tiles of both hosts in that order, and filters them by the
 //! URL's query (`?host=`, `?boards=`). One machine's bridge killed: its last will (offline)
 //! marks its boards stale, on the API and on the tiles, and they stay listed. `fleet = true`
 //! without a broker is refused by `--check-config`, naming the setting. 200 boards of four
 //! machines (a real clock's status published for each with `mosquitto_pub`) fit a 1920x1080
-//! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`).
+//! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`), and
+//! `?attention=1` leaves the one that needs the operator.
 
 use std::time::{Duration, Instant};
 
@@ -108,7 +109,13 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
         5,
         "2,Epsilon,Zeta\n3,Eta,Theta\n4,Iota,Kappa\n",
     )?;
-    let bridge_a = Bridge::spawn(bus_a.address(), &["--mqtt", &url, "--host", "pi-a"])?;
+    // A's bridge follows the fleet too, beside its own daemon.
+    let cfg_a = dir_a.path().join("bridge.toml");
+    std::fs::write(
+        &cfg_a,
+        format!("mqtt = \"{url}\"\nhost = \"pi-a\"\nfleet = true\n"),
+    )?;
+    let bridge_a = Bridge::spawn(bus_a.address(), &["--config", &cfg_a.display().to_string()])?;
     let mut bridge_b = Bridge::spawn(bus_b.address(), &["--mqtt", &url, "--host", "pi-b"])?;
     // The operator's screen: a bridge on a bus with no daemon, following the broker.
     let bus_screen = PrivateBus::start_session()?;
@@ -147,8 +154,14 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
         clocks[3]
     );
     assert!(problems(&clocks[0]).iter().all(|p| !p.contains("also on")));
+    // On A, beside its daemon: its own clocks once (read from its daemon), B's from the
+    // broker, the same list.
+    let on_a = wait_clocks(&bridge_a, "both machines' boards on A", |c| {
+        listed(c) == fresh
+    })?;
+    assert_eq!(s(&on_a[0], "/clock"), s(&clocks[0], "/clock"), "{on_a}");
     // A bridge that does not follow the fleet has no fleet to show.
-    assert_eq!(bridge_a.get("/api/v1/fleet")?.0, 404);
+    assert_eq!(bridge_b.get("/api/v1/fleet")?.0, 404);
 
     let chromium = have("chromium", "chromium")?;
     let mut page = match &chromium {
@@ -302,9 +315,12 @@ fn two_hundred_boards_of_four_machines_fit_a_1080p_screen() -> Result<()> {
         c["board"] = board.into();
         c["index"] = index.into();
         c["name"] = format!("table {board}").into();
-        c["device_state"] = "ready".into();
-        c["connected"] = true.into();
-        c["problems"] = serde_json::json!([]);
+        // Board 7 is as the daemon gave it: its board missing, a problem.
+        if board != 7 {
+            c["device_state"] = "ready".into();
+            c["connected"] = true.into();
+            c["problems"] = serde_json::json!([]);
+        }
         c["game_info"]["White"] = format!("White player {board}").into();
         c["game_info"]["Black"] = format!("Black player {board}").into();
         let topic = format!("chessclockd/{host}/clock/{index}/state");
@@ -340,7 +356,7 @@ fn two_hundred_boards_of_four_machines_fit_a_1080p_screen() -> Result<()> {
     let shown = page.wait_shown(layout, WAIT * 2, |v| v["n"] == 200)?;
     page.screenshot(1920, 1080, false, &shots_dir()?.join("fleet-200.png"))?;
     assert_eq!(shown["dense"], true, "{shown}");
-    assert_eq!(shown["attention"], 0, "nothing wrong: {shown}");
+    assert_eq!(shown["attention"], 1, "board 7 only: {shown}");
     assert_eq!(shown["first"], "1 pi-1", "{shown}");
     assert_eq!(shown["last"], "200 pi-4", "{shown}");
     let (bottom, right) = (
@@ -351,5 +367,12 @@ fn two_hundred_boards_of_four_machines_fit_a_1080p_screen() -> Result<()> {
         bottom <= 1080.0 && right <= 1920.0,
         "200 tiles do not fit 1920x1080: {shown}"
     );
+    // The boards that need the operator, alone: board 7, with its problem.
+    page.eval("location.href = '/?attention=1'")?;
+    let shown = page.wait_shown(TILES, WAIT * 2, |v| {
+        v.as_array().is_some_and(|a| a.len() == 1)
+    })?;
+    assert_eq!(tiles(&shown), want_tiles(&[(7, "pi-1", false)]), "{shown}");
+    assert_eq!(s(&shown[0], "/problems"), "board missing", "{shown}");
     Ok(())
 }
