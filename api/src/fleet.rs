@@ -1,7 +1,10 @@
 //! The fleet's MQTT schema, shared by the bridge (which publishes) and `chessclockctl fleet`
 //! (which reads): broker URLs (`mqtt://`, `mqtts://user:password@host`) and topic names
 //! (docs/bridge.md). Payloads are
-//! [`crate::ClockStatus`] JSON, and a board's PGN text on its `board/<B>/pgn` topic. Pure: no MQTT client here.
+//! [`crate::ClockStatus`] JSON, and a board's PGN text on its `board/<B>/pgn` topic; what the
+//! screens of the fleet make of them is [`view`]. Pure: no MQTT client here.
+
+pub mod view;
 
 /// An MQTT broker address: where, whether over TLS, and as whom.
 #[derive(Clone, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 //! without a broker is refused by `--check-config`, naming the setting. 200 boards of four
 //! machines (a real clock's status published for each with `mosquitto_pub`) fit a 1920x1080
 //! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`), and
-//! `?attention=1` leaves the one that needs the operator.
+//! `?attention=1` leaves the one that needs the operator. `chessclockctl fleet` shows the
+//! same boards in board order, with their players and problems.
 
 use std::time::{Duration, Instant};
 
@@ -101,7 +102,7 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
     let url = format!("mqtt://127.0.0.1:{}", broker.port);
     // Machine A drives boards 1 and 3, machine B boards 2, 3 and 4: board 3 twice.
     let dir_a = TempDir::new("fleet-screen-a")?;
-    let (bus_a, _da) = machine(&dir_a, &[1, 3], 5, "1,Alpha,Beta\n3,Gamma,Delta\n")?;
+    let (bus_a, da) = machine(&dir_a, &[1, 3], 5, "1,Alpha,Beta\n3,Gamma,Delta\n")?;
     let dir_b = TempDir::new("fleet-screen-b")?;
     let (bus_b, _db) = machine(
         &dir_b,
@@ -160,6 +161,29 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
         listed(c) == fresh
     })?;
     assert_eq!(s(&on_a[0], "/clock"), s(&clocks[0], "/clock"), "{on_a}");
+    // `chessclockctl fleet` shows the same: in board order, with players and problems.
+    let table = da.ctl(&["fleet", "--mqtt", &url, "--once"]);
+    assert!(table.status.success(), "{table:?}");
+    let text = String::from_utf8_lossy(&table.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let row = |board: &str, host: &str| {
+        lines
+            .iter()
+            .position(|l| l.split_whitespace().take(2).eq([board, host]))
+    };
+    let rows: Vec<Option<usize>> = [("1", "pi-a"), ("2", "pi-b"), ("3", "pi-a"), ("3", "pi-b")]
+        .iter()
+        .map(|(b, h)| row(b, h))
+        .collect();
+    assert!(
+        rows.iter().all(Option::is_some) && rows.windows(2).all(|w| w[0] < w[1]),
+        "in board order: {text}"
+    );
+    assert!(
+        text.contains("Alpha - Beta") && text.contains("Iota - Kappa"),
+        "{text}"
+    );
+    assert!(text.contains("! board missing: reconnect"), "{text}");
     // A bridge that does not follow the fleet has no fleet to show.
     assert_eq!(bridge_b.get("/api/v1/fleet")?.0, 404);
 

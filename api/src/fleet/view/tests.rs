@@ -1,13 +1,13 @@
 //! The fleet model in virtual time: messages in, boards out.
 
 use super::*;
-use crate::hub::tests::status;
 
 const S: u64 = 1_000_000;
 
 fn clock(index: u32, board: u32) -> ClockStatus {
-    let mut c = status(index, 300_000);
-    c.board = board;
+    let mut c = ClockStatus::default();
+    c.published.index = index;
+    c.published.board = board;
     c
 }
 
@@ -54,6 +54,8 @@ fn every_machine_s_boards_come_in_board_order_with_their_host_and_local_clocks_o
     );
     let json = serde_json::to_value(&boards[0]).expect("json");
     assert_eq!(json["host"], "pi2");
+    assert_eq!(json["online"], false, "pi2 has said nothing of its status");
+    assert!(boards[1].online, "this machine's own");
     assert_eq!(json["stale"], false);
     assert_eq!(json["board"], 1, "the status JSON, flattened: {json}");
     // An empty payload removes a clock.
@@ -93,6 +95,7 @@ fn a_machine_offline_or_silent_marks_its_boards_stale_not_gone() {
     assert!(f.apply(&pi2.status(), b"offline", later).expect("will"));
     let boards = f.boards(later, None);
     assert_eq!(seen(&boards), [(5, "pi2", true), (6, "pi3", true)]);
+    assert!(!boards[0].online, "offline: {:?}", boards[0]);
     assert!(
         boards[0].clock.problems[0]
             .text
