@@ -161,11 +161,22 @@ async fn board_page<S: ClockSource>(app: &Routes<S>, name: &str, html: &'static 
         Ok(_) => return page(html).await,
         Err(e) => e,
     };
-    let paper = name
+    let number = name
         .strip_prefix("board:")
-        .and_then(|n| n.trim().parse::<u32>().ok())
-        .is_some_and(|b| hub.paper_games().contains_key(&b));
-    if paper {
+        .and_then(|n| n.trim().parse::<u32>().ok());
+    let paper = number.is_some_and(|b| hub.paper_games().contains_key(&b));
+    // With fleet = true, a board of another machine (the page picks it, `?host=` when two
+    // machines have its number).
+    let remote = || {
+        let fleet = app.fleet.as_ref()?;
+        let f = fleet.lock().unwrap_or_else(|p| p.into_inner());
+        let b = number?;
+        f.boards(chessclock_api::monotonic::monotonic_us(), None)
+            .iter()
+            .any(|x| x.host != f.own() && x.clock.board == b)
+            .then_some(())
+    };
+    if paper || remote().is_some() {
         return page(html).await;
     }
     let body = format!(

@@ -581,6 +581,20 @@ async fn with_fleet_the_clocks_are_every_machine_s_boards_with_their_host() {
     assert_eq!(body["host"], "pi1");
     assert!(body["now_us"].as_u64().is_some(), "{body}");
     assert_eq!(boards(&body["boards"]), want(true), "{body}");
+    // The page and overlay of the other machine's board 3; of no machine's board 9, a 404.
+    let page = |uri: &str| {
+        let req = Request::builder()
+            .uri(uri)
+            .body(Body::empty())
+            .expect("a request");
+        app(fake.clone(), Some(fleet.clone())).oneshot(req)
+    };
+    for uri in ["/board/board:3", "/overlay/board:3"] {
+        let resp = page(uri).await.expect("an answer");
+        assert_eq!(resp.status(), StatusCode::OK, "{uri}");
+    }
+    let resp = page("/overlay/board:9").await.expect("an answer");
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
     // No daemon on this machine: the fleet alone.
     fake.clocks = None;
     fake.hub.daemon_down("gone".into());

@@ -9,7 +9,8 @@
 //! machines (a real clock's status published for each with `mosquitto_pub`) fit a 1920x1080
 //! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`), and
 //! `?attention=1` leaves the one that needs the operator. `chessclockctl fleet` shows the
-//! same boards in board order, with their players and problems.
+//! same boards in board order, with their players and problems. A board of another machine
+//! has its page and overlay on the fleet's bridge too.
 
 use std::time::{Duration, Instant};
 
@@ -184,6 +185,11 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
         "{text}"
     );
     assert!(text.contains("! board missing: reconnect"), "{text}");
+    // A's bridge serves the page and overlay of B's board 4 (its own daemon has no board 4),
+    // not of a board no machine has.
+    assert_eq!(bridge_a.get("/overlay/board:4")?.0, 200);
+    assert_eq!(bridge_a.get("/board/board:4")?.0, 200);
+    assert_eq!(bridge_a.get("/overlay/board:9")?.0, 404);
     // A bridge that does not follow the fleet has no fleet to show.
     assert_eq!(bridge_b.get("/api/v1/fleet")?.0, 404);
 
@@ -221,6 +227,29 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
                 s(&shown[3], "/problems").contains("board 3 is also on pi-a"),
                 "{shown}"
             );
+            // A tile of another machine opens its page here, named with its machine; that page
+            // and the board's overlay show it.
+            let href = page.eval(
+                "document.querySelector('#boards .tile[data-host=\"pi-b\"][data-board=\"3\"]')\
+                 .getAttribute('href')",
+            )?;
+            assert_eq!(href, "/board/board%3A3?host=pi-b");
+            page.eval("location.href = '/board/board:3?host=pi-b'")?;
+            let board = "JSON.stringify([document.getElementById('title').textContent, \
+                         document.querySelector('#white .who').textContent, \
+                         document.getElementById('pgn').hidden])";
+            page.wait_shown(board, WAIT * 2, |v| {
+                v[0].as_str().is_some_and(|t| t.ends_with("· on pi-b"))
+                    && v[1] == "Eta"
+                    && v[2] == true
+            })?;
+            page.eval("location.href = '/overlay/board:4'")?;
+            let overlay = "JSON.stringify([...document.querySelectorAll('.side .name')]\
+                           .map(n => n.textContent))";
+            page.wait_shown(overlay, WAIT * 2, |v| {
+                *v == serde_json::json!(["Iota", "Kappa"])
+            })?;
+            page.eval("location.href = '/'")?;
             Some(page)
         }
         None => None,
