@@ -116,14 +116,20 @@ pub(crate) async fn run(
             }
         }
     };
+    // Beats while connected only: a beat queued while the broker is away would arrive late,
+    // saying a time long past.
+    let up = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let heartbeat = {
-        let (client, topic) = (client.clone(), topics.heartbeat());
+        let (client, topic, up) = (client.clone(), topics.heartbeat(), up.clone());
         async move {
             let every = Duration::from_secs(HEARTBEAT_EVERY_S);
             let mut beat = tokio::time::interval(every);
             beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 beat.tick().await;
+                if !up.load(std::sync::atomic::Ordering::Relaxed) {
+                    continue;
+                }
                 let now = serde_json::json!({ "now_us": monotonic_us() }).to_string();
                 if let Err(e) = client.try_publish(&topic, QoS::AtMostOnce, false, now) {
                     tracing::debug!("MQTT heartbeat not sent: {e}");
@@ -137,6 +143,7 @@ pub(crate) async fn run(
             match eventloop.poll().await {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     tracing::info!("connected to MQTT broker {name}");
+                    up.store(true, std::sync::atomic::Ordering::Relaxed);
                     republish(&client, &topics, &hub).await;
                     reconnected.notify_one();
                     if let Err(e) = client
@@ -185,6 +192,7 @@ pub(crate) async fn run(
                 }
                 Ok(_) => {}
                 Err(e) => {
+                    up.store(false, std::sync::atomic::Ordering::Relaxed);
                     match refusal(&e) {
                         Some(why) => tracing::error!("MQTT broker {name}: {why}; retrying in 2 s"),
                         None => tracing::warn!("MQTT broker {name}: {e}; retrying in 2 s"),
