@@ -1,16 +1,18 @@
 //! One screen for the fleet (docs/bridge.md, "The fleet"): two daemons, each with its bridge
 //! publishing to a real mosquitto, and a third bridge with `fleet = true` and no daemon of
 //! its own. Its `/api/v1/clocks` lists both machines' boards in board order, each with its
-//! host (and so does A's bridge, following the fleet beside its daemon); a board number both machines use is a problem on both; its dashboard in a real
-//! headless Chromium shows the tiles of both hosts in that order, and filters them by the
-//! URL's query (`?host=`, `?boards=`). One machine's bridge killed: its last will (offline)
-//! marks its boards stale, on the API and on the tiles, and they stay listed. `fleet = true`
+//! host (and so does A's bridge, following the fleet beside its daemon); a board number
+//! both machines use is a problem on both; its dashboard in a real headless Chromium shows
+//! the tiles of both hosts in that order, and filters them by the URL's query (`?host=`,
+//! `?boards=`); a board of another machine has its page and overlay on the fleet's bridge
+//! too. One machine's bridge hanging (SIGSTOP): after 15 s without its heartbeat its boards
+//! are stale, and fresh again once it goes on; killed: its last will (offline) marks its
+//! boards stale, on the API and on the tiles, and they stay listed. `chessclockctl fleet`
+//! shows the same boards in board order, with their players and problems. `fleet = true`
 //! without a broker is refused by `--check-config`, naming the setting. 200 boards of four
 //! machines (a real clock's status published for each with `mosquitto_pub`) fit a 1920x1080
 //! screen as dense tiles, in board order (a screenshot: `target/bridge-screenshots/`), and
-//! `?attention=1` leaves the one that needs the operator. `chessclockctl fleet` shows the
-//! same boards in board order, with their players and problems. A board of another machine
-//! has its page and overlay on the fleet's bridge too.
+//! `?attention=1` leaves the one that needs the operator.
 
 use std::time::{Duration, Instant};
 
@@ -254,6 +256,28 @@ fn one_screen_shows_every_board_of_every_machine_and_a_silent_one_goes_stale() -
         }
         None => None,
     };
+
+    // Machine B's bridge hangs (SIGSTOP): no heartbeat, no will yet; after 15 s of silence
+    // its boards are stale, and fresh again once it speaks.
+    bridge_b.signal("STOP")?;
+    let silent = wait_clocks(&screen, "pi-b's boards stale while it hangs", |c| {
+        listed(c)
+            == want(&[
+                (1, "pi-a", false),
+                (2, "pi-b", true),
+                (3, "pi-a", false),
+                (3, "pi-b", true),
+                (4, "pi-b", true),
+            ])
+    })?;
+    assert_eq!(
+        problems(&silent[1]).first().map(String::as_str),
+        Some("stale: no news from pi-b for over 15 s (its last state shown)"),
+        "{}",
+        silent[1]
+    );
+    bridge_b.signal("CONT")?;
+    wait_clocks(&screen, "pi-b's boards fresh again", |c| listed(c) == fresh)?;
 
     // Machine B's bridge dies: the broker says its last will, and its boards are stale,
     // still listed in their places.
