@@ -6,9 +6,10 @@
 //! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
 //! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
 //! the games' PGN). [`Bus`] is the real source; the tests (`http/tests.rs`) drive the router
-//! in process over a fake one. With `fleet = true` ([`crate::fleet`]) `/api/v1/clocks` lists
-//! every machine's boards (each with `host` and `stale`), and `/api/v1/fleet` is what the
-//! dashboard re-reads every 2 s for them. Never changes anything: control stays on D-Bus,
+//! in process over a fake one. With `fleet = true` ([`crate::fleet`]) `/api/v1/clocks`
+//! lists every machine's boards (each with `host`, `online` and `stale`), `/api/v1/fleet` is
+//! what the pages re-read every 2 s for them, and a board page or overlay may name another
+//! machine's board. Never changes anything: control stays on D-Bus,
 //! behind its policy.
 
 use std::convert::Infallible;

@@ -8,11 +8,13 @@
 //!
 //! [`Fleet::boards`] is the one list they show: this machine's own clocks when it has them
 //! (read from its daemon; its own published ones stand in, stale, while its daemon is away)
-//! and every other machine's, each with its `host` and whether it is `stale` (its machine offline or
-//! not heard within [`STALE_AFTER_US`]: shown, not gone, with a `stale` problem), two machines
-//! with one board number a `duplicate_board` problem on both, in board order.
+//! and every other machine's, each with its `host`, whether its machine is `online` and
+//! whether it is `stale` (its machine offline or not heard within [`STALE_AFTER_US`]: shown,
+//! not gone, with a `stale` problem), two machines with one board number a
+//! `duplicate_board` problem on both, in board order.
 //!
-//! Pure: no MQTT, no HTTP and no clock read here (the time is passed in).
+//! Pure: no MQTT, no HTTP and no clock read here (the time is passed in); it must not
+//! subscribe, serve or decide anything but what the screens show.
 
 use std::collections::{BTreeMap, BTreeSet};
 
