@@ -260,6 +260,18 @@ impl Settings {
         if let Some(d) = &s.delay {
             s.delay_for = crate::delay::parse(d).map_err(|e| origin.at("delay", anyhow!(e)))?;
         }
+        if s.fleet && !s.delay_for.is_zero() {
+            return Err(origin.at(
+                "fleet",
+                anyhow!(
+                    "fleet = true shows every machine's boards as they are now, and this bridge \
+                     delays its outputs (delay = {:?}): the fleet screen is the operator's, \
+                     live; keep the delay on the public bridge and run the fleet screen on \
+                     one without it",
+                    s.delay.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
         s.settle_for = match &s.settle {
             Some(d) => crate::delay::parse(d).map_err(|e| origin.at("settle", anyhow!(e)))?,
             None => std::time::Duration::from_secs(3),

@@ -294,4 +294,19 @@ fn fleet_needs_a_broker_and_says_where_it_was_set() {
     assert!(s.fleet);
     let s = load("fleet-off", "", &[], &[]).expect("no fleet");
     assert!(!s.fleet, "off unless set");
+    // Other machines' boards arrive live: a delayed bridge would show them undelayed.
+    let e = format!(
+        "{:#}",
+        load(
+            "fleet-delayed",
+            "fleet = true\ndelay = \"15m\"\n",
+            &[],
+            &["--mqtt", "mqtt://b"]
+        )
+        .expect_err("fleet with a delay")
+    );
+    assert!(
+        e.contains("delays its outputs (delay = \"15m\")") && e.contains("without it"),
+        "{e}"
+    );
 }
