@@ -17,7 +17,7 @@ use zbus::OwnedVariant;
 use crate::last_move::LastMove;
 pub use bus_value::BusValue;
 pub use chessclock_engine::{BoardClaim, Mating, Status, WhoCanMate};
-pub use chessclock_protocol::Half;
+pub use chessclock_protocol::{Half, Orientation};
 
 pub mod bus_value;
 
@@ -227,6 +227,11 @@ published_clock! {
     /// The position on the board with the side to move (FEN); empty while no position is
     /// known (no pieces read, no position set: a clock without an e-board).
     fen: String => "Fen";
+    /// Which way round the e-board lies, learnt from the start position set up on it:
+    /// `normal` (its connector at White's left) or `rotated` (turned round; read as such);
+    /// left out (an empty string on the bus) until a start position has been seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board_orientation: Option<Orientation> => "BoardOrientation";
     /// The moves made on the board so far, SAN.
     moves_san: Vec<String> => "Moves";
     /// The last move made on the board: its number, side, SAN and UCI (left out, and an

@@ -66,6 +66,12 @@ pub trait Manager {
     /// Every board of the current round.
     #[allow(clippy::type_complexity)]
     fn get_round_boards(&self) -> zbus::Result<Vec<(u32, String, String, String, i32, String)>>;
+    /// The round's go/no-go: (board, clock number or -1, ready, (check, ok, text, fix)).
+    #[allow(clippy::type_complexity)]
+    fn check_round(
+        &self,
+        control: &str,
+    ) -> zbus::Result<Vec<(u32, i32, bool, Vec<(String, bool, String, String)>)>>;
     /// The round's results for the pairing program (`csv`, `trf`).
     fn export_round(&self, format: &str) -> zbus::Result<String>;
     /// A clock was attached.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ClockStatus;
 use crate::attention;
+use crate::clock::Orientation;
 use crate::push::Pushing;
 
 /// The pieces of the start position, as a FEN's first field.
@@ -28,7 +29,8 @@ pub struct RoundBoard {
 /// One check of one board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
-    /// `answering`, `clock`, `pieces`, `control`, `battery`, `players`, `paper`, `lichess`.
+    /// `answering`, `clock`, `pieces`, `orientation`, `control`, `battery`, `players`,
+    /// `paper`, `lichess`.
     pub check: String,
     pub ok: bool,
     /// What was found, in words.
@@ -47,9 +49,47 @@ pub struct BoardReadiness {
     pub checks: Vec<Check>,
 }
 
+/// A board's readiness on the bus (the Manager's `CheckRound`): (board, clock number or -1
+/// for a paper board, ready, its checks as (check, ok, text, fix)).
+pub type BusReadiness = (u32, i32, bool, Vec<(String, bool, String, String)>);
+
+impl BoardReadiness {
+    /// As the bus carries it.
+    pub fn to_bus(self) -> BusReadiness {
+        let clock = self
+            .clock
+            .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX));
+        let checks = self
+            .checks
+            .into_iter()
+            .map(|c| (c.check, c.ok, c.text, c.fix))
+            .collect();
+        (self.board, clock, self.ready, checks)
+    }
+
+    /// From the bus.
+    pub fn from_bus((board, clock, ready, checks): BusReadiness) -> BoardReadiness {
+        BoardReadiness {
+            board,
+            clock: u32::try_from(clock).ok(),
+            ready,
+            checks: checks
+                .into_iter()
+                .map(|(check, ok, text, fix)| Check {
+                    check,
+                    ok,
+                    text,
+                    fix,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Every board of the round checked, in board order. `control`: the round's control
 /// (canonical notation); `None`: the control most of the round's clocks are set to (the
-/// first in board order on a tie), so that the odd one out is named. `push`: what the bridge
+/// first in board order on a tie), so that the odd one out is named. Likewise a board turned
+/// round unlike most of the round's boards is named (`orientation`). `push`: what the bridge
 /// says of its Lichess push (`None`: no bridge); where it pushes, or says a board's push has
 /// a problem, each board has a `lichess` check.
 pub fn check(
@@ -73,22 +113,45 @@ pub fn check(
             .find(|(_, n)| *n == most)
             .map(|(k, _)| (*k).to_owned())
     });
+    let known: Vec<Orientation> = boards
+        .iter()
+        .filter_map(of)
+        .filter_map(|c| c.board_orientation)
+        .collect();
+    let turned = known.iter().filter(|o| **o == Orientation::Rotated).count();
+    let most = match (turned * 2).cmp(&known.len()) {
+        std::cmp::Ordering::Greater => Some((Orientation::Rotated, turned)),
+        std::cmp::Ordering::Less => Some((Orientation::Normal, known.len() - turned)),
+        std::cmp::Ordering::Equal => None,
+    };
     boards
         .iter()
         .map(|b| {
-            let mut checks = match of(b) {
-                Some(c) => clock_checks(b, c, round_control.as_deref()),
+            let checks = match of(b) {
+                Some(c) => clock_checks(b, c, round_control.as_deref(), most),
                 None => paper_checks(b),
             };
-            checks.extend(push.and_then(|p| lichess(b.board, p)));
-            BoardReadiness {
+            let mut r = BoardReadiness {
                 board: b.board,
                 clock: b.clock,
                 ready: checks.iter().all(|c| c.ok),
                 checks,
+            };
+            if let Some(p) = push {
+                add_push(&mut r, p);
             }
+            r
         })
         .collect()
+}
+
+/// Add the `lichess` check `push` makes of board `b` (none where the bridge pushes nothing
+/// and says nothing of it), and judge it ready again: what a bridge adds to the daemon's
+/// `CheckRound`.
+pub fn add_push(b: &mut BoardReadiness, push: &Pushing) {
+    b.checks.retain(|c| c.check != "lichess");
+    b.checks.extend(lichess(b.board, push));
+    b.ready = b.checks.iter().all(|c| c.ok);
 }
 
 fn passed(check: &str, text: String) -> Check {
@@ -139,7 +202,12 @@ fn paper_checks(b: &RoundBoard) -> Vec<Check> {
     ]
 }
 
-fn clock_checks(b: &RoundBoard, c: &ClockStatus, control: Option<&str>) -> Vec<Check> {
+fn clock_checks(
+    b: &RoundBoard,
+    c: &ClockStatus,
+    control: Option<&str>,
+    most: Option<(Orientation, usize)>,
+) -> Vec<Check> {
     let me = c.handle();
     let problems = attention::problems(c);
     let problem = |kinds: &[&str]| problems.iter().find(|p| kinds.contains(&p.kind.as_str()));
@@ -167,6 +235,7 @@ fn clock_checks(b: &RoundBoard, c: &ClockStatus, control: Option<&str>) -> Vec<C
         None => passed("clock", format!("a {}", c.model)),
     });
     checks.push(pieces(c, &me));
+    checks.extend(orientation(c, most));
     if let Some(want) = control {
         checks.push(if c.time_control == want {
             passed("control", format!("set to {want}"))
@@ -211,6 +280,37 @@ fn lichess(board: u32, push: &Pushing) -> Option<Check> {
              chessclock-bridge`"
                 .into(),
         ),
+    })
+}
+
+/// Which way round the board lies, against most of the round's boards (`most`: that way and
+/// how many; `None` on a tie); no check until the board has shown a start position (the
+/// `pieces` check says what to set up).
+fn orientation(c: &ClockStatus, most: Option<(Orientation, usize)>) -> Option<Check> {
+    let o = c.board_orientation?;
+    let words = |o: Orientation| match o {
+        Orientation::Normal => "the normal way round (its connector at White's left)",
+        Orientation::Rotated => "turned round (its connector at White's right)",
+    };
+    Some(match most {
+        Some((usual, n)) if usual != o => failed(
+            "orientation",
+            format!(
+                "{}, unlike {n} other boards of the round, which lie {}",
+                words(o),
+                match usual {
+                    Orientation::Normal => "the normal way round",
+                    Orientation::Rotated => "turned round",
+                }
+            ),
+            format!(
+                "if White sits at the wrong end, set the pieces up the other way round; if the \
+                 board is meant so, check the clock shows White's time on White's side \
+                 (`chessclockctl status {}`: white_side)",
+                c.handle()
+            ),
+        ),
+        _ => passed("orientation", words(o).into()),
     })
 }
 

@@ -172,8 +172,9 @@ impl ClockStatus {
                 continue;
             };
             let value = variant_to_json(v);
-            // An empty dictionary is a value not there (`LastMove` before the first move).
-            if value.as_object().is_some_and(Map::is_empty) {
+            // An empty dictionary or word is a value not there (`LastMove` before the first
+            // move, `BoardOrientation` before a start position): the field's default.
+            if value.as_object().is_some_and(Map::is_empty) || value == "" {
                 continue;
             }
             obj.insert(p.key.into(), value);

@@ -30,6 +30,7 @@ use zbus::Connection;
 use crate::fleet::Board;
 use crate::follow::read_live;
 use crate::hub::{Event, Hub};
+use round::{Refusal, RoundReport};
 
 /// What the router reads from the daemon.
 pub(crate) trait ClockSource: Clone + Send + Sync + 'static {
@@ -42,6 +43,8 @@ pub(crate) trait ClockSource: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = anyhow::Result<String>> + Send;
     /// The followed state and event log.
     fn hub(&self) -> &Arc<Hub>;
+    /// The round's go/no-go: the daemon's `CheckRound` with this bridge's `lichess` check.
+    fn round_check(&self) -> impl Future<Output = Result<RoundReport, Refusal>> + Send;
 }
 
 /// The real source: the daemon on the bus (reads only) and the hub its follower feeds.
@@ -51,6 +54,10 @@ pub(crate) struct Bus {
     pub(crate) conn: Connection,
     /// The followed state and event log.
     pub(crate) hub: Arc<Hub>,
+    /// The push's problems and where each board went (the round check's `lichess`).
+    pub(crate) push: Arc<crate::push::problems::Problems>,
+    /// How many `[[lichess]]` tables this bridge pushes.
+    pub(crate) tables: u32,
 }
 
 impl ClockSource for Bus {
@@ -70,6 +77,33 @@ impl ClockSource for Bus {
 
     fn hub(&self) -> &Arc<Hub> {
         &self.hub
+    }
+
+    async fn round_check(&self) -> Result<RoundReport, Refusal> {
+        if self.hub.pgns().is_some() {
+            return Err(Refusal::Delayed);
+        }
+        let daemon = |e: zbus::Error| Refusal::Daemon(e.into());
+        let mgr = chessclock_api::proxy::ManagerProxy::new(&self.conn)
+            .await
+            .map_err(daemon)?;
+        let round = mgr.round().await.map_err(daemon)?;
+        let mut boards: Vec<_> = mgr
+            .check_round("")
+            .await
+            .map_err(daemon)?
+            .into_iter()
+            .map(chessclock_api::round_check::BoardReadiness::from_bus)
+            .collect();
+        let push = chessclock_api::push::Pushing {
+            tables: self.tables,
+            pushed: self.push.sent(),
+            problems: self.push.all(),
+        };
+        for b in &mut boards {
+            chessclock_api::round_check::add_push(b, &push);
+        }
+        Ok(RoundReport::new(round, boards))
     }
 }
 
@@ -96,6 +130,8 @@ pub(crate) fn app<S: ClockSource>(source: S, fleet: Option<crate::fleet::Shared>
         .route("/api/v1/fleet", get(fleet_view::<S>))
         .route("/api/v1/clocks/{clock}", get(one_clock::<S>))
         .route("/api/v1/events", get(events::<S>))
+        .route("/api/v1/round/check", get(round::check::<S>))
+        .route("/round", get(|| page(ROUND)))
         .route("/pgn/{file}", get(crate::pgn::serve::<S>))
         .route("/", get(|| page(DASHBOARD)))
         .route("/overlay/{clock}", get(overlay::<S>))
@@ -112,6 +148,7 @@ pub(crate) fn app<S: ClockSource>(source: S, fleet: Option<crate::fleet::Shared>
 const DASHBOARD: &str = include_str!("../assets/dashboard.html");
 const OVERLAY: &str = include_str!("../assets/overlay.html");
 const BOARD: &str = include_str!("../assets/board.html");
+const ROUND: &str = include_str!("../assets/round.html");
 /// The cburnett piece set (bridge/assets/PIECES.md says whence and its licence).
 const PIECES: &str = include_str!("../assets/pieces.svg");
 const SCRIPT: &str = include_str!("../assets/bridge.js");
@@ -393,6 +430,8 @@ fn feed_stream(feed: Feed) -> impl Stream<Item = Result<SseEvent, Infallible>> {
         }
     })
 }
+
+mod round;
 
 #[cfg(test)]
 mod tests;

@@ -257,7 +257,15 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), live));
-    let app = http::app(http::Bus { conn, hub }, view);
+    let app = http::app(
+        http::Bus {
+            conn,
+            hub,
+            push: problems,
+            tables: u32::try_from(settings.lichess.len()).unwrap_or(u32::MAX),
+        },
+        view,
+    );
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let mut term =
             match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

@@ -1,7 +1,8 @@
 //! Chess games from a DGT e-board, sans IO: board dumps and field updates in, typed moves and
 //! events out; and a PGN writer.
 //!
-//! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own).
+//! - [`Tracker`] reconstructs the game (rules by shakmaty; no move generator of our own);
+//!   [`recover`] finds the moves a board's own log (EE_MOVES) saw while no host listened.
 //! - [`ClockObserver`] reads per-move clock times from the clock's reports (observe mode).
 //! - [`BoardGame`] is the board's game for every caller (the daemon, `chessclockctl
 //!   replay`): both combined into a [`GameRecord`] (moves with clocks, result, problems), plus
@@ -46,5 +47,8 @@ pub use placement::RawFields;
 pub use record::{GameRecord, PgnClocks, Problem, RecordChange, RecordedMove, START_FEN};
 pub use shakmaty;
 pub use step::{Step, StepError};
-pub use tracker::{Correction, CorrectionError, PlayedMove, Tracker, TrackerConfig};
+pub use tracker::{
+    Correction, CorrectionError, PlayedMove, Recovered, RecoveryError, Tracker, TrackerConfig,
+    recover,
+};
 pub use winnable::{Judgement, Rulebook};

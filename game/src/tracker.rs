@@ -10,7 +10,8 @@
 //! game or takeback that only the side to move's pieces show (maybe its move half made) waits
 //! for the settle time too. A Chess960 start is a new game as the standard start is. The
 //! operator's corrections (undo, a forced move, a position set) are [`correct`]'s; rebuilding
-//! the game from its steps after a restart is `replay`'s.
+//! the game from its steps after a restart is `replay`'s; recovering the moves a board's own
+//! log saw while no host listened is `recover`'s.
 
 use std::collections::VecDeque;
 
@@ -23,9 +24,11 @@ use crate::event::{BoardState, Difference, GameEvent, GameResult, MoveEvent, Res
 use crate::placement::{RawFields, placement, signalled_result};
 
 mod correct;
+mod recover;
 mod replay;
 mod start;
 pub use correct::{Correction, CorrectionError};
+pub use recover::{Recovered, RecoveryError, recover};
 
 /// How the tracker behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

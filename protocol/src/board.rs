@@ -11,12 +11,28 @@ use crate::error::PayloadError;
 
 /// How the physical board lies relative to the players.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Orientation {
     /// Connector on White's left: field 0 is a8 (the DGT default).
     #[default]
     Normal,
     /// Board turned round: field 0 is h1 (White's pieces on fields 0-15).
     Rotated,
+}
+
+impl Orientation {
+    /// `normal` or `rotated`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Orientation::Normal => "normal",
+            Orientation::Rotated => "rotated",
+        }
+    }
 }
 
 /// A square of the chess board, stored as its DGT field index in normal orientation

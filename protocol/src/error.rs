@@ -113,3 +113,77 @@ impl CommandError {
         }
     }
 }
+
+/// An EE_MOVES payload (the board's move log, spec §8a) that cannot be read as records.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum EeLogError {
+    /// No payload at all.
+    #[error("the move log is empty: a dump ends with the end marker 0x6B")]
+    Empty,
+    /// The last byte is not the end marker: the dump was cut short (retry the dump).
+    #[error(
+        "the move log ends with 0x{last:02X}, not the end marker 0x6B: the dump was cut short; \
+         ask for it again"
+    )]
+    NoEof {
+        /// The last byte.
+        last: u8,
+    },
+    /// A byte with the high bit set: not part of a log.
+    #[error("byte 0x{byte:02X} at offset {offset} of the move log has the high bit set")]
+    HighBit {
+        /// Payload offset.
+        offset: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// A byte where a record should start that starts none (0x01-0x3F, 0x80 and up).
+    #[error("byte 0x{byte:02X} at offset {offset} of the move log starts no record")]
+    NotARecord {
+        /// Payload offset.
+        offset: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// A record cut off by the end of the log.
+    #[error(
+        "the record at offset {offset} of the move log needs {needed} bytes, only {have} are left"
+    )]
+    Truncated {
+        /// Payload offset.
+        offset: usize,
+        /// Bytes the record takes.
+        needed: usize,
+        /// Bytes left before the end marker.
+        have: usize,
+    },
+    /// A field record whose square is not 0-63.
+    #[error("the field record at offset {offset} of the move log names square {byte}, not 0-63")]
+    Square {
+        /// Payload offset of the record.
+        offset: usize,
+        /// The square byte.
+        byte: u8,
+    },
+    /// A clock record whose minutes or seconds are not BCD 00-59.
+    #[error(
+        "the clock record at offset {offset} of the move log has {what} 0x{byte:02X}, not BCD 00-59"
+    )]
+    Clock {
+        /// Payload offset of the record.
+        offset: usize,
+        /// "minutes" or "seconds".
+        what: &'static str,
+        /// The byte.
+        byte: u8,
+    },
+    /// Any other malformed record.
+    #[error("the record at offset {offset} of the move log is malformed: {reason}")]
+    Record {
+        /// Payload offset of the record.
+        offset: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}

@@ -11,6 +11,7 @@
 //!   [`Command::Clock`]) and write [`Command::encode`].
 //! - Two views, smoltcp style: [`Frame`] is a checked view over bytes, [`Message`] the typed
 //!   value with [`Message::parse`] and [`Message::encode`].
+//! - The board's own move log (an EE_MOVES payload) decodes with [`ee_log::decode`].
 //! - Quirk helpers for the daemon are in [`quirks`].
 //!
 //! See `docs/protocol.md` for the limits and the quirks handled.
@@ -23,6 +24,7 @@ pub mod clock_text;
 pub mod command;
 pub mod decoder;
 mod display;
+pub mod ee_log;
 #[cfg(feature = "emulator")]
 pub mod emulator;
 pub mod error;
@@ -36,7 +38,8 @@ pub use board::{Board, Orientation, Piece, Square};
 pub use clock_command::{ClockCommand, ClockCommandId, RunFlags, RunSide, SetAndRun};
 pub use command::Command;
 pub use decoder::{Decoded, Decoder, Dropped};
-pub use error::{CommandError, DecodeError, PayloadError};
+pub use ee_log::{EeLog, EeRecord};
+pub use error::{CommandError, DecodeError, EeLogError, PayloadError};
 pub use frame::{Frame, FrameError};
 pub use message::{BatteryStatus, Message, MessageId};
 pub use report::{ClockReport, ClockSide, ClockTime, Half};

@@ -47,9 +47,14 @@ pub struct RuntimeDirRig {
 
 impl RuntimeDirRig {
     pub fn new(tag: &str) -> Result<RuntimeDirRig> {
+        RuntimeDirRig::with_emu(tag, &[])
+    }
+
+    /// The rig with the board served with `emu_args`.
+    pub fn with_emu(tag: &str, emu_args: &[&str]) -> Result<RuntimeDirRig> {
         let dir = TempDir::new(tag)?;
         let bus = PrivateBus::start_session()?;
-        let emu = emu(&[])?;
+        let emu = emu(emu_args)?;
         let config = write_config(dir.path(), &[(&emu.path, "G/10 inc/2")], "")?;
         let run = dir.path().join("run");
         std::fs::create_dir_all(&run)?;

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use zbus::{OwnedVariant, Str, Variant};
 
-use super::{BoardClaim, DeviceState, Half, Mode, Status, WhoCanMate};
+use super::{BoardClaim, DeviceState, Half, Mode, Orientation, Status, WhoCanMate};
 use crate::last_move::LastMove;
 
 /// A value served as a D-Bus property.
@@ -80,6 +80,14 @@ macro_rules! words {
 }
 
 words!(DeviceState, Mode, Half, Status);
+
+/// A word not known yet: the empty string.
+impl BusValue for Option<Orientation> {
+    const SIGNATURE: &'static str = "s";
+    fn to_bus(&self) -> OwnedVariant {
+        word(self.map_or("", Orientation::as_str))
+    }
+}
 
 impl BusValue for Vec<BoardClaim> {
     const SIGNATURE: &'static str = "as";

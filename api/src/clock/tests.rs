@@ -28,6 +28,7 @@ fn clock() -> PublishedClock {
         }),
         game_info: [("White".to_owned(), "Carlsen".to_owned())].into(),
         battery_low: true,
+        board_orientation: Some(Orientation::Rotated),
         draw_claimable: vec![BoardClaim::Threefold],
         can_mate: Some(WhoCanMate {
             white: Mating::CanMate,

@@ -176,3 +176,46 @@ fn where_a_bridge_pushes_each_board_names_its_lichess_round_or_what_keeps_it_off
     assert_eq!(failures(&r), [(4, vec!["lichess".to_owned()])]);
     assert!(r[0].checks.iter().all(|c| c.check != "lichess"));
 }
+
+#[test]
+fn a_board_turned_round_unlike_the_round_s_others_is_named_and_a_tie_names_none() {
+    let with = |index: u32, o: Option<Orientation>| {
+        let mut c = clock(index, index + 1);
+        c.published.board_orientation = o;
+        c
+    };
+    let (n, r) = (Some(Orientation::Normal), Some(Orientation::Rotated));
+    let clocks = [with(0, n), with(1, r), with(2, n), with(3, None)];
+    let boards: Vec<RoundBoard> = (0..4).map(|i| board(i + 1, Some(i))).collect();
+    let checked = check(&boards, &clocks, None, None);
+    assert_eq!(failures(&checked), [(2, vec!["orientation".to_owned()])]);
+    let turned = checked[1]
+        .checks
+        .iter()
+        .find(|c| c.check == "orientation")
+        .expect("orientation");
+    assert!(
+        turned.text.starts_with("turned round") && turned.text.contains("unlike 2 other boards"),
+        "{turned:?}"
+    );
+    assert!(turned.fix.contains("status board:2"), "{turned:?}");
+    assert!(
+        checked[3].checks.iter().all(|c| c.check != "orientation"),
+        "not learnt yet: no check"
+    );
+    // One of each: neither is the odd one out.
+    let checked = check(&boards[..2], &clocks[..2], None, None);
+    assert!(failures(&checked).is_empty(), "{checked:?}");
+}
+
+#[test]
+fn a_readiness_crosses_the_bus_unchanged_a_paper_board_as_clock_minus_one() {
+    let clocks = [clock(0, 1)];
+    let boards = [board(1, Some(0)), board(2, None)];
+    let r = check(&boards, &clocks, Some("G/5"), None);
+    let bus: Vec<BusReadiness> = r.iter().cloned().map(BoardReadiness::to_bus).collect();
+    assert_eq!((bus[0].1, bus[1].1), (0, -1));
+    assert!(!bus[0].2, "the control differs");
+    let back: Vec<BoardReadiness> = bus.into_iter().map(BoardReadiness::from_bus).collect();
+    assert_eq!(back, r);
+}

@@ -71,6 +71,42 @@ impl ClockSource for Fake {
     fn hub(&self) -> &Arc<Hub> {
         &self.hub
     }
+
+    /// The clocks checked as the daemon would, with board 3 a paper board, and board 3 in
+    /// no `[[lichess]]` table of a bridge pushing one.
+    async fn round_check(&self) -> Result<super::RoundReport, super::Refusal> {
+        use chessclock_api::round_check::{RoundBoard, add_push, check};
+        let clocks = self
+            .clocks
+            .clone()
+            .ok_or_else(|| super::Refusal::Daemon(anyhow!("not on the bus")))?;
+        let mut boards: Vec<RoundBoard> = clocks
+            .iter()
+            .map(|c| RoundBoard {
+                board: c.board,
+                white: "W".into(),
+                black: "B".into(),
+                clock: Some(c.index),
+            })
+            .collect();
+        boards.push(RoundBoard {
+            board: 3,
+            white: "W".into(),
+            black: "B".into(),
+            clock: None,
+        });
+        boards.sort_by_key(|b| b.board);
+        let mut checked = check(&boards, &clocks, None, None);
+        let push = chessclock_api::push::Pushing {
+            tables: 1,
+            pushed: [(1, "AbCd1234".to_owned()), (2, "AbCd1234".to_owned())].into(),
+            problems: vec![(3, chessclock_api::push::in_no_table(3))],
+        };
+        for b in &mut checked {
+            add_push(b, &push);
+        }
+        Ok(super::RoundReport::new(1, checked))
+    }
 }
 
 async fn send(source: &Fake, method: Method, uri: &str, headers: &[(&str, &str)]) -> Response {
@@ -607,4 +643,59 @@ async fn with_fleet_the_clocks_are_every_machine_s_boards_with_their_host() {
     let (code, body, _) = get(&fake, "/api/v1/fleet", &[]).await;
     assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
     assert!(body.contains("fleet = true"), "{body}");
+}
+
+#[tokio::test]
+async fn the_round_check_is_served_with_the_bridge_s_lichess_check_and_its_page() {
+    let source = Fake::two_clocks();
+    let (status, text, _) = get(&source, "/api/v1/round/check", &[]).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    let r = json_of(&text);
+    assert_eq!(r["round"], 1);
+    assert_eq!(r["ready"], false, "{r}");
+    let boards: Vec<u64> = r["boards"]
+        .as_array()
+        .expect("boards")
+        .iter()
+        .map(|b| b["board"].as_u64().expect("board"))
+        .collect();
+    assert_eq!(boards, [1, 2, 3]);
+    let paper = &r["boards"][2];
+    assert_eq!(paper["clock"], Value::Null);
+    let failed: Vec<&str> = paper["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .map(|c| c["check"].as_str().expect("name"))
+        .collect();
+    assert_eq!(failed, ["lichess"], "{paper}");
+    let lichess = r["boards"][0]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "lichess")
+        .cloned()
+        .expect("board 1's lichess check");
+    assert_eq!(lichess["text"], "pushed to Lichess round AbCd1234");
+
+    let (status, page, resp) = get(&source, "/round", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(header_of(&resp, header::CONTENT_TYPE).starts_with("text/html"));
+    assert!(
+        page.contains("/api/v1/round/check"),
+        "the page reads the route"
+    );
+
+    let gone = Fake {
+        clocks: None,
+        ..Fake::two_clocks()
+    };
+    let (status, text, _) = get(&gone, "/api/v1/round/check", &[]).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{text}");
+    assert!(
+        json_of(&text)["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not on the bus"))
+    );
 }

@@ -21,9 +21,9 @@ pub(crate) enum RoundCommand {
     /// clock or "paper" (a board without an e-board).
     Show,
     /// The round's go/no-go: every board of the current round (paper boards included) with
-    /// each check (answering, clock, pieces in the start position, control, battery, players;
-    /// and the Lichess round its game went to, where a bridge pushes) and what fixes it. Exit
-    /// 0 only when every board is ready, else 1.
+    /// each check (answering, clock, pieces in the start position, orientation, control,
+    /// battery, players; and the Lichess round its game went to, where a bridge pushes) and
+    /// what fixes it. Exit 0 only when every board is ready, else 1.
     Check {
         /// The round's control (e.g. "G/90 inc/30"); default: the control most of the round's
         /// clocks are set to, so that the odd one out is named.

@@ -9,6 +9,8 @@ use zbus::interface;
 use zbus::object_server::SignalEmitter;
 use zbus::{Connection, ObjectPath, ObjectServer, OwnedObjectPath};
 
+use chessclock_api::round_check;
+
 use super::clock::{ClockServed, Clocks};
 use super::error::BusError;
 use super::names::{clock_index, clock_path};
@@ -269,6 +271,66 @@ impl ManagerIface {
             out.0.push((path, entry));
         }
         Ok(out)
+    }
+
+    /// The round's go/no-go, as `chessclockctl round check` gives it: every board of the
+    /// current round in board order, paper boards included: (board, clock number (-1: a paper
+    /// board), ready, its checks: (check, ok, text, fix)). The checks are `answering`,
+    /// `clock`, `pieces`, `orientation`, `control`, `battery`, `players` (a paper board:
+    /// `paper`, `players`); the Lichess push's `lichess` check is the bridge's, which
+    /// `round check` adds. `control`: the round's time control (notation); empty, the one
+    /// most of the round's clocks are set to. A control that does not parse is
+    /// `InvalidArgument`. Open to everyone, like the property reads: it changes nothing.
+    async fn check_round(
+        &self,
+        control: &str,
+        #[zbus(object_server)] server: &ObjectServer,
+        #[zbus(connection)] conn: &Connection,
+    ) -> Result<Vec<round_check::BusReadiness>, BusError> {
+        let control = match control.trim() {
+            "" => None,
+            typed => Some(
+                chessclock_engine::notation::parse(typed)
+                    .map_err(|e| {
+                        BusError::InvalidArgument(format!(
+                            "{}: {}; e.g. \"G/90 inc/30\"",
+                            chessclock_engine::words::quote(typed),
+                            e.message
+                        ))
+                    })?
+                    .canonical,
+            ),
+        };
+        let boards: Vec<round_check::RoundBoard> = self
+            .sup
+            .round_boards()
+            .await
+            .into_iter()
+            .map(|b| round_check::RoundBoard {
+                board: b.board,
+                white: b.white,
+                black: b.black,
+                clock: b.clock.map(|(i, _)| i),
+            })
+            .collect();
+        let Clocks(entries) = self
+            .get_clocks(server, conn)
+            .await
+            .map_err(|e| BusError::DeviceFailed(e.to_string()))?;
+        let mut clocks = Vec::with_capacity(entries.len());
+        for (path, entry) in &entries {
+            clocks.push(
+                entry
+                    .status(path.as_str())
+                    .map_err(|e| BusError::DeviceFailed(e.to_string()))?,
+            );
+        }
+        Ok(
+            round_check::check(&boards, &clocks, control.as_deref(), None)
+                .into_iter()
+                .map(round_check::BoardReadiness::to_bus)
+                .collect(),
+        )
     }
 
     /// Attach the DGT board at tty `port` (e.g. /dev/ttyACM0); returns the clock's path.

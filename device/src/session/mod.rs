@@ -21,6 +21,7 @@
 //! session's methods are spread by role over this folder's files.
 
 mod announce;
+mod board_log;
 mod identify;
 pub mod interface;
 mod judging;
@@ -361,6 +362,11 @@ impl Session {
         self.lever.connected();
         self.published.state_mut().connected = true;
         self.note(now, Note::Reconnected, true);
+        // Pieces moved while the link was down (a USB drop, a Bluetooth gap) that the first
+        // dump cannot explain may be in the board's memory.
+        if !self.board_game_is_empty() && !self.board.awaiting() {
+            self.board.memory_at_next_dump();
+        }
         self.state_changed();
     }
 

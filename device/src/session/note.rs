@@ -1,6 +1,7 @@
 //! The journal's notes, typed: what happened besides the engine's inputs (a connection, the
 //! board's serial number, which half is White's, the mode and an observed clock's declared
-//! control, a flag, a rename, an operator's correction of the board's game, the lever's
+//! control, a flag, a rename, an operator's correction of the board's game, moves read
+//! from the board's own memory (or why not), the lever's
 //! agreement with the running side, a detach), their text, and after which inputs the
 //! lever's agreement is noted ([`lever_noted_after`]).
 //!
@@ -62,6 +63,11 @@ pub enum Note {
     /// swapped in): nothing it shows is read until it shows the game's position (`pieces
     /// awaited`), or it does now (`pieces show the game`).
     PiecesAwaited(bool),
+    /// Moves read from the board's own memory (its move log) as made while nobody listened,
+    /// and the position they left (`board memory: Nf3 Nc6 -> <FEN>`); they have no clock.
+    BoardMemory { moves: String, fen: String },
+    /// The board's memory was read and not used, and why (`board memory not used: ...`).
+    BoardMemoryNotUsed(String),
 }
 
 impl Note {
@@ -122,6 +128,8 @@ impl fmt::Display for Note {
             Note::Detached => f.write_str("detached: the game was archived as it stood"),
             Note::PiecesAwaited(true) => f.write_str(PIECES_AWAITED),
             Note::PiecesAwaited(false) => f.write_str(PIECES_SHOWN),
+            Note::BoardMemory { moves, fen } => write!(f, "board memory: {moves} -> {fen}"),
+            Note::BoardMemoryNotUsed(why) => write!(f, "board memory not used: {why}"),
         }
     }
 }
@@ -167,6 +175,17 @@ mod tests {
                     fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
                 },
                 "correction: undo 1 -> 8/8/8/8/8/8/8/K1k5 w - - 0 1",
+            ),
+            (
+                Note::BoardMemory {
+                    moves: "Nf3 Nc6".into(),
+                    fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
+                },
+                "board memory: Nf3 Nc6 -> 8/8/8/8/8/8/8/K1k5 w - - 0 1",
+            ),
+            (
+                Note::BoardMemoryNotUsed("no anchor".into()),
+                "board memory not used: no anchor",
             ),
         ];
         for (note, text) in cases {

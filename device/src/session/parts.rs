@@ -78,6 +78,9 @@ pub(crate) struct BoardPart {
     /// board report is reconciled with it (moves made while the daemon was down are read
     /// as moves, and said).
     reconciling: bool,
+    /// The link is new (a restart, a reopened port) while a game is under way: if its first
+    /// board dump is unexplained, the board's own memory is asked (`board_log.rs`).
+    memory_due: bool,
     /// The board on the port is not the one the game was played on (a spare swapped in):
     /// its pieces are not read until they show the game's position.
     awaiting: bool,
@@ -175,6 +178,7 @@ impl BoardPart {
     /// read until its pieces show the game's position; no reconciling meanwhile.
     pub(crate) fn await_pieces(&mut self) {
         self.reconciling = false;
+        self.memory_due = false;
         self.awaiting = true;
         self.game.await_position();
         self.changed();
@@ -193,6 +197,16 @@ impl BoardPart {
             self.awaiting = false;
         }
         shown
+    }
+
+    /// The next board dump is a new link's first: the board's memory may explain it.
+    pub(crate) fn memory_at_next_dump(&mut self) {
+        self.memory_due = true;
+    }
+
+    /// Whether a board dump now is a new link's first (once).
+    pub(crate) fn take_memory_due(&mut self) -> bool {
+        std::mem::take(&mut self.memory_due)
     }
 
     /// Whether a board dump now is the one to reconcile the rebuilt game with (once).

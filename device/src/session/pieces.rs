@@ -4,7 +4,8 @@
 //! (journaled, a notice, the live PGN), game information with the tags every game carries
 //! (`Event`, `Site` defaults, `Round`/`Board` of the clock's place, the `Date` passed in),
 //! every change of the board's game journaled as a step and the game rebuilt from them after
-//! a restart (then reconciled with the pieces), and the game as PGN (observed, with time the
+//! a restart (then reconciled with the pieces, from the board's own memory if need be:
+//! `board_log.rs`), and the game as PGN (observed, with time the
 //! clock added outside a press on the player's last `[%clk]`); the board's problem (the
 //! pieces', and an observed clock's against its declared control); and [`MoveSource`],
 //! whether those moves or the presses count a player's moves.
@@ -100,6 +101,11 @@ impl Session {
             self.published.mark_changed();
         }
         self.drain_board(at);
+        if matches!(message, Message::BoardDump(_)) && self.board.take_memory_due() {
+            // A new link's first dump that nothing explains: the board's own memory may
+            // (board_log.rs).
+            self.ask_board_memory(at);
+        }
         if matches!(message, Message::BoardDump(_)) && self.board.take_reconciling() {
             let read: Vec<String> = self
                 .board
@@ -224,6 +230,7 @@ impl Session {
         self.board.game_mut().set_journaling(true);
         if !self.board_game_is_empty() {
             self.board.reconcile_at_next_dump();
+            self.board.memory_at_next_dump();
             self.judge_board(self.time.now());
         }
     }
@@ -356,7 +363,7 @@ impl Session {
     /// Act on the board game's changes: journal them (before anything the engine is told of
     /// them), judge the game after each (a move read, a takeback, a new game or a position
     /// set, a correction), and say each move.
-    fn drain_board(&mut self, at: Instant) {
+    pub(super) fn drain_board(&mut self, at: Instant) {
         let t = self.time_at(at);
         self.say_steps(t);
         while let Some(change) = self.board.game_mut().poll_change() {
@@ -447,6 +454,7 @@ impl Session {
         let moves = self.board.game().moves();
         let st = &mut self.published.state_mut().clock;
         st.fen = self.board.game().tracker().fen().unwrap_or_default();
+        st.board_orientation = self.board.game().orientation();
         st.moves_san = moves.iter().map(|m| m.event.san.clone()).collect();
         st.last_move = moves.last().map(|m| last_move(&m.event));
         st.game_info = self.board.game().info().tags().iter().cloned().collect();

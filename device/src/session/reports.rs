@@ -69,6 +69,7 @@ impl Session {
                 DriverEvent::DeviceState { .. } => self.published.mark_changed(),
                 DriverEvent::RefreshDisplay => self.display.refresh(),
                 DriverEvent::LinkDead => self.outputs.push_back(SessionOutput::LinkDead),
+                DriverEvent::BoardLog(payload) => self.board_memory(now, payload),
                 DriverEvent::Acked(_) | DriverEvent::Refused(_) | DriverEvent::GaveUp(_) => {}
             }
         }

@@ -2,8 +2,8 @@
 //!
 //! Owns the board mode (IDLE / UPDATE / UPDATE_NICE / UPDATE_BRD, spec §7.1), which decides
 //! whether clock reports and acks reach the host, and the fixed answers of the board itself
-//! (version, serial numbers, trademark, battery) and the board dump of the pieces it is given
-//! (see [`super::pieces`]). It must not know the clock's state (see [`super::clock`]) or
+//! (version, serial numbers, trademark, battery), the board dump of the pieces it is given
+//! (see [`super::pieces`]) and the move-log dump it is given (see [`super::ee_ring`]). It must not know the clock's state (see [`super::clock`]) or
 //! schedule output (see [`super::Emulator`]).
 
 use crate::board::{Board, Orientation, Piece, Square};
@@ -54,6 +54,12 @@ pub struct BoardConfig {
     /// How the board lies: `Rotated` reports White's pieces on fields 0-15 (board turned
     /// round), as the real capture 2 of spec §9.1 does.
     pub orientation: Orientation,
+    /// Payload bytes of the board's move-log dump, the final `0x6B` included
+    /// ([`super::ee_ring::EE_LOG_BYTES`] on an 8 KB board; smaller rings wrap sooner).
+    pub ee_log_bytes: usize,
+    /// How fast the move-log dump comes out, in bytes per second (960 at 9600 baud: an
+    /// 8 KB dump takes ~8.3 s); 0 sends it at once.
+    pub ee_dump_bytes_per_s: u32,
 }
 
 impl Default for BoardConfig {
@@ -64,6 +70,8 @@ impl Default for BoardConfig {
             long_serial_number: "0000024680".into(),
             trademark: "Digital Game Technology (emulated by chessclockd)".into(),
             orientation: Orientation::Normal,
+            ee_log_bytes: super::ee_ring::EE_LOG_BYTES,
+            ee_dump_bytes_per_s: 960,
         }
     }
 }
@@ -130,7 +138,13 @@ pub(crate) enum BoardAction {
 }
 
 /// The board's reaction to a non-clock command.
-pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command, pieces: &Board) -> BoardAction {
+/// `ee_log` is the payload a `0x49` is answered with (the board's move log).
+pub(crate) fn board_action(
+    cfg: &BoardConfig,
+    cmd: &Command,
+    pieces: &Board,
+    ee_log: impl FnOnce() -> Vec<u8>,
+) -> BoardAction {
     let reply = BoardAction::Reply;
     match cmd {
         Command::Reset => BoardAction::Mode(BoardMode::Idle),
@@ -153,8 +167,7 @@ pub(crate) fn board_action(cfg: &BoardConfig, cmd: &Command, pieces: &Board) -> 
         Command::SendBatteryStatus => reply(Message::BatteryStatus(BatteryStatus::from([
             80, 0x7F, 0x7F, 1, 2, 0, 0, 0, 0x02,
         ]))),
-        // A token log: just the end marker, not the ~8 KB of a real board.
-        Command::SendEeMoves => reply(Message::EeMoves(vec![0x6B])),
+        Command::SendEeMoves => reply(Message::EeMoves(ee_log())),
         Command::SendBoard50B => reply(Message::BoardDump50B(vec![0; 50])),
         Command::SendBoard50W => reply(Message::BoardDump50W(vec![0; 50])),
         Command::RequestHardwareVersion

@@ -13,11 +13,13 @@
 
 pub mod board;
 pub mod clock;
+pub mod ee_ring;
 pub mod fault;
 pub mod pieces;
 
 pub use board::{BoardConfig, BoardMode};
 pub use clock::{OwnPeriod, OwnPreset, Running};
+pub use ee_ring::{EE_LOG_BYTES, EeRing};
 pub use fault::{FaultConfig, FaultLayer, FaultSpecError, FaultStats, Lcg};
 pub use pieces::{MoveOrder, PieceAction, PieceError, PieceMove, Step};
 
@@ -158,6 +160,11 @@ pub struct Emulator {
     now: u64,
     /// The pieces, by chess square.
     pieces: Board,
+    /// The board's own move log.
+    ee: EeRing,
+    /// A paced message (the move-log dump) holds the line until then: what is due earlier
+    /// waits for it (a UART sends one message after the other).
+    line_busy_until: u64,
 }
 
 impl Emulator {
@@ -166,6 +173,9 @@ impl Emulator {
         let mut clock = Clock::new(cfg.model, cfg.clock_present, cfg.clock_on, cfg.pc_mode);
         clock.takes_icons = cfg.clock_takes_icons;
         let wire = FaultLayer::new(cfg.faults);
+        let pieces = board::start_position();
+        let mut ee = EeRing::new(cfg.board.ee_log_bytes);
+        ee.power_up(0, &board::raw_dump(&pieces, cfg.board.orientation));
         Emulator {
             cfg,
             mode: BoardMode::Idle,
@@ -179,7 +189,9 @@ impl Emulator {
             last_command_ack: None,
             log: Vec::new(),
             now: 0,
-            pieces: board::start_position(),
+            pieces,
+            ee,
+            line_busy_until: 0,
         }
     }
 
@@ -238,8 +250,16 @@ impl Emulator {
     }
 
     /// The lever is pressed at `now_ms`.
+    /// The board's move log notes the time of the half that stopped.
     pub fn press_lever(&mut self, now_ms: u64) {
         self.advance(now_ms);
+        if self.clock.alive() {
+            match self.clock.running {
+                clock::Running::Left => self.ee.clock(true, self.clock.left),
+                clock::Running::Right => self.ee.clock(false, self.clock.right),
+                clock::Running::None => {}
+            }
+        }
         self.clock.press_lever(self.now);
         self.clock_changed(self.now);
     }
@@ -291,12 +311,18 @@ impl Emulator {
 
     /// The board loses power and comes back at `now_ms` (a USB replug): it is IDLE again,
     /// half-received host bytes and unsent output are lost. The clock, which has its own
-    /// batteries, keeps its state and keeps running.
+    /// batteries, keeps its state and keeps running. The board's move log keeps what it
+    /// held and notes the power-up and the pieces standing.
     pub fn reset_board(&mut self, now_ms: u64) {
         self.advance(now_ms);
+        self.ee.power_up(
+            self.now,
+            &board::raw_dump(&self.pieces, self.cfg.board.orientation),
+        );
         self.mode = BoardMode::Idle;
         self.input.clear();
         self.pending.clear();
+        self.line_busy_until = 0;
         self.wire.clear();
         self.last_report = None;
         self.next_periodic = None;
@@ -338,8 +364,9 @@ impl Emulator {
     }
 
     /// The operator acts on the pieces at `now_ms`: each physical change becomes a
-    /// FIELD_UPDATE (in UPDATE, UPDATE_NICE and UPDATE_BRD; none in IDLE), in order. A move
-    /// the board cannot carry out changes nothing and says why.
+    /// FIELD_UPDATE (in UPDATE, UPDATE_NICE and UPDATE_BRD; none in IDLE), in order, and a
+    /// record in the board's move log (in every mode). A move the board cannot carry out
+    /// changes nothing and says why.
     pub fn piece_action(&mut self, now_ms: u64, action: PieceAction) -> Result<(), PieceError> {
         self.advance(now_ms);
         let steps = pieces::action_steps(&self.pieces, action)?;
@@ -349,11 +376,14 @@ impl Emulator {
                 Step::Lift(s) => (s, None),
                 Step::Place(s, p) => (s, Some(p)),
             };
+            let field = sq.field_oriented(self.cfg.board.orientation);
+            let Some(square) = Square::from_field(field) else {
+                continue;
+            };
+            let raw = board::raw_dump(&self.pieces, self.cfg.board.orientation);
+            self.ee.field(self.now, square, piece, &raw);
             if self.mode != BoardMode::Idle {
-                let field = sq.field_oriented(self.cfg.board.orientation);
-                if let Some(square) = Square::from_field(field) {
-                    self.schedule(self.now, Message::FieldUpdate { square, piece });
-                }
+                self.schedule(self.now, Message::FieldUpdate { square, piece });
             }
         }
         Ok(())
@@ -367,6 +397,11 @@ impl Emulator {
     /// Take the host commands received since the last call.
     pub fn drain_host_log(&mut self) -> Vec<HostEntry> {
         std::mem::take(&mut self.log)
+    }
+
+    /// The board's move log as a `0x49` would dump it (payload, ending `0x6B`).
+    pub fn ee_log(&self) -> Vec<u8> {
+        self.ee.dump()
     }
 
     /// Host bytes that did not form a command and were skipped.
@@ -403,8 +438,31 @@ impl Emulator {
     }
 
     fn schedule(&mut self, at: u64, message: Message) {
+        let at = at.max(self.line_busy_until);
         let i = self.pending.partition_point(|(due, _)| *due <= at);
         self.pending.insert(i, (at, message.encode()));
+    }
+
+    /// `bytes` from `at` on at `rate` bytes per second, a tenth of a second's worth at a time
+    /// (all at once for rate 0): a long message as a 9600-baud line carries it.
+    /// It starts after what is already due (the line is a queue).
+    fn schedule_paced(&mut self, at: u64, bytes: Vec<u8>, rate: u32) {
+        let queued = self.pending.last().map_or(0, |(due, _)| *due);
+        let at = at.max(self.line_busy_until).max(queued);
+        if rate == 0 {
+            let i = self.pending.partition_point(|(due, _)| *due <= at);
+            self.pending.insert(i, (at, bytes));
+            return;
+        }
+        let chunk = usize::try_from(rate / 10).unwrap_or(1).max(1);
+        let mut sent = 0u64;
+        for piece in bytes.chunks(chunk) {
+            let due = at + sent * 1000 / u64::from(rate);
+            let i = self.pending.partition_point(|(d, _)| *d <= due);
+            self.pending.insert(i, (due, piece.to_vec()));
+            sent += piece.len() as u64;
+            self.line_busy_until = due;
+        }
     }
 
     /// Something on the clock may have changed at `at`: report it when the mode says so.
@@ -434,7 +492,7 @@ impl Emulator {
             self.execute_clock(clock_cmd);
             return;
         }
-        match board_action(&self.cfg.board, &cmd, &self.pieces) {
+        match board_action(&self.cfg.board, &cmd, &self.pieces, || self.ee.dump()) {
             BoardAction::Mode(mode) => {
                 // No report on entering a mode (the spec says none): UPDATE_NICE reports the
                 // next change, UPDATE its periodic reports from a second on; a host that
@@ -449,6 +507,10 @@ impl Emulator {
                     None => Message::ClockReport(self.clock.report()),
                 };
                 self.schedule(now + self.cfg.reply_delay_ms, answer);
+            }
+            BoardAction::Reply(message @ Message::EeMoves(_)) => {
+                let rate = self.cfg.board.ee_dump_bytes_per_s;
+                self.schedule_paced(now + self.cfg.reply_delay_ms, message.encode(), rate);
             }
             BoardAction::Reply(message) => {
                 self.schedule(now + self.cfg.reply_delay_ms, message);

@@ -3,6 +3,7 @@
 
 mod captures;
 mod emulator;
+mod emulator_ee_log;
 mod emulator_faults;
 mod emulator_link;
 mod emulator_pieces;

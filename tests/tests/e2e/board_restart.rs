@@ -4,7 +4,8 @@
 //! runtime directory emptied as by a reboot, and started again. The same moves, clocks and
 //! `[%clk]` come back (python-chess reads the PGN before and after), the live file is written
 //! again, and the next move is read as the same game's. Moves made while it was down are read
-//! as moves; other pieces are a board problem, never a start position.
+//! as moves, from the board's own memory when the pieces alone do not explain them; other
+//! pieces are a board problem, never a start position.
 
 use std::path::Path;
 use std::time::Duration;
@@ -218,9 +219,52 @@ fn a_clean_stop_and_a_reboot_give_back_the_game_and_moves_made_meanwhile_are_rea
     Ok(())
 }
 
+/// Three plies made while the daemon was down: the pieces alone do not explain them, the
+/// board's own memory (its move log, dgt-protocol §8a) does. They are read as the game's
+/// next moves without clocks, said, and python-chess reads the live PGN with them.
+#[test]
+fn moves_the_pieces_cannot_explain_are_read_from_the_board_s_memory() -> Result<()> {
+    let mut t = RuntimeDirRig::new("board-restart-memory")?;
+    let mut d = daemon(&t)?;
+    let before = opening(&mut t, &d)?;
+    d.kill();
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        t.emu.send(&format!("move {uci}"))?;
+    }
+    t.emu
+        .wait_pieces("r.bqkb.r pppp.ppp ..n..n.. ....p... ..B.P... ...P.N.. PPP..PPP RNBQK..R")?;
+    let d = daemon(&t)?;
+    let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"])?;
+    ensure!(
+        st["notices"].as_array().is_some_and(|n| n.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("the board's memory shows Bc4 Nf6 d3")))),
+        "the moves read are said: {st}"
+    );
+    let st = d.wait_status("0", WAIT, "no board problem", |v| {
+        s(v, "/board_problem").is_empty()
+    })?;
+    ensure!(moves(&st).len() == 7, "{st}");
+    let g = live_game(&t, 7)?;
+    ensure!(g["errors"] == serde_json::json!([]), "{g}");
+    ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
+    let clk = g["clk"].as_array().context("clk")?;
+    ensure!(
+        clk[..4] == before["clk"].as_array().context("clk before")?[..]
+            && clk[4..].iter().all(Value::is_null),
+        "the clocks from before, none for the moves from the board's memory: {g}"
+    );
+    ensure!(journal_says(
+        &t.dir.path().join("state"),
+        "board memory: Bc4 Nf6 d3"
+    ));
+    Ok(())
+}
+
 #[test]
 fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -> Result<()> {
-    let mut t = RuntimeDirRig::new("board-restart-other")?;
+    // A board whose memory keeps nothing: it cannot explain them either.
+    let mut t = RuntimeDirRig::with_emu("board-restart-other", &["--ee-log-bytes", "1"])?;
     let mut d = daemon(&t)?;
     opening(&mut t, &d)?;
     d.kill();
@@ -241,5 +285,51 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_the_start_position() -
         "the game kept: {st}"
     );
     ensure!(s(&st, "/fen") != START, "{st}");
+    let st = d.wait_status("0", WAIT, "the board's memory refused", |v| {
+        v["notices"].as_array().is_some_and(|n| {
+            n.iter().any(|n| {
+                n.as_str()
+                    .is_some_and(|n| n.contains("the board's memory was not used"))
+            })
+        })
+    })?;
+    ensure!(
+        moves(&st) == ["e4", "e5", "Nf3", "Nc6"],
+        "the game kept: {st}"
+    );
+    Ok(())
+}
+
+/// A battery board unplugged from the host mid-game keeps logging what is played: after the
+/// replug the daemon reads those moves from the board's memory (the pieces alone do not
+/// explain three plies), and python-chess reads them in the live PGN.
+#[test]
+fn moves_made_while_the_board_was_unplugged_are_read_from_its_memory() -> Result<()> {
+    let links = chessclock_tests::TempDir::new("board-memory-link")?;
+    let link = links.path().join("board0");
+    let link = link.to_str().context("a UTF-8 temp path")?;
+    let mut t = RuntimeDirRig::with_emu("board-memory-unplug", &["--link", link])?;
+    let d = daemon(&t)?;
+    let before = opening(&mut t, &d)?;
+    t.emu.unplug()?;
+    d.wait_status("0", WAIT, "disconnected", |v| {
+        v.get("connected") == Some(&Value::Bool(false))
+    })?;
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        t.emu.send(&format!("move {uci}"))?;
+    }
+    t.emu
+        .wait_pieces("r.bqkb.r pppp.ppp ..n..n.. ....p... ..B.P... ...P.N.. PPP..PPP RNBQK..R")?;
+    t.emu.replug()?;
+    let st = wait_moves(&d, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"])?;
+    ensure!(
+        st["notices"].as_array().is_some_and(|n| n.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("the board's memory shows Bc4 Nf6 d3")))),
+        "the moves read are said: {st}"
+    );
+    let g = live_game(&t, 7)?;
+    ensure!(g["errors"] == serde_json::json!([]), "{g}");
+    ensure!(sans(&g)[..4] == sans(&before)[..], "{g}");
     Ok(())
 }

@@ -34,6 +34,11 @@ impl DummyManager {
         "clocks".to_owned()
     }
 
+    /// Stands for the daemon's read-only round check.
+    fn check_round(&self, _control: String) -> String {
+        "checked".to_owned()
+    }
+
     #[zbus(property)]
     fn version(&self) -> String {
         "policy-test".to_owned()
@@ -179,6 +184,8 @@ fn everyone_reads_only_operators_and_root_control() {
     let introspect = [DEST, PATH, "org.freedesktop.DBus.Introspectable.Introspect"];
     let get_clocks_member = format!("{MANAGER}.GetClocks");
     let get_clocks = [DEST, PATH, &get_clocks_member];
+    let check_round_member = format!("{MANAGER}.CheckRound");
+    let check_round = [DEST, PATH, &check_round_member, "string:"];
     let attach_member = format!("{MANAGER}.Attach");
     let attach = [DEST, PATH, &attach_member, "string:/dev/ttyACM0"];
 
@@ -198,6 +205,10 @@ fn everyone_reads_only_operators_and_root_control() {
         assert_ok(
             &run(&bus, Some(user), &get_clocks),
             &format!("{who}: Manager.GetClocks"),
+        );
+        assert_ok(
+            &run(&bus, Some(user), &check_round),
+            &format!("{who}: Manager.CheckRound"),
         );
         assert_ok(
             &run(&bus, Some(user), &introspect),

@@ -9,7 +9,9 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use chessclock_tests::bridge::Bridge;
+use chessclock_tests::bridge::{Bridge, have};
+use chessclock_tests::bus_client::Client;
+use chessclock_tests::chromium::Page;
 use chessclock_tests::e2e::{ctl_ok, emu, text};
 use chessclock_tests::json::s;
 use chessclock_tests::lichess::StandIn;
@@ -87,6 +89,39 @@ fn a_round_check_names_each_board_s_fault_with_its_fix_and_waits_until_all_are_r
     ensure!(failed(&report, 2) == ["control"], "{report}");
     ensure!(failed(&report, 3).is_empty(), "{report}");
 
+    // The Manager's CheckRound says the same to a script on the bus.
+    let client = Client::connect(bus.address())?;
+    let mgr = client.manager()?;
+    let on_bus = client.run(mgr.check_round(&control))?;
+    let bus_failed: Vec<(u32, i32, Vec<String>)> = on_bus
+        .iter()
+        .map(|(board, clock, _, checks)| {
+            let names = checks
+                .iter()
+                .filter(|c| !c.1)
+                .map(|c| c.0.clone())
+                .collect();
+            (*board, *clock, names)
+        })
+        .collect();
+    ensure!(
+        bus_failed
+            == [
+                (1, 0, vec!["pieces".to_owned()]),
+                (2, 1, vec!["control".to_owned()]),
+                (3, -1, vec![])
+            ],
+        "{on_bus:?}"
+    );
+    ensure!(on_bus.iter().map(|b| b.2).collect::<Vec<_>>() == [false, false, true]);
+    let bad = client
+        .run(mgr.check_round("G/ninety"))
+        .expect_err("a bad control");
+    ensure!(
+        bad.to_string().contains("InvalidArgument") && bad.to_string().contains("G/ninety"),
+        "{bad}"
+    );
+
     // Waiting: the fixes are followed, and the command ends once every board is ready.
     let mut waiting = Spawned::ctl(bus.address(), &[&args[..], &["--wait"]].concat())?;
     waiting.wait_line(0, WAIT, "the first check", |l| {
@@ -126,7 +161,7 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
     let csv = rig.dir.path().join("round1.csv");
     std::fs::write(&csv, "board,white,black\n1,Tanaka,Moreau\n2,Ito,Berg\n")?;
     ctl_ok(d, &["round", "load", &csv.display().to_string()]);
-    let _bridge = Bridge::spawn(
+    let bridge = Bridge::spawn(
         rig.bus.address(),
         &["--config", rig.bridge_toml.to_str().context("utf-8")?],
     )?;
@@ -163,6 +198,64 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
     ensure!(
         said.contains("board 1 (clock 0): ready")
             && said.contains("board 2 (paper): NOT READY: lichess:"),
+        "{said}"
+    );
+
+    // The bridge's screen says the same: its route, and its page in a real browser.
+    let served = bridge.get_json("/api/v1/round/check")?;
+    ensure!(served["boards"] == report["boards"], "{served}\n{report}");
+    if let Some(browser) = have("chromium", "chromium")? {
+        let mut page = Page::open(
+            &browser,
+            &rig.dir.path().join("profile"),
+            &format!("{}/round", bridge.base),
+        )?;
+        page.wait_shown(
+            "JSON.stringify([document.getElementById('summary').textContent, \
+             [...document.querySelectorAll('tr.not-ready')].map((r) => r.dataset.board + ' ' + \
+             r.querySelector('.fix').dataset.check)])",
+            Duration::from_secs(30),
+            |v| *v == serde_json::json!(["1 of 2 boards ready", ["2 lichess"]]),
+        )?;
+    }
+    Ok(())
+}
+
+#[test]
+fn a_board_turned_round_unlike_the_others_is_named_with_its_fix() -> Result<()> {
+    let bus = PrivateBus::start_session()?;
+    let dir = TempDir::new("relay-check-turned")?;
+    let config = write_config(dir.path(), &[], "")?;
+    let boards = [
+        emu(&["--board-serial", "11111"])?,
+        emu(&["--board-serial", "22222", "--rotated"])?,
+        emu(&["--board-serial", "33333"])?,
+    ];
+    let d = Daemon::spawn(bus.address(), &config, &[])?;
+    for b in &boards {
+        ctl_ok(&d, &["attach", &b.path]);
+    }
+    for (clock, want) in [("0", "normal"), ("1", "rotated"), ("2", "normal")] {
+        d.wait_status(clock, WAIT, "the board's orientation", |v| {
+            s(v, "/board_orientation") == want
+        })?;
+    }
+    let csv = dir.path().join("round1.csv");
+    std::fs::write(
+        &csv,
+        "board,white,black\n1,Tanaka,Moreau\n2,Novak,Lindqvist\n3,Ito,Berg\n",
+    )?;
+    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
+    let out = d.ctl(&["round", "check", "--json"]);
+    ensure!(out.status.code() == Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout)?;
+    ensure!(failed(&report, 1).is_empty(), "{report}");
+    ensure!(failed(&report, 2) == ["orientation"], "{report}");
+    ensure!(failed(&report, 3).is_empty(), "{report}");
+    let said = String::from_utf8_lossy(&d.ctl(&["round", "check"]).stdout).into_owned();
+    ensure!(
+        said.contains("board 2 (clock 1): NOT READY: orientation: turned round")
+            && said.contains("unlike 2 other boards"),
         "{said}"
     );
     Ok(())

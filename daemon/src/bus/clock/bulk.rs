@@ -61,6 +61,19 @@ pub(crate) struct Entry {
     live: OwnedVariant,
 }
 
+impl Entry {
+    /// The clock's status as a client reads it from this entry (what `GetClocks` gives).
+    pub(crate) fn status(
+        &self,
+        path: &str,
+    ) -> Result<chessclock_api::ClockStatus, chessclock_api::StatusError> {
+        chessclock_api::ClockStatus::from_lookup(path, |name| match name {
+            LIVE => Some(&*self.live),
+            _ => self.props.get(name).map(|v| &**v),
+        })
+    }
+}
+
 impl ClockIface {
     /// This clock's entry of a `GetClocks` answer.
     pub(crate) async fn bulk_entry(

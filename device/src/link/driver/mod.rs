@@ -5,8 +5,8 @@
 //! re-probe, the clock command [`queue`] with ack / timeout / bounded resend, the "not in PC
 //! mode" error ack and its recheck, the keep-alive (dgt-protocol §7.6), the Bluetooth quirks
 //! (duplicate acks, all-zero reports, via `chessclock_protocol::quirks`), lever and button
-//! decoding, and the wire side of the display (what was pushed, when the device ticks, text,
-//! flag icons: [`output`]).
+//! decoding, the wire side of the display (what was pushed, when the device ticks, text,
+//! flag icons: [`output`]) and reading the board's own move log ([`board_log`]).
 //!
 //! It must not do IO, spawn tasks or read a clock: the caller (the game
 //! [`Session`](crate::session::Session), or a virtual-time test) passes `now` in, feeds received bytes to [`Driver::handle_input`],
@@ -16,6 +16,7 @@
 //! knows nothing of the game: which colour a half belongs to and what the display should say
 //! are the caller's business.
 
+mod board_log;
 mod output;
 mod queue;
 mod receive;
@@ -122,6 +123,9 @@ pub(crate) enum DriverEvent {
     /// The display should be pushed afresh even if it seems to show the right thing (the
     /// clock became usable, a resync instant, text ended, a PC-mode recheck).
     RefreshDisplay,
+    /// The board's move log asked for with [`Driver::request_board_log`]: the EE_MOVES
+    /// payload, or `None` when the board did not send it whole.
+    BoardLog(Option<Vec<u8>>),
     /// The pieces: a board dump or a field update, read at `at`.
     Board { message: Message, at: Instant },
     /// A clock report (times, flags, running, lever) read at `at`; before the `Lever` event
@@ -176,6 +180,8 @@ pub(crate) struct Driver {
     events: VecDeque<DriverEvent>,
     /// Bytes from the board that were no message, for the log.
     garbage: receive::Garbage,
+    /// The board's move log, while it is awaited.
+    board_log: board_log::BoardLog,
 }
 
 impl Driver {
@@ -205,6 +211,7 @@ impl Driver {
             transmit: VecDeque::new(),
             events: VecDeque::new(),
             garbage: receive::Garbage::default(),
+            board_log: board_log::BoardLog::default(),
         }
     }
 
@@ -244,6 +251,7 @@ impl Driver {
         self.model = None;
         self.icons = None;
         self.icons_refused = false;
+        self.board_log = board_log::BoardLog::default();
     }
 
     /// The half whose lever end is up (its player is to move), once a report has said.
@@ -343,7 +351,7 @@ impl Driver {
         if let Some(bytes) = self.transmit.pop_front() {
             return Some(bytes);
         }
-        if !self.connected || self.probing {
+        if !self.connected || self.probing || self.board_log.awaited() {
             return None;
         }
         let bytes = self.queue.poll_send()?;
@@ -371,6 +379,9 @@ impl Driver {
     fn on_timer(&mut self, timer: Timer, now: Instant) {
         match timer {
             Timer::KeepAlive => {
+                if self.board_log_silent(now) {
+                    return;
+                }
                 if self.keepalive_sent {
                     tracing::warn!(clock = self.cfg.clock, "the board stopped answering");
                     self.events.push_back(DriverEvent::LinkDead);
@@ -453,8 +464,11 @@ impl Driver {
         self.events.push_back(DriverEvent::GaveUp(Kind::Icons));
     }
 
+    /// Send `bytes` (after the board's move log, while it is awaited).
     fn send(&mut self, bytes: Vec<u8>) {
-        if self.connected {
+        if self.connected
+            && let Err(bytes) = self.board_log.hold(bytes)
+        {
             self.transmit.push_back(bytes);
         }
     }

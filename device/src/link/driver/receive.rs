@@ -20,6 +20,7 @@ impl Driver {
         if !self.connected || bytes.is_empty() {
             return;
         }
+        self.board_log_bytes(now);
         self.decoder.push(bytes);
         while let Some(item) = self.decoder.next() {
             if let Ok(Decoded::Message(_)) = &item {
@@ -113,6 +114,7 @@ impl Driver {
                 self.events
                     .push_back(DriverEvent::Board { message, at: now });
             }
+            Incoming::BoardLog(payload) => self.board_log_arrived(now, payload),
             Incoming::Other => {}
         }
     }

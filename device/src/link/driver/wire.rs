@@ -35,6 +35,8 @@ pub(crate) enum Incoming {
     },
     /// The pieces: a board dump or a field update, for the caller's game reconstruction.
     Board(Message),
+    /// The board's move log (EE_MOVES payload).
+    BoardLog(Vec<u8>),
     /// Nothing the driver acts on (empty Bluetooth reports, other answers...).
     Other,
 }
@@ -60,6 +62,7 @@ pub(crate) fn classify(m: Message) -> Incoming {
             report: r,
         },
         m @ (Message::BoardDump(_) | Message::FieldUpdate { .. }) => Incoming::Board(m),
+        Message::EeMoves(payload) => Incoming::BoardLog(payload),
         _ => Incoming::Other,
     }
 }

@@ -481,6 +481,44 @@ fn no_position_is_published_until_the_pieces_are_read() {
     assert_eq!(read.published().clock.fen, START_FEN, "the pieces read");
 }
 
+/// The board's orientation is published once its start position is read: a board turned
+/// round is `rotated` (read as such), and nothing is said before a position is read.
+#[test]
+fn the_board_s_orientation_is_published_from_its_start_position() {
+    use chessclock_protocol::Orientation;
+    use chessclock_protocol::emulator::BoardConfig;
+
+    let normal = Rig::ready("G/5", EmuConfig::default());
+    let turned = EmuConfig {
+        board: BoardConfig {
+            orientation: Orientation::Rotated,
+            ..BoardConfig::default()
+        },
+        ..EmuConfig::default()
+    };
+    let mut rotated = Rig::new("G/5", turned);
+    assert_eq!(
+        rotated.published().clock.board_orientation,
+        None,
+        "before the board answered"
+    );
+    rotated.run_until(1_000);
+    let mut normal = normal;
+    assert_eq!(
+        normal.published().clock.board_orientation,
+        Some(Orientation::Normal)
+    );
+    assert_eq!(
+        rotated.published().clock.board_orientation,
+        Some(Orientation::Rotated)
+    );
+    assert_eq!(
+        rotated.published().clock.fen,
+        chessclock_game::START_FEN,
+        "the turned board reads as the start position"
+    );
+}
+
 /// Ten presses 3.1 s apart, the session woken `late_ms` after each of its deadlines (a
 /// loaded host): the set-and-runs the board received from the start on.
 fn pushes_of_ten_presses(control: &str, late_ms: u64) -> Vec<(u64, RunSide)> {

@@ -2,8 +2,8 @@
 //! change of the game is said as a step (moves read, corrections, the times of presses),
 //! a new session folds the steps into the same game (the same PGN), then reconciles it with
 //! the pieces at the first dump: the same position goes on, moves made while the daemon was
-//! down are read as moves (and said), anything else is a board problem, never a start
-//! position. And every change of the game is judged, a position set by the operator too.
+//! down are read as moves (and said), from the board's own memory when the pieces alone do
+//! not explain them, anything else is a board problem, never a start position. And every change of the game is judged, a position set by the operator too.
 
 use chessclock_game::{Correction, Step};
 use chessclock_protocol::emulator::EmuConfig;
@@ -11,6 +11,7 @@ use chessclock_protocol::emulator::EmuConfig;
 use super::{Rig, config, notices};
 use crate::link::driver::{DriverConfig, Instant};
 use crate::session::interface::Request;
+use crate::session::note::Note;
 use crate::session::{Session, SessionOutput};
 use chessclock_engine::{GameResult, ResultReason, Status};
 
@@ -133,9 +134,13 @@ fn moves_made_while_the_daemon_was_down_are_read_as_moves_and_said() {
 
 #[test]
 fn other_pieces_after_a_restart_are_a_board_problem_never_a_start_position() {
-    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    // A board whose memory holds nothing (a ring of only its end marker).
+    let mut emu = EmuConfig::default();
+    emu.board.ee_log_bytes = 1;
+    let mut rig = Rig::ready("G/5", emu);
     opening(&mut rig);
-    // Three plies while down: no one or two legal moves explain the board.
+    // Three plies while down: no one or two legal moves explain the board, nor does its
+    // memory.
     restart(&mut rig, |rig| {
         for uci in ["f1c4", "g8f6", "d2d3"] {
             pieces(rig, uci);
@@ -149,6 +154,13 @@ fn other_pieces_after_a_restart_are_a_board_problem_never_a_start_position() {
             .contains("does not show the game's position"),
         "{}",
         live.board_problem
+    );
+    let said = notices(&rig);
+    assert!(
+        said.iter()
+            .any(|n| n.contains("the board's memory was not used")
+                && n.contains("no power-up inventory")),
+        "{said:?}"
     );
 }
 
@@ -208,5 +220,96 @@ fn a_journaled_step_that_does_not_fit_stops_the_rebuild_there_and_says_so() {
             && live.notices[0].contains(&format!("chessclockctl move {} ", session.clock())),
         "{}",
         live.notices[0]
+    );
+}
+
+#[test]
+fn moves_the_pieces_cannot_explain_are_read_from_the_board_s_memory() {
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    opening(&mut rig);
+    // Three plies while down: no one or two legal moves explain the board, the board's own
+    // log does.
+    restart(&mut rig, |rig| {
+        for uci in ["f1c4", "g8f6", "d2d3"] {
+            pieces(rig, uci);
+        }
+    });
+    rig.run_until(rig.now + 10_000);
+    let live = rig.published();
+    let said = notices(&rig);
+    assert_eq!(
+        live.moves_san,
+        ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"],
+        "{said:?}"
+    );
+    assert!(live.board_problem.is_empty(), "{}", live.board_problem);
+    assert!(
+        said.iter()
+            .any(|n| n.contains("board's memory shows Bc4 Nf6 d3")),
+        "{said:?}"
+    );
+    // Journaled: the moves as the board game's steps, and a note that they came from the
+    // board's memory. The PGN has them, without a clock (the memory has none).
+    assert!(
+        steps(&rig)
+            .iter()
+            .any(|(_, s)| matches!(s, Step::Move { uci, .. } if uci == "d2d3")),
+        "{:?}",
+        steps(&rig)
+    );
+    assert!(
+        rig.events.iter().any(|(_, e)| matches!(
+            e,
+            SessionOutput::Note { note: Note::BoardMemory { moves, .. }, .. } if moves == "Bc4 Nf6 d3"
+        )),
+        "the board memory note"
+    );
+    let pgn = rig.session.pgn(rig.at());
+    assert!(
+        pgn.contains("3. Bc4 Nf6") && pgn.contains("4. d3 *"),
+        "{pgn}"
+    );
+    assert_eq!(pgn.matches("[%clk").count(), 4, "{pgn}");
+}
+
+#[test]
+fn moves_made_while_the_cable_was_out_are_read_from_the_board_s_memory() {
+    // A battery board unplugged from the host (or a Bluetooth gap): it keeps logging.
+    let mut rig = Rig::ready("G/5", EmuConfig::default());
+    opening(&mut rig);
+    rig.unplug();
+    for uci in ["f1c4", "g8f6", "d2d3"] {
+        pieces(&mut rig, uci);
+    }
+    rig.replug();
+    rig.run_until(rig.now + 5_000);
+    let live = rig.published();
+    let said = notices(&rig);
+    assert_eq!(
+        live.moves_san,
+        ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3"],
+        "{said:?}"
+    );
+    assert!(live.board_problem.is_empty(), "{}", live.board_problem);
+    // The next replug with the pieces as the game has them asks nothing.
+    let asked = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|h| h.command == chessclock_protocol::Command::SendEeMoves)
+        .count();
+    assert_eq!(asked, 1);
+    rig.unplug();
+    rig.replug();
+    rig.run_until(rig.now + 5_000);
+    let again = rig
+        .emu
+        .host_log()
+        .iter()
+        .filter(|h| h.command == chessclock_protocol::Command::SendEeMoves)
+        .count();
+    assert_eq!(
+        again, 1,
+        "a board that shows the game's position is not asked"
     );
 }

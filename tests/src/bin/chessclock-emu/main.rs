@@ -75,6 +75,10 @@ struct Args {
     /// process's id, so emulators running side by side are different boards.
     #[arg(long, value_name = "DIGITS", value_parser = parse_serial)]
     board_serial: Option<String>,
+    /// Payload bytes of the board's own move log (its `0x49` dump, the final `0x6B`
+    /// included): 7936 as an 8 KB board's; 1 keeps nothing.
+    #[arg(long, value_name = "BYTES", default_value_t = chessclock_protocol::emulator::EE_LOG_BYTES)]
+    ee_log_bytes: usize,
 }
 
 /// The default board serial: the process id's last five digits (zero-padded). Two emulators
@@ -143,6 +147,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 },
                 long_serial_number: format!("00000{serial}"),
                 serial_number: serial.clone(),
+                ee_log_bytes: args.ee_log_bytes.max(1),
                 ..BoardConfig::default()
             },
             ..emu

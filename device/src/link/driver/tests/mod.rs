@@ -5,6 +5,7 @@
 //! deadlines; a step budget turns a livelock into a failure. No ptys, no sleeps, no clock
 //! reads: a test covering minutes of link time runs in milliseconds.
 
+mod board_log;
 mod commands;
 mod faults;
 mod icons;
