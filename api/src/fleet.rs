@@ -1,7 +1,10 @@
 //! The fleet's MQTT schema, shared by the bridge (which publishes) and `chessclockctl fleet`
 //! (which reads): broker URLs (`mqtt://`, `mqtts://user:password@host`) and topic names
 //! (docs/bridge.md). Payloads are
-//! [`crate::ClockStatus`] JSON, and a board's PGN text on its `board/<B>/pgn` topic. Pure: no MQTT client here.
+//! [`crate::ClockStatus`] JSON, and a board's PGN text on its `board/<B>/pgn` topic; what the
+//! screens of the fleet make of them is [`view`]. Pure: no MQTT client here.
+
+pub mod view;
 
 /// An MQTT broker address: where, whether over TLS, and as whom.
 #[derive(Clone, PartialEq, Eq)]
@@ -134,6 +137,14 @@ impl Topics {
         format!("{}/status", self.prefix)
     }
 
+    /// The bridge's heartbeat, not retained: `{"now_us": N}`, its CLOCK_MONOTONIC
+    /// microseconds, every few seconds ([`HEARTBEAT_EVERY_S`]): a fleet bridge knows by it
+    /// that the machine is alive while its boards have nothing to say, and how its clock
+    /// stands against its own (to count a running clock on).
+    pub fn heartbeat(&self) -> String {
+        format!("{}/heartbeat", self.prefix)
+    }
+
     /// A clock's retained state.
     pub fn state(&self, index: u32) -> String {
         format!("{}/clock/{index}/state", self.prefix)
@@ -198,10 +209,24 @@ impl Topics {
     pub fn parse_status(topic: &str) -> Option<&str> {
         topic.strip_prefix("chessclockd/")?.strip_suffix("/status")
     }
+
+    /// The host of a heartbeat topic (`chessclockd/<host>/heartbeat`).
+    pub fn parse_heartbeat(topic: &str) -> Option<&str> {
+        topic
+            .strip_prefix("chessclockd/")?
+            .strip_suffix("/heartbeat")
+            .filter(|h| !h.contains('/'))
+    }
 }
 
 /// Subscriptions that see every machine's clocks and status.
 pub const FLEET_SUBSCRIPTIONS: [&str; 2] = ["chessclockd/+/clock/+/state", "chessclockd/+/status"];
+
+/// The subscription that sees every machine's bridge's heartbeat.
+pub const FLEET_HEARTBEAT: &str = "chessclockd/+/heartbeat";
+
+/// How often a bridge publishes its heartbeat ([`Topics::heartbeat`]), in seconds.
+pub const HEARTBEAT_EVERY_S: u64 = 5;
 
 /// The subscription that sees every machine's boards' PGN (a fleet round).
 pub const FLEET_PGN: &str = "chessclockd/+/board/+/pgn";
@@ -277,5 +302,8 @@ mod tests {
             Some("pi-4")
         );
         assert_eq!(Topics::parse_push_problems(&t.pgn(1)), None);
+        assert_eq!(t.heartbeat(), "chessclockd/pi-4/heartbeat");
+        assert_eq!(Topics::parse_heartbeat(&t.heartbeat()), Some("pi-4"));
+        assert_eq!(Topics::parse_heartbeat(&t.status()), None);
     }
 }

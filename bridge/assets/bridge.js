@@ -3,7 +3,9 @@
 // round's paper boards (boards without an e-board: players and result), the players, the
 // round, a board's diagram (the pieces of bridge/assets/pieces.svg, served by the bridge: no
 // internet needed) or why there is none, and how old each board's data is (the stream's
-// heartbeat and the daemon's last answer: "stale"). No build step, no library.
+// heartbeat and the daemon's last answer: "stale"). With fleet = true, every machine's
+// boards too (/api/v1/fleet, re-read every 2 s), and a board of another machine named
+// board:N (?host= when two machines have it). No build step, no library.
 "use strict";
 
 const Bridge = {
@@ -14,6 +16,10 @@ const Bridge = {
   link: false,
   heard: 0, // performance.now() of the stream's last event (heartbeats too)
   beat: null, // the last heartbeat: {at, now_us, answered_us, every_ms}
+  fleet: new Map(), // host/index -> {st, recv, age}: every machine's boards (fleet = true)
+  fleetOn: false, // the bridge follows the fleet
+  fleetHost: "", // this machine's name in the fleet
+  fleetAt: 0, // performance.now() of the last answer of /api/v1/fleet
   listeners: [],
 
   start(onChange) {
@@ -40,6 +46,7 @@ const Bridge = {
     for (const kind of ["pressed", "flag", "result", "state_changed"]) {
       on(kind, (d) => this.last.set(d.index, d));
     }
+    this.followFleet();
     es.onopen = () => { this.link = true; this.heard = performance.now(); this.changed(); };
     es.onerror = () => { this.link = false; this.changed(); };
     // One judge for the whole page (no timer per board): the pages are drawn again when a
@@ -48,6 +55,43 @@ const Bridge = {
       const key = [...this.clocks.values()].map((c) => (this.stale(c) || {}).text || "").join("|");
       if (key !== this.staleKey) { this.staleKey = key; this.changed(); }
     }, 1000);
+  },
+
+  // Re-read the fleet every 2 s for as long as the bridge follows one (a 404: it does not).
+  // Its boards' instants are on this bridge's clock (its now_us), as the snapshot's are.
+  async followFleet() {
+    for (;;) {
+      let r = null;
+      try {
+        r = await fetch("/api/v1/fleet", { cache: "no-store" });
+      } catch (e) {
+        r = null;
+      }
+      if (r && r.status === 404) return;
+      if (r && r.ok) {
+        const d = await r.json();
+        const recv = performance.now();
+        this.fleetOn = true;
+        this.fleetHost = d.host;
+        this.fleetAt = recv;
+        this.fleet = new Map(d.boards.map((b) => [b.host + "/" + b.index,
+          { st: b, recv, age: Math.max(0, (d.now_us - b.as_of_us) / 1000) }]));
+        this.changed();
+      }
+      await new Promise((done) => setTimeout(done, 2000));
+    }
+  },
+
+  // Board `n` of another machine of the fleet (the URL's ?host= when it names one), as
+  // find answers, or null.
+  remote(n) {
+    if (!this.fleetOn) return null;
+    const host = new URLSearchParams(location.search).get("host");
+    const found = [...this.fleet.values()].filter((c) => c.st.board === n && c.st.host !== this.fleetHost
+      && (!host || c.st.host === host));
+    if (found.length > 1)
+      return { error: `board ${n} is on ${found.map((c) => c.st.host).join(" and ")}: name one with ?host=` };
+    return found.length ? { clock: found[0] } : null;
   },
 
   setPaper(list) {
@@ -188,8 +232,11 @@ const Bridge = {
       return found.length ? { clock: found[0] } : null;
     };
     const board = /^board:(\d+)$/.exec(name);
+    const host = new URLSearchParams(location.search).get("host");
+    if (board && this.fleetOn && host && host !== this.fleetHost)
+      return this.remote(Number(board[1])) || { error: `${host} has no board ${board[1]}` };
     if (board) return one((st) => st.board === Number(board[1]), `board ${board[1]}`)
-      || { error: `no clock plays board ${board[1]}` };
+      || this.remote(Number(board[1])) || { error: `no clock plays board ${board[1]}` };
     if (/^\d+$/.test(name) && this.clocks.has(Number(name))) return { clock: this.clocks.get(Number(name)) };
     return one((st) => st.name === name, `the name "${name}"`)
       || one((st) => st.port === name, `the port ${name}`)
@@ -212,21 +259,22 @@ const Bridge = {
       team: v("Team") || v("Fed") };
   },
 
-  // The round of the boards: the R of their `Round "R.B"` tags, most common first.
-  round() {
+  // The round of the boards (`list`, statuses: this daemon's clocks by default): the R of
+  // their `Round "R.B"` tags, most common first.
+  round(list) {
     const seen = new Map();
-    for (const c of this.clocks.values()) {
-      const r = ((c.st.game_info || {}).Round || "").split(".")[0];
+    for (const st of list || [...this.clocks.values()].map((c) => c.st)) {
+      const r = ((st.game_info || {}).Round || "").split(".")[0];
       if (/^\d+$/.test(r)) seen.set(r, (seen.get(r) || 0) + 1);
     }
     return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";
   },
 
-  // The event of the boards (their Event tag, most common).
-  event() {
+  // The event of the boards (their Event tag, most common; `list` as for round).
+  event(list) {
     const seen = new Map();
-    for (const c of this.clocks.values()) {
-      const e = ((c.st.game_info || {}).Event || "").trim();
+    for (const st of list || [...this.clocks.values()].map((c) => c.st)) {
+      const e = ((st.game_info || {}).Event || "").trim();
       if (e && e !== "?") seen.set(e, (seen.get(e) || 0) + 1);
     }
     return [...seen.entries()].sort((a, b) => b[1] - a[1]).map((x) => x[0])[0] || "";

@@ -6,8 +6,11 @@
 //! [`app`] is the router over a [`ClockSource`]: what it reads from the daemon (one read of
 //! every clock per `/api/v1/clocks` request, the followed state and events of the [`Hub`],
 //! the games' PGN). [`Bus`] is the real source; the tests (`http/tests.rs`) drive the router
-//! in process over a fake one. Never changes anything: control stays on D-Bus, behind its
-//! policy.
+//! in process over a fake one. With `fleet = true` ([`crate::fleet`]) `/api/v1/clocks`
+//! lists every machine's boards (each with `host`, `online` and `stale`), `/api/v1/fleet` is
+//! what the pages re-read every 2 s for them, and a board page or overlay may name another
+//! machine's board. Never changes anything: control stays on D-Bus,
+//! behind its policy.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -24,6 +27,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use zbus::Connection;
 
+use crate::fleet::Board;
 use crate::follow::read_live;
 use crate::hub::{Event, Hub};
 use round::{Refusal, RoundReport};
@@ -110,16 +114,20 @@ pub(crate) struct Routes<S> {
     pub(crate) source: S,
     /// Validators of the PGN files served.
     pub(crate) pgn: Arc<crate::pgn::Validators>,
+    /// Every machine's clocks, with `fleet = true`.
+    pub(crate) fleet: Option<crate::fleet::Shared>,
 }
 
-/// The routes, answering from `source`.
-pub(crate) fn app<S: ClockSource>(source: S) -> Router {
+/// The routes, answering from `source` (and from `fleet`, with `fleet = true`).
+pub(crate) fn app<S: ClockSource>(source: S, fleet: Option<crate::fleet::Shared>) -> Router {
     let state = Routes {
         source,
         pgn: Arc::default(),
+        fleet,
     };
     Router::new()
         .route("/api/v1/clocks", get(clocks::<S>))
+        .route("/api/v1/fleet", get(fleet_view::<S>))
         .route("/api/v1/clocks/{clock}", get(one_clock::<S>))
         .route("/api/v1/events", get(events::<S>))
         .route("/api/v1/round/check", get(round::check::<S>))
@@ -191,11 +199,22 @@ async fn board_page<S: ClockSource>(app: &Routes<S>, name: &str, html: &'static 
         Ok(_) => return page(html).await,
         Err(e) => e,
     };
-    let paper = name
+    let number = name
         .strip_prefix("board:")
-        .and_then(|n| n.trim().parse::<u32>().ok())
-        .is_some_and(|b| hub.paper_games().contains_key(&b));
-    if paper {
+        .and_then(|n| n.trim().parse::<u32>().ok());
+    let paper = number.is_some_and(|b| hub.paper_games().contains_key(&b));
+    // With fleet = true, a board of another machine (the page picks it, `?host=` when two
+    // machines have its number).
+    let remote = || {
+        let fleet = app.fleet.as_ref()?;
+        let f = fleet.lock().unwrap_or_else(|p| p.into_inner());
+        let b = number?;
+        f.boards(chessclock_api::monotonic::monotonic_us(), None)
+            .iter()
+            .any(|x| x.host != f.own() && x.clock.board == b)
+            .then_some(())
+    };
+    if paper || remote().is_some() {
         return page(html).await;
     }
     let body = format!(
@@ -243,7 +262,20 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
         .into_response()
 }
 
+/// The fleet's boards at this instant with `local`, this machine's clocks (`None`: its
+/// daemon is not there).
+fn fleet_boards(fleet: &crate::fleet::Shared, local: Option<&[ClockStatus]>) -> Vec<Board> {
+    let f = fleet.lock().unwrap_or_else(|p| p.into_inner());
+    f.boards(chessclock_api::monotonic::monotonic_us(), local)
+}
+
 async fn clocks<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
+    if let Some(fleet) = &app.fleet {
+        // Without this machine's daemon, the fleet still is: its own boards as last
+        // published stand in, stale.
+        let local = app.source.clocks().await.ok();
+        return Json(fleet_boards(fleet, local.as_deref())).into_response();
+    }
     match app.source.clocks().await {
         Ok(mut all) => {
             crate::hub::in_board_order(&mut all);
@@ -251,6 +283,31 @@ async fn clocks<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
         }
         Err(e) => unavailable(e),
     }
+}
+
+/// `/api/v1/fleet`: every board of the fleet as the dashboard re-reads it, this machine's
+/// clocks as the hub follows them (no read of the daemon per request): `{"host": this
+/// machine's name, "now_us": this machine's CLOCK_MONOTONIC, "boards": [...]}`. A 404 unless
+/// `fleet = true`.
+async fn fleet_view<S: ClockSource>(State(app): State<Routes<S>>) -> Response {
+    let Some(fleet) = &app.fleet else {
+        let error = "this bridge does not follow the fleet: set fleet = true (and mqtt) in \
+                     bridge.toml (docs/bridge.md, The fleet)";
+        return (StatusCode::NOT_FOUND, Json(json!({ "error": error }))).into_response();
+    };
+    let hub = app.source.hub();
+    let local: Option<Vec<ClockStatus>> = hub
+        .daemon()
+        .running
+        .then(|| hub.clocks().iter().map(|c| (**c).clone()).collect());
+    let host = fleet
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .own()
+        .to_owned();
+    let boards = fleet_boards(fleet, local.as_deref());
+    let now_us = chessclock_api::monotonic::monotonic_us();
+    Json(json!({ "host": host, "now_us": now_us, "boards": boards })).into_response()
 }
 
 /// The clock named by `name`, as every client names one ([`chessclock_api::select`]: index,

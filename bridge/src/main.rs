@@ -6,11 +6,12 @@
 //! daemon's module, with `org.freedesktop.LogControl1` under the bus name
 //! `org.chessclockd.Bridge1`), the bus connection, the follower, the broadcast delay (a
 //! second, delayed hub between the follower's and every output), HTTP, MQTT and the Lichess
-//! push. See docs/bridge.md.
+//! push, and with `fleet = true` the fleet that MQTT reads and HTTP shows. See docs/bridge.md.
 
 mod alert;
 mod broadcast;
 mod delay;
+mod fleet;
 mod follow;
 mod http;
 mod hub;
@@ -200,6 +201,13 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
     {
         tracing::warn!("cannot serve the push's problems on the bus: {e}");
     }
+    // `fleet = true`: every machine's clocks, read from the broker, on the pages and the API
+    // (the settings have checked that there is a broker).
+    let view = settings.fleet.then(|| {
+        Arc::new(std::sync::Mutex::new(fleet::Fleet::new(
+            &settings.host_name(),
+        )))
+    });
     if let Some(target) = settings.mqtt_target.clone() {
         tokio::spawn(mqtt::run(
             target,
@@ -208,6 +216,7 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
             conn.clone(),
             fleet.as_ref().map(|(tx, _)| tx.clone()),
             problems.clone(),
+            view.clone(),
         ));
     }
     for alert in &settings.alert {
@@ -248,12 +257,15 @@ async fn run(args: Args, settings: Settings, log: LogControl) -> Result<()> {
         ));
     }
     let follower = tokio::spawn(follow::run(conn.clone(), live));
-    let app = http::app(http::Bus {
-        conn,
-        hub,
-        push: problems,
-        tables: u32::try_from(settings.lichess.len()).unwrap_or(u32::MAX),
-    });
+    let app = http::app(
+        http::Bus {
+            conn,
+            hub,
+            push: problems,
+            tables: u32::try_from(settings.lichess.len()).unwrap_or(u32::MAX),
+        },
+        view,
+    );
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let mut term =
             match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

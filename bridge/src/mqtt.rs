@@ -8,6 +8,10 @@
 //! problem], ...]`), and what the other machines' pushing bridges say, read into
 //! [`Problems`], so an operator sees a refusal of a board on the machine that drives it.
 //!
+//! Every few seconds a heartbeat, not retained, on `chessclockd/<host>/heartbeat`
+//! (`{"now_us": N}`, this machine's CLOCK_MONOTONIC). A `fleet = true` bridge also reads every
+//! machine's state, status and heartbeat topics into its [`Fleet`](crate::fleet::Fleet).
+//!
 //! Reads the [`Hub`] only; rumqttc reconnects by itself, and every (re)connection republishes
 //! the retained state of every clock. The broker may want TLS (`mqtts://`) and a password:
 //! [`settings`] resolves both when the settings load; here a refusal (a bad password, an
@@ -29,12 +33,17 @@ use tokio::sync::{Notify, watch};
 use crate::hub::Hub;
 use crate::push::problems::Problems;
 use crate::push::union::Union;
-use chessclock_api::fleet::{FLEET_PAPER, FLEET_PGN, FLEET_PUSH_PROBLEMS, Topics};
+use chessclock_api::fleet::{
+    FLEET_HEARTBEAT, FLEET_PAPER, FLEET_PGN, FLEET_PUSH_PROBLEMS, FLEET_SUBSCRIPTIONS,
+    HEARTBEAT_EVERY_S, Topics,
+};
+use chessclock_api::monotonic::monotonic_us;
 use settings::Target;
 
 /// Publish the hub and its boards' PGN (read from the daemon on `conn`) to the broker of
 /// `target` until the process ends; with `fleet`, read every machine's boards' PGN into it;
-/// publish this bridge's push `problems` and read the other machines' into them.
+/// publish this bridge's push `problems` and read the other machines' into them; with
+/// `view` (`fleet = true`), read every machine's clocks into it.
 pub(crate) async fn run(
     target: Target,
     host: String,
@@ -42,6 +51,7 @@ pub(crate) async fn run(
     conn: zbus::Connection,
     fleet: Option<watch::Sender<Union>>,
     problems: Arc<Problems>,
+    view: Option<crate::fleet::Shared>,
 ) {
     let Target { broker, tls } = target;
     let topics = Topics::new(&host);
@@ -106,12 +116,34 @@ pub(crate) async fn run(
             }
         }
     };
+    // Beats while connected only: a beat queued while the broker is away would arrive late,
+    // saying a time long past.
+    let up = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let heartbeat = {
+        let (client, topic, up) = (client.clone(), topics.heartbeat(), up.clone());
+        async move {
+            let every = Duration::from_secs(HEARTBEAT_EVERY_S);
+            let mut beat = tokio::time::interval(every);
+            beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                beat.tick().await;
+                if !up.load(std::sync::atomic::Ordering::Relaxed) {
+                    continue;
+                }
+                let now = serde_json::json!({ "now_us": monotonic_us() }).to_string();
+                if let Err(e) = client.try_publish(&topic, QoS::AtMostOnce, false, now) {
+                    tracing::debug!("MQTT heartbeat not sent: {e}");
+                }
+            }
+        }
+    };
     let own = Topics::new(&host).push_problems();
     let connection = async {
         loop {
             match eventloop.poll().await {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     tracing::info!("connected to MQTT broker {name}");
+                    up.store(true, std::sync::atomic::Ordering::Relaxed);
                     republish(&client, &topics, &hub).await;
                     reconnected.notify_one();
                     if let Err(e) = client
@@ -127,8 +159,20 @@ pub(crate) async fn run(
                             tracing::warn!("cannot subscribe to {sub}: {e}");
                         }
                     }
+                    let follow = FLEET_SUBSCRIPTIONS.into_iter().chain([FLEET_HEARTBEAT]);
+                    for sub in follow.filter(|_| view.is_some()) {
+                        if let Err(e) = client.subscribe(sub, QoS::AtLeastOnce).await {
+                            tracing::warn!("cannot subscribe to {sub}: {e}");
+                        }
+                    }
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
+                    if let Some(view) = &view {
+                        let mut f = view.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Err(e) = f.apply(&p.topic, &p.payload, monotonic_us()) {
+                            tracing::debug!("fleet: ignoring {e}");
+                        }
+                    }
                     let pgn = String::from_utf8_lossy(&p.payload);
                     if let Some(other) = Topics::parse_push_problems(&p.topic) {
                         if p.topic != own {
@@ -148,6 +192,7 @@ pub(crate) async fn run(
                 }
                 Ok(_) => {}
                 Err(e) => {
+                    up.store(false, std::sync::atomic::Ordering::Relaxed);
                     match refusal(&e) {
                         Some(why) => tracing::error!("MQTT broker {name}: {why}; retrying in 2 s"),
                         None => tracing::warn!("MQTT broker {name}: {e}; retrying in 2 s"),
@@ -157,7 +202,7 @@ pub(crate) async fn run(
             }
         }
     };
-    tokio::join!(publisher, connection, boards, push_problems);
+    tokio::join!(publisher, connection, boards, push_problems, heartbeat);
 }
 
 /// What to fix when the broker refused us, if it did (rather than being away).

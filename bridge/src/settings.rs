@@ -24,8 +24,8 @@ pub(crate) const DEFAULT_CONFIG: &str = "/etc/chessclockd/bridge.toml";
 /// Prefix of the environment variables that override settings.
 const ENV_PREFIX: &str = "CHESSCLOCK_BRIDGE_";
 /// The settings' keys, for messages.
-const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, replay, log, \
-     delay, settle, [[lichess]], [[alert]]";
+const KEYS: &str = "listen, mqtt (a URL, or [mqtt] with url, password_file, ca_file), host, fleet, \
+     replay, log, delay, settle, [[lichess]], [[alert]]";
 
 /// The bridge as the logging module knows it.
 pub(crate) const LOG: Program = Program {
@@ -101,6 +101,10 @@ pub(crate) struct Settings {
     /// Name of this machine in MQTT topics.
     #[serde(default)]
     pub(crate) host: Option<String>,
+    /// Follow the broker: every machine's boards on this bridge's dashboard and
+    /// `/api/v1/clocks` (needs `mqtt`).
+    #[serde(default)]
+    pub(crate) fleet: bool,
     /// How many events a reconnecting SSE client can catch up on.
     pub(crate) replay: usize,
     /// Log filter (`info`, `chessclock_bridge=debug`, ...).
@@ -202,6 +206,16 @@ impl Settings {
             let target = m.resolve(creds).map_err(|(key, e)| origin.at(key, e))?;
             s.mqtt_target = Some(target);
         }
+        if s.fleet && s.mqtt.is_none() {
+            return Err(origin.at(
+                "fleet",
+                anyhow!(
+                    "fleet = true shows the boards every machine's bridge publishes to MQTT, \
+                     and this bridge has no broker: add mqtt = \"mqtt://broker\" (or an [mqtt] \
+                     table), or remove fleet to show this machine's clocks only"
+                ),
+            ));
+        }
         LOG.startup_filter(args.log_level.as_deref(), (&s.log, &origin.name("log")))
             .map_err(anyhow::Error::msg)?;
         s.lichess_tokens = s
@@ -245,6 +259,18 @@ impl Settings {
         }
         if let Some(d) = &s.delay {
             s.delay_for = crate::delay::parse(d).map_err(|e| origin.at("delay", anyhow!(e)))?;
+        }
+        if s.fleet && !s.delay_for.is_zero() {
+            return Err(origin.at(
+                "fleet",
+                anyhow!(
+                    "fleet = true shows every machine's boards as they are now, and this bridge \
+                     delays its outputs (delay = {:?}): the fleet screen is the operator's, \
+                     live; keep the delay on the public bridge and run the fleet screen on \
+                     one without it",
+                    s.delay.as_deref().unwrap_or_default()
+                ),
+            ));
         }
         s.settle_for = match &s.settle {
             Some(d) => crate::delay::parse(d).map_err(|e| origin.at("settle", anyhow!(e)))?,

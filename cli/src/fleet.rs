@@ -7,16 +7,16 @@
 //! Owns reading the fleet topics and showing them; it talks to no daemon and controls
 //! nothing.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use chessclock_api::ClockStatus;
-use chessclock_api::fleet::{FLEET_SUBSCRIPTIONS, Topics, parse_broker};
+use chessclock_api::Side;
+use chessclock_api::fleet::view::{Board, Fleet as View};
+use chessclock_api::fleet::{FLEET_HEARTBEAT, FLEET_SUBSCRIPTIONS, parse_broker};
+use chessclock_api::monotonic::monotonic_us;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
-use serde::Serialize;
 
 use crate::client::render::truncate;
 use crate::client::watch::term::{self, Input, Terminal};
@@ -37,84 +37,76 @@ pub(crate) struct Args {
 /// How long `--once` waits after the last retained message before it prints.
 const ONCE_QUIET: Duration = Duration::from_millis(500);
 
-/// One board of the fleet: its machine, whether that machine's bridge is online, and the
-/// clock (the JSON of `status --json`).
-#[derive(Debug, Clone, Serialize)]
-struct Board {
-    host: String,
-    online: bool,
-    #[serde(flatten)]
-    clock: ClockStatus,
-}
+/// The fleet as every screen of it sees it ([`chessclock_api::fleet::view`]: each board with
+/// its machine, whether that machine is online, whether its data is stale, its players and
+/// problems), with the table this command prints.
+#[derive(Debug)]
+struct Fleet(View);
 
-#[derive(Debug, Default)]
-struct Fleet {
-    clocks: BTreeMap<(String, u32), ClockStatus>,
-    online: BTreeMap<String, bool>,
+impl Default for Fleet {
+    fn default() -> Fleet {
+        // On no machine of the fleet: every machine's clocks are another's.
+        Fleet(View::new(""))
+    }
 }
 
 impl Fleet {
     /// Apply one message; whether anything changed.
     fn apply(&mut self, topic: &str, payload: &[u8]) -> bool {
-        if let Some(host) = Topics::parse_status(topic) {
-            let online = payload == b"online";
-            return self.online.insert(host.to_owned(), online) != Some(online);
-        }
-        let Some((host, index)) = Topics::parse_state(topic) else {
-            return false;
-        };
-        let key = (host.to_owned(), index);
-        if payload.is_empty() {
-            return self.clocks.remove(&key).is_some();
-        }
-        match serde_json::from_slice::<ClockStatus>(payload) {
-            Ok(st) => self.clocks.insert(key, st.clone()).as_ref() != Some(&st),
+        match self.0.apply(topic, payload, monotonic_us()) {
+            Ok(changed) => changed,
             Err(e) => {
-                eprintln!("chessclockctl: ignoring {topic}: not a clock status ({e})");
+                eprintln!("chessclockctl: ignoring {e}");
                 false
             }
         }
     }
 
     fn boards(&self) -> Vec<Board> {
-        self.clocks
-            .iter()
-            .map(|((host, _), st)| Board {
-                host: host.clone(),
-                online: self.online.get(host).copied().unwrap_or(false),
-                clock: st.clone(),
-            })
-            .collect()
+        self.0.boards(monotonic_us(), None)
     }
 
+    /// The table: a line per board in board order (its number, machine, name, players, device,
+    /// game, clocks, control), and under a board that needs the operator its most urgent
+    /// problem and what fixes it.
     fn table(&self) -> String {
         let mut out = format!(
-            "{:<14} {:>3}  {:<14} {:<14} {:<8} {:>9} {:>9}  {}\n",
-            "HOST", "#", "NAME", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
+            "{:>5}  {:<12} {:<10} {:<26} {:<14} {:<8} {:>9} {:>9}  {}\n",
+            "BOARD", "HOST", "NAME", "PLAYERS", "DEVICE", "GAME", "WHITE", "BLACK", "CONTROL"
         );
-        for b in self.boards() {
+        let boards = self.boards();
+        for b in &boards {
             let c = &b.clock;
             let mark = |side| if c.running == Some(side) { "*" } else { " " };
-            let device = if b.online {
-                c.device_state.as_str()
-            } else {
-                "offline"
+            let device = match (b.online, b.stale) {
+                (false, true) => "offline",
+                (true, true) => "stale",
+                _ => c.device_state.as_str(),
             };
+            let players = format!("{} - {}", c.player(Side::White), c.player(Side::Black));
+            let game = c.result.clone().unwrap_or_else(|| c.game_state.to_string());
             out.push_str(&format!(
-                "{:<14} {:>3}  {:<14} {:<14} {:<8} {}{:>8} {}{:>8}  {}\n",
-                truncate(&b.host, 14),
-                c.index,
-                truncate(&c.name, 14),
+                "{:>5}  {:<12} {:<10} {:<26} {:<14} {:<8} {}{:>8} {}{:>8}  {}\n",
+                match c.board {
+                    0 => "-".to_owned(),
+                    b => b.to_string(),
+                },
+                truncate(&b.host, 12),
+                truncate(&c.name, 10),
+                truncate(&players, 26),
                 device,
-                c.game_state,
-                mark(chessclock_api::Side::White),
+                game,
+                mark(Side::White),
                 c.text.white,
-                mark(chessclock_api::Side::Black),
+                mark(Side::Black),
                 c.text.black,
                 c.time_control
             ));
+            if let Some(p) = c.problems.iter().find(|p| p.rank < 4) {
+                out.push_str(&format!("       ! {}: {}\n", p.text, p.fix));
+            }
         }
-        if self.clocks.is_empty() {
+        if boards.is_empty() {
             out.push_str("no boards published yet\n");
         }
         out
@@ -166,9 +158,20 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
     let mut connected = false;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
+    // A machine that falls silent says nothing: its boards turn stale as time passes.
+    let mut judge = tokio::time::interval(Duration::from_secs(1));
+    let mut stale: Vec<bool> = Vec::new();
     loop {
         let ev = tokio::select! {
             ev = events.poll() => ev,
+            _ = judge.tick() => {
+                let now: Vec<bool> = fleet.boards().iter().map(|b| b.stale).collect();
+                if now != stale {
+                    stale = now;
+                    show(&fleet, screen.as_mut())?;
+                }
+                continue;
+            }
             _ = tokio::signal::ctrl_c() => return Ok(ExitCode::SUCCESS),
             _ = terminate.recv() => return Ok(ExitCode::SUCCESS),
             _ = hangup.recv() => return Ok(ExitCode::SUCCESS),
@@ -194,7 +197,7 @@ async fn follow(args: Args, json: bool) -> Result<ExitCode> {
         match ev {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
                 connected = true;
-                for topic in FLEET_SUBSCRIPTIONS {
+                for topic in FLEET_SUBSCRIPTIONS.into_iter().chain([FLEET_HEARTBEAT]) {
                     client.subscribe(topic, QoS::AtLeastOnce).await?;
                 }
                 show(&fleet, screen.as_mut())?;
@@ -327,9 +330,22 @@ mod tests {
         assert_eq!(boards[0]["online"], true);
         assert_eq!(boards[0]["name"], "b");
         assert!(f.table().contains("pi"), "{}", f.table());
+        assert!(
+            f.table()
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.starts_with("    -  pi ")),
+            "no board number, then its host: {}",
+            f.table()
+        );
         assert!(!f.apply("chessclockd/pi/clock/0/event", b"{}"));
         assert!(f.apply("chessclockd/pi/status", b"offline"));
         assert!(f.table().contains("offline"), "{}", f.table());
+        assert!(
+            f.table().contains("stale: pi's bridge is offline"),
+            "its problem, under its line: {}",
+            f.table()
+        );
         assert!(f.apply("chessclockd/pi/clock/0/state", b""));
         assert!(f.boards().is_empty());
     }

@@ -271,3 +271,42 @@ fn boards_in_two_tables_or_past_lichess_s_limit_stop_the_start_naming_the_tables
         [Some("1-100".to_owned()), Some("101-150".to_owned())]
     );
 }
+
+#[test]
+fn fleet_needs_a_broker_and_says_where_it_was_set() {
+    let e = format!(
+        "{:#}",
+        load(
+            "fleet-alone",
+            "listen = \"127.0.0.1:1\"\nfleet = true\n",
+            &[],
+            &[]
+        )
+        .expect_err("fleet without mqtt")
+    );
+    assert!(
+        e.starts_with("fleet = true shows the boards") && e.contains("add mqtt = "),
+        "{e}"
+    );
+    assert!(e.ends_with("bridge.toml, line 2)"), "{e}");
+    let s = load("fleet-flag", "fleet = true\n", &[], &["--mqtt", "mqtt://b"])
+        .expect("fleet with a broker from the command line");
+    assert!(s.fleet);
+    let s = load("fleet-off", "", &[], &[]).expect("no fleet");
+    assert!(!s.fleet, "off unless set");
+    // Other machines' boards arrive live: a delayed bridge would show them undelayed.
+    let e = format!(
+        "{:#}",
+        load(
+            "fleet-delayed",
+            "fleet = true\ndelay = \"15m\"\n",
+            &[],
+            &["--mqtt", "mqtt://b"]
+        )
+        .expect_err("fleet with a delay")
+    );
+    assert!(
+        e.contains("delays its outputs (delay = \"15m\")") && e.contains("without it"),
+        "{e}"
+    );
+}

@@ -21,7 +21,12 @@ use chessclock_tests::lichess::StandIn;
 
 /// A daemon on its own bus with clocks (on absent ports: no play is needed for game
 /// information) numbered `boards`, and the pairings of `round` loaded from `csv` lines.
-fn machine(dir: &TempDir, boards: &[u32], round: u32, csv: &str) -> Result<(PrivateBus, Daemon)> {
+pub(crate) fn machine(
+    dir: &TempDir,
+    boards: &[u32],
+    round: u32,
+    csv: &str,
+) -> Result<(PrivateBus, Daemon)> {
     let tables: String = boards
         .iter()
         .map(|b| {

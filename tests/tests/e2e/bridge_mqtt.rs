@@ -267,6 +267,7 @@ fn fleet_lists_the_clocks_of_two_daemons_through_one_broker() -> Result<()> {
     if let Some(o) = clock.as_object_mut() {
         o.remove("host");
         o.remove("online");
+        assert_eq!(o.remove("stale"), Some(Value::Bool(false)), "{b_two}");
     }
     assert_eq!(
         stable(&clock),

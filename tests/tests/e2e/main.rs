@@ -14,6 +14,7 @@ mod bridge_alerts;
 mod bridge_broadcast;
 mod bridge_delay;
 mod bridge_fleet;
+mod bridge_fleet_screen;
 mod bridge_game_id;
 mod bridge_http;
 mod bridge_mqtt;

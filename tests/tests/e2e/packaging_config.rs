@@ -231,6 +231,7 @@ fn packaged_bridge_settings_are_valid_commented_out_and_documented() {
         "listen",
         "mqtt",
         "host",
+        "fleet",
         "replay",
         "log",
         "round",
