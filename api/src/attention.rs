@@ -17,7 +17,7 @@ use crate::ClockStatus;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Problem {
     /// `missing`, `not_responding`, `not_in_pc_mode`, `no_clock`, `board_problem`,
-    /// `claim`, `paused`, `flag`, `battery_low`, `watched`, `draw_claimable`, `cannot_win`.
+    /// `clock_control`, `claim`, `paused`, `flag`, `battery_low`, `watched`, `draw_claimable`, `cannot_win`.
     pub kind: String,
     /// 0 (most urgent) to 4 (worth knowing).
     pub rank: u8,
@@ -98,19 +98,28 @@ pub fn problems(c: &ClockStatus) -> Vec<Problem> {
         _ => {}
     }
     if !c.board_problem.is_empty() {
-        // A problem that says its own fix (an observed clock against its declared control)
-        // gives it after `; fix: `.
-        let (words, fix) = match c.board_problem.split_once("; fix: ") {
-            Some((words, fix)) => (words, fix.to_owned()),
-            None => (
-                c.board_problem.as_str(),
-                format!(
-                    "set the pieces as the game stands (chessclockctl board {me}), or correct \
-                     the game: chessclockctl move {me} undo|force UCI"
-                ),
+        add(
+            "board_problem",
+            1,
+            format!("board problem: {}", c.board_problem),
+            format!(
+                "set the pieces as the game stands (chessclockctl board {me}), or correct \
+                 the game: chessclockctl move {me} undo|force UCI"
             ),
-        };
-        add("board_problem", 1, format!("board problem: {words}"), fix);
+        );
+    }
+    if !c.clock_problem.is_empty() {
+        // The observed clock against its declared control says its own fix after `; fix: `.
+        let (words, fix) = c
+            .clock_problem
+            .split_once("; fix: ")
+            .unwrap_or((c.clock_problem.as_str(), ""));
+        add(
+            "clock_control",
+            1,
+            format!("clock: {words}"),
+            fix.to_owned(),
+        );
     }
     if let Some(claim) = &c.claim {
         add(
@@ -286,11 +295,12 @@ mod tests {
     }
 
     #[test]
-    fn a_board_problem_that_names_its_fix_gives_it_as_the_fix() {
+    fn an_observed_clock_against_its_control_is_a_clock_problem_with_its_own_fix() {
         let mut c = ready();
-        c.board_problem = "the clock started at 4:00 - 4:00; fix: chessclockctl set 7 G/4".into();
+        c.clock_problem = "the clock started at 4:00 - 4:00; fix: chessclockctl set 7 G/4".into();
         let p = &problems(&c)[0];
-        assert_eq!(p.text, "board problem: the clock started at 4:00 - 4:00");
+        assert_eq!(p.kind, "clock_control");
+        assert_eq!(p.text, "clock: the clock started at 4:00 - 4:00");
         assert_eq!(p.fix, "chessclockctl set 7 G/4");
     }
 

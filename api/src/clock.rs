@@ -243,6 +243,11 @@ published_clock! {
     /// What is wrong with the board now (a position no legal move explains), or empty.
     #[serde(skip_serializing_if = "String::is_empty")]
     board_problem: String => "BoardProblem";
+    /// In observe mode, what the clock does that the declared control does not (the times it
+    /// started at, what it added at a press): its words, then `; fix: ` and what fixes it;
+    /// empty while it agrees, and in drive mode.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    clock_problem: String => "ClockProblem";
     /// The clock's last report said its battery is low (replace it before the next game).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     battery_low: bool => "BatteryLow";

@@ -237,7 +237,10 @@ fn clock_checks(
     checks.push(pieces(c, &me));
     checks.extend(orientation(c, most));
     if let Some(want) = control {
-        checks.push(if c.time_control == want {
+        checks.push(if let Some(p) = problem(&["clock_control"]) {
+            // Observed: the clock runs its own time, and shows what the control does not.
+            failed("control", p.text.clone(), p.fix.clone())
+        } else if c.time_control == want {
             passed("control", format!("set to {want}"))
         } else {
             failed(

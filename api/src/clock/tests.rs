@@ -43,6 +43,7 @@ fn every_field_is_one_property_whose_value_has_its_declared_type() {
     let c = clock();
     let json = serde_json::to_value(PublishedClock {
         board_problem: "x".into(),
+        clock_problem: "y".into(),
         notices: vec!["n".into()],
         ..c.clone()
     })

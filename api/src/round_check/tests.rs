@@ -219,3 +219,25 @@ fn a_readiness_crosses_the_bus_unchanged_a_paper_board_as_clock_minus_one() {
     let back: Vec<BoardReadiness> = bus.into_iter().map(BoardReadiness::from_bus).collect();
     assert_eq!(back, r);
 }
+
+#[test]
+fn an_observed_clock_showing_other_times_than_the_control_fails_its_control_check() {
+    let mut observed = clock(0, 1);
+    observed.published.mode = crate::clock::Mode::Observe;
+    observed.published.clock_problem =
+        "the clock started at 1:00:00 - 1:00:00, G/90 inc/30 starts at 1:30:30; fix: set the \
+         clock to G/90 inc/30"
+            .into();
+    let r = check(&[board(1, Some(0))], &[observed], None, None);
+    assert_eq!(failures(&r), [(1, vec!["control".to_owned()])]);
+    let c = r[0]
+        .checks
+        .iter()
+        .find(|c| c.check == "control")
+        .expect("control");
+    assert!(
+        c.text.starts_with("clock: the clock started at 1:00:00"),
+        "{c:?}"
+    );
+    assert_eq!(c.fix, "set the clock to G/90 inc/30");
+}

@@ -182,10 +182,14 @@ impl Watcher {
         let at = format!("board {} ({})", c.board, c.name);
         let s = &self.settings;
         let problems = chessclock_api::problems(c);
-        let problem = |kind: &str, delay_s: u64| match problems.iter().find(|p| p.kind == kind) {
+        let problem_of = |kinds: &[&str], delay_s: u64| match problems
+            .iter()
+            .find(|p| kinds.contains(&p.kind.as_str()))
+        {
             Some(p) => (true, delay_s, format!("{at}: {}: {}", p.text, p.fix)),
             None => (false, delay_s, String::new()),
         };
+        let problem = |kind: &str, delay_s: u64| problem_of(&[kind], delay_s);
         match kind {
             Kind::BoardGone => problem("missing", s.gone_after_s),
             // Only a game under way: a clock paused before its first press waits for its
@@ -212,7 +216,10 @@ impl Watcher {
                     c.reason.as_deref().unwrap_or("result").replace('_', " ")
                 ),
             ),
-            Kind::BoardProblem => problem("board_problem", s.problem_after_s),
+            // The board's own, or an observed clock against its declared control.
+            Kind::BoardProblem => {
+                problem_of(&["board_problem", "clock_control"], s.problem_after_s)
+            }
             Kind::BatteryLow => problem("battery_low", 0),
         }
     }

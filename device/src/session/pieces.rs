@@ -3,9 +3,9 @@
 //! into `Move` events, presses giving each move its clock, the operator's corrections
 //! (journaled, a notice, the live PGN), every change of the board's game journaled as a step
 //! and the game rebuilt from them after a restart (then reconciled with the pieces, from the
-//! board's own memory if need be: `board_log.rs`); the board's problem (the pieces', and an
-//! observed clock's against its declared control) and what the published state shows of the
-//! board; and [`MoveSource`], whether those moves or the presses count a player's moves.
+//! board's own memory if need be: `board_log.rs`); the board's problem (the pieces'), the
+//! clock's problem (an observed clock against its declared control) and what the published
+//! state shows of the board; and [`MoveSource`], whether those moves or the presses count a player's moves.
 //! The game as PGN and its tags are `game_pgn.rs`'s.
 //!
 //! Owns the glue only: move recognition and the record are the `game` crate's; writing the
@@ -410,11 +410,7 @@ impl Session {
             .map(str::to_owned)
             .or_else(|| self.missing_before_start());
         let unmoved = self.unmoved_press_problem(&me);
-        let clock = match &self.declared {
-            Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
-            _ => None,
-        };
-        [pieces, unmoved, clock]
+        [pieces, unmoved]
             .into_iter()
             .flatten()
             .filter(|p| !p.is_empty())
@@ -447,6 +443,7 @@ impl Session {
     /// an e-board does not show the start position as if it were read.
     pub(crate) fn set_board_fields(&mut self) {
         let problem = self.board_problem();
+        let clock_problem = self.clock_problem();
         let moves = self.board.game().moves();
         let st = &mut self.published.state_mut().clock;
         st.fen = self.board.game().tracker().fen().unwrap_or_default();
@@ -455,6 +452,21 @@ impl Session {
         st.last_move = moves.last().map(|m| last_move(&m.event));
         st.game_info = self.board.game().info().tags().iter().cloned().collect();
         st.board_problem = problem;
+        st.clock_problem = clock_problem;
+    }
+
+    /// Observe mode: the clock against the declared control (`ClockProblem`), named as the
+    /// operator names the board.
+    fn clock_problem(&self) -> String {
+        let me = match self.board.place() {
+            Some((_, board)) if board > 0 => format!("board:{board}"),
+            _ => self.cfg.clock.to_string(),
+        };
+        match &self.declared {
+            Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
+            _ => None,
+        }
+        .unwrap_or_default()
     }
 }
 

@@ -1,6 +1,6 @@
 //! End to end, observe mode against the declared control, as DGT LiveChess checks it: the
 //! real daemon follows the real `chessclock-emu` running a preset of its own. A clock set
-//! wrong at the start and a period of the wrong amount are board problems in `status`
+//! wrong at the start and a period of the wrong amount are clock problems (`clock_control`) in `status`
 //! naming the clock's times and the control's, with the fix; time the clock adds on the
 //! flag reaches the live PGN at once (python-chess reads White's last `[%clk]` with it
 //! before White's next move).
@@ -18,12 +18,13 @@ use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 
-/// The board problem in a status, if any (the one list of problems).
-fn board_problem(v: &Value) -> Option<(String, String)> {
+/// The clock's problem against its declared control in a status, if any (the one list of
+/// problems).
+fn clock_problem(v: &Value) -> Option<(String, String)> {
     v["problems"]
         .as_array()?
         .iter()
-        .find(|p| p["kind"] == "board_problem")
+        .find(|p| p["kind"] == "clock_control")
         .map(|p| (s(p, "/text").to_owned(), s(p, "/fix").to_owned()))
 }
 
@@ -79,15 +80,16 @@ impl Observed {
 }
 
 #[test]
-fn a_clock_started_at_the_wrong_times_is_a_board_problem_until_it_is_set_right() -> Result<()> {
+fn a_clock_started_at_the_wrong_times_is_a_clock_problem_until_it_is_set_right() -> Result<()> {
     let mut o = observed("observe-start")?;
     ctl_ok(&o.d, &["set", "0", "G/5"]);
     // The arbiter starts the clock at 4 minutes a side.
     o.emu.send("own-game 240")?;
     let st = o.d.wait_status("0", WAIT, "the start problem", |v| {
-        board_problem(v).is_some()
+        clock_problem(v).is_some()
     })?;
-    let (text, fix) = board_problem(&st).context("a board problem")?;
+    let (text, fix) = clock_problem(&st).context("a clock problem")?;
+    assert_eq!(s(&st, "/board_problem"), "", "the pieces are fine: {st}");
     assert!(
         text.contains("started at 4:00 - 4:00") && text.contains("starts at 5:00 - 5:00"),
         "the clock's times and the control's: {text}"
@@ -95,20 +97,35 @@ fn a_clock_started_at_the_wrong_times_is_a_board_problem_until_it_is_set_right()
     assert!(fix.contains("chessclockctl set board:1 CONTROL"), "{fix}");
     let human = ctl_ok(&o.d, &["status", "0"]);
     assert!(human.contains("4:00 - 4:00"), "status shows it: {human}");
+    // The round's go/no-go names it as the clock's control, with the same fix.
+    let out = o.d.ctl(&["round", "check", "--json", "--control", "G/5"]);
+    assert_eq!(out.status.code(), Some(1), "not ready");
+    let report: Value = serde_json::from_slice(&out.stdout)?;
+    let control = report["boards"][0]["checks"]
+        .as_array()
+        .context("checks")?
+        .iter()
+        .find(|c| c["check"] == "control")
+        .context("the control check")?;
+    assert_eq!(control["ok"], false, "{report}");
+    assert!(
+        s(control, "/text").contains("started at 4:00 - 4:00") && s(control, "/fix") == fix,
+        "{report}"
+    );
 
     // Set right (and started again) before the first move: the problem goes.
     o.emu.send("own-game 300")?;
     o.d.wait_status("0", WAIT, "the problem gone", |v| {
-        board_problem(v).is_none() && s(v, "/game_state") == "running"
+        clock_problem(v).is_none() && s(v, "/game_state") == "running"
     })?;
     o.play("e2e4")?;
     let st = o.d.ctl_json(&["status", "0", "--json"])?;
-    assert_eq!(board_problem(&st), None, "{st}");
+    assert_eq!(clock_problem(&st), None, "{st}");
     Ok(())
 }
 
 #[test]
-fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() -> Result<()> {
+fn a_period_of_the_wrong_amount_is_a_clock_problem_naming_both() -> Result<()> {
     let mut o = observed("observe-period")?;
     // 2 moves in 5 minutes, then a minute; the clock's preset adds only 30 s.
     ctl_ok(&o.d, &["set", "0", "2/5 SD/1"]);
@@ -118,13 +135,13 @@ fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() -> Result<()> {
     })?;
     for uci in ["e2e4", "e7e5"] {
         let st = o.play(uci)?;
-        assert_eq!(board_problem(&st), None, "{st}");
+        assert_eq!(clock_problem(&st), None, "{st}");
     }
     o.play("g1f3")?;
     let st = o.d.wait_status("0", WAIT, "the period problem", |v| {
-        board_problem(v).is_some()
+        clock_problem(v).is_some()
     })?;
-    let (text, fix) = board_problem(&st).context("a board problem")?;
+    let (text, fix) = clock_problem(&st).context("a clock problem")?;
     assert!(
         text.contains("at white's move 2 the clock added +0:30")
             && text.contains("adds +1:00 there"),
@@ -134,7 +151,7 @@ fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() -> Result<()> {
     // The operator declares what the clock runs: the problem goes.
     ctl_ok(&o.d, &["set", "0", "2/5 SD/30s"]);
     o.d.wait_status("0", WAIT, "the problem gone", |v| {
-        board_problem(v).is_none()
+        clock_problem(v).is_none()
     })?;
     Ok(())
 }

@@ -106,3 +106,21 @@ fn a_low_battery_alerts_once() {
     );
     assert!(w.check(5_000, &[&c]).is_empty());
 }
+
+#[test]
+fn an_observed_clock_against_its_control_alerts_as_a_board_problem_once_it_lasts() {
+    let s = settings();
+    let after_ms = s.problem_after_s * 1000;
+    let mut w = Watcher::new(s);
+    let mut c = status(0, 1);
+    c.clock_problem = "the clock started at 4:00 - 4:00; fix: chessclockctl set 0 CONTROL".into();
+    assert!(w.check(0, &[&c]).is_empty(), "not yet lasted");
+    let due = w.check(after_ms + 1, &[&c]);
+    assert_eq!(kinds(&due), [Kind::BoardProblem]);
+    assert!(
+        due[0]
+            .text
+            .contains("clock: the clock started at 4:00 - 4:00: chessclockctl set 0 CONTROL"),
+        "{due:?}"
+    );
+}

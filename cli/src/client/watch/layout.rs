@@ -164,6 +164,7 @@ pub(super) fn alert(c: &ClockStatus) -> Option<String> {
         .find(|p| p.rank < 4 || p.kind == "cannot_win")
         .map(|p| match p.kind.as_str() {
             "board_problem" => "board problem".to_owned(),
+            "clock_control" => "clock vs control".to_owned(),
             "flag" => "flag".to_owned(),
             _ => p.text,
         })
@@ -198,6 +199,7 @@ fn short_state(c: &ClockStatus) -> String {
         ("not_responding", _) => "MUTE",
         ("opening" | "probing", _) => "open",
         _ if !c.board_problem.is_empty() => "BOARD",
+        _ if !c.clock_problem.is_empty() => "CTRL",
         _ if c.claim.is_some() => "CLAIM",
         (_, "flagged") => "FLAG",
         (_, "paused") if c.moves.white + c.moves.black > 0 => "PAUSE",

@@ -15,8 +15,8 @@
 //!   added to that side's last `[%clk]` in the PGN until its next press, so a broadcast
 //!   shows it at once (lila reads a changed `[%clk]` of a move it has; `docs/relay.md`).
 //!
-//! A mismatch is the board's problem (its words, then `; fix: ` and what fixes it, which
-//! `chessclock_api::attention` shows as the fix) while its cause holds: it goes when the clock shows the right
+//! A mismatch is the clock's problem (`ClockProblem`: its words, then `; fix: ` and what fixes
+//! it, which `chessclock_api::attention` shows as the fix) while its cause holds: it goes when the clock shows the right
 //! start times before the first press, when the operator declares the control the clock
 //! runs (`chessclockctl set`), or with a new game. The game moving on does not clear it: the
 //! record would name a control the clock did not run. Judged lazily against the control

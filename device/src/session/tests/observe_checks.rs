@@ -19,8 +19,12 @@ fn observing(declared: &str) -> Rig {
     rig
 }
 
+/// The clock's problem against the declared control (`ClockProblem`); the board's own
+/// problem stays empty meanwhile: the pieces are fine.
 fn problem(rig: &mut Rig) -> String {
-    rig.published().clock.board_problem
+    let published = rig.published().clock;
+    assert_eq!(published.board_problem, "", "not the board's problem");
+    published.clock_problem
 }
 
 /// The move on the pieces, then the lever, `think_ms` after the turn began.
@@ -40,7 +44,7 @@ fn preset(seconds: u32, add: u32, at_move: Option<u32>) -> OwnPreset {
 }
 
 #[test]
-fn a_clock_started_at_other_times_than_the_declared_control_is_a_board_problem() {
+fn a_clock_started_at_other_times_than_the_declared_control_is_a_clock_problem() {
     let mut rig = observing("G/5");
     // The arbiter starts the clock at 4 minutes a side.
     rig.emu.start_own_game(rig.now, 240);
@@ -96,7 +100,7 @@ fn a_clock_started_right_shows_no_problem_through_its_periods() {
 }
 
 #[test]
-fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() {
+fn a_period_of_the_wrong_amount_is_a_clock_problem_naming_both() {
     let mut rig = observing("2/5 SD/1");
     // The clock's preset adds 30 s, not a minute.
     rig.emu.start_own_preset(rig.now, preset(300, 30, Some(2)));
@@ -115,7 +119,7 @@ fn a_period_of_the_wrong_amount_is_a_board_problem_naming_both() {
 }
 
 #[test]
-fn a_period_at_the_wrong_move_is_a_board_problem() {
+fn a_period_at_the_wrong_move_is_a_clock_problem() {
     let mut rig = observing("2/5 SD/1");
     // The clock's preset adds its minute at the first move.
     rig.emu.start_own_preset(rig.now, preset(300, 60, Some(1)));
