@@ -395,14 +395,19 @@ impl Session {
         }
     }
 
-    /// What is wrong at the board: the pieces' problem, and in observe mode the clock's
-    /// against the declared control (`observe/check.rs`), which names its own fix.
-    fn board_problem(&self) -> String {
-        // Named as the operator names the board (api `ClockStatus::handle`).
-        let me = match self.board.place() {
+    /// The board as the operator names it in a command (api `ClockStatus::handle`):
+    /// `board:N`, else the clock's number.
+    fn handle(&self) -> String {
+        match self.board.place() {
             Some((_, board)) if board > 0 => format!("board:{board}"),
             _ => self.cfg.clock.to_string(),
-        };
+        }
+    }
+
+    /// What is wrong with the board's pieces (the clock against its control is
+    /// [`Session::clock_problem`]'s).
+    fn board_problem(&self) -> String {
+        let me = self.handle();
         let pieces = self
             .board
             .game()
@@ -458,12 +463,10 @@ impl Session {
     /// Observe mode: the clock against the declared control (`ClockProblem`), named as the
     /// operator names the board.
     fn clock_problem(&self) -> String {
-        let me = match self.board.place() {
-            Some((_, board)) if board > 0 => format!("board:{board}"),
-            _ => self.cfg.clock.to_string(),
-        };
         match &self.declared {
-            Some(declared) if self.observing() => self.observed.check.problem(declared, &me),
+            Some(declared) if self.observing() => {
+                self.observed.check.problem(declared, &self.handle())
+            }
             _ => None,
         }
         .unwrap_or_default()
