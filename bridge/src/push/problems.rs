@@ -89,26 +89,22 @@ impl Problems {
         }
         let sent = (round.to_owned(), verdicts.iter().map(|(b, _)| *b).collect());
         let mut g = self.lock();
-        let resent = g.sent.get(&table) == Some(&sent);
-        if !resent {
-            g.sent.insert(table, sent);
-        }
+        let mut news = g.sent.get(&table) != Some(&sent);
+        g.sent.insert(table, sent);
         let old = g.tables.get(&table);
-        if old == Some(&now) || (old.is_none() && now.is_empty()) {
-            drop(g);
-            if !resent {
-                self.bump();
+        if old != Some(&now) && !(old.is_none() && now.is_empty()) {
+            for (board, p) in &now {
+                if old.and_then(|o| o.get(board)) != Some(p) {
+                    tracing::warn!(round, "board {board}: {}: {}", p.text, p.fix);
+                }
             }
-            return;
+            g.tables.insert(table, now);
+            news = true;
         }
-        for (board, p) in &now {
-            if old.and_then(|o| o.get(board)) != Some(p) {
-                tracing::warn!(round, "board {board}: {}: {}", p.text, p.fix);
-            }
-        }
-        g.tables.insert(table, now);
         drop(g);
-        self.bump();
+        if news {
+            self.bump();
+        }
     }
 
     /// Table `table` pushes to another round now: what Lichess said of the last one's games
