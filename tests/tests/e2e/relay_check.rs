@@ -22,6 +22,14 @@ use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
 
+/// Load the round's pairings from the CSV `rows` (header included), written in `dir`.
+fn load_round(d: &Daemon, dir: &std::path::Path, rows: &str) -> Result<()> {
+    let csv = dir.join("round1.csv");
+    std::fs::write(&csv, rows)?;
+    ctl_ok(d, &["round", "load", &csv.display().to_string()]);
+    Ok(())
+}
+
 /// The checks of `board` that failed, by name.
 fn failed(report: &Value, board: u64) -> Vec<String> {
     report["boards"]
@@ -51,12 +59,11 @@ fn a_round_check_names_each_board_s_fault_with_its_fix_and_waits_until_all_are_r
             s(v, "/device_state") == "ready" && !s(v, "/model").is_empty()
         })?;
     }
-    let csv = dir.path().join("round1.csv");
-    std::fs::write(
-        &csv,
+    load_round(
+        &d,
+        dir.path(),
         "board,white,black\n1,Tanaka,Moreau\n2,Novak,Lindqvist\n3,Ito,Berg\n",
     )?;
-    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
     let control = s(
         &d.ctl_json(&["status", "board:1", "--json"])?,
         "/time_control",
@@ -158,9 +165,11 @@ fn with_a_bridge_pushing_each_board_names_its_lichess_round_or_what_keeps_it_off
     toml.push_str("boards = \"1\"\n");
     std::fs::write(&rig.bridge_toml, toml)?;
     let d = &rig.daemon;
-    let csv = rig.dir.path().join("round1.csv");
-    std::fs::write(&csv, "board,white,black\n1,Tanaka,Moreau\n2,Ito,Berg\n")?;
-    ctl_ok(d, &["round", "load", &csv.display().to_string()]);
+    load_round(
+        d,
+        rig.dir.path(),
+        "board,white,black\n1,Tanaka,Moreau\n2,Ito,Berg\n",
+    )?;
     let bridge = Bridge::spawn(
         rig.bus.address(),
         &["--config", rig.bridge_toml.to_str().context("utf-8")?],
@@ -240,12 +249,11 @@ fn a_board_turned_round_unlike_the_others_is_named_with_its_fix() -> Result<()> 
             s(v, "/board_orientation") == want
         })?;
     }
-    let csv = dir.path().join("round1.csv");
-    std::fs::write(
-        &csv,
+    load_round(
+        &d,
+        dir.path(),
         "board,white,black\n1,Tanaka,Moreau\n2,Novak,Lindqvist\n3,Ito,Berg\n",
     )?;
-    ctl_ok(&d, &["round", "load", &csv.display().to_string()]);
     let out = d.ctl(&["round", "check", "--json"]);
     ensure!(out.status.code() == Some(1), "{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout)?;
