@@ -148,7 +148,15 @@ impl Page {
     ) -> Result<Value> {
         let deadline = Instant::now() + timeout;
         loop {
-            let v = self.eval(expr)?;
+            let v = match self.eval(expr) {
+                Ok(v) => v,
+                // The page is between two documents (a navigation, a reload): not shown yet.
+                Err(e) if navigating(&e) && Instant::now() <= deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if pred(&v) {
                 return Ok(v);
             }
@@ -158,6 +166,13 @@ impl Page {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Whether a DevTools error says the page was navigating when asked (its old document gone,
+/// the new one's context not there yet).
+fn navigating(e: &anyhow::Error) -> bool {
+    let e = e.to_string();
+    e.contains("Inspected target navigated or closed") || e.contains("Cannot find context")
 }
 
 impl Page {
